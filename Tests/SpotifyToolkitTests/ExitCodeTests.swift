@@ -1,0 +1,11 @@
+import Testing
+@testable import SpotifyToolkit
+
+@Test func exitCodesFollowSysexits() {
+    #expect(ExitCode.usage.rawValue == 64)
+    #expect(ExitCode.dataError.rawValue == 65)
+    #expect(ExitCode.noPermission.rawValue == 77)
+    #expect(ExitCode.config.rawValue == 78)
+    #expect(ToolError.usage("x").showsUsageHint)
+    #expect(!ToolError.dataError("x").showsUsageHint)
+}
