@@ -1,0 +1,136 @@
+// Count mode: how many songs a listening log (or a plain track list) got through.
+
+/// One record of the input: a track, or a now-playing snapshot with its position.
+public struct SongObservation: Sendable, Equatable {
+    /// The song's identity: id, else uri; nil = unknown, every record is its own song.
+    public var key: String?
+    /// The song's full length, > 0. Observations with a duration ≤ 0 are ignored.
+    public var durationMs: Int
+    /// Position within the song: now-playing records have it; plain track records don't.
+    public var progressMs: Int?
+
+    public init(key: String?, durationMs: Int, progressMs: Int? = nil) {
+        self.key = key
+        self.durationMs = durationMs
+        self.progressMs = progressMs
+    }
+}
+
+/// What a `SongCounter` has counted so far.
+public struct SongCountResult: Sendable, Equatable {
+    /// Songs (plays) seen.
+    public var trackCount: Int
+    /// Fractional songs got through.
+    public var songs: Double
+    /// Time those songs represent (fractions × durations).
+    public var listenedMs: Int
+    /// Sum of the full durations of the songs seen.
+    public var totalDurationMs: Int
+
+    public init(trackCount: Int, songs: Double, listenedMs: Int, totalDurationMs: Int) {
+        self.trackCount = trackCount
+        self.songs = songs
+        self.listenedMs = listenedMs
+        self.totalDurationMs = totalDurationMs
+    }
+}
+
+/// Counts songs got through, streaming, in O(1) memory whatever the input size.
+///
+/// A *play* is a run of consecutive observations with the same non-nil key: a poller's log
+/// repeats the playing song many times, and a song that comes back after another is played
+/// again. Every play is one song except at the edges of the log, where listening was only
+/// partly observed: the first play counts from its first observed progress, the last up to its
+/// last observed progress (a single play: the span between them). A side without progress
+/// counts whole. Only the first play, the current play and the sums of the plays between them
+/// are kept, because only the edges need anything but their duration.
+public struct SongCounter: Sendable {
+    /// One play, as far as the counter needs it.
+    private struct Play: Sendable {
+        var key: String?
+        /// Progress of the play's first observation.
+        var firstProgressMs: Int?
+        /// Progress of the play's latest observation.
+        var lastProgressMs: Int?
+        /// Duration of the play's latest observation.
+        var durationMs: Int
+
+        /// Clamped into 0...duration; nil (unobserved) gives `whole`.
+        func clamped(_ progress: Int?, whole: Int) -> Int {
+            guard let progress else { return whole }
+            return min(max(progress, 0), durationMs)
+        }
+    }
+
+    private var first: Play?
+    /// The current play when it is not the first one.
+    private var last: Play?
+    private var middleCount = 0
+    private var middleDurationMs = 0
+
+    public init() {}
+
+    /// Adds the next record in input order.
+    public mutating func add(_ observation: SongObservation) {
+        guard observation.durationMs > 0 else { return }
+        if let key = observation.key, key == (last ?? first)?.key {
+            if last != nil {
+                last!.lastProgressMs = observation.progressMs
+                last!.durationMs = observation.durationMs
+            } else {
+                first!.lastProgressMs = observation.progressMs
+                first!.durationMs = observation.durationMs
+            }
+            return
+        }
+        let play = Play(
+            key: observation.key,
+            firstProgressMs: observation.progressMs,
+            lastProgressMs: observation.progressMs,
+            durationMs: observation.durationMs
+        )
+        if first == nil {
+            first = play
+        } else {
+            if let finished = last {
+                middleCount += 1
+                middleDurationMs = saturatingAdd(middleDurationMs, finished.durationMs)
+            }
+            last = play
+        }
+    }
+
+    /// The count so far; callable at any time.
+    public var result: SongCountResult {
+        guard let first else { return SongCountResult(trackCount: 0, songs: 0, listenedMs: 0, totalDurationMs: 0) }
+        var songs = Double(middleCount)
+        var listenedMs = middleDurationMs
+        var totalMs = saturatingAdd(middleDurationMs, first.durationMs)
+
+        func count(_ play: Play, heardMs: Int) {
+            songs += Double(heardMs) / Double(play.durationMs)
+            listenedMs = saturatingAdd(listenedMs, heardMs)
+        }
+        if let last {
+            count(first, heardMs: first.durationMs - first.clamped(first.firstProgressMs, whole: 0))
+            count(last, heardMs: last.clamped(last.lastProgressMs, whole: last.durationMs))
+            totalMs = saturatingAdd(totalMs, last.durationMs)
+        } else {
+            let start = first.clamped(first.firstProgressMs, whole: 0)
+            let end = first.clamped(first.lastProgressMs, whole: first.durationMs)
+            count(first, heardMs: max(0, end - start))
+        }
+        return SongCountResult(
+            trackCount: 1 + middleCount + (last == nil ? 0 : 1),
+            songs: songs,
+            listenedMs: listenedMs,
+            totalDurationMs: totalMs
+        )
+    }
+}
+
+/// Sums that stop at Int.max instead of trapping: absurd durations must not crash a tool.
+private func saturatingAdd(_ a: Int, _ b: Int) -> Int {
+    let (sum, overflow) = a.addingReportingOverflow(b)
+    return overflow ? Int.max : sum
+}
