@@ -7,11 +7,16 @@ let package = Package(
     name: "spotify-toolkit",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "SpotifyToolkit", targets: ["SpotifyToolkit"]),
+        .executable(name: "songcount", targets: ["songcount"]),
     ],
     targets: [
         .target(name: "SpotifyToolkit"),
+        .executableTarget(name: "songcount", dependencies: ["SpotifyToolkit"]),
+        // Development only: writes man/ and completions/ from the command specs.
+        .executableTarget(name: "toolkit-docs", dependencies: ["SpotifyToolkit"]),
         .testTarget(name: "SpotifyToolkitTests", dependencies: ["SpotifyToolkit"]),
+        // Spawns the built executables; `make test` builds them first.
+        .testTarget(name: "EndToEndTests", dependencies: ["SpotifyToolkit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,16 +30,17 @@ import Testing
     @Test(arguments: [
         "", "   ", "abc", "-5", "+5", "1.5m", "15 m", "1 h30m", "1m1h", "1s1m", "1h1h", "m", "h30m", "15x", "1h30",
         "12:60", "1:60:00", "1:00:60", "1:02:03:04", ":30", "12:", "12:5", "1:2:03", "::", "1:-2",
-        "١٢", "99999999999999999999999", "999999999999h", "400000000", "100000h",
+        "١٢", "99999999999999999999999", "999999999999h", "40000000000", "10000000h",
     ])
     func rejects(text: String) {
         #expect(throws: ToolError.self) { try parseDuration(text) }
     }
 
-    @Test func tenYearsIsTheLimit() throws {
-        let tenYearsSeconds = 10 * 365 * 24 * 3600
-        #expect(try parseDuration("\(tenYearsSeconds)") == tenYearsSeconds * 1000)
-        #expect(throws: ToolError.self) { try parseDuration("\(tenYearsSeconds + 1)") }
+    @Test func aThousandYearsIsTheLimit() throws {
+        let limitSeconds = 1000 * 365 * 24 * 3600
+        #expect(try parseDuration("\(limitSeconds)") == limitSeconds * 1000)
+        #expect(try parseDuration("100000h") == 100_000 * 3_600_000)  // the benchmark's "fit everything" target
+        #expect(throws: ToolError.self) { try parseDuration("\(limitSeconds + 1)") }
     }
 
     @Test func errorIsAOneLineUsageErrorNamingInputAndForms() throws {

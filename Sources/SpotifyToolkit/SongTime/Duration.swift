@@ -4,8 +4,9 @@
 /// The duration forms `parseDuration` accepts, for `--help` text.
 public let acceptedDurationForms = "900 (seconds), 90s, 15m, 1h30m, 1h2m3s, 12:30, 1:02:03"
 
-/// Longest duration accepted (10 years, in seconds): far beyond any real use, far below Int overflow.
-let maximumDurationSeconds = 10 * 365 * 24 * 60 * 60
+/// Longest duration accepted (1000 years, in seconds): room for "fit everything" targets such as
+/// `100000h` (11 years), and still far below Int overflow in milliseconds.
+let maximumDurationSeconds = 1000 * 365 * 24 * 60 * 60
 
 /// Parses a duration typed by a person and returns it in milliseconds.
 ///

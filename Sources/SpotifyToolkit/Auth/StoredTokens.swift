@@ -1,0 +1,77 @@
+import Foundation
+
+/// What login leaves behind: the token pair, when it expires, and who it belongs to.
+/// Stored as JSON with Spotify's own field names where Spotify has one.
+public struct StoredTokens: Codable, Sendable, Equatable {
+    public var accessToken: String
+    public var tokenType: String
+    /// Space-separated granted scopes, as the token endpoint returns them.
+    public var scope: String
+    /// Unix seconds when the access token expires.
+    public var expiresAt: Double
+    public var refreshToken: String?
+    public var clientID: String
+    /// Unix seconds of the original authorization; refresh tokens die six months after it.
+    public var authorizedAt: Double
+    public var userID: String?
+    public var displayName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case scope
+        case expiresAt = "expires_at"
+        case refreshToken = "refresh_token"
+        case clientID = "client_id"
+        case authorizedAt = "authorized_at"
+        case userID = "user_id"
+        case displayName = "display_name"
+    }
+
+    public init(accessToken: String, tokenType: String = "Bearer", scope: String, expiresAt: Double, refreshToken: String?, clientID: String, authorizedAt: Double, userID: String? = nil, displayName: String? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.scope = scope
+        self.expiresAt = expiresAt
+        self.refreshToken = refreshToken
+        self.clientID = clientID
+        self.authorizedAt = authorizedAt
+        self.userID = userID
+        self.displayName = displayName
+    }
+
+    /// Refresh proactively when less than this remains.
+    public static let refreshMargin: Double = 60
+
+    public func needsRefresh(now: Double) -> Bool { expiresAt - now < Self.refreshMargin }
+
+    public var scopes: [String] { scope.split(separator: " ").map(String.init) }
+
+    /// The tokens after a refresh: a response without `refresh_token` keeps the old one.
+    public func refreshed(with response: TokenResponse, now: Double) -> StoredTokens {
+        var next = self
+        next.accessToken = response.accessToken
+        next.tokenType = response.tokenType ?? tokenType
+        if let scope = response.scope, !scope.isEmpty { next.scope = scope }
+        next.expiresAt = now + Double(response.expiresIn ?? 3600)
+        if let refresh = response.refreshToken, !refresh.isEmpty { next.refreshToken = refresh }
+        return next
+    }
+}
+
+/// The token endpoint's answer (`POST /api/token`), decoded leniently.
+public struct TokenResponse: Decodable, Sendable, Equatable {
+    public var accessToken: String
+    public var tokenType: String?
+    public var scope: String?
+    public var expiresIn: Int?
+    public var refreshToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case scope
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+    }
+}

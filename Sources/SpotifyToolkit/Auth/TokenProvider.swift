@@ -1,0 +1,106 @@
+import Foundation
+
+/// Hands out valid access tokens to every tool. Refreshes proactively when less than 60 s
+/// remain and once after a 401. One refresh at a time inside a process (concurrent callers
+/// await the same one) and across processes (an exclusive lock, then a re-read of the store:
+/// a token another process just refreshed is used instead of refreshing again, which would
+/// burn a rotating refresh token).
+public actor TokenProvider {
+    let store: TokenStore
+    let lock: InterProcessLock
+    let accounts: AccountsClient
+    /// `SPOTIFY_ACCESS_TOKEN`: used as is, never stored, never refreshed.
+    let environmentToken: String?
+    let clock: @Sendable () -> Double
+    var cached: StoredTokens?
+    var inFlight: Task<StoredTokens, Error>?
+
+    enum RefreshReason: Sendable {
+        case expiring
+        case rejected(String)
+        case forced
+    }
+
+    public init(environment: ToolEnvironment, store: TokenStore? = nil, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        self.store = store ?? TokenStores.make(environment: environment)
+        self.lock = InterProcessLock(path: environment.configDirectory + "/tokens.lock")
+        self.accounts = try AccountsClient(environment: environment)
+        self.environmentToken = environment["SPOTIFY_ACCESS_TOKEN"]
+        self.clock = clock
+    }
+
+    public var usesEnvironmentToken: Bool { environmentToken != nil }
+
+    public static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
+    public static let sessionEnded = ToolError.noPermission("your Spotify session ended (refresh tokens last six months); run spotify-auth login")
+
+    /// A valid access token, refreshed first when it is about to expire.
+    public func accessToken() async throws -> String {
+        if let environmentToken { return environmentToken }
+        let tokens = try currentTokens()
+        if tokens.needsRefresh(now: clock()) { return try await refresh(.expiring).accessToken }
+        return tokens.accessToken
+    }
+
+    /// After Spotify answered 401 to `rejected`: the token another caller already got, or a new one.
+    public func accessToken(afterRejectionOf rejected: String) async throws -> String {
+        if environmentToken != nil {
+            throw ToolError.noPermission("Spotify rejected the token in SPOTIFY_ACCESS_TOKEN; unset it to use the stored login, or set a fresh token")
+        }
+        return try await refresh(.rejected(rejected)).accessToken
+    }
+
+    /// `spotify-auth refresh`: a new access token now, whatever the old one's expiry.
+    public func forceRefresh() async throws -> StoredTokens {
+        try await refresh(.forced)
+    }
+
+    func currentTokens() throws -> StoredTokens {
+        if let cached { return cached }
+        guard let tokens = try store.load() else { throw Self.notLoggedIn }
+        cached = tokens
+        return tokens
+    }
+
+    func refresh(_ reason: RefreshReason) async throws -> StoredTokens {
+        if let inFlight { return try await inFlight.value }
+        if let cached, isSatisfied(reason, by: cached) { return cached }
+        let task = Task { try await self.refreshUnderLock(reason) }
+        inFlight = task
+        defer { inFlight = nil }
+        let tokens = try await task.value
+        cached = tokens
+        return tokens
+    }
+
+    /// Whether `tokens` already answer the need, e.g. because someone else refreshed meanwhile.
+    func isSatisfied(_ reason: RefreshReason, by tokens: StoredTokens) -> Bool {
+        switch reason {
+        case .expiring: !tokens.needsRefresh(now: clock())
+        case .rejected(let token): tokens.accessToken != token && !tokens.needsRefresh(now: clock())
+        case .forced: false
+        }
+    }
+
+    func refreshUnderLock(_ reason: RefreshReason) async throws -> StoredTokens {
+        try PrivateDirectory.create((lock.path as NSString).deletingLastPathComponent)
+        return try await lock.withLock {
+            guard let stored = try store.load() else { throw Self.notLoggedIn }
+            if isSatisfied(reason, by: stored) { return stored }
+            guard let refreshToken = stored.refreshToken else {
+                throw ToolError.noPermission("the stored login has no refresh token; run 'spotify-auth login'")
+            }
+            let response: TokenResponse
+            do {
+                response = try await accounts.refresh(refreshToken: refreshToken, clientID: stored.clientID)
+            } catch AccountsClient.RefreshFailure.invalidGrant {
+                // The refresh token is dead: keeping it would only fail again.
+                try store.remove()
+                throw Self.sessionEnded
+            }
+            let next = stored.refreshed(with: response, now: clock())
+            try store.save(next)
+            return next
+        }
+    }
+}

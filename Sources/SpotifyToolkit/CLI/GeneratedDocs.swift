@@ -1,0 +1,15 @@
+/// Every file generated from the command specs: man pages and completion scripts.
+/// `toolkit-docs` writes them; a test fails when a committed copy differs.
+public enum GeneratedDocs {
+    public struct File: Sendable, Equatable {
+        public var path: String
+        public var contents: String
+    }
+
+    public static func files(for specs: [CommandSpec] = ToolCatalog.all) -> [File] {
+        specs.flatMap { spec in
+            [File(path: "man/man1/\(spec.name).1", contents: ManPageRenderer.render(spec, version: Toolkit.version))]
+                + Shell.allCases.map { File(path: $0.scriptPath(for: spec.name), contents: CompletionRenderer.render(spec, for: $0)) }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// `$XDG_CONFIG_HOME/spotify-toolkit/config.json`: settings saved between runs (the client id
+/// after the first login). Flags beat environment variables, which beat this file.
+public struct ConfigFile: Sendable {
+    public struct Settings: Codable, Sendable, Equatable {
+        public var clientID: String?
+        public var redirectURI: String?
+
+        enum CodingKeys: String, CodingKey {
+            case clientID = "client_id"
+            case redirectURI = "redirect_uri"
+        }
+
+        public init(clientID: String? = nil, redirectURI: String? = nil) {
+            self.clientID = clientID
+            self.redirectURI = redirectURI
+        }
+    }
+
+    public let directory: String
+    public var path: String { directory + "/config.json" }
+
+    public init(environment: ToolEnvironment) {
+        directory = environment.configDirectory
+    }
+
+    /// Empty settings when there is no file; an error naming the file when it cannot be used.
+    public func load() throws -> Settings {
+        guard FileManager.default.fileExists(atPath: path) else { return Settings() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ToolError.config("cannot read \(path)")
+        }
+        do {
+            return try JSONDecoder().decode(Settings.self, from: data)
+        } catch {
+            throw ToolError.config("\(path) is not valid: expected a JSON object like {\"client_id\":\"...\"}")
+        }
+    }
+
+    public func save(_ settings: Settings) throws {
+        try PrivateDirectory.create(directory)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        let data = try encoder.encode(settings)
+        guard FileManager.default.createFile(atPath: path, contents: data + Data("\n".utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ToolError.config("cannot write \(path)")
+        }
+    }
+}

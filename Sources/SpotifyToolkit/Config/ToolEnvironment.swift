@@ -1,0 +1,35 @@
+import Foundation
+
+/// The process environment as a value, so code that reads it can be tested with any values.
+public struct ToolEnvironment: Sendable {
+    public var variables: [String: String]
+
+    public init(_ variables: [String: String]) {
+        self.variables = variables
+    }
+
+    public static var current: ToolEnvironment { ToolEnvironment(ProcessInfo.processInfo.environment) }
+
+    /// A variable's value; an empty value counts as unset (`NO_COLOR=` means no preference).
+    public subscript(name: String) -> String? {
+        guard let value = variables[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    public var homeDirectory: String {
+        self["HOME"] ?? NSHomeDirectory()
+    }
+
+    /// `$XDG_CONFIG_HOME/spotify-toolkit`: config and credentials.
+    public var configDirectory: String { toolkitDirectory(xdg: "XDG_CONFIG_HOME", fallback: ".config") }
+    /// `$XDG_DATA_HOME/spotify-toolkit`: routines and local playlists.
+    public var dataDirectory: String { toolkitDirectory(xdg: "XDG_DATA_HOME", fallback: ".local/share") }
+    /// `$XDG_CACHE_HOME/spotify-toolkit`.
+    public var cacheDirectory: String { toolkitDirectory(xdg: "XDG_CACHE_HOME", fallback: ".cache") }
+
+    /// XDG base directories must be absolute; a relative value is ignored, as the spec says.
+    func toolkitDirectory(xdg: String, fallback: String) -> String {
+        if let base = self[xdg], base.hasPrefix("/") { return base + "/spotify-toolkit" }
+        return homeDirectory + "/" + fallback + "/spotify-toolkit"
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP exchange's outcome. Any 2xx is success; an empty body is never decoded.
+public struct HTTPResult: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Sends requests with URLSession. Failures to reach the server become exit 69 naming the host,
+/// never a crash and never a token in the message.
+public struct HTTPTransport: Sendable {
+    let session: URLSession
+
+    public init(timeout: TimeInterval = 30) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpShouldSetCookies = false
+        session = URLSession(configuration: configuration)
+    }
+
+    public func send(_ request: URLRequest) async throws -> HTTPResult {
+        do {
+            let (data, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else {
+                throw ToolError.unavailable("\(request.url?.host ?? "server") answered with something that is not HTTP")
+            }
+            var headers: [String: String] = [:]
+            for (key, value) in http.allHeaderFields {
+                if let key = key as? String, let value = value as? String { headers[key] = value }
+            }
+            return HTTPResult(status: http.statusCode, headers: headers, body: data)
+        } catch let error as ToolError {
+            throw error
+        } catch {
+            let host = request.url.map { "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" } ?? "server"
+            throw ToolError.unavailable("cannot reach \(host): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// `application/x-www-form-urlencoded` POST, as the accounts service wants.
+    public func postForm(_ url: URL, _ fields: [(String, String)]) async throws -> HTTPResult {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(URLForm.encode(fields).utf8)
+        return try await send(request)
+    }
+}

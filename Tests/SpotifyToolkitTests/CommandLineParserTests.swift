@@ -1,0 +1,106 @@
+import Testing
+@testable import SpotifyToolkit
+
+@Suite struct CommandLineParserTests {
+    let tool = CommandSpec(
+        name: "tool",
+        abstract: "a test tool",
+        arguments: [ArgumentSpec("FILE", help: "input", optional: true, repeatable: true, completion: .file)],
+        options: [
+            OptionSpec("target", short: "t", value: "DURATION", help: "target"),
+            OptionSpec("select", short: "s", help: "select"),
+            OptionSpec("json", short: "j", help: "json"),
+            OptionSpec("scope", value: "SCOPE", help: "scope", repeatable: true),
+            OptionSpec("format", value: "FORMAT", help: "format", completion: .choices(["json", "table"])),
+        ]
+    )
+    let auth = CommandSpec(
+        name: "auth",
+        abstract: "subcommands",
+        options: [OptionSpec("verbose", short: "v", help: "global flag")],
+        subcommands: [
+            CommandSpec(name: "login", abstract: "log in", options: [OptionSpec("timeout", value: "DURATION", help: "t")]),
+            CommandSpec(name: "status", abstract: "status"),
+        ]
+    )
+
+    func parse(_ arguments: [String]) throws -> ParsedCommand { try CommandLineParser.parse(arguments, spec: tool) }
+
+    func usageMessage(_ arguments: [String], spec: CommandSpec? = nil) -> String? {
+        do {
+            _ = try CommandLineParser.parse(arguments, spec: spec ?? tool)
+            return nil
+        } catch let error as ToolError {
+            #expect(error.exitCode == .usage)
+            return error.message
+        } catch {
+            return "unexpected \(error)"
+        }
+    }
+
+    @Test func longOptionWithSeparateOrInlineValue() throws {
+        #expect(try parse(["--target", "15m"]).value("target") == "15m")
+        #expect(try parse(["--target=15m"]).value("target") == "15m")
+        #expect(try parse(["--target="]).value("target") == "")
+    }
+
+    @Test func shortOptionsBundledAndWithAttachedValues() throws {
+        let bundled = try parse(["-sjt", "15m"])
+        #expect(bundled.flag("select") && bundled.flag("json"))
+        #expect(bundled.value("target") == "15m")
+        #expect(try parse(["-t15m"]).value("target") == "15m")
+        #expect(try parse(["-t", "-5"]).value("target") == "-5")  // a value may start with a dash
+    }
+
+    @Test func positionalsDashAndDoubleDash() throws {
+        let parsed = try parse(["a.jsonl", "-", "--", "--target", "-j"])
+        #expect(parsed.positionals == ["a.jsonl", "-", "--target", "-j"])
+        #expect(parsed.value("target") == nil)
+        #expect(!parsed.flag("json"))
+    }
+
+    @Test func repeatableOptionsCollectEveryValueAndLastWins() throws {
+        let parsed = try parse(["--scope", "a", "--scope=b", "--target", "1m", "--target", "2m"])
+        #expect(parsed.values("scope") == ["a", "b"])
+        #expect(parsed.value("target") == "2m")
+    }
+
+    @Test func usageErrors() {
+        #expect(usageMessage(["--bogus"]) == "unknown option '--bogus'")
+        #expect(usageMessage(["--selct"]) == "unknown option '--selct'; did you mean '--select'?")
+        #expect(usageMessage(["--target"]) == "option '--target' needs a value (DURATION)")
+        #expect(usageMessage(["-t"]) == "option '-t' needs a value (DURATION)")
+        #expect(usageMessage(["--json=1"]) == "option '--json' does not take a value")
+        #expect(usageMessage(["-q"]) == "unknown option '-q'")
+        #expect(usageMessage(["--format", "xml"]) == "invalid value 'xml' for --format; expected one of: json, table")
+    }
+
+    @Test func helpWinsOverErrors() throws {
+        #expect(try parse(["--bogus", "--help"]).wantsHelp)
+        #expect(try parse(["-sh"]).wantsHelp)
+        #expect(try parse(["--version"]).wantsVersion)
+        // After `--`, --help is just a file name.
+        #expect(throws: Never.self) { try parse(["--", "--help"]) }
+        #expect(try !parse(["--", "--help"]).wantsHelp)
+    }
+
+    @Test func subcommandsAndInheritedOptions() throws {
+        let parsed = try CommandLineParser.parse(["login", "--timeout", "2m", "-v"], spec: auth)
+        #expect(parsed.path == ["auth", "login"])
+        #expect(parsed.subcommand == "login")
+        #expect(parsed.value("timeout") == "2m")
+        #expect(parsed.flag("verbose"))
+        let help = try CommandLineParser.parse(["status", "--help"], spec: auth)
+        #expect(help.wantsHelp && help.spec.name == "status")
+        #expect(usageMessage([], spec: auth) == "missing command; one of: login, status")
+        #expect(usageMessage(["logn"], spec: auth) == "unknown command 'logn'; did you mean 'login'?")
+        #expect(usageMessage(["status", "--timeout", "1m"], spec: auth) == "unknown option '--timeout'")
+        #expect(usageMessage(["status", "extra"], spec: auth) == "unexpected argument 'extra'")
+    }
+
+    @Test func requiredPositionals() {
+        let spec = CommandSpec(name: "get", abstract: "x", arguments: [ArgumentSpec("ID", help: "id")])
+        #expect(usageMessage([], spec: spec) == "missing argument ID")
+        #expect(usageMessage(["a", "b"], spec: spec) == "unexpected argument 'b'")
+    }
+}
