@@ -8,10 +8,12 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "songcount", targets: ["songcount"]),
+        .executable(name: "spotify-auth", targets: ["spotify-auth"]),
     ],
     targets: [
         .target(name: "SpotifyToolkit"),
         .executableTarget(name: "songcount", dependencies: ["SpotifyToolkit"]),
+        .executableTarget(name: "spotify-auth", dependencies: ["SpotifyToolkit"]),
         // Development only: writes man/ and completions/ from the command specs.
         .executableTarget(name: "toolkit-docs", dependencies: ["SpotifyToolkit"]),
         .testTarget(name: "SpotifyToolkitTests", dependencies: ["SpotifyToolkit"]),

@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The Authorization Code + PKCE login: build the authorize URL, get the user's consent in a
+/// browser (listening on the loopback redirect URI, or reading the pasted redirect URL),
+/// exchange the code, and return the new tokens.
+public struct LoginFlow {
+    public var clientID: String
+    public var redirect: LoopbackRedirect
+    public var scopes: [String]
+    public var pasteMode: Bool
+    public var timeoutSeconds: Double
+    public var showDialog: Bool
+    public var accounts: AccountsClient
+    public var environment: ToolEnvironment
+    /// Messages for the person logging in (stderr).
+    public var say: (String) -> Void
+
+    /// The read-only set DESIGN.md names; `--scope` adds to it.
+    public static let defaultScopes = [
+        "playlist-read-private", "playlist-read-collaborative", "user-read-currently-playing",
+        "user-read-playback-state", "user-library-read",
+    ]
+
+    public struct Result {
+        public var tokens: TokenResponse
+        public var redirectURI: String
+    }
+
+    public func run() async throws -> Result {
+        let verifier = PKCE.makeVerifier()
+        let state = PKCE.makeState()
+        let code: String
+        let redirectURI: String
+        if pasteMode {
+            redirectURI = redirect.uri(port: redirect.port ?? 8888)
+            let url = authorizeURL(redirectURI: redirectURI, verifier: verifier, state: state)
+            say("Open this URL in a browser, log in and allow access:\n\n  \(url.absoluteString)\n")
+            say("Then paste the address your browser was sent to (it starts with \(redirectURI)):")
+            code = try readPastedCode(state: state)
+        } else {
+            let listener = try CallbackListener(redirect: redirect, state: state)
+            defer { listener.stop() }
+            redirectURI = listener.redirectURI
+            let url = authorizeURL(redirectURI: redirectURI, verifier: verifier, state: state)
+            say("Opening the Spotify login page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n")
+            openBrowser(url)
+            say("Waiting for Spotify to redirect to \(redirectURI) (up to \(formatClock(milliseconds: Int(timeoutSeconds * 1000))))...")
+            guard let outcome = await listener.wait(timeoutSeconds: timeoutSeconds) else {
+                throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(timeoutSeconds * 1000))) waiting for the browser; run it again, or use --no-browser to paste the redirect URL")
+            }
+            code = try Self.code(from: outcome)
+        }
+        let tokens = try await accounts.exchange(code: code, redirectURI: redirectURI, clientID: clientID, verifier: verifier)
+        return Result(tokens: tokens, redirectURI: redirectURI)
+    }
+
+    func authorizeURL(redirectURI: String, verifier: String, state: String) -> URL {
+        var url = accounts.authorizeURL(clientID: clientID, redirectURI: redirectURI, challenge: PKCE.challenge(for: verifier), state: state, scopes: scopes)
+        if showDialog { url = URL(string: url.absoluteString + "&show_dialog=true")! }
+        return url
+    }
+
+    static func code(from outcome: AuthorizationCallback) throws -> String {
+        switch outcome {
+        case .code(let code): return code
+        case .denied("access_denied"): throw ToolError.noPermission("login cancelled: access was denied on the Spotify consent page (access_denied)")
+        case .denied(let error): throw ToolError.noPermission("login failed: Spotify answered \(error)")
+        case .stateMismatch: throw ToolError.noPermission("login failed: the redirect carried a different state than this login sent (a stale tab or a forged request); run spotify-auth login again")
+        case .unrelated: throw ToolError.noPermission("login failed: the pasted URL has no code; paste the whole address the browser was sent to")
+        }
+    }
+
+    /// Paste mode: one line on stdin, the full redirect URL (or just its query).
+    func readPastedCode(state: String) throws -> String {
+        guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+            throw ToolError.noPermission("login cancelled: no redirect URL was pasted")
+        }
+        let query = line.contains("?") ? String(line.split(separator: "?", maxSplits: 1)[1]) : line
+        return try Self.code(from: AuthorizationCallback.interpret(URLForm.decode(query.split(separator: "#").first.map(String.init) ?? query), expectedState: state))
+    }
+
+    /// `$BROWSER` (the first of a colon-separated list; `%s` marks the URL), else the platform opener.
+    /// The browser's own output goes nowhere: stdout carries only our record.
+    func openBrowser(_ url: URL) {
+        let command: String
+        if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init) {
+            command = browser.contains("%s") ? browser.replacingOccurrences(of: "%s", with: "\"$1\"") : browser + " \"$1\""
+        } else {
+            #if os(macOS)
+            command = "open \"$1\""
+            #else
+            command = "xdg-open \"$1\""
+            #endif
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command, "spotify-auth-browser", url.absoluteString]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            say("Could not start a browser (\(error.localizedDescription)); open the URL above yourself.")
+        }
+    }
+}
+
+/// Listens on the redirect URI for the browser's return from the consent page. Ignores
+/// requests that carry no code (browsers ask for /favicon.ico first) and answers the browser
+/// with a short page it can close.
+final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
+    let server: LoopbackHTTPServer
+    let redirectURI: String
+    private let lock = NSLock()
+    private var isFinished = false
+    private var outcome: AuthorizationCallback?
+    private var continuation: CheckedContinuation<AuthorizationCallback?, Never>?
+
+    init(redirect: LoopbackRedirect, state: String) throws {
+        let box = OutcomeBox()
+        let path = redirect.path
+        server = try LoopbackHTTPServer(host: redirect.host, port: redirect.port ?? 0) { request in
+            guard request.path == path else { return .text("Not found\n", status: 404) }
+            let outcome = AuthorizationCallback.interpret(request.query, expectedState: state)
+            box.deliver(outcome)
+            return Self.page(for: outcome)
+        }
+        redirectURI = redirect.uri(port: server.port)
+        box.listener = self
+        server.start()
+    }
+
+    func stop() { server.stop() }
+
+    /// The first meaningful callback, or nil after the timeout.
+    func wait(timeoutSeconds: Double) async -> AuthorizationCallback? {
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: UInt64(timeoutSeconds * 1e9))
+            self.finish(nil)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            lock.lock()
+            if isFinished {
+                lock.unlock()
+                continuation.resume(returning: outcome)
+            } else {
+                self.continuation = continuation
+                lock.unlock()
+            }
+        }
+    }
+
+    /// The first call wins: a callback, or nil when the time is up.
+    fileprivate func finish(_ value: AuthorizationCallback?) {
+        lock.lock()
+        guard !isFinished else { return lock.unlock() }
+        isFinished = true
+        outcome = value
+        let waiting = continuation
+        continuation = nil
+        lock.unlock()
+        waiting?.resume(returning: value)
+    }
+
+    static func page(for outcome: AuthorizationCallback) -> HTTPResponse {
+        let (status, title, text): (Int, String, String) = switch outcome {
+        case .code: (200, "Logged in", "spotify-auth has your login. You can close this tab and return to the terminal.")
+        case .denied: (200, "Login cancelled", "Access was not granted. You can close this tab; run spotify-auth login to try again.")
+        case .stateMismatch: (400, "Login failed", "This response does not belong to the login spotify-auth is waiting for. Close this tab and run spotify-auth login again.")
+        case .unrelated: (404, "Not found", "Nothing here.")
+        }
+        return .html("<!doctype html><meta charset=utf-8><title>\(title)</title><h1>\(title)</h1><p>\(text)</p>\n", status: status)
+    }
+
+    /// Lets the server's handler (created before `self` exists) reach the listener.
+    final class OutcomeBox: @unchecked Sendable {  // `listener` is set once before the server starts
+        weak var listener: CallbackListener?
+        func deliver(_ outcome: AuthorizationCallback) {
+            guard outcome != .unrelated else { return }
+            listener?.finish(outcome)
+        }
+    }
+}
