@@ -95,7 +95,7 @@ import Testing
         let result = try ToolProcess.run("songcount", [], stdin: input)
         #expect(result.status == 65)
         #expect(result.stdout == "")
-        #expect(result.stderr.hasPrefix("songcount: line 3: not a JSON object"))
+        #expect(result.stderr.hasPrefix("songcount: line 3: not JSON: "))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
@@ -105,7 +105,7 @@ import Testing
         let bad = try dir.file("bad.jsonl", contents: track("b", seconds: 100) + "\n[1,2]\n")
         let result = try ToolProcess.run("songcount", [good, bad])
         #expect(result.status == 65)
-        #expect(result.stderr.hasPrefix("songcount: \(bad): line 2: not a JSON object"))
+        #expect(result.stderr == "songcount: \(bad): line 2: not a JSON object (found an array)\n")
     }
 
     @Test func selectKeepsWhatItWroteBeforeABadLine() throws {
@@ -171,5 +171,22 @@ import Testing
         let result = try ToolProcess.shell("songcount --help > /dev/full")
         #expect(result.status == 74)
         #expect(result.stderr == "songcount: write to standard output failed: No space left on device\n")
+    }
+}
+
+extension SongcountEndToEndTests {
+    @Test func aLineOverTheLimitIsADataErrorNotACrash() throws {
+        let long = #"{"name":""# + String(repeating: "x", count: 17 << 20) + #""}"#
+        let result = try ToolProcess.run("songcount", [], stdin: track("a", seconds: 1) + "\n" + long + "\n")
+        #expect(result.status == 65)
+        #expect(result.stderr == "songcount: line 2: longer than the 16 MiB line limit\n")
+    }
+
+    @Test func waitingOnATerminalShowsUsageInsteadOfHanging() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        // `script` gives songcount a terminal on stdin; with no FILE it must not sit waiting.
+        let result = try ToolProcess.shell("script -qec 'songcount --target 15m; echo status=$?' /dev/null < /dev/null", timeout: 20)
+        #expect(result.stdout.contains("reads records on standard input"))
+        #expect(result.stdout.contains("status=64"))
     }
 }

@@ -125,7 +125,7 @@ public enum Songcount {
                     fields = try SongRecordFields.extract(from: line, identity: identity)
                 } catch let error as JSONParseError {
                     let place = name.map { "\($0): " } ?? ""
-                    throw ToolError.dataError("\(place)line \(lineNumber): not a JSON object (\(error.message))")
+                    throw ToolError.dataError("\(place)line \(lineNumber): \(error.message)")
                 }
                 switch try body(line, fields) {
                 case .next: return true

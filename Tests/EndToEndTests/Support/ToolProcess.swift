@@ -10,6 +10,10 @@ struct ToolResult: Sendable {
 }
 
 enum ToolProcess {
+    /// A tool that exits before reading all its stdin (on purpose, or on bad input) must not
+    /// kill the test process with SIGPIPE when the feeder thread writes on.
+    static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     /// The folder holding the built executables: beside the test bundle (`make test` builds them first).
     static let binDirectory: URL = {
         if let override = ProcessInfo.processInfo.environment["SPOTIFY_TOOLKIT_BIN"] {
@@ -60,6 +64,7 @@ enum ToolProcess {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        ignoreSIGPIPE
         try process.run()
         if let stdin {
             // Write from another thread: a tool that stops reading early must not block the test.
