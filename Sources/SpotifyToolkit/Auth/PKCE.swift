@@ -26,7 +26,7 @@ public enum PKCE {
     public static func isValidVerifier(_ s: String) -> Bool {
         let bytes = Array(s.utf8)
         guard verifierLengths.contains(bytes.count) else { return false }
-        return bytes.allSatisfy(isUnreserved)
+        return bytes.allSatisfy(URLForm.isUnreserved)
     }
 
     /// The S256 code challenge: BASE64URL(SHA256(ASCII(verifier))), without padding.
@@ -46,16 +46,5 @@ public enum PKCE {
             }
         }
         return Base64URL.encode(bytes)
-    }
-
-    private static func isUnreserved(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
     }
 }

@@ -76,6 +76,7 @@ public enum URLForm {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// RFC 3986 unreserved characters: the ones never percent-encoded, and the PKCE verifier alphabet.
     static func isUnreserved(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

@@ -1,0 +1,302 @@
+import Foundation
+import Testing
+@testable import SpotifyToolkit
+
+/// Spawns the built `spotify-auth` against a spawned `fake-spotify` over loopback sockets.
+@Suite struct SpotifyAuthEndToEndTests {
+    static let userID = "31kx7ufdeznvfbgxsw2ocqc2ql4e"
+
+    /// A "browser" that fetches /favicon.ico from the callback first (as browsers do), then
+    /// follows Spotify's redirect to the callback. `mangle` rewrites the redirect first.
+    func browser(in fake: FakeSpotifyProcess, mangle: String = "") throws -> String {
+        try fake.home.file("browser.sh", contents: """
+        #!/bin/sh
+        loc=$(curl -s --max-time 10 -o /dev/null -w '%{redirect_url}' "$1")
+        base=$(printf '%s' "$loc" | sed 's|^\\(http://[^/]*\\)/.*|\\1|')
+        curl -s --max-time 10 -o /dev/null "$base/favicon.ico"
+        loc=$(printf '%s' "$loc" \(mangle))
+        curl -s --max-time 10 -o /dev/null "$loc"
+        """).withExecutableBit()
+    }
+
+    func login(_ fake: FakeSpotifyProcess, _ arguments: [String] = [], browser: String, extra: [String: String] = [:]) throws -> ToolResult {
+        try ToolProcess.run("spotify-auth", ["login", "--redirect-uri", "http://127.0.0.1/callback"] + arguments,
+                            environment: fake.environment(["BROWSER": browser].merging(extra) { $1 }))
+    }
+
+    @Test func fullLoginThroughTheBrowser() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try login(fake, browser: try browser(in: fake))
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try JSONValue.parse(result.stdout)
+        #expect(record["type"] == "auth_status")
+        #expect(record["logged_in"] == true)
+        #expect(record["user"]?["id"]?.stringValue == Self.userID)
+        #expect(record["scopes"]?.arrayValue?.count == LoginFlow.defaultScopes.count)
+        #expect(record["token_store"]?.stringValue == fake.store.path)
+        #expect(result.stderr.contains("\(fake.base)/authorize?client_id=test-client&response_type=code&redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
+        #expect(result.stderr.contains("code_challenge_method=S256"))
+
+        // The store is private from creation and holds what the fake issued; no token leaked.
+        let stored = try #require(try fake.store.load())
+        #expect(stored.userID == Self.userID)
+        #expect(fileMode(fake.configDirectory) == 0o700)
+        #expect(fileMode(fake.store.path) == 0o600)
+        for secret in [stored.accessToken, stored.refreshToken ?? "-"] {
+            #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
+        }
+        let config = try String(contentsOfFile: fake.configDirectory + "/config.json", encoding: .utf8)
+        #expect(config.contains("\"client_id\" : \"test-client\""))
+
+        let counters = try fake.counters()
+        #expect(counters["grants"]?["authorization_code"] == 1)
+        #expect(counters["requests"]?["GET /v1/me"] == 1)
+
+        // The token is usable by everything that follows.
+        let token = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(token.stdout == stored.accessToken + "\n")
+        let status = try ToolProcess.run("spotify-auth", ["status"], environment: fake.environment())
+        #expect(status.status == 0)
+        #expect(!status.stdout.contains(stored.accessToken))
+    }
+
+    @Test func loginOnIPv6Loopback() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try ToolProcess.run("spotify-auth", ["login", "--redirect-uri", "http://[::1]/callback"],
+                                         environment: fake.environment(["BROWSER": try browser(in: fake)]))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("redirect_uri=http%3A%2F%2F%5B%3A%3A1%5D%3A"))
+    }
+
+    @Test func aWrongStateIsRejected() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try login(fake, browser: try browser(in: fake, mangle: "| sed 's/state=[^&]*/state=forged/'"))
+        #expect(result.status == 77)
+        #expect(result.stderr.contains("spotify-auth: login failed: the redirect carried a different state"))
+        #expect(try fake.store.load() == nil)
+        #expect((try fake.counters()["grants"]?["authorization_code"]?.intValue ?? 0) == 0)
+    }
+
+    @Test func deniedConsent() throws {
+        let fake = try FakeSpotifyProcess(["--deny"])
+        let result = try login(fake, browser: try browser(in: fake))
+        #expect(result.status == 77)
+        #expect(result.stderr.contains("access was denied on the Spotify consent page (access_denied)"))
+        #expect(try fake.store.load() == nil)
+    }
+
+    @Test func givingUpAfterTheTimeout() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try login(fake, ["--timeout", "1s"], browser: "true")
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("login timed out after 0:01"))
+    }
+
+    @Test func pasteModeReadsTheRedirectedURL() throws {
+        let fake = try FakeSpotifyProcess()
+        let process = Process()
+        process.executableURL = ToolProcess.url(of: "spotify-auth")
+        process.arguments = ["login", "--no-browser", "--redirect-uri", "http://127.0.0.1:8888/callback", "--scope", "user-modify-playback-state"]
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in fake.environment() { env[key] = value }
+        process.environment = env
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        _ = ToolProcess.ignoreSIGPIPE
+        try process.run()
+        // Read stderr until the authorize URL shows up (bounded by the fake's own timeout).
+        var seen = ""
+        while !seen.contains("Then paste"), case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        let url = try #require(seen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("http://127.0.0.1:\(fake.port)/authorize?") })
+        #expect(url.contains("user-modify-playback-state"))
+        let redirected = try curlRedirect(url)
+        #expect(redirected.hasPrefix("http://127.0.0.1:8888/callback?code="))
+        try stdin.fileHandleForWriting.write(contentsOf: Data((redirected + "\n").utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        _ = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let record = try JSONValue.parse(output)
+        #expect(record["logged_in"] == true)
+        #expect(record["scopes"]?.arrayValue?.contains("user-modify-playback-state") == true)
+    }
+
+    @Test func localhostRedirectURIsAreRefused() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try ToolProcess.run("spotify-auth", ["login", "--redirect-uri", "http://localhost:8888/callback"], environment: fake.environment())
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("Spotify refuses redirect URIs with 'localhost'"))
+    }
+
+    @Test func aMissingClientIDExplainsTheSteps() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try ToolProcess.run("spotify-auth", ["login"], environment: fake.environment(["SPOTIFY_CLIENT_ID": ""]))
+        #expect(result.status == 78)
+        #expect(result.stderr.hasPrefix("spotify-auth: no client id."))
+        #expect(result.stderr.contains("developer.spotify.com/dashboard"))
+        #expect(result.stderr.contains("User Management"))
+    }
+
+    @Test func statusAndLogoutWhenLoggedOut() throws {
+        let fake = try FakeSpotifyProcess()
+        let status = try ToolProcess.run("spotify-auth", ["status"], environment: fake.environment())
+        #expect(status.status == 77)
+        #expect(status.stdout == #"{"type":"auth_status","logged_in":false,"token_store":"\#(fake.store.path)"}"# + "\n")
+        let token = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(token.status == 77)
+        #expect(token.stderr == "spotify-auth: not logged in; run 'spotify-auth login'\n")
+        for _ in 0..<2 {
+            let logout = try ToolProcess.run("spotify-auth", ["logout"], environment: fake.environment())
+            #expect(logout.status == 0)
+        }
+    }
+
+    @Test func refreshWhenTheTokenIsAboutToExpire() throws {
+        let fake = try FakeSpotifyProcess()
+        let seeded = try fake.seedLogin(expiresIn: 30)  // under the 60 s margin
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(result.status == 0, "\(result.stderr)")
+        let stored = try #require(try fake.store.load())
+        #expect(result.stdout == stored.accessToken + "\n")
+        #expect(stored.accessToken != seeded.accessToken)
+        #expect(stored.refreshToken != seeded.refreshToken)  // rotated and stored
+        #expect(try fake.counters()["refreshes"] == 1)
+        // Now fresh: no further refresh.
+        _ = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(try fake.counters()["refreshes"] == 1)
+    }
+
+    @Test func refreshOnceAfterA401() throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(expiresIn: 3600)
+        try fake.call("POST", "/_fake/expire-access-tokens")  // the store still believes it is valid
+        let result = try ToolProcess.run("spotify-auth", ["whoami"], environment: fake.environment())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try JSONValue.parse(result.stdout)["id"]?.stringValue == Self.userID)
+        let counters = try fake.counters()
+        #expect(counters["unauthorized"] == 1)
+        #expect(counters["refreshes"] == 1)
+        #expect(counters["requests"]?["GET /v1/me"] == 2)
+    }
+
+    @Test func aRefreshResponseWithoutRefreshTokenKeepsTheOldOne() throws {
+        let fake = try FakeSpotifyProcess(["--omit-refresh-token"])
+        let seeded = try fake.seedLogin(expiresIn: 3600)
+        let first = try ToolProcess.run("spotify-auth", ["refresh"], environment: fake.environment())
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try fake.store.load()?.refreshToken == seeded.refreshToken)
+        let second = try ToolProcess.run("spotify-auth", ["refresh"], environment: fake.environment())
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try fake.counters()["refreshes"] == 2)
+    }
+
+    @Test func anEndedSessionRemovesTheTokensAndSaysToLogIn() throws {
+        let fake = try FakeSpotifyProcess(["--refresh-token-lifetime", "0"])
+        try fake.seedLogin(expiresIn: 0)
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(result.status == 77)
+        #expect(result.stderr == "spotify-auth: your Spotify session ended (refresh tokens last six months); run spotify-auth login\n")
+        #expect(result.stdout == "")
+        #expect(try fake.store.load() == nil)
+    }
+
+    @Test func networkErrorsAndServerErrorsKeepTheTokens() throws {
+        let fake = try FakeSpotifyProcess()
+        let seeded = try fake.seedLogin(expiresIn: 0)
+        try fake.call("POST", "/_fake/fail", form: [("method", "POST"), ("path", "/api/token"), ("status", "503")])
+        let failed = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(failed.status == 69)
+        #expect(try fake.store.load() == seeded)
+        let offline = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment(["SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:9"]))
+        #expect(offline.status == 69)
+        #expect(offline.stderr.hasPrefix("spotify-auth: cannot reach 127.0.0.1:9"))
+        #expect(!offline.stderr.contains(seeded.refreshToken!))
+        #expect(try fake.store.load() == seeded)
+    }
+
+    @Test func anUnreadableStoreIsAConfigErrorAndIsNotOverwritten() throws {
+        let fake = try FakeSpotifyProcess()
+        try FileManager.default.createDirectory(atPath: fake.store.path, withIntermediateDirectories: true)  // a directory where the file should be
+        for arguments in [["token"], ["status"], ["login"]] {
+            let result = try ToolProcess.run("spotify-auth", arguments, environment: fake.environment(["BROWSER": "true"]))
+            #expect(result.status == 78)
+            #expect(result.stderr.contains(fake.store.path))
+        }
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: fake.store.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
+    @Test func anAccessTokenFromTheEnvironmentIsUsedAsIsAndNeverStored() throws {
+        let fake = try FakeSpotifyProcess()
+        let minted = try fake.call("POST", "/_fake/tokens", form: [("expires_in", "3600")])
+        let token = try #require(minted["access_token"]?.stringValue)
+        let env = fake.environment(["SPOTIFY_ACCESS_TOKEN": token])
+        #expect(try ToolProcess.run("spotify-auth", ["token"], environment: env).stdout == token + "\n")
+        let whoami = try ToolProcess.run("spotify-auth", ["whoami"], environment: env)
+        #expect(whoami.status == 0)
+        #expect(try fake.store.load() == nil)
+        let rejected = try ToolProcess.run("spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_ACCESS_TOKEN": "BQnot-a-real-token"]))
+        #expect(rejected.status == 77)
+        #expect(!rejected.stderr.contains("BQnot-a-real-token"))
+    }
+
+    /// Twenty processes that all need a refresh of a rotating token at the same moment: exactly
+    /// one refresh call, every process succeeds, nobody uses a dead refresh token.
+    @Test func twentyProcessesRaceForOneRefresh() throws {
+        let fake = try FakeSpotifyProcess(["--token-delay-ms", "300"])
+        try fake.seedLogin(expiresIn: 0)
+        let script = (1...20).map { "spotify-auth token > \"$OUT/\($0)\" 2>&1 & " }.joined() + "wait"
+        let out = try TemporaryDirectory()
+        let result = try ToolProcess.shell(script, environment: fake.environment(["OUT": out.path]), timeout: 120)
+        #expect(result.status == 0)
+        let stored = try #require(try fake.store.load())
+        for index in 1...20 {
+            let text = try String(contentsOfFile: out.url.appendingPathComponent("\(index)").path, encoding: .utf8)
+            #expect(text == stored.accessToken + "\n", "process \(index) printed \(text)")
+        }
+        let counters = try fake.counters()
+        #expect(counters["refreshes"] == 1)
+        #expect(counters["rejected_refreshes"] == 0)
+        #expect(counters["grants"]?["refresh_token"] == 1)
+    }
+
+    @Test func helpForEverySubcommand() throws {
+        for command in SpotifyAuth.spec.subcommands {
+            let result = try ToolProcess.run("spotify-auth", [command.name, "--help"])
+            #expect(result.status == 0)
+            #expect(result.stdout.hasPrefix("spotify-auth \(command.name): "))
+        }
+        let missing = try ToolProcess.run("spotify-auth", [])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.hasPrefix("spotify-auth: missing command; one of: login, status, whoami, token, refresh, logout\n"))
+    }
+
+    func curlRedirect(_ url: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--max-time", "10", "-o", "/dev/null", "-w", "%{redirect_url}", url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func fileMode(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? Int) ?? -1
+    }
+}
+
+extension String {
+    /// Marks the file at this path executable and returns the path.
+    func withExecutableBit() throws -> String {
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: self)
+        return self
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import SpotifyToolkit
+
+/// A `fake-spotify` process for one test, on 127.0.0.1 and an ephemeral port; killed when the
+/// test lets go of it (and by its own --exit-after safety net if a test crashes).
+final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
+    let process = Process()
+    let port: Int
+    let home: TemporaryDirectory
+
+    init(_ arguments: [String] = []) throws {
+        home = try TemporaryDirectory()
+        let portFile = home.url.appendingPathComponent("port").path
+        process.executableURL = ToolProcess.url(of: "fake-spotify")
+        process.arguments = ["--port-file", portFile, "--exit-after", "300"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var port: Int?
+        for _ in 0..<500 where port == nil {  // bounded: up to 10 s
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                port = value
+            } else {
+                usleep(20_000)
+            }
+        }
+        guard let port else {
+            process.terminate()
+            throw ToolError.unavailable("fake-spotify did not report a port")
+        }
+        self.port = port
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// The environment that points the tools at this server, with a private config directory.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var env = [
+            "SPOTIFY_ACCOUNTS_BASE": base,
+            "SPOTIFY_API_BASE": base + "/v1",
+            "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
+            "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
+            "SPOTIFY_CLIENT_ID": "test-client",
+            "BROWSER": "",
+        ]
+        env["SPOTIFY_ACCESS_TOKEN"] = ""
+        for (key, value) in extra { env[key] = value }
+        return env
+    }
+
+    var configDirectory: String { home.url.appendingPathComponent("config/spotify-toolkit").path }
+    var store: FileTokenStore { FileTokenStore(directory: configDirectory) }
+
+    /// Synchronous HTTP to the fake's test controls (curl keeps the test free of async plumbing).
+    @discardableResult
+    func call(_ method: String, _ path: String, form: [(String, String)] = []) throws -> JSONValue {
+        var arguments = ["-s", "--max-time", "10", "-X", method]
+        for (name, value) in form { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        arguments.append(base + path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (try? JSONValue.parse(data)) ?? .string(String(decoding: data, as: UTF8.self))
+    }
+
+    func counters() throws -> JSONValue { try call("GET", "/_fake/counters") }
+
+    /// Seeds the token store as if the user had logged in, with an access token living `expiresIn` seconds.
+    @discardableResult
+    func seedLogin(expiresIn: Int, storeExpiresIn: Int? = nil) throws -> StoredTokens {
+        let minted = try call("POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
+        let now = Date().timeIntervalSince1970
+        let tokens = StoredTokens(
+            accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
+            expiresAt: now + Double(storeExpiresIn ?? expiresIn), refreshToken: minted["refresh_token"]?.stringValue,
+            clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e", displayName: "Fixture User"
+        )
+        try store.save(tokens)
+        return tokens
+    }
+}
