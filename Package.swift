@@ -14,11 +14,15 @@ let package = Package(
         .target(name: "SpotifyToolkit"),
         .executableTarget(name: "songcount", dependencies: ["SpotifyToolkit"]),
         .executableTarget(name: "spotify-auth", dependencies: ["SpotifyToolkit"]),
+        // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
+        .target(name: "FakeSpotify", dependencies: ["SpotifyToolkit"], resources: [.copy("Fixtures")]),
+        .executableTarget(name: "fake-spotify", dependencies: ["FakeSpotify"]),
         // Development only: writes man/ and completions/ from the command specs.
         .executableTarget(name: "toolkit-docs", dependencies: ["SpotifyToolkit"]),
         .testTarget(name: "SpotifyToolkitTests", dependencies: ["SpotifyToolkit"]),
         // Spawns the built executables; `make test` builds them first.
         .testTarget(name: "EndToEndTests", dependencies: ["SpotifyToolkit"]),
+        .testTarget(name: "FakeSpotifyTests", dependencies: ["FakeSpotify"]),
     ],
     swiftLanguageModes: [.v6]
 )

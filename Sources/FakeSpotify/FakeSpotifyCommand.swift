@@ -1,0 +1,170 @@
+import Foundation
+import Dispatch
+import SpotifyToolkit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `fake-spotify`: the command line around `FakeSpotifyServer`. A development tool: no man page,
+/// not in `ToolCatalog`, never installed.
+public enum FakeSpotifyCommand {
+    public static let spec = CommandSpec(
+        name: "fake-spotify",
+        abstract: "a local stand-in for Spotify's accounts service and Web API (for tests, benchmarks and demos)",
+        discussion: [
+            "fake-spotify listens on 127.0.0.1 only. Once it is listening it prints one line, http://127.0.0.1:PORT, on standard output, then serves until SIGTERM or SIGINT (exit 0) or until --exit-after.",
+            "Point the tools at it with SPOTIFY_ACCOUNTS_BASE=http://127.0.0.1:PORT and SPOTIFY_API_BASE=http://127.0.0.1:PORT/v1. It serves GET /authorize (consent is automatic: a 302 to the redirect URI with a code, or error=access_denied with --deny), POST /api/token (authorization_code with PKCE S256, refresh_token) and the Web API under /v1 with a Bearer token.",
+            "Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock (seconds). Fields go in a form body or the query string.",
+        ],
+        options: [
+            OptionSpec("port", short: "p", value: "N", help: "Listen on 127.0.0.1:N; 0 picks a free port.", default: "0"),
+            OptionSpec("port-file", value: "PATH", help: "Once listening, write the port number and a newline to PATH (atomically).", completion: .file),
+            OptionSpec("client-id", value: "ID", help: "Accept only this client id (repeatable). Without any, every non-empty client_id is accepted.", repeatable: true),
+            OptionSpec("redirect-uri", value: "URI", help: "A registered redirect URI (repeatable); a loopback URI without a port matches any port. Default: http://127.0.0.1/callback and http://[::1]/callback.", repeatable: true),
+            OptionSpec("access-token-lifetime", value: "SECONDS", help: "expires_in of issued access tokens; they stop working after it.", default: "3600"),
+            OptionSpec("refresh-token-lifetime", value: "SECONDS", help: "Refresh fails with invalid_grant \"Refresh token revoked\" this long after the original login. Default: never."),
+            OptionSpec("no-rotation", help: "Refresh returns the same refresh token, which keeps working (default: a new one each time, the old one dies)."),
+            OptionSpec("omit-refresh-token", help: "Refresh responses carry no refresh_token; the old one keeps working."),
+            OptionSpec("deny", help: "The user refuses consent: /authorize redirects with error=access_denied."),
+            OptionSpec("token-delay-ms", value: "MS", help: "Wait this long in POST /api/token before answering.", default: "0"),
+            OptionSpec("exit-after", value: "DURATION", help: "Exit by itself after DURATION (a safety net); 0 never. Accepts \(acceptedDurationForms).", default: "3600"),
+            OptionSpec("verbose", short: "v", help: "Log each request and its status on standard error."),
+        ],
+        output: ["One line, http://127.0.0.1:PORT, once listening."],
+        exitCodes: [
+            ExitCodeSpec(.unavailable, "cannot listen on the port (e.g. it is in use)"),
+            ExitCodeSpec(.ioError, "cannot write the --port-file"),
+        ],
+        examples: [
+            ExampleSpec("fake-spotify --port-file /tmp/fake.port &", "Start it in the background on a free port."),
+            ExampleSpec("curl -s -d expires_in=0 http://127.0.0.1:PORT/_fake/tokens", "Mint an already-expired token pair."),
+        ]
+    )
+
+    public static func main() async -> Never {
+        await ToolRunner.main(spec, run: run)
+    }
+
+    /// What the command line asks for.
+    struct Launch {
+        var settings = FakeSpotifySettings()
+        var port: UInt16 = 0
+        var portFile: String?
+        /// Seconds; 0 never.
+        var exitAfter = 3600
+        var verbose = false
+    }
+
+    static func parseLaunch(_ command: ParsedCommand) throws -> Launch {
+        var launch = Launch()
+        if let text = command.value("port") {
+            guard let port = UInt16(text) else { throw ToolError.usage("--port must be 0...65535, not '\(text)'") }
+            launch.port = port
+        }
+        launch.portFile = command.value("port-file")
+        let clientIDs = command.values("client-id")
+        if clientIDs.contains("") { throw ToolError.usage("--client-id must not be empty") }
+        launch.settings.clientIDs = clientIDs
+        let redirectURIs = command.values("redirect-uri")
+        if redirectURIs.contains("") { throw ToolError.usage("--redirect-uri must not be empty") }
+        if !redirectURIs.isEmpty { launch.settings.redirectURIs = redirectURIs }
+        func seconds(_ option: String) throws -> Int? {
+            guard let text = command.value(option) else { return nil }
+            guard let value = Int(text), value >= 0 else {
+                throw ToolError.usage("--\(option) must be a whole number of seconds, not '\(text)'")
+            }
+            return value
+        }
+        if let lifetime = try seconds("access-token-lifetime") { launch.settings.accessTokenLifetime = lifetime }
+        launch.settings.refreshTokenLifetime = try seconds("refresh-token-lifetime")
+        launch.settings.rotation = !command.flag("no-rotation")
+        launch.settings.omitRefreshToken = command.flag("omit-refresh-token")
+        launch.settings.deny = command.flag("deny")
+        if let text = command.value("token-delay-ms") {
+            guard let ms = Int(text), ms >= 0 else { throw ToolError.usage("--token-delay-ms must be a whole number of milliseconds, not '\(text)'") }
+            launch.settings.tokenDelayMs = ms
+        }
+        if let text = command.value("exit-after") { launch.exitAfter = try parseDuration(text) / 1000 }
+        launch.verbose = command.flag("verbose")
+        return launch
+    }
+
+    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let launch = try parseLaunch(command)
+        let name = context.toolName
+        var log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)?
+        if launch.verbose {
+            log = { request, response in StandardError.report(name, "\(request.method) \(request.target) -> \(response.status)") }
+        }
+        let server = try FakeSpotifyServer(settings: launch.settings, port: launch.port, log: log)
+        let stop = StopLatch()
+        // Handle SIGTERM/SIGINT on a queue instead of dying, so the server stops and we exit 0.
+        var signalSources: [any DispatchSourceSignal] = []
+        for number in [SIGTERM, SIGINT] {
+            _ = signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.fire() }
+            source.resume()
+            signalSources.append(source)
+        }
+        defer { signalSources.forEach { $0.cancel() } }
+        if launch.exitAfter > 0 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(launch.exitAfter)) {
+                StandardError.report(name, "exiting after \(launch.exitAfter) s (--exit-after)")
+                stop.fire()
+            }
+        }
+
+        server.start()
+        defer { server.stop() }
+        if let path = launch.portFile { try writeAtomically("\(server.port)\n", to: path) }
+        try context.stdout.writeText(server.baseURL + "\n")
+        try context.stdout.flush()
+        await stop.wait()
+        return .success
+    }
+
+    /// Writes `text` to a temporary file beside `path`, then renames it over `path`.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = "\(path).\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+            throw ToolError.ioError("cannot write '\(temporary)' for --port-file")
+        }
+        guard rename(temporary, path) == 0 else {
+            let message = systemErrorMessage(errno)
+            unlink(temporary)
+            throw ToolError.ioError("cannot rename '\(temporary)' to '\(path)': \(message)")
+        }
+    }
+}
+
+/// Fires once; `wait()` returns when it has (also if it fired before the wait).
+final class StopLatch: @unchecked Sendable {  // every stored property is guarded by `lock`
+    private let lock = NSLock()
+    private var fired = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func fire() {
+        lock.lock()
+        let continuation = waiter
+        waiter = nil
+        fired = true
+        lock.unlock()
+        continuation?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if fired {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                waiter = continuation
+                lock.unlock()
+            }
+        }
+    }
+}

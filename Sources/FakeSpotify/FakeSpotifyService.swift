@@ -1,0 +1,73 @@
+import Foundation
+import SpotifyToolkit
+
+/// fake-spotify's logic: routes a request through the table in Routes.swift, with the shared
+/// steps around it (injected failures, the bearer check, counting). Thread-safe: the HTTP server
+/// calls `handle` from a thread per connection; all state is in one `LockedBox`.
+public final class FakeSpotifyService: Sendable {
+    let state: LockedBox<FakeSpotifyState>
+
+    public init(settings: FakeSpotifySettings = FakeSpotifySettings()) {
+        state = LockedBox(FakeSpotifyState(settings: settings))
+    }
+
+    /// The current settings.
+    public var settings: FakeSpotifySettings { state.withLock { $0.settings } }
+
+    /// Changes settings at run time (as `POST /_fake/settings` does).
+    public func updateSettings(_ change: (inout FakeSpotifySettings) -> Void) {
+        state.withLock { change(&$0.settings) }
+    }
+
+    /// Moves fake-spotify's clock forward (or back), so tokens and codes expire without waiting.
+    public func advanceClock(by seconds: TimeInterval) {
+        state.withLock { $0.clockOffset += seconds }
+    }
+
+    /// What `GET /_fake/counters` answers.
+    public var counters: JSONValue { state.withLock { $0.counters.json } }
+
+    /// Answers one request.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var pathMatched = false
+        var found: (route: Route, parameters: [String: String])?
+        for route in Self.routes {
+            guard let parameters = route.match(path: request.path) else { continue }
+            pathMatched = true
+            if route.method == request.method {
+                found = (route, parameters)
+                break
+            }
+        }
+        let isControl = request.path.hasPrefix("/_fake/")
+        guard let (route, parameters) = found else {
+            let response = pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound
+            if !isControl {
+                state.withLock { $0.count(key: "\(request.method) \(request.path)", status: response.status, grantType: nil) }
+            }
+            return response
+        }
+        if route.access == .control {
+            return route.handler(self, RouteRequest(http: request, parameters: parameters, token: nil))
+        }
+
+        let response: HTTPResponse
+        if let injected = state.withLock({ $0.takeFailure(method: request.method, path: request.path) }) {
+            response = injected
+        } else if route.access == .bearer {
+            let check = state.withLock { $0.checkBearer(request.header("Authorization")) }
+            if case .valid(let token) = check {
+                response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: token))
+            } else {
+                response = WebAPI.unauthorized(check)
+            }
+        } else {
+            response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: nil))
+        }
+        let grantType = route.key == Self.tokenRouteKey ? URLForm.value("grant_type", in: request.formFields()) : nil
+        state.withLock { $0.count(key: route.key, status: response.status, grantType: grantType) }
+        return response
+    }
+
+    static let tokenRouteKey = "POST /api/token"
+}

@@ -1,0 +1,3 @@
+import FakeSpotify
+
+await FakeSpotifyCommand.main()
