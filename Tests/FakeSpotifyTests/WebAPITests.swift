@@ -212,6 +212,19 @@ import SpotifyToolkit
         #expect(counters["rejected_refreshes"] == 1)
     }
 
+    @Test func injectedFailureOnAPathWithoutARoute() async throws {
+        let fake = try Fake()
+        defer { fake.stop() }
+        _ = try await fake.post("/_fake/fail", [("path", "/v1/me/player"), ("status", "502"), ("body", #"{"error":{"status":502,"message":"Backend respond with 500"}}"#)])
+        let reply = try await fake.get("/v1/me/player")
+        #expect(reply.status == 502)
+        #expect(reply.header("Content-Type") == "application/json; charset=utf-8")
+        #expect(try reply.json()["error"]?["message"] == "Backend respond with 500")
+        #expect(try await fake.get("/v1/me/player").status == 404)
+        #expect(try await fake.get("/_fake/nothing").status == 404)
+        #expect(try await fake.counters()["requests"] == ["GET /v1/me/player": 2])
+    }
+
     @Test func badFailRequests() async throws {
         let fake = try Fake()
         defer { fake.stop() }
