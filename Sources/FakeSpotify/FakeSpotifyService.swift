@@ -27,7 +27,9 @@ public final class FakeSpotifyService: Sendable {
     /// What `GET /_fake/counters` answers.
     public var counters: JSONValue { state.withLock { $0.counters.json } }
 
-    /// Answers one request.
+    /// Answers one request: an injected failure if one matches (even on a path no route serves yet),
+    /// else the route's answer, behind the bearer check for `.bearer` routes. Everything but the
+    /// `/_fake/` controls is counted.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         var pathMatched = false
         var found: (route: Route, parameters: [String: String])?
@@ -39,33 +41,33 @@ public final class FakeSpotifyService: Sendable {
                 break
             }
         }
-        let isControl = request.path.hasPrefix("/_fake/")
-        guard let (route, parameters) = found else {
-            let response = pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound
-            if !isControl {
-                state.withLock { $0.count(key: "\(request.method) \(request.path)", status: response.status, grantType: nil) }
-            }
-            return response
-        }
-        if route.access == .control {
+        if let (route, parameters) = found, route.access == .control {
             return route.handler(self, RouteRequest(http: request, parameters: parameters, token: nil))
+        }
+        if request.path.hasPrefix("/_fake/") {
+            return pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound
         }
 
         let response: HTTPResponse
         if let injected = state.withLock({ $0.takeFailure(method: request.method, path: request.path) }) {
             response = injected
-        } else if route.access == .bearer {
-            let check = state.withLock { $0.checkBearer(request.header("Authorization")) }
-            if case .valid(let token) = check {
-                response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: token))
+        } else if let (route, parameters) = found {
+            if route.access == .bearer {
+                let check = state.withLock { $0.checkBearer(request.header("Authorization")) }
+                if case .valid(let token) = check {
+                    response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: token))
+                } else {
+                    response = WebAPI.unauthorized(check)
+                }
             } else {
-                response = WebAPI.unauthorized(check)
+                response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: nil))
             }
         } else {
-            response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: nil))
+            response = pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound
         }
-        let grantType = route.key == Self.tokenRouteKey ? URLForm.value("grant_type", in: request.formFields()) : nil
-        state.withLock { $0.count(key: route.key, status: response.status, grantType: grantType) }
+        let key = found?.route.key ?? "\(request.method) \(request.path)"
+        let grantType = key == Self.tokenRouteKey ? URLForm.value("grant_type", in: request.formFields()) : nil
+        state.withLock { $0.count(key: key, status: response.status, grantType: grantType) }
         return response
     }
 
