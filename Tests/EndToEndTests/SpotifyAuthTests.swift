@@ -153,7 +153,12 @@ import Testing
         for _ in 0..<2 {
             let logout = try ToolProcess.run("spotify-auth", ["logout"], environment: fake.environment())
             #expect(logout.status == 0)
+            #expect(logout.stderr == "spotify-auth: not logged in; no tokens in \(fake.store.path)\n")
         }
+        try fake.seedLogin(expiresIn: 3600)
+        let logout = try ToolProcess.run("spotify-auth", ["logout"], environment: fake.environment())
+        #expect(logout.stderr == "spotify-auth: logged out; removed the tokens from \(fake.store.path)\n")
+        #expect(try fake.store.load() == nil)
     }
 
     @Test func refreshWhenTheTokenIsAboutToExpire() throws {

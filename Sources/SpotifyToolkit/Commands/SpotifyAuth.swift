@@ -98,8 +98,11 @@ public enum SpotifyAuth {
             try write(AuthStatus(tokens: tokens, store: store, now: now()), context, mode)
             return .success
         case "logout":
+            // A damaged store counts as present: logout is how the user clears it.
+            let existed: Bool
+            do { existed = try store.load() != nil } catch { existed = true }
             try store.remove()
-            context.warn("logged out; removed the tokens from \(store.location)")
+            context.warn(existed ? "logged out; removed the tokens from \(store.location)" : "not logged in; no tokens in \(store.location)")
             return .success
         default:
             throw ToolError.software("unhandled command \(command.commandName)")
