@@ -68,13 +68,49 @@ import Testing
         #expect(result.stderr.contains("redirect_uri=http%3A%2F%2F%5B%3A%3A1%5D%3A"))
     }
 
-    @Test func aWrongStateIsRejected() throws {
+    @Test func aRedirectWithAForeignStateIsIgnoredAndTheRealOneStillCounts() throws {
         let fake = try FakeSpotifyProcess()
-        let result = try login(fake, browser: try browser(in: fake, mangle: "| sed 's/state=[^&]*/state=forged/'"))
-        #expect(result.status == 77)
-        #expect(result.stderr.contains("spotify-auth: login failed: the redirect carried a different state"))
+        let script = try fake.home.file("forger.sh", contents: """
+        #!/bin/sh
+        loc=$(curl -s --max-time 10 -o /dev/null -w '%{redirect_url}' "$1")
+        forged=$(printf '%s' "$loc" | sed 's/state=[^&]*/state=forged/; s/code=[^&]*/code=stolen/')
+        curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$forged" > "$(dirname "$0")/forged-status"
+        curl -s --max-time 10 -o /dev/null "$loc"
+        """).withExecutableBit()
+        let result = try login(fake, browser: script)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("spotify-auth: ignored a request to the redirect URI that carried a different state"))
+        #expect(try String(contentsOfFile: fake.home.path + "/forged-status", encoding: .utf8) == "400")
+        #expect(try fake.counters()["grants"]?["authorization_code"] == 1)
+    }
+
+    @Test func onlyAForeignStateMeansNoLogin() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try login(fake, ["--timeout", "2s"], browser: try browser(in: fake, mangle: "| sed 's/state=[^&]*/state=forged/'"))
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("ignored a request to the redirect URI that carried a different state"))
         #expect(try fake.store.load() == nil)
         #expect((try fake.counters()["grants"]?["authorization_code"]?.intValue ?? 0) == 0)
+    }
+
+    @Test func aFailedIdentityCheckStoresNothing() throws {
+        let fake = try FakeSpotifyProcess()
+        let previous = try fake.seedLogin(expiresIn: 3600)
+        try fake.call("POST", "/_fake/fail", form: [("method", "GET"), ("path", "/v1/me"), ("status", "403"),
+                                                    ("body", "Check settings on developer.spotify.com/dashboard, the user may not be registered.")])
+        let result = try login(fake, browser: try browser(in: fake))
+        #expect(result.status == 77)
+        #expect(result.stderr.contains("User Management"))
+        #expect(try fake.store.load() == previous)  // the working session is still there
+    }
+
+    @Test func logoutWaitsForARefreshInFlight() throws {
+        let fake = try FakeSpotifyProcess(["--token-delay-ms", "1500"])
+        try fake.seedLogin(expiresIn: 3600)
+        let result = try ToolProcess.shell("spotify-auth refresh > /dev/null & sleep 0.5; spotify-auth logout; wait; spotify-auth status > /dev/null; echo status=$?",
+                                           environment: fake.environment())
+        #expect(result.stdout == "status=77\n")
+        #expect(try fake.store.load() == nil)
     }
 
     @Test func deniedConsent() throws {

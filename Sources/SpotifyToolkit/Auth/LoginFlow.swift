@@ -112,8 +112,8 @@ public struct LoginFlow {
 }
 
 /// Listens on the redirect URI for the browser's return from the consent page. Ignores
-/// requests that carry no code (browsers ask for /favicon.ico first) and answers the browser
-/// with a short page it can close.
+/// requests that carry no code (browsers ask for /favicon.ico first) or a foreign `state`, and
+/// answers the browser with a short page it can close.
 final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
     let server: LoopbackHTTPServer
     let redirectURI: String
@@ -128,7 +128,12 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
         server = try LoopbackHTTPServer(host: redirect.host, port: redirect.port ?? 0) { request in
             guard request.path == path else { return .text("Not found\n", status: 404) }
             let outcome = AuthorizationCallback.interpret(request.query, expectedState: state)
-            box.deliver(outcome)
+            if outcome == .stateMismatch {
+                // Any web page can make the browser request this URL; only the real redirect may end the wait.
+                StandardError.write("spotify-auth: ignored a request to the redirect URI that carried a different state (a stale tab or a forged request); still waiting\n")
+            } else {
+                box.deliver(outcome)
+            }
             return Self.page(for: outcome)
         }
         redirectURI = redirect.uri(port: server.port)
@@ -173,7 +178,7 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
         let (status, title, text): (Int, String, String) = switch outcome {
         case .code: (200, "Logged in", "spotify-auth has your login. You can close this tab and return to the terminal.")
         case .denied: (200, "Login cancelled", "Access was not granted. You can close this tab; run spotify-auth login to try again.")
-        case .stateMismatch: (400, "Login failed", "This response does not belong to the login spotify-auth is waiting for. Close this tab and run spotify-auth login again.")
+        case .stateMismatch: (400, "Ignored", "This response does not belong to the login spotify-auth is waiting for, so it was ignored.")
         case .unrelated: (404, "Not found", "Nothing here.")
         }
         return .html("<!doctype html><meta charset=utf-8><title>\(title)</title><h1>\(title)</h1><p>\(text)</p>\n", status: status)
@@ -182,9 +187,12 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
     /// Lets the server's handler (created before `self` exists) reach the listener.
     final class OutcomeBox: @unchecked Sendable {  // `listener` is set once before the server starts
         weak var listener: CallbackListener?
+        /// Delivered a moment later, so the page reaches the browser before the login moves on and exits.
         func deliver(_ outcome: AuthorizationCallback) {
-            guard outcome != .unrelated else { return }
-            listener?.finish(outcome)
+            guard outcome != .unrelated && outcome != .stateMismatch else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { [weak listener] in
+                listener?.finish(outcome)
+            }
         }
     }
 }

@@ -98,10 +98,14 @@ public enum SpotifyAuth {
             try write(AuthStatus(tokens: tokens, store: store, now: now()), context, mode)
             return .success
         case "logout":
-            // A damaged store counts as present: logout is how the user clears it.
-            let existed: Bool
-            do { existed = try store.load() != nil } catch { existed = true }
-            try store.remove()
+            // Under the refresh lock, so a refresh running in another process cannot write the
+            // tokens back after they are gone. A damaged store counts as present: logout clears it.
+            let existed = try await TokenStores.refreshLock(environment: context.environment).withLock {
+                let existed: Bool
+                do { existed = try store.load() != nil } catch { existed = true }
+                try store.remove()
+                return existed
+            }
             context.warn(existed ? "logged out; removed the tokens from \(store.location)" : "not logged in; no tokens in \(store.location)")
             return .success
         default:
@@ -126,6 +130,7 @@ public enum SpotifyAuth {
         let redirectText = command.value("redirect-uri") ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI ?? LoopbackRedirect.defaultURI
         let redirect = try LoopbackRedirect.parse(redirectText)
         let timeout = try parseDuration(command.value("timeout") ?? "5m")
+        guard timeout <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
         // An unreadable store is an error before anything happens, never silently overwritten.
         _ = try store.load()
 
@@ -147,18 +152,18 @@ public enum SpotifyAuth {
             expiresAt: authorizedAt + Double(result.tokens.expiresIn ?? 3600),
             refreshToken: result.tokens.refreshToken, clientID: clientID, authorizedAt: authorizedAt
         )
-        try store.save(tokens)
+        // Who logged in; this also proves the token works (a Development Mode allowlist problem
+        // shows here) before anything is stored, so a failed login never replaces a working one.
+        let probe = try TokenProvider(environment: context.environment.setting("SPOTIFY_ACCESS_TOKEN", to: tokens.accessToken))
+        let me = try JSONValue.parse(try await SpotifyWebAPI(environment: context.environment, tokens: probe).get("/me").body)
+        tokens.userID = me["id"]?.stringValue
+        tokens.displayName = me["display_name"]?.stringValue
+        // Under the refresh lock: a refresh of the old session in another process cannot overwrite it.
+        try await TokenStores.refreshLock(environment: context.environment).withLock { try store.save(tokens) }
         if settings.clientID != clientID {
             settings.clientID = clientID
             try config.save(settings)
         }
-        // Who logged in: also proves the token works (a Development Mode allowlist problem shows here).
-        let api = SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment.removing("SPOTIFY_ACCESS_TOKEN"), store: store))
-        let me = try JSONValue.parse(try await api.get("/me").body)
-        tokens = try store.load() ?? tokens
-        tokens.userID = me["id"]?.stringValue
-        tokens.displayName = me["display_name"]?.stringValue
-        try store.save(tokens)
         try write(AuthStatus(tokens: tokens, store: store, now: now()), context, mode)
         return .success
     }
@@ -198,9 +203,9 @@ public enum SpotifyAuth {
 }
 
 extension ToolEnvironment {
-    func removing(_ name: String) -> ToolEnvironment {
+    func setting(_ name: String, to value: String) -> ToolEnvironment {
         var copy = self
-        copy.variables.removeValue(forKey: name)
+        copy.variables[name] = value
         return copy
     }
 }
