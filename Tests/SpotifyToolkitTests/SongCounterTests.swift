@@ -113,12 +113,20 @@ import Testing
         ])
         #expect(negative.songs == 1.0)
 
+        // A short step back within one play never counts negative time.
         let backwards = count([
             SongObservation(key: "a", durationMs: 100_000, progressMs: 80_000),
-            SongObservation(key: "a", durationMs: 100_000, progressMs: 20_000),
+            SongObservation(key: "a", durationMs: 100_000, progressMs: 60_000),
         ])
         #expect(backwards.songs == 0)
         #expect(backwards.listenedMs == 0)
+        // A jump back by more than half the song is the song starting again: two plays.
+        let restarted = count([
+            SongObservation(key: "a", durationMs: 100_000, progressMs: 80_000),
+            SongObservation(key: "a", durationMs: 100_000, progressMs: 20_000),
+        ])
+        #expect(restarted.trackCount == 2)
+        #expect(abs(restarted.songs - 0.4) < 1e-9)
     }
 
     @Test func usesTheDurationOfThePlaysLastObservation() {
@@ -150,4 +158,22 @@ import Testing
         #expect(result.trackCount == 1)
         #expect(result.songs == 1)
     }
+}
+
+@Test func aSongThatStartsAgainIsANewPlay() {
+    var counter = SongCounter()
+    // Repeat-one: A heard from 90 s to the end, then again from the start up to 90 s.
+    for progress in [90_000, 10_000, 90_000] {
+        counter.add(SongObservation(key: "A", durationMs: 100_000, progressMs: progress))
+    }
+    let result = counter.result
+    #expect(result.trackCount == 2)
+    #expect(abs(result.songs - 1.0) < 1e-9)  // 0.1 of the first play + 0.9 of the second
+    // A short seek back stays in the same play.
+    var seek = SongCounter()
+    for progress in [10_000, 60_000, 40_000, 80_000] {
+        seek.add(SongObservation(key: "B", durationMs: 100_000, progressMs: progress))
+    }
+    #expect(seek.result.trackCount == 1)
+    #expect(abs(seek.result.songs - 0.7) < 1e-9)
 }

@@ -73,7 +73,7 @@ public struct SongCounter: Sendable {
     /// Adds the next record in input order.
     public mutating func add(_ observation: SongObservation) {
         guard observation.durationMs > 0 else { return }
-        if let key = observation.key, key == (last ?? first)?.key {
+        if let key = observation.key, let current = last ?? first, key == current.key, !Self.restarts(current, with: observation) {
             if last != nil {
                 last!.lastProgressMs = observation.progressMs
                 last!.durationMs = observation.durationMs
@@ -98,6 +98,13 @@ public struct SongCounter: Sendable {
             }
             last = play
         }
+    }
+
+    /// Progress jumping back by more than half the song means it started again (repeat-one, or
+    /// played again): a new play. A short seek back stays in the same play.
+    private static func restarts(_ play: Play, with observation: SongObservation) -> Bool {
+        guard let before = play.lastProgressMs, let now = observation.progressMs else { return false }
+        return before - now > observation.durationMs / 2
     }
 
     /// The count so far; callable at any time.
