@@ -98,6 +98,12 @@ import Testing
         #expect(usageMessage(["status", "extra"], spec: auth) == "unexpected argument 'extra'")
     }
 
+    @Test func usageErrorsNameTheCommandTheyAreAbout() throws {
+        let error = try #require(throws: ToolError.self) { try CommandLineParser.parse(["login", "--bogus"], spec: auth) }
+        #expect(error.commandPath == ["auth", "login"])
+        #expect(try CommandLineParser.parse(["bogus", "--help"], spec: auth).wantsHelp)  // --help still wins
+    }
+
     @Test func requiredPositionals() {
         let spec = CommandSpec(name: "get", abstract: "x", arguments: [ArgumentSpec("ID", help: "id")])
         #expect(usageMessage([], spec: spec) == "missing argument ID")

@@ -31,8 +31,9 @@ import Testing
         let scripts = Shell.allCases.map { CompletionRenderer.render(spec, for: $0) }
         for command in [spec] + spec.subcommands {
             let path = command.name == spec.name ? [spec.name] : [spec.name, command.name]
-            let help = HelpRenderer.help(for: command, path: path)
-            for option in command.effectiveOptions(isRoot: path.count == 1) where !option.isHidden {
+            let parent = path.count == 1 ? nil : spec
+            let help = HelpRenderer.help(for: command, path: path, parent: parent)
+            for option in command.effectiveOptions(under: parent) where !option.isHidden {
                 #expect(help.contains("--\(option.long)"), "help of \(path) lacks --\(option.long)")
                 #expect(man.contains("\\-\\-\(option.long.replacingOccurrences(of: "-", with: "\\-"))"), "man page lacks --\(option.long)")
                 for script in scripts {

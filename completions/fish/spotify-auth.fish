@@ -1,6 +1,6 @@
 # fish completion for spotify-auth; generated from its command spec by toolkit-docs, do not edit.
 complete -c spotify-auth -f
-complete -c spotify-auth -n '__fish_use_subcommand' -s j -l json -d 'Write records as JSON Lines even on a terminal.'
+complete -c spotify-auth -s j -l json -d 'Write records as JSON Lines even on a terminal.'
 complete -c spotify-auth -n '__fish_use_subcommand' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-auth -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
 complete -c spotify-auth -n '__fish_use_subcommand' -a login -d 'log in through the browser and store the tokens'

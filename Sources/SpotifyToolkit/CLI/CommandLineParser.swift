@@ -35,18 +35,11 @@ public enum CommandLineParser {
         func fail(_ error: ToolError) {
             if firstError == nil { firstError = error }
         }
-        func lookup(long: String) -> OptionSpec? {
-            for (depth, spec) in chain.enumerated().reversed() {
-                if let option = spec.effectiveOptions(isRoot: depth == 0).first(where: { $0.long == long }) { return option }
-            }
-            return nil
+        func options() -> [OptionSpec] {
+            chain.last!.effectiveOptions(under: chain.count > 1 ? chain[chain.count - 2] : nil)
         }
-        func lookup(short: Character) -> OptionSpec? {
-            for (depth, spec) in chain.enumerated().reversed() {
-                if let option = spec.effectiveOptions(isRoot: depth == 0).first(where: { $0.short == short }) { return option }
-            }
-            return nil
-        }
+        func lookup(long: String) -> OptionSpec? { options().first { $0.long == long } }
+        func lookup(short: Character) -> OptionSpec? { options().first { $0.short == short } }
         func record(_ option: OptionSpec, value: String?) {
             switch option.long {
             case "help": result.wantsHelp = true
@@ -83,7 +76,7 @@ public enum CommandLineParser {
                 let name = String(body.prefix { $0 != "=" })
                 let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
                 guard let option = lookup(long: name) else {
-                    fail(.usage("unknown option '--\(name)'\(suggestion(for: name, among: chain.last!.effectiveOptions(isRoot: chain.count == 1).filter { !$0.isHidden }.map(\.long), prefix: "--"))"))
+                    fail(.usage("unknown option '--\(name)'\(suggestion(for: name, among: options().filter { !$0.isHidden }.map(\.long), prefix: "--"))"))
                     continue
                 }
                 if option.takesValue {
@@ -113,7 +106,7 @@ public enum CommandLineParser {
                 guard let sub = chain.last!.subcommand(named: argument) else {
                     let names = chain.last!.subcommands.map(\.name)
                     fail(.usage("unknown command '\(argument)'\(suggestion(for: argument, among: names, prefix: ""))"))
-                    onlyPositionals = true
+                    result.positionals.append(argument)
                     continue
                 }
                 chain.append(sub)
@@ -125,13 +118,18 @@ public enum CommandLineParser {
         }
 
         if result.wantsHelp || result.wantsVersion { return result }
-        if let firstError { throw firstError }
-        let leaf = chain.last!
-        if !leaf.subcommands.isEmpty {
-            throw ToolError.usage("missing command; one of: \(leaf.subcommands.map(\.name).joined(separator: ", "))")
+        do {
+            if let firstError { throw firstError }
+            let leaf = chain.last!
+            if !leaf.subcommands.isEmpty {
+                throw ToolError.usage("missing command; one of: \(leaf.subcommands.map(\.name).joined(separator: ", "))")
+            }
+            try checkPositionals(result.positionals, against: leaf.arguments)
+            return result
+        } catch var error as ToolError {
+            error.commandPath = result.path
+            throw error
         }
-        try checkPositionals(result.positionals, against: leaf.arguments)
-        return result
     }
 
     static func checkPositionals(_ positionals: [String], against arguments: [ArgumentSpec]) throws {

@@ -171,12 +171,13 @@ public struct ExampleSpec: Sendable {
 }
 
 extension CommandSpec {
-    /// Options as the user can type them: the spec's own plus the built-in `--help`, and
-    /// `--version` at the top level.
-    func effectiveOptions(isRoot: Bool) -> [OptionSpec] {
+    /// Options as the user can type them: the spec's own, then for a subcommand its parent's
+    /// (global) ones, then the built-in `--help`, and `--version` at the top level.
+    func effectiveOptions(under parent: CommandSpec? = nil) -> [OptionSpec] {
         var result = options
+        if let parent { result += parent.options }
         result.append(.help)
-        if isRoot { result.append(.version) }
+        if parent == nil { result.append(.version) }
         return result
     }
 

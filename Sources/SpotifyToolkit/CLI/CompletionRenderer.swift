@@ -27,8 +27,8 @@ public enum CompletionRenderer {
         "_" + tool.replacingOccurrences(of: "-", with: "_")
     }
 
-    static func visibleOptions(_ spec: CommandSpec, isRoot: Bool) -> [OptionSpec] {
-        spec.effectiveOptions(isRoot: isRoot).filter { !$0.isHidden }
+    static func visibleOptions(_ spec: CommandSpec, parent: CommandSpec?) -> [OptionSpec] {
+        spec.effectiveOptions(under: parent).filter { !$0.isHidden }
     }
 
     static func completesFiles(_ spec: CommandSpec) -> Bool {
@@ -39,11 +39,11 @@ public enum CompletionRenderer {
 
     static func bash(_ spec: CommandSpec) -> String {
         let function = functionName(spec.name)
-        let commands: [(name: String, spec: CommandSpec, isRoot: Bool)] = [("", spec, true)] + spec.subcommands.map { ($0.name, $0, false) }
+        let commands: [(name: String, spec: CommandSpec, parent: CommandSpec?)] = [("", spec, nil)] + spec.subcommands.map { ($0.name, $0, spec) }
         var out = """
         # bash completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.
         \(function)() {
-            local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" command="" i
+            local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" command="" i word
 
         """
         if !spec.subcommands.isEmpty {
@@ -59,7 +59,7 @@ public enum CompletionRenderer {
         // Values of options that take one.
         out += "    case \"$command:$prev\" in\n"
         for command in commands {
-            for option in visibleOptions(command.spec, isRoot: command.isRoot) where option.takesValue {
+            for option in visibleOptions(command.spec, parent: command.parent) where option.takesValue {
                 let names = ([option.short.map { "-\($0)" }, "--\(option.long)"] as [String?]).compactMap { $0 }
                 let patterns = names.map { "\(command.name):\($0)" }.joined(separator: "|")
                 out += "        \(patterns)) \(bashValueCompletion(option.completion)); return ;;\n"
@@ -68,17 +68,17 @@ public enum CompletionRenderer {
         out += "    esac\n"
         out += "    case \"$command\" in\n"
         for command in commands {
-            let options = visibleOptions(command.spec, isRoot: command.isRoot).flatMap { option in
+            let options = visibleOptions(command.spec, parent: command.parent).flatMap { option in
                 [option.short.map { "-\($0)" }, "--\(option.long)"].compactMap { $0 }
             }
             var words = "\(options.joined(separator: " "))"
-            if command.isRoot && !spec.subcommands.isEmpty {
+            if command.parent == nil && !spec.subcommands.isEmpty {
                 out += "        \"\") if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words)\" -- \"$cur\")); else COMPREPLY=($(compgen -W \"\(spec.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\")); fi ;;\n"
                 continue
             }
             words = "\"\(words)\""
-            let positional = completesFiles(command.spec) ? "COMPREPLY=($(compgen -f -- \"$cur\"))" : "COMPREPLY=()"
-            out += "        \(command.isRoot ? "\"\"" : command.name)) if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \(words) -- \"$cur\")); else \(positional); fi ;;\n"
+            let positional = completesFiles(command.spec) ? bashValueCompletion(.file) : "COMPREPLY=()"
+            out += "        \(command.parent == nil ? "\"\"" : command.name)) if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \(words) -- \"$cur\")); else \(positional); fi ;;\n"
         }
         out += "    esac\n}\ncomplete -o filenames -F \(function) \(spec.name)\n"
         return out
@@ -87,8 +87,9 @@ public enum CompletionRenderer {
     static func bashValueCompletion(_ kind: CompletionKind) -> String {
         switch kind {
         case .none: "COMPREPLY=()"
-        case .file: "COMPREPLY=($(compgen -f -- \"$cur\"))"
-        case .directory: "COMPREPLY=($(compgen -d -- \"$cur\"))"
+        // One name per line, never split on spaces or glob-expanded.
+        case .file: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -f -- \"$cur\")"
+        case .directory: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -d -- \"$cur\")"
         case .choices(let values): "COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\"))"
         }
     }
@@ -100,10 +101,10 @@ public enum CompletionRenderer {
         var out = "#compdef \(spec.name)\n# zsh completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.\n\n"
         if spec.subcommands.isEmpty {
             out += "\(function)() {\n    _arguments -s -S \\\n"
-            out += zshSpecs(spec, isRoot: true).map { "        \($0)" }.joined(separator: " \\\n") + "\n}\n\n"
+            out += zshSpecs(spec, parent: nil).map { "        \($0)" }.joined(separator: " \\\n") + "\n}\n\n"
         } else {
             out += "\(function)() {\n    local curcontext=\"$curcontext\" state line\n    _arguments -C \\\n"
-            let root = zshSpecs(spec, isRoot: true) + ["'1: :->command'", "'*:: :->arguments'"]
+            let root = zshSpecs(spec, parent: nil) + ["'1: :->command'", "'*:: :->arguments'"]
             out += root.map { "        \($0)" }.joined(separator: " \\\n") + "\n"
             out += "    case $state in\n        command)\n            local -a commands\n            commands=(\n"
             for command in spec.subcommands {
@@ -113,7 +114,7 @@ public enum CompletionRenderer {
             out += "        arguments)\n            case $line[1] in\n"
             for command in spec.subcommands {
                 out += "                \(command.name))\n                    _arguments -s -S \\\n"
-                out += zshSpecs(command, isRoot: false).map { "                        \($0)" }.joined(separator: " \\\n") + " ;;\n"
+                out += zshSpecs(command, parent: spec).map { "                        \($0)" }.joined(separator: " \\\n") + " ;;\n"
             }
             out += "            esac ;;\n    esac\n}\n\n"
         }
@@ -121,9 +122,9 @@ public enum CompletionRenderer {
         return out
     }
 
-    static func zshSpecs(_ spec: CommandSpec, isRoot: Bool) -> [String] {
+    static func zshSpecs(_ spec: CommandSpec, parent: CommandSpec?) -> [String] {
         var specs: [String] = []
-        for option in visibleOptions(spec, isRoot: isRoot) {
+        for option in visibleOptions(spec, parent: parent) {
             let help = "[\(zshEscape(option.help))]"
             var value = ""
             if let name = option.valueName {
@@ -165,17 +166,19 @@ public enum CompletionRenderer {
         let tool = spec.name
         if spec.subcommands.isEmpty {
             if !completesFiles(spec) { out += "complete -c \(tool) -f\n" }
-            out += visibleOptions(spec, isRoot: true).map { fishOption($0, tool: tool, condition: nil) }.joined()
+            out += visibleOptions(spec, parent: nil).map { fishOption($0, tool: tool, condition: nil) }.joined()
             return out
         }
         out += "complete -c \(tool) -f\n"
-        out += visibleOptions(spec, isRoot: true).map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }.joined()
+        // Global options complete everywhere; --help and --version only before a command.
+        out += spec.options.filter { !$0.isHidden }.map { fishOption($0, tool: tool, condition: nil) }.joined()
+        out += [OptionSpec.help, .version].map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }.joined()
         for command in spec.subcommands {
             out += "complete -c \(tool) -n '__fish_use_subcommand' -a \(command.name) -d '\(fishEscape(command.abstract))'\n"
         }
         for command in spec.subcommands {
             let condition = "__fish_seen_subcommand_from \(command.name)"
-            out += visibleOptions(command, isRoot: false).map { fishOption($0, tool: tool, condition: condition) }.joined()
+            out += (command.options.filter { !$0.isHidden } + [.help]).map { fishOption($0, tool: tool, condition: condition) }.joined()
             if completesFiles(command) { out += "complete -c \(tool) -n '\(condition)' -F\n" }
         }
         return out

@@ -4,7 +4,8 @@ public enum HelpRenderer {
     public static let width = 79
 
     /// Full help for the command at `path` (e.g. `["spotify-auth", "login"]`).
-    public static func help(for spec: CommandSpec, path: [String]) -> String {
+    /// `parent` is the command a subcommand belongs to; its options are global and listed too.
+    public static func help(for spec: CommandSpec, path: [String], parent: CommandSpec? = nil) -> String {
         let isRoot = path.count == 1
         var out = "\(path.joined(separator: " ")): \(spec.abstract)\n\n"
         out += "Usage: \(synopsis(for: spec, path: path))\n"
@@ -18,7 +19,7 @@ public enum HelpRenderer {
         if !spec.arguments.isEmpty {
             out += "\nArguments:\n" + table(spec.arguments.map { ($0.synopsis, $0.help) })
         }
-        let options = spec.effectiveOptions(isRoot: isRoot).filter { !$0.isHidden }
+        let options = spec.effectiveOptions(under: parent).filter { !$0.isHidden }
         out += "\nOptions:\n" + table(options.map { option in
             let name = option.short == nil ? "    " + option.displayName : option.displayName
             var help = option.help

@@ -31,7 +31,7 @@ public enum ManPageRenderer {
 
         out += ".SH OPTIONS\n"
         out += spec.arguments.map { ".TP\n.I \(escape($0.synopsis))\n\(escape($0.help))\n" }.joined()
-        out += spec.effectiveOptions(isRoot: true).filter { !$0.isHidden }.map(optionEntry).joined()
+        out += spec.effectiveOptions().filter { !$0.isHidden }.map(optionEntry).joined()
 
         out += ".SH ENVIRONMENT\n"
         let environment = spec.allEnvironment

@@ -5,6 +5,8 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// Usage errors also print the usage line and "Try 'tool --help'".
     public var showsUsageHint: Bool
+    /// The command the usage hint is about (`["spotify-auth", "login"]`); nil means the tool itself.
+    public var commandPath: [String]?
 
     public init(_ exitCode: ExitCode, _ message: String, showsUsageHint: Bool = false) {
         self.exitCode = exitCode

@@ -39,7 +39,7 @@ public enum ToolRunner {
             let parsed = try CommandLineParser.parse(arguments, spec: spec)
             let status: ExitCode
             if parsed.wantsHelp {
-                try stdout.writeText(HelpRenderer.help(for: parsed.spec, path: parsed.path))
+                try stdout.writeText(HelpRenderer.help(for: parsed.spec, path: parsed.path, parent: parsed.path.count > 1 ? spec : nil))
                 status = .success
             } else if parsed.wantsVersion {
                 try stdout.writeText("\(spec.name) \(Toolkit.version)\n")
@@ -66,8 +66,10 @@ public enum ToolRunner {
     static func report(_ error: ToolError, spec: CommandSpec) {
         var text = "\(spec.name): \(error.message)\n"
         if error.showsUsageHint {
-            text += HelpRenderer.usageLine(for: spec, path: [spec.name]) + "\n"
-            text += "Try '\(spec.name) --help' for more information.\n"
+            let path = error.commandPath ?? [spec.name]
+            let command = path.count > 1 ? spec.subcommand(named: path[1]) ?? spec : spec
+            text += HelpRenderer.usageLine(for: command, path: command.name == spec.name ? [spec.name] : path) + "\n"
+            text += "Try '\(path.joined(separator: " ")) --help' for more information.\n"
         }
         StandardError.write(text)
     }

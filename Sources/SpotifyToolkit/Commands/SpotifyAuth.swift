@@ -48,7 +48,7 @@ public enum SpotifyAuth {
             CommandSpec(
                 name: "token",
                 abstract: "print a valid access token and nothing else, refreshing it if needed",
-                examples: [ExampleSpec("curl -H \"Authorization: Bearer $(spotify-auth token)\" https://api.spotify.com/v1/me", "Call the Web API yourself.")]
+                examples: [ExampleSpec("spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.spotify.com/v1/me", "Call the Web API yourself; the header goes through a pipe, so the token never shows in the process list.")]
             ),
             CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status"),
             CommandSpec(name: "logout", abstract: "remove the stored tokens (idempotent)"),
