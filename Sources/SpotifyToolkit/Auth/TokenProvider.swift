@@ -7,7 +7,7 @@ import Foundation
 /// burn a rotating refresh token).
 public actor TokenProvider {
     let store: TokenStore
-    let lock: InterProcessLock
+    let environment: ToolEnvironment
     let accounts: AccountsClient
     /// `SPOTIFY_ACCESS_TOKEN`: used as is, never stored, never refreshed.
     let environmentToken: String?
@@ -23,7 +23,7 @@ public actor TokenProvider {
 
     public init(environment: ToolEnvironment, store: TokenStore? = nil, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         self.store = store ?? TokenStores.make(environment: environment)
-        self.lock = InterProcessLock(path: environment.configDirectory + "/tokens.lock")
+        self.environment = environment
         self.accounts = try AccountsClient(environment: environment)
         self.environmentToken = environment["SPOTIFY_ACCESS_TOKEN"]
         self.clock = clock
@@ -83,8 +83,7 @@ public actor TokenProvider {
     }
 
     func refreshUnderLock(_ reason: RefreshReason) async throws -> StoredTokens {
-        try PrivateDirectory.create((lock.path as NSString).deletingLastPathComponent)
-        return try await lock.withLock {
+        try await TokenStores.refreshLock(environment: environment).withLock {
             guard let stored = try store.load() else { throw Self.notLoggedIn }
             if isSatisfied(reason, by: stored) { return stored }
             guard let refreshToken = stored.refreshToken else {
