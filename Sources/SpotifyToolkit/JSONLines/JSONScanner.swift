@@ -195,9 +195,9 @@ public struct JSONScanner {
         }
     }
 
-    /// The integer value of the next number, if it is integral and fits `Int` (`3`, `3.0`, `3e2`);
-    /// nil for other numbers and other kinds. The value is consumed either way.
-    public mutating func readInt() throws -> Int? {
+    /// Where the next value starts when it is a number; otherwise skips (and validates) it and returns nil.
+    @inline(__always)
+    private mutating func numberStart() throws -> Int? {
         skipWhitespace()
         guard pos < end else { throw endOfInput() }
         let c = byte(pos)
@@ -205,7 +205,13 @@ public struct JSONScanner {
             try skipValue()
             return nil
         }
-        let start = pos
+        return pos
+    }
+
+    /// The integer value of the next number, if it is integral and fits `Int` (`3`, `3.0`, `3e2`);
+    /// nil for other numbers and other kinds. The value is consumed either way.
+    public mutating func readInt() throws -> Int? {
+        guard let start = try numberStart() else { return nil }
         let isInteger = try skipNumber()
         if isInteger {
             var p = start
@@ -228,14 +234,7 @@ public struct JSONScanner {
     /// The next number as a `Double`; nil for other kinds. Throws for a number too large for a
     /// `Double` (`1e400`).
     public mutating func readDouble() throws -> Double? {
-        skipWhitespace()
-        guard pos < end else { throw endOfInput() }
-        let c = byte(pos)
-        guard c == UInt8(ascii: "-") || Self.isDigit(c) else {
-            try skipValue()
-            return nil
-        }
-        let start = pos
+        guard let start = try numberStart() else { return nil }
         _ = try skipNumber()
         return try doubleValue(start, pos)
     }
