@@ -11,7 +11,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build release test docs check-docs install uninstall bench clean
+.PHONY: all build release test lint docs check-docs install install-files uninstall bench clean
 
 all: build
 
@@ -25,6 +25,18 @@ release:
 test: build
 	$(SWIFT) test
 
+# Lints what ships, as committed: every man page with groff, every completion script with its
+# own shell. A missing program is an error (CI installs them; see .ci/run).
+lint:
+	@for tool in groff bash zsh fish; do command -v $$tool >/dev/null || { echo "lint: $$tool is not installed" >&2; exit 1; }; done
+	@status=0; \
+	for page in man/man1/*.1; do \
+		out=$$(groff -man -ww -z "$$page" 2>&1); [ -z "$$out" ] || { echo "$$page: $$out" >&2; status=1; }; done; \
+	for script in completions/bash/*; do bash -n "$$script" || status=1; done; \
+	for script in completions/zsh/_*; do zsh -n "$$script" || status=1; done; \
+	for script in completions/fish/*.fish; do fish --no-execute "$$script" || status=1; done; \
+	[ $$status -eq 0 ] && echo "lint: man pages and completion scripts are clean"; exit $$status
+
 # Regenerates man/ and completions/ from the command specs in the core.
 docs: build
 	$(SWIFT) run toolkit-docs
@@ -33,9 +45,15 @@ check-docs: build
 	$(SWIFT) run toolkit-docs --check
 
 install: release
+	$(MAKE) install-files BUILT="$$($(SWIFT) build -c release --show-bin-path)"
+
+# Copies what is already built in BUILT (the install test uses the debug build, so it needs no
+# release build of its own).
+BUILT ?= .build/release
+install-files:
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	for tool in $(TOOLS); do \
-		install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/$$tool" $(BINDIR)/$$tool && \
+		install -m 0755 "$(BUILT)/$$tool" $(BINDIR)/$$tool && \
 		install -m 0644 man/man1/$$tool.1 $(MANDIR)/$$tool.1 && \
 		install -m 0644 completions/bash/$$tool $(BASHDIR)/$$tool && \
 		install -m 0644 completions/zsh/_$$tool $(ZSHDIR)/_$$tool && \

@@ -50,9 +50,20 @@ import Testing
         #expect(man.hasPrefix(".TH SONGCOUNT 1 \"\" \"spotify-toolkit 9.9.9\""))
     }
 
+    /// CI (`.ci/run`) installs the linters and sets this, so a missing one fails there instead of
+    /// quietly weakening the checks; on a developer machine without zsh or fish they are skipped.
+    static let lintersRequired = ProcessInfo.processInfo.environment["SPOTIFY_TOOLKIT_REQUIRE_LINTERS"] == "1"
+
+    /// The program's path, or nil (a failed expectation when linters are required).
+    static func linter(_ name: String) -> String? {
+        let found = ["/usr/bin/\(name)", "/bin/\(name)", "/usr/local/bin/\(name)"].first(where: FileManager.default.isExecutableFile)
+        if found == nil && lintersRequired { Issue.record("\(name) is missing, and SPOTIFY_TOOLKIT_REQUIRE_LINTERS=1 says CI must lint with it") }
+        return found
+    }
+
     @Test(arguments: GeneratedDocs.files().filter { $0.path.hasPrefix("man/") }.map(\.path))
     func manPageIsCleanRoff(path: String) throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else { return }
+        guard Self.linter("groff") != nil else { return }
         let file = try #require(GeneratedDocs.files().first { $0.path == path })
         let result = try runShell("groff -man -ww -z 2>&1", input: file.contents)
         #expect(result == "", "groff warnings for \(path): \(result)")
@@ -75,7 +86,7 @@ import Testing
     @Test(arguments: GeneratedDocs.files().filter { !$0.path.hasPrefix("man/") }.map(\.path))
     func completionScriptSyntax(path: String) throws {
         let shell = path.contains("/zsh/") ? "zsh" : path.contains("/fish/") ? "fish" : "bash"
-        guard let binary = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: FileManager.default.isExecutableFile) else { return }
+        guard let binary = Self.linter(shell) else { return }
         let file = try #require(GeneratedDocs.files().first { $0.path == path })
         let check = shell == "fish" ? "\(binary) --no-execute 2>&1" : "\(binary) -n 2>&1"
         #expect(try runShell(check, input: file.contents) == "")
