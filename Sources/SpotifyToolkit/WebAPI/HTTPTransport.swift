@@ -26,6 +26,8 @@ public struct HTTPTransport: Sendable {
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpShouldSetCookies = false
+        // The pager keeps up to 8 requests in flight on one host; the default (6) would queue two.
+        configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
         session = URLSession(configuration: configuration)
     }
 
