@@ -9,6 +9,8 @@ public struct CommandSpec: Sendable {
     public var arguments: [ArgumentSpec]
     public var options: [OptionSpec]
     public var subcommands: [CommandSpec]
+    /// The subcommand run when none is named (`spotify-playlists` alone lists); nil: one is required.
+    public var defaultSubcommand: String?
     /// What the command reads and writes, for the INPUT and OUTPUT subsections.
     public var input: [String]
     public var output: [String]
@@ -32,7 +34,8 @@ public struct CommandSpec: Sendable {
         files: [FileSpec] = [],
         exitCodes: [ExitCodeSpec] = [],
         examples: [ExampleSpec] = [],
-        seeAlso: [String] = []
+        seeAlso: [String] = [],
+        defaultSubcommand: String? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -47,6 +50,7 @@ public struct CommandSpec: Sendable {
         self.exitCodes = exitCodes
         self.examples = examples
         self.seeAlso = seeAlso
+        self.defaultSubcommand = defaultSubcommand
     }
 
     public func subcommand(named name: String) -> CommandSpec? {
