@@ -164,6 +164,12 @@ public struct SpotifyErrorBody: Sendable, Equatable {
         }
     }
 
+    /// A Development Mode 403 about the app or the user (not on the allowlist, owner without
+    /// Premium): every request will get it, whatever it asks for.
+    public var isAboutTheApp: Bool {
+        message.contains("may not be registered") || message.localizedCaseInsensitiveContains("premium subscription required for the owner")
+    }
+
     /// A 403 with the fix: most are Development Mode rules that logging in again will not change.
     public var forbiddenExplanation: String {
         if message.contains("may not be registered") {
