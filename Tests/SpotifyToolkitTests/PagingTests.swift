@@ -154,7 +154,7 @@ import Testing
         let table = TextTable([.fixed("#", width: 3, alignment: .right), .flexible("NAME", weight: 3), .flexible("ARTISTS", weight: 1), .fixed("DURATION", width: 8, alignment: .right)], totalWidth: 60)
         #expect(table.widths == [3, 32, 10, 8])  // 60 - 11 fixed - 6 gap = 43, split 3:1
         let line = table.line(["7", "A name", "Somebody", "3:25"])
-        #expect(line == "  7  " + "A name".padding(toLength: 32, withPad: " ", startingAt: 0) + "  Somebody      " + "    3:25")
+        #expect(line == "  7  " + "A name".padding(toLength: 32, withPad: " ", startingAt: 0) + "  Somebody    " + "    3:25")
         #expect(line.count <= 60)
         #expect(table.header.hasPrefix("  #  NAME"))
     }
