@@ -83,6 +83,8 @@ public enum Songcount {
             var counter = SongCounter()
             try readRecords(sources, identity: true, skipped: &skipped) { _, fields in
                 guard fields.isSong else { return .notSong }
+                // A watch's "nothing playing" record: a state, not a malformed song.
+                if fields.isPlaying == false && fields.durationMs == nil { return .next }
                 guard let duration = fields.durationMs, duration > 0 else { return .skip }
                 counter.add(SongObservation(key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
                                             isPlaying: fields.isPlaying ?? true))

@@ -138,17 +138,21 @@ public struct PollSchedule: Sendable, Equatable {
     public var endMargin: Double
     /// How long a pause is polled at the playing rate before slowing down.
     public var pauseGrace: Double
+    /// false: every `interval` whatever plays (fixed polling, the benchmark's baseline).
+    public var adapts: Bool
 
-    public init(interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.5, pauseGrace: Double = 60) {
+    public init(interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.5, pauseGrace: Double = 60, adapts: Bool = true) {
         self.interval = interval
         self.idleInterval = max(idleInterval, interval)
         self.endMargin = endMargin
         self.pauseGrace = pauseGrace
+        self.adapts = adapts
     }
 
     /// Seconds until the next poll after `observation`; `inStateFor` is how long (seconds) the
     /// player has been in its current play state.
     public func delay(after observation: PlaybackObservation, inStateFor: Double = 0) -> Double {
+        guard adapts else { return interval }
         guard observation.hasItem else { return idleInterval }
         guard observation.isPlaying else { return inStateFor < pauseGrace ? interval : idleInterval }
         if let duration = observation.durationMs, let progress = observation.progressMs, duration >= progress {

@@ -121,8 +121,13 @@ public struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConve
 extension SpotifyReference {
     /// A command-line argument: a bad one is a usage error (64) that quotes it.
     public static func argument(_ text: String, expecting kind: Kind) throws -> SpotifyReference {
+        try argument(text, expectingOneOf: [kind])
+    }
+
+    /// A command-line argument that may name any of `kinds` (a bare id is the first kind).
+    public static func argument(_ text: String, expectingOneOf kinds: [Kind]) throws -> SpotifyReference {
         do {
-            return try parse(text, expecting: kind)
+            return kinds.count == 1 ? try parse(text, expecting: kinds[0]) : try parse(text, expectingOneOf: kinds)
         } catch {
             throw ToolError.usage("'\(text.prefix(200))': \(error.description)")
         }
