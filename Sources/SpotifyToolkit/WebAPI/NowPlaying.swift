@@ -141,7 +141,7 @@ public struct PollSchedule: Sendable, Equatable {
     /// false: every `interval` whatever plays (fixed polling, the benchmark's baseline).
     public var adapts: Bool
 
-    public init(interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.5, pauseGrace: Double = 60, adapts: Bool = true) {
+    public init(interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.3, pauseGrace: Double = 60, adapts: Bool = true) {
         self.interval = interval
         self.idleInterval = max(idleInterval, interval)
         self.endMargin = endMargin
