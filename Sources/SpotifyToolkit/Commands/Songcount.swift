@@ -173,8 +173,9 @@ public enum Songcount {
                 if places.count < 5 { places.append(source.map { "\($0):\(line)" } ?? "line \(line)") }
             }
 
-            func note(_ what: String) -> String? {
+            func note(_ what: String, _ whatPlural: String) -> String? {
                 guard count > 0 else { return nil }
+                let what = count == 1 ? what : whatPlural
                 let more = count > places.count ? ", ..." : ""
                 return "skipped \(plural(count, "record")) \(what) (\(places.joined(separator: ", "))\(more))"
             }
@@ -187,7 +188,10 @@ public enum Songcount {
         mutating func addNotSong(line: Int, source: String?) { notSongs.add(line: line, source: source) }
 
         var notes: [String] {
-            [notSongs.note("that are not songs (episodes, ads, other objects)"), withoutDuration.note("without a usable duration_ms")].compactMap { $0 }
+            [
+                notSongs.note("that is not a song (an episode, an ad, another object)", "that are not songs (episodes, ads, other objects)"),
+                withoutDuration.note("without a usable duration_ms", "without a usable duration_ms"),
+            ].compactMap { $0 }
         }
     }
 

@@ -158,6 +158,7 @@ public struct PlaybackWatcher: Sendable {
         var lastAt = clock.now()
         var stateSince = lastAt
         var failures = 0
+        /// What the current failure streak is (network, 5xx, 429): reported when it starts or changes.
         var failing: String?
 
         func pause(_ seconds: Double) async {
@@ -168,14 +169,14 @@ public struct PlaybackWatcher: Sendable {
         while !stop.isStopped {
             if let end, clock.now() >= end { break }
             let poll = await Self.race(stop: stop) { try await api.get(path, query: [("additional_types", "track,episode")]) }
-            var problem: String?
+            var problem: (kind: String, message: String)?
             var wait = 0.0
             switch poll {
             case .stopped:
                 break
             case .failed(let error) where error.exitCode == .unavailable:
                 failures += 1
-                problem = "\(error.message)"
+                problem = ("network", error.message)
                 wait = schedule.backoff(failures: failures)
             case .failed(let error):
                 throw error
@@ -183,10 +184,10 @@ public struct PlaybackWatcher: Sendable {
                 failures += 1
                 let asked = result.header("Retry-After").flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
                 wait = asked ?? schedule.backoff(failures: failures)
-                problem = "Spotify is rate limiting" + (asked.map { "; waiting the \(Int($0)) s it asked for" } ?? "")
+                problem = ("429", "Spotify is rate limiting" + (asked.map { "; waiting the \(Int($0)) s it asked for" } ?? ""))
             case .answered(let result) where result.status >= 500:
                 failures += 1
-                problem = "Spotify failed (HTTP \(result.status): \(SpotifyErrorBody(result).message))"
+                problem = ("5xx", "Spotify failed (HTTP \(result.status): \(SpotifyErrorBody(result).message))")
                 wait = schedule.backoff(failures: failures)
             case .answered(let result):
                 let observation = PlaybackObservation(try SpotifyPlayer.body(of: result))
@@ -207,8 +208,8 @@ public struct PlaybackWatcher: Sendable {
             if stop.isStopped { break }
             if let problem {
                 // Once per streak: a watch over a blinking Wi-Fi must not flood stderr.
-                if failing == nil { warn("\(problem); retrying (the watch goes on)") }
-                failing = problem
+                if failing != problem.kind { warn("\(problem.message); retrying (the watch goes on)") }
+                failing = problem.kind
             }
             await pause(wait)
         }

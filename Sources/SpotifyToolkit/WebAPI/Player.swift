@@ -51,7 +51,8 @@ public struct SpotifyPlayer: Sendable {
             ?? all.first { $0["name"]?.stringValue?.lowercased() == lowered }
             ?? { () -> JSONValue? in
                 let prefixed = all.filter { $0["name"]?.stringValue?.lowercased().hasPrefix(lowered) == true }
-                return prefixed.count == 1 ? prefixed[0] : nil
+                // Not `? x : nil`: JSONValue is ExpressibleByNilLiteral, so that nil would be JSON null.
+                return prefixed.count == 1 ? .some(prefixed[0]) : .none
             }()
         guard let match else {
             let names = all.compactMap { $0["name"]?.stringValue }
