@@ -125,8 +125,9 @@ public struct PlaybackObservation: Sendable, Equatable {
 
 /// When to poll next. Pure: the watch loop asks, sleeps that long, polls.
 ///
-/// - Playing: every `interval`; but when the song ends sooner, just after its predicted end, so
-///   a song change is seen at once with no extra polls.
+/// - Playing: every `interval`; but when the song ends within one and a half intervals, just
+///   after its predicted end, so a song change is seen at once, and the song's last poll
+///   replaces the one before it instead of adding one.
 /// - Paused: at `interval` for the first minute (most pauses are short, and a resume should be
 ///   seen soon), then every `idleInterval`.
 /// - Nothing playing, ads and unknown items: every `idleInterval`.
@@ -157,7 +158,7 @@ public struct PollSchedule: Sendable, Equatable {
         guard observation.isPlaying else { return inStateFor < pauseGrace ? interval : idleInterval }
         if let duration = observation.durationMs, let progress = observation.progressMs, duration >= progress {
             let remaining = Double(duration - progress) / 1000
-            if remaining < interval { return remaining + endMargin }
+            if remaining < interval * 1.5 { return remaining + endMargin }
         }
         return interval
     }

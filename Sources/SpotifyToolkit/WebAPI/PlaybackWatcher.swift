@@ -168,6 +168,8 @@ public struct PlaybackWatcher: Sendable {
 
         while !stop.isStopped {
             if let end, clock.now() >= end { break }
+            // Delays count from the start of the poll, so request latency does not stretch the cadence.
+            let pollStart = clock.now()
             let poll = await Self.race(stop: stop) { try await api.get(path, query: [("additional_types", "track,episode")]) }
             var problem: (kind: String, message: String)?
             var wait = 0.0
@@ -211,7 +213,7 @@ public struct PlaybackWatcher: Sendable {
                 if failing != problem.kind { warn("\(problem.message); retrying (the watch goes on)") }
                 failing = problem.kind
             }
-            await pause(wait)
+            await pause(wait - (clock.now() - pollStart))
         }
 
         if let last, last.hasItem {
