@@ -15,6 +15,7 @@ public struct InterProcessLock: Sendable {
         self.path = path
     }
 
+    /// Runs `body` holding the lock; waits for it up to `timeoutSeconds` (then exit 75).
     public func withLock<T>(
         timeoutSeconds: Double = 60,
         isolation: isolated (any Actor)? = #isolation,
@@ -23,17 +24,35 @@ public struct InterProcessLock: Sendable {
         let descriptor = try open()
         defer { close(descriptor) }  // closing releases the lock
         var waited = 0.0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw ToolError.config("cannot lock \(path): \(systemErrorMessage(errno))")
-            }
-            guard waited < timeoutSeconds else {
-                throw ToolError.tempFail("another spotify-toolkit process has held \(path) for \(Int(timeoutSeconds)) s; try again")
-            }
+        while try !tryLock(descriptor, waited: waited, timeoutSeconds: timeoutSeconds) {
             try? await Task.sleep(nanoseconds: 5_000_000)
             waited += 0.005
         }
         return try await body()
+    }
+
+    /// `withLock` for synchronous work (a document update): the thread sleeps while it waits.
+    public func withLockBlocking<T>(timeoutSeconds: Double = 60, _ body: () throws -> T) throws -> T {
+        let descriptor = try open()
+        defer { close(descriptor) }
+        var waited = 0.0
+        while try !tryLock(descriptor, waited: waited, timeoutSeconds: timeoutSeconds) {
+            usleep(5_000)
+            waited += 0.005
+        }
+        return try body()
+    }
+
+    /// One attempt: true when the lock is ours; false to wait; throws on failure or when the wait is over.
+    private func tryLock(_ descriptor: Int32, waited: Double, timeoutSeconds: Double) throws -> Bool {
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+        guard errno == EWOULDBLOCK || errno == EINTR else {
+            throw ToolError.config("cannot lock \(path): \(systemErrorMessage(errno))")
+        }
+        guard waited < timeoutSeconds else {
+            throw ToolError.tempFail("another spotify-toolkit process has held \(path) for \(Int(timeoutSeconds)) s; try again")
+        }
+        return false
     }
 
     func open() throws -> Int32 {
