@@ -49,9 +49,9 @@ public struct LoginFlow {
             let url = authorizeURL(redirectURI: redirectURI, verifier: verifier, state: state)
             say("Opening the Spotify login page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n")
             openBrowser(url)
-            say("Waiting for Spotify to redirect to \(redirectURI) (up to \(formatClock(milliseconds: Int(timeoutSeconds * 1000))))...")
+            say("Waiting for Spotify to redirect to \(redirectURI) (up to \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))))...")
             guard let outcome = await listener.wait(timeoutSeconds: timeoutSeconds) else {
-                throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(timeoutSeconds * 1000))) waiting for the browser; run it again, or use --no-browser to paste the redirect URL")
+                throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))) waiting for the browser; run it again, or use --no-browser to paste the redirect URL")
             }
             code = try Self.code(from: outcome)
         }
@@ -146,7 +146,7 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
     /// The first meaningful callback, or nil after the timeout.
     func wait(timeoutSeconds: Double) async -> AuthorizationCallback? {
         let timer = Task {
-            try? await Task.sleep(nanoseconds: UInt64(timeoutSeconds * 1e9))
+            try? await Task.sleep(nanoseconds: UInt64(clamped(timeoutSeconds, to: 0...86_400) * 1e9))
             self.finish(nil)
         }
         defer { timer.cancel() }

@@ -149,7 +149,7 @@ public enum SpotifyAuth {
         var tokens = StoredTokens(
             accessToken: result.tokens.accessToken, tokenType: result.tokens.tokenType ?? "Bearer",
             scope: result.tokens.scope ?? scopes.joined(separator: " "),
-            expiresAt: authorizedAt + Double(result.tokens.expiresIn ?? 3600),
+            expiresAt: authorizedAt + result.tokens.lifetimeSeconds,
             refreshToken: result.tokens.refreshToken, clientID: clientID, authorizedAt: authorizedAt
         )
         // Who logged in; this also proves the token works (a Development Mode allowlist problem

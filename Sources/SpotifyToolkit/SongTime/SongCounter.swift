@@ -104,7 +104,7 @@ public struct SongCounter: Sendable {
     /// played again): a new play. A short seek back stays in the same play.
     private static func restarts(_ play: Play, with observation: SongObservation) -> Bool {
         guard let before = play.lastProgressMs, let now = observation.progressMs else { return false }
-        return before - now > observation.durationMs / 2
+        return saturatingSubtract(before, now) > observation.durationMs / 2
     }
 
     /// The count so far; callable at any time.
@@ -134,10 +134,4 @@ public struct SongCounter: Sendable {
             totalDurationMs: totalMs
         )
     }
-}
-
-/// Sums that stop at Int.max instead of trapping: absurd durations must not crash a tool.
-private func saturatingAdd(_ a: Int, _ b: Int) -> Int {
-    let (sum, overflow) = a.addingReportingOverflow(b)
-    return overflow ? Int.max : sum
 }
