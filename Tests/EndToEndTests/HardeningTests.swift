@@ -61,4 +61,53 @@ import Testing
         let result = try ToolProcess.run("spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": cap]))
         #expect([69, 75].contains(result.status), "\(cap): \(result.status) \(result.stderr)")
     }
+
+    // MARK: - An interrupted refresh keeps the session
+
+    /// A signal while the (rotating) refresh is in flight: the process finishes saving the new
+    /// tokens first, then ends as the signal asks; the next tool uses the new refresh token.
+    @Test(arguments: [("INT", 130), ("TERM", 143), ("HUP", 129)])
+    func aSignalDuringARefreshIsDeferredUntilTheTokensAreSaved(signal: String, status: Int) throws {
+        let fake = try FakeSpotifyProcess(["--token-delay-ms", "1500"])
+        let seeded = try fake.seedLogin(expiresIn: 0)
+        // set -m: job control, so the background job does not start with SIGINT ignored.
+        let script = "set -m; spotify-auth token > /dev/null 2>&1 & sleep 0.7; kill -\(signal) $!; wait $!; echo status=$?"
+        let result = try ToolProcess.shell(script, environment: fake.environment())
+        #expect(result.stdout == "status=\(status)\n")
+        let stored = try #require(try fake.store.load())
+        #expect(stored.refreshToken != seeded.refreshToken)  // the rotated one was saved
+        let refreshed = try ToolProcess.run("spotify-auth", ["refresh"], environment: fake.environment())
+        #expect(refreshed.status == 0, "\(refreshed.stderr)")
+        #expect(try fake.counters()["rejected_refreshes"] == 0)
+    }
+
+    /// A store that cannot be written (here: no file may grow, as on a full disk) fails before the
+    /// refresh is sent, so the refresh token is not burnt.
+    @Test func aStoreThatCannotBeWrittenFailsBeforeTheRefresh() throws {
+        let fake = try FakeSpotifyProcess()
+        let seeded = try fake.seedLogin(expiresIn: 0)
+        let result = try ToolProcess.shell("ulimit -f 0; spotify-auth token", environment: fake.environment())
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("spotify-auth: cannot write \(fake.store.path): "))
+        #expect(try fake.counters()["refreshes"] == 0)
+        #expect(try fake.store.load() == seeded)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fake.configDirectory).filter { $0.contains(".tmp") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func anEndedSessionSaysWhatSpotifySaidAndSixMonthsOnlyWhenItIsThatOld() throws {
+        let fake = try FakeSpotifyProcess(["--refresh-token-lifetime", "0"])
+        try fake.seedLogin(expiresIn: 0)
+        let recent = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(recent.status == 77)
+        #expect(recent.stderr == "spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); run 'spotify-auth login' to log in again\n")
+
+        var old = try fake.seedLogin(expiresIn: 0)
+        old.authorizedAt -= 183 * 24 * 3600
+        try fake.store.save(old)
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(result.status == 77)
+        #expect(result.stderr.hasPrefix("spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); refresh tokens last six months and this login is from "))
+        #expect(result.stderr.hasSuffix("; run 'spotify-auth login' to log in again\n"))
+    }
 }
