@@ -110,4 +110,67 @@ import Testing
         #expect(result.stderr.hasPrefix("spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); refresh tokens last six months and this login is from "))
         #expect(result.stderr.hasSuffix("; run 'spotify-auth login' to log in again\n"))
     }
+
+    // MARK: - Trust in the token store's files
+
+    @Test(.enabled(if: geteuid() == 0, "needs root to give the directory to another user"))
+    func aConfigDirectoryOwnedBySomeoneElseIsRefused() throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(expiresIn: 3600)
+        chmod(fake.configDirectory, 0o777)
+        chown(fake.configDirectory, 65534, 65534)
+        for arguments in [["token"], ["status"], ["logout"]] {
+            let result = try ToolProcess.run("spotify-auth", arguments, environment: fake.environment())
+            #expect(result.status == 78, "\(arguments)")
+            #expect(result.stderr.hasSuffix("fix: chown root \(fake.configDirectory) && chmod 700 \(fake.configDirectory)\n"), "\(result.stderr)")
+            #expect(!result.stdout.contains("access"))
+        }
+        #expect(FileManager.default.fileExists(atPath: fake.store.path))  // logout did not act on it either
+    }
+
+    @Test func aGroupWritableConfigDirectoryIsRefused() throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(expiresIn: 3600)
+        chmod(fake.configDirectory, 0o770)
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(result.status == 78)
+        #expect(result.stderr == "spotify-auth: refusing to use \(fake.configDirectory): it is writable by group or others (mode 770), so another user could replace what is in it; fix: chmod 700 \(fake.configDirectory)\n")
+        #expect(result.stdout == "")
+    }
+
+    @Test func aTokenFileOthersCanReadIsRefused() throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(expiresIn: 3600)
+        chmod(fake.store.path, 0o644)
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(result.status == 78)
+        #expect(result.stderr.hasSuffix("is readable or writable by group or others (mode 644), so another user could read or replace it; fix: chmod 600 \(fake.store.path)\n"))
+        #expect(result.stdout == "")
+    }
+
+    @Test func aPlantedLockSymlinkIsNotFollowed() throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(expiresIn: 0)  // needs a refresh, so the lock is taken
+        let victim = fake.home.path + "/victim-file"
+        symlink(victim, fake.configDirectory + "/tokens.lock")
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("tokens.lock"))
+        #expect(result.stderr.contains("symbolic link"))
+        #expect(!FileManager.default.fileExists(atPath: victim))
+    }
+
+    /// The advice given when tokens.json is a directory is one that works, and logout gives the same.
+    @Test func aDirectoryWhereTheTokensBelongGetsAdviceThatWorks() throws {
+        let fake = try FakeSpotifyProcess()
+        try FileManager.default.createDirectory(atPath: fake.store.path, withIntermediateDirectories: true)
+        let advice = "\(fake.store.path) is a directory; move it out of the way (mv \(fake.store.path) \(fake.store.path).old) and try again\n"
+        for arguments in [["token"], ["status"], ["logout"]] {
+            let result = try ToolProcess.run("spotify-auth", arguments, environment: fake.environment())
+            #expect(result.status == 78, "\(arguments)")
+            #expect(result.stderr == "spotify-auth: " + advice, "\(arguments)")
+        }
+        let followed = try ToolProcess.shell("mv \(fake.store.path) \(fake.store.path).old && spotify-auth status", environment: fake.environment())
+        #expect(followed.status == 77)  // logged out, and usable again
+    }
 }
