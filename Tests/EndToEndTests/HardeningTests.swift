@@ -173,4 +173,55 @@ import Testing
         let followed = try ToolProcess.shell("mv \(fake.store.path) \(fake.store.path).old && spotify-auth status", environment: fake.environment())
         #expect(followed.status == 77)  // logged out, and usable again
     }
+
+    // MARK: - The token goes only to the host it was meant for
+
+    /// A server on another port that records whatever reaches it.
+    final class Recorder: @unchecked Sendable {  // guarded by lock
+        private let lock = NSLock()
+        private var seen: [HTTPRequest] = []
+        var requests: [HTTPRequest] { lock.withLock { seen } }
+        func record(_ request: HTTPRequest) { lock.withLock { seen.append(request) } }
+    }
+
+    func redirectingServers() throws -> (redirector: LoopbackHTTPServer, target: LoopbackHTTPServer, recorder: Recorder) {
+        let recorder = Recorder()
+        let target = try LoopbackHTTPServer(host: "127.0.0.1", port: 0) { request in
+            recorder.record(request)
+            return .json(#"{"id":"attacker","access_token":"x","expires_in":3600}"#)
+        }
+        let targetPort = target.port
+        let redirector = try LoopbackHTTPServer(host: "127.0.0.1", port: 0) { request in
+            .redirect(to: "http://127.0.0.1:\(targetPort)\(request.target)", status: request.method == "POST" ? 307 : 302)
+        }
+        target.start()
+        redirector.start()
+        return (redirector, target, recorder)
+    }
+
+    @Test func aWebAPIRedirectIsRefusedAndTheTokenStaysHome() throws {
+        let servers = try redirectingServers()
+        defer { servers.redirector.stop(); servers.target.stop() }
+        let result = try ToolProcess.run("spotify-auth", ["whoami"], environment: [
+            "SPOTIFY_API_BASE": "http://127.0.0.1:\(servers.redirector.port)/v1", "SPOTIFY_ACCESS_TOKEN": "BQsecret-token",
+        ])
+        #expect(result.status == 69)
+        #expect(result.stderr == "spotify-auth: 127.0.0.1:\(servers.redirector.port) answered GET /v1/me with a redirect (HTTP 302) to 127.0.0.1:\(servers.target.port); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)\n")
+        #expect(servers.recorder.requests.isEmpty)
+        #expect(!result.stderr.contains("BQsecret-token"))
+    }
+
+    @Test func anAccountsRedirectIsRefusedAndTheRefreshTokenStaysHome() throws {
+        let fake = try FakeSpotifyProcess()
+        let seeded = try fake.seedLogin(expiresIn: 0)
+        let servers = try redirectingServers()
+        defer { servers.redirector.stop(); servers.target.stop() }
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment([
+            "SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:\(servers.redirector.port)",
+        ]))
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("with a redirect (HTTP 307) to 127.0.0.1:\(servers.target.port)"))
+        #expect(servers.recorder.requests.isEmpty)
+        #expect(try fake.store.load() == seeded)
+    }
 }
