@@ -125,7 +125,9 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
     init(redirect: LoopbackRedirect, state: String) throws {
         let box = OutcomeBox()
         let path = redirect.path
-        server = try LoopbackHTTPServer(host: redirect.host, port: redirect.port ?? 0) { request in
+        // A login needs a browser's handful of requests: a few connections at once, each with a
+        // few seconds to speak, so nothing local can pile up threads while we wait.
+        server = try LoopbackHTTPServer(host: redirect.host, port: redirect.port ?? 0, maxConnections: 8, requestTimeoutSeconds: 5) { request in
             guard request.path == path else { return .text("Not found\n", status: 404) }
             let outcome = AuthorizationCallback.interpret(request.query, expectedState: state)
             if outcome == .stateMismatch {
