@@ -224,4 +224,23 @@ import Testing
         #expect(servers.recorder.requests.isEmpty)
         #expect(try fake.store.load() == seeded)
     }
+
+    // MARK: - Login timeouts
+
+    @Test func pasteModeHonoursTheTimeout() throws {
+        let fake = try FakeSpotifyProcess()
+        // stdin stays open and silent, like a terminal nobody types in.
+        let result = try ToolProcess.shell("sleep 4 | spotify-auth login --no-browser --timeout 1s; echo status=$?", environment: fake.environment(), timeout: 30)
+        #expect(result.stdout == "status=75\n")
+        #expect(result.stderr.contains("spotify-auth: login timed out after 0:01 waiting for the pasted redirect URL"))
+        #expect(try fake.store.load() == nil)
+    }
+
+    @Test(arguments: ["0", "0s", "0:00"])
+    func aZeroTimeoutIsAUsageError(timeout: String) throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try ToolProcess.run("spotify-auth", ["login", "--timeout", timeout], environment: fake.environment(["BROWSER": "true"]))
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("spotify-auth: --timeout must be longer than zero\n"))
+    }
 }

@@ -130,6 +130,7 @@ public enum SpotifyAuth {
         let redirectText = command.value("redirect-uri") ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI ?? LoopbackRedirect.defaultURI
         let redirect = try LoopbackRedirect.parse(redirectText)
         let timeout = try parseDuration(command.value("timeout") ?? "5m")
+        guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
         guard timeout <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
         // An unreadable store is an error before anything happens, never silently overwritten.
         _ = try store.load()
