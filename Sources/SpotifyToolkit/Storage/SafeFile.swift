@@ -105,7 +105,13 @@ public enum SafeFile {
     /// fsync on the directory, so a rename in it survives a crash.
     static func syncDirectory(of path: String) {
         let directory = (path as NSString).deletingLastPathComponent
-        guard let descriptor = try? open(directory.isEmpty ? "." : directory, O_RDONLY) else { return }
+        // Plain open: the directory itself may be a symbolic link (dotfile managers make them).
+        #if canImport(Glibc)
+        let descriptor = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        #else
+        let descriptor = Darwin.open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        #endif
+        guard descriptor >= 0 else { return }
         fsync(descriptor)
         close(descriptor)
     }
