@@ -53,6 +53,16 @@ import Testing
         #expect([69, 75].contains(result.status), "\(retryAfter): \(result.status) \(result.stderr)")
     }
 
+    @Test(arguments: [("inf", "a few"), ("\u{1b}[31m", "a few"), ("99999999999999999999", "9223372036854775807"), ("7", "7")])
+    func theAccountsRateLimitShowsRetryAfterOnlyAsANumber(retryAfter: String, shown: String) throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(expiresIn: 0)
+        try fake.call("POST", "/_fake/fail", form: [("path", "/api/token"), ("status", "429"), ("retry_after", retryAfter)])
+        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
+        #expect(result.status == 75)
+        #expect(result.stderr == "spotify-auth: the Spotify accounts service is rate limiting; try again in \(shown) seconds\n")
+    }
+
     @Test(arguments: ["inf", "1e300", "nan", "-1"])
     func anAbsurdRetryWaitCapIsNotACrash(cap: String) throws {
         let fake = try FakeSpotifyProcess()
