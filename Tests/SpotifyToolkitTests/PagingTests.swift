@@ -87,12 +87,12 @@ import Testing
         }
     }
 
-    @Test func rateLimitWaitReadsRetryAfterOrBacksOff() {
+    @Test func rateLimitWaitTakesRetryAfterOrBacksOff() {
         let policy = RetryPolicy()
-        #expect(policy.rateLimitWait(retryAfter: "7", attempt: 1, random: 0) == 7)
-        #expect(policy.rateLimitWait(retryAfter: " 0 ", attempt: 1, random: 0) == 0)
-        for nonsense in [nil, "", "soon", "-3", "nan", "inf"] {
-            #expect(policy.rateLimitWait(retryAfter: nonsense, attempt: 2, random: 1) == 0.5, "\(nonsense ?? "nil")")
+        #expect(policy.rateLimitWait(retryAfter: SpotifyWebAPI.retryAfterSeconds("7"), attempt: 1, random: 0) == 7)
+        #expect(policy.rateLimitWait(retryAfter: SpotifyWebAPI.retryAfterSeconds(" 0 "), attempt: 1, random: 0) == 0)
+        for nonsense in [nil, "", "soon", "-3", "nan", "inf", "1e9"] {
+            #expect(policy.rateLimitWait(retryAfter: SpotifyWebAPI.retryAfterSeconds(nonsense), attempt: 2, random: 1) == 0.5, "\(nonsense ?? "nil")")
         }
     }
 

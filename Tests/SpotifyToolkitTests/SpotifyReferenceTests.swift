@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SpotifyToolkit
 
@@ -94,5 +95,16 @@ import Testing
         #expect(record["artists"] == .array([]))
         #expect(TrackRecord.make(from: .null) == nil)
         #expect(TrackRecord.make(from: "text") == nil)
+    }
+}
+
+@Suite struct SpotifyErrorBodyTests {
+    @Test func serverTextCannotReachTheTerminalRaw() {
+        let json = HTTPResult(status: 403, headers: [:], body: Data(#"{"error":{"status":403,"message":"bad\u001b[2Jthing\nnext","reason":"X\u0007"}}"#.utf8))
+        let body = SpotifyErrorBody(json)
+        #expect(body.message == "bad [2Jthing next")
+        #expect(body.reason == "X")
+        let plain = HTTPResult(status: 403, headers: [:], body: Data("  Check settings\r\n\u{1b}]0;title\u{07}  ".utf8))
+        #expect(SpotifyErrorBody(plain).message == "Check settings   ]0;title")
     }
 }

@@ -29,6 +29,7 @@ public enum SpotifyPlaylists {
                         ExampleSpec("spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms", "How long a playlist plays, in milliseconds."),
                     ]
                 ),
+                localCommand,
             ],
             input: [
                 "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
@@ -36,15 +37,20 @@ public enum SpotifyPlaylists {
             output: [
                 recordDescription + " get --duration adds duration_ms (null when Spotify does not return the playlist's items).",
             ],
-            environment: PlaylistCommands.environment,
+            environment: PlaylistCommands.environment + [
+                EnvironmentSpec("XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."),
+            ],
             files: [
                 FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+                FileSpec("$XDG_DATA_HOME/spotify-toolkit/local-playlists.json", "The app-local playlists (mode 0600, replaced atomically), with local-playlists.json.lock beside it."),
             ],
             exitCodes: [
-                ExitCodeSpec(.notFound, "get: a playlist was not found (404); the others still printed"),
+                ExitCodeSpec(.notFound, "get: a playlist was not found (404; the others still printed); local: no local playlist by that name"),
                 ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
-                ExitCodeSpec(.dataError, "a line of standard input is not a playlist id, URI, URL or record; the message names the line"),
-            ] + PlaylistCommands.networkExitCodes,
+                ExitCodeSpec(.dataError, "a line of standard input is not a playlist reference (get) or a track record (local create, add), the message names the line; local create or rename to a name already taken; a local-playlists file that cannot be read (left untouched)"),
+            ] + PlaylistCommands.networkExitCodes + [
+                ExitCodeSpec(.config, "the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is not private"),
+            ],
             examples: [
                 ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
                 ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m", "How many songs of the playlist called Morning fill fifteen minutes."),
@@ -64,6 +70,7 @@ public enum SpotifyPlaylists {
         switch command.subcommand {
         case nil, "list": return try await list(command, context, human: human)
         case "get": return try await get(command, context, human: human)
+        case "local": return try await local(command, context, human: human)
         default: throw ToolError.software("unhandled command \(command.commandName)")
         }
     }

@@ -135,20 +135,26 @@ public enum SpotifyTracks {
                 let position = page.offset + index
                 if selection.raw {
                     try context.stdout.write(entry)
+                    written += 1
                 } else if let record = PlaylistEntry.record(entry, position: position, playlist: playlist) {
-                    durationMs += record["duration_ms"]?.intValue ?? 0
-                    if let table {
-                        try context.stdout.writeText(table.line(Self.cells(record, position: position)) + "\n")
-                    } else {
-                        try context.stdout.write(.object(record))
-                    }
+                    try writeRow(record, position: position)
                 }
-                written += 1
             }
             try context.stdout.flush()  // each page downstream as it arrives (`| head` stops us early)
         }
 
-        mutating func startTable(total: Int) throws {
+        /// One track record, as JSON or as a table row.
+        mutating func writeRow(_ record: JSONObject, position: Int) throws {
+            durationMs = durationMs &+ max(0, record["duration_ms"]?.intValue ?? 0)
+            if let table {
+                try context.stdout.writeText(table.line(Self.cells(record, position: position)) + "\n")
+            } else {
+                try context.stdout.write(.object(record))
+            }
+            written += 1
+        }
+
+        mutating func startTable(total: Int, title: String? = nil) throws {
             let digits = String(max(total - 1, 0)).count
             let table = TextTable([
                 .fixed("#", width: max(digits, 1), alignment: .right),
@@ -156,7 +162,7 @@ public enum SpotifyTracks {
                 .flexible("ARTISTS", weight: 2),
                 .fixed("DURATION", width: 8, alignment: .right),
             ], totalWidth: TextTable.terminalWidth(environment: context.environment))
-            if let playlist { try context.stdout.writeText("\(playlist.uri)\n") }
+            if let title = title ?? playlist?.uri { try context.stdout.writeText("\(title)\n") }
             try context.stdout.writeText(table.header + "\n")
             self.table = table
         }

@@ -113,12 +113,10 @@ public struct RetryPolicy: Sendable, Equatable {
         return result
     }
 
-    /// How long a 429 asks us to wait: `Retry-After` in seconds when it is a sane number, else a backoff.
-    public func rateLimitWait(retryAfter header: String?, attempt: Int, random: Double) -> Double {
-        if let header, let seconds = Double(header.trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds >= 0 {
-            return seconds
-        }
-        return backoff(afterAttempt: attempt, random: random)
+    /// How long a 429 asks us to wait: its `Retry-After` seconds (`SpotifyWebAPI.retryAfterSeconds`)
+    /// when it had a usable one, else a backoff.
+    public func rateLimitWait(retryAfter seconds: Double?, attempt: Int, random: Double) -> Double {
+        seconds ?? backoff(afterAttempt: attempt, random: random)
     }
 }
 

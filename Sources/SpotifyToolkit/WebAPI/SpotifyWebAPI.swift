@@ -29,9 +29,9 @@ public struct SpotifyWebAPI: Sendable {
         let timeout = environment["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 && $0 <= 300 ? $0 : nil }
         self.transport = transport ?? HTTPTransport(timeout: timeout ?? 30)
         self.tokens = tokens
-        self.maxRetryWait = environment["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"].flatMap(Double.init) ?? 30
+        self.maxRetryWait = Self.retryWaitCap(environment["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"])
         self.retry = RetryPolicy()
-        self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9)) }
+        self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...3600) * 1e9)) }
     }
 
     /// GET `path` (relative to the API base, e.g. "/me") and return the successful result.
@@ -92,7 +92,7 @@ public struct SpotifyWebAPI: Sendable {
             let result: HTTPResult
             do {
                 result = try await transport.send(request)
-            } catch let error as ToolError where error.exitCode == .unavailable {
+            } catch let error as ToolError where HTTPTransport.isTransient(error) {
                 try await again(error)
                 continue
             }
@@ -116,7 +116,7 @@ public struct SpotifyWebAPI: Sendable {
                 if error.reason == "QUOTA_EXCEEDED" {
                     throw ToolError.unavailable("Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds")
                 }
-                let wait = retry.rateLimitWait(retryAfter: result.header("Retry-After"), attempt: rateLimitWaits + 1, random: Double.random(in: 0..<1))
+                let wait = retry.rateLimitWait(retryAfter: Self.retryAfterSeconds(result.header("Retry-After")), attempt: rateLimitWaits + 1, random: Double.random(in: 0..<1))
                 guard wait <= maxRetryWait else {
                     throw ToolError.tempFail("Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \(Self.seconds(maxRetryWait)) cap); try again later")
                 }
@@ -147,6 +147,23 @@ public struct SpotifyWebAPI: Sendable {
     }
 }
 
+extension SpotifyWebAPI {
+    /// `Retry-After` in seconds when it is the delay-seconds form (digits only, RFC 9110); nil for
+    /// anything else (`inf`, `-5`, a date), which then gets the ordinary backoff. May be huge.
+    static func retryAfterSeconds(_ header: String?) -> Double? {
+        guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return Double(text)
+    }
+
+    /// `SPOTIFY_TOOLKIT_MAX_RETRY_WAIT` (seconds, 0...3600); 30 when unset or not such a number.
+    static func retryWaitCap(_ text: String?) -> Double {
+        guard let text, let value = Double(text), value.isFinite, value >= 0 else { return 30 }
+        return min(value, 3600)
+    }
+}
+
 /// Spotify's error body: `{"error":{"status":403,"message":"...","reason":"..."}}`, or plain text
 /// (some Development Mode 403s).
 public struct SpotifyErrorBody: Sendable, Equatable {
@@ -158,11 +175,11 @@ public struct SpotifyErrorBody: Sendable, Equatable {
         status = result.status
         let object = (try? JSONValue.parse(result.body))?["error"]
         if let object, let message = object["message"]?.stringValue {
-            self.message = message
-            reason = object["reason"]?.stringValue
+            self.message = Self.printable(message)
+            reason = object["reason"]?.stringValue.map(Self.printable)
         } else {
-            let text = String(decoding: result.body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            message = text.isEmpty ? "HTTP \(result.status)" : text.replacingOccurrences(of: "\n", with: " ")
+            let text = Self.printable(String(decoding: result.body.prefix(300), as: UTF8.self))
+            message = text.isEmpty ? "HTTP \(result.status)" : text
             reason = nil
         }
     }
@@ -171,6 +188,15 @@ public struct SpotifyErrorBody: Sendable, Equatable {
     /// Premium): every request will get it, whatever it asks for.
     public var isAboutTheApp: Bool {
         message.contains("may not be registered") || message.localizedCaseInsensitiveContains("premium subscription required for the owner")
+    }
+
+    /// Server text made safe for a terminal and one line: control characters (escape sequences,
+    /// newlines) become spaces, so a hostile or broken server cannot rewrite the user's screen.
+    static func printable(_ text: String) -> String {
+        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            scalar.properties.generalCategory == .control ? " " : scalar
+        }
+        return String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
     }
 
     /// A 403 with the fix: most are Development Mode rules that logging in again will not change.
