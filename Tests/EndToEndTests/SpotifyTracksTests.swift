@@ -255,6 +255,15 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
         #expect(try library.counters()["max_in_flight"] == 2)
     }
 
+    @Test func aClosedPipeStopsItEarlyAndQuietly() throws {
+        let library = try Library(["--latency-ms", "20"])
+        let result = try ToolProcess.shell("spotify-tracks \(generated(10_000)) | head -1; echo \"${PIPESTATUS[0]}\" >&2", environment: library.fake.environment())
+        #expect(try JSONValue.parse(result.stdoutLines[0])["position"] == 0)
+        #expect(result.stderr == "141\n", "killed by SIGPIPE, nothing said")
+        let pages = try library.counters()["requests"]?["GET /v1/playlists/{id}/items"]?.intValue ?? 0
+        #expect(pages < 200, "streams page by page: stopped after \(pages) of 200 pages")
+    }
+
     @Test func progressOnlyWhenStderrIsATerminal() throws {
         let library = try Library()
         let tool = ToolProcess.url(of: "spotify-tracks").path
