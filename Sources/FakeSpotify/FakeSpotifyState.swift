@@ -126,6 +126,8 @@ struct FakeSpotifyState: Sendable {
     var refreshTokens: [String: RefreshTokenInfo] = [:]
     var counters = Counters()
     var failures: [FailureRule] = []
+    /// The player (PlaybackClock.swift, PlayerHandlers.swift).
+    var playback = PlaybackClock()
 
     init(settings: FakeSpotifySettings) {
         self.settings = settings

@@ -14,6 +14,16 @@ extension FakeSpotifyService {
 
         // Web API
         Route("GET", "/v1/me", .bearer) { _, _ in Fixtures.response("me.json") },
+        // Player (PlayerHandlers.swift)
+        Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in service.playerState(request, withDevice: false) },
+        Route("GET", "/v1/me/player", .bearer) { service, request in service.playerState(request, withDevice: true) },
+        Route("GET", "/v1/me/player/devices", .bearer) { service, request in service.devicesResponse(request) },
+        Route("GET", "/v1/me/player/recently-played", .bearer) { service, request in service.recentlyPlayed(request) },
+        Route("PUT", "/v1/me/player/play", .bearer) { service, request in service.play(request) },
+        Route("PUT", "/v1/me/player/pause", .bearer) { service, request in service.pausePlayback(request) },
+        Route("POST", "/v1/me/player/next", .bearer) { service, request in service.skip(request, by: 1) },
+        Route("POST", "/v1/me/player/previous", .bearer) { service, request in service.skip(request, by: -1) },
+        Route("POST", "/v1/me/player/queue", .bearer) { service, request in service.enqueue(request) },
 
         // Test controls (ControlHandlers.swift)
         Route("GET", "/_fake/counters", .control) { service, _ in Control.json(service.counters) },
@@ -24,5 +34,8 @@ extension FakeSpotifyService {
         Route("POST", "/_fake/expire-access-tokens", .control) { service, _ in service.expireAccessTokens() },
         Route("POST", "/_fake/fail", .control) { service, request in service.addFailure(request) },
         Route("POST", "/_fake/advance-clock", .control) { service, request in service.advanceClock(request) },
+        Route("GET", "/_fake/playback", .control) { service, _ in service.playbackReport() },
+        Route("POST", "/_fake/playback", .control) { service, request in service.startPlayback(request) },
+        Route("POST", "/_fake/playback/{action}", .control) { service, request in service.changePlayback(request) },
     ]
 }

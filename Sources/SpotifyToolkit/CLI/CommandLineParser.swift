@@ -121,7 +121,7 @@ public enum CommandLineParser {
         do {
             if let firstError { throw firstError }
             let leaf = chain.last!
-            if !leaf.subcommands.isEmpty {
+            if !leaf.subcommands.isEmpty && !leaf.runsWithoutSubcommand {
                 throw ToolError.usage("missing command; one of: \(leaf.subcommands.map(\.name).joined(separator: ", "))")
             }
             try checkPositionals(result.positionals, against: leaf.arguments)

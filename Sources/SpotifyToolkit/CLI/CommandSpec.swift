@@ -18,6 +18,8 @@ public struct CommandSpec: Sendable {
     public var exitCodes: [ExitCodeSpec]
     public var examples: [ExampleSpec]
     public var seeAlso: [String]
+    /// A command with subcommands that also does something on its own (spotify-nowplaying's one shot).
+    public var runsWithoutSubcommand = false
 
     public init(
         name: String,

@@ -13,6 +13,9 @@ public struct SpotifyWebAPI: Sendable {
     /// The longest a 429 may make us wait before giving up (exit 75).
     var maxRetryWait: Double
     var sleep: @Sendable (Double) async -> Void
+    /// Unsuccessful answers the caller wants back instead of an error (e.g. the player's 403/404
+    /// with a `reason`, or a watch that paces its own retries); default none.
+    public var handsBack: @Sendable (HTTPResult) -> Bool = { _ in false }
 
     public static let defaultBase = "https://api.spotify.com/v1"
 
@@ -52,7 +55,7 @@ public struct SpotifyWebAPI: Sendable {
                 await sleep(Double(attempt) * 0.5)
                 continue
             }
-            if result.isSuccess { return result }
+            if result.isSuccess || handsBack(result) { return result }
             let error = SpotifyErrorBody(result)
             switch result.status {
             case 401 where !refreshed:
