@@ -21,6 +21,8 @@ let package = Package(
         .executableTarget(name: "fake-spotify", dependencies: ["FakeSpotify"]),
         // Development only: writes man/ and completions/ from the command specs.
         .executableTarget(name: "toolkit-docs", dependencies: ["SpotifyToolkit"]),
+        // Development only: writes a DocumentStore from another process (concurrency and kill -9 tests).
+        .executableTarget(name: "document-store-writer", dependencies: ["SpotifyToolkit"]),
         .testTarget(name: "SpotifyToolkitTests", dependencies: ["SpotifyToolkit"]),
         // Spawns the built executables; `make test` builds them first.
         .testTarget(name: "EndToEndTests", dependencies: ["SpotifyToolkit"]),
