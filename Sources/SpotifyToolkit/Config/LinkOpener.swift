@@ -98,7 +98,7 @@ public struct LinkOpener: Sendable {
         guard let url = URL(string: "spotify:") else { return false }
         return LSCopyDefaultApplicationURLForURL(url as CFURL, .all, nil)?.takeRetainedValue() != nil
         #else
-        guard let xdgMime = Self.executable(named: "xdg-mime", environment: environment) else { return false }
+        guard let xdgMime = environment.executable(named: "xdg-mime") else { return false }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: xdgMime)
         process.arguments = ["query", "default", "x-scheme-handler/spotify"]
@@ -119,14 +119,5 @@ public struct LinkOpener: Sendable {
     /// else the web link (which offers to open the app). Pure.
     public static func playlistLink(_ playlist: PlaylistLink, schemeHasHandler: Bool) -> String {
         schemeHasHandler ? playlist.uri : playlist.webURL
-    }
-
-    /// The first executable file called `name` on `$PATH`.
-    public static func executable(named name: String, environment: ToolEnvironment) -> String? {
-        for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") where !directory.isEmpty {
-            let path = "\(directory)/\(name)"
-            if access(path, X_OK) == 0 { return path }
-        }
-        return nil
     }
 }

@@ -68,9 +68,9 @@ public enum RoutineStore {
     /// `routine-link forget-links` and `spotify-auth logout --forget-links`: clears every
     /// routine's playlist, keeping routines and sessions. No file: nothing to clear, nothing created.
     /// Returns how many links were cleared.
-    public static func forgetLinks(environment: ToolEnvironment) async throws -> Int {
+    public static func forgetLinks(environment: ToolEnvironment) throws -> Int {
         let store = make(environment: environment)
         guard try store.read() != nil else { return 0 }
-        return try await store.update { book in book.forgetLinks() }
+        return try store.update { book in book.forgetLinks() }
     }
 }
