@@ -420,7 +420,10 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         env.removeValue(forKey: "SPOTIFY_API_BASE")
         env["SPOTIFY_API_BASE"] = fake.base + "/v1"
         _ = try ToolProcess.run("routine-link", ["add", "morning", "--duration", "15m"], environment: env)
-        _ = try ToolProcess.run("routine-link", ["link", "morning", RoutineHome.playlistURI], environment: env)
+        // A record with a name: no GET /playlists/{id} (this branch's fake-spotify has no playlist routes).
+        let record = #"{"type":"playlist","id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning Mix","images":[]}"#
+        let linked = try ToolProcess.run("routine-link", ["link", "morning"], stdin: record + "\n", environment: env)
+        #expect(linked.status == 0, "\(linked.stderr)")
         return (fake, home, env)
     }
 
@@ -474,29 +477,45 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(entry["playlist"]?["uri"] == .string(RoutineHome.playlistURI))
     }
 
+    /// A terminal's Ctrl-C goes to the whole foreground process group. Here routine-link leads a
+    /// job of its own (bash job control) and the test signals that whole group, as the terminal
+    /// would: only routine-link may get it (the watch and songcount are in their own group), and
+    /// the count of what was heard is still logged.
     @Test func ctrlCDuringRunStillLogsWhatWasHeard() throws {
-        let (fake, _, env) = try setUp()
+        let (fake, home, env) = try setUp()
+        defer { withExtendedLifetime(home) {} }
         try fake.call("POST", "/_fake/playback", form: [("durations", "200,180,240"), ("position_ms", "10000"), ("speed", "60")])
-        let run = try BackgroundTool("routine-link", ["run", "morning", "--for", "1h"], environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 })
-        // The watch has installed its signal handling before its first poll.
-        var polled = false
-        for _ in 0..<1000 where !polled {
-            // A few polls in: some 30 s of the accelerated song heard.
-            polled = (try fake.counters()["requests"]?["GET /v1/me/player/currently-playing"]?.intValue ?? 0) >= 4
-            if !polled { usleep(20_000) }
-        }
-        #expect(polled)
-        kill(run.process.processIdentifier, SIGINT)
-        let (status, lines, stderr) = run.finish()
-        #expect(status == 0, "\(stderr)")
-        #expect(stderr.contains("stopped early; logging what was heard"))
-        let session = try JSONValue.parse(lines.first ?? "")
+        let script = """
+            set -m
+            routine-link run morning --for 1h > "$HOME_DIR/out" 2> "$HOME_DIR/err" &
+            job=$!
+            # A few polls in (the watch handles signals before its first poll): some 30 s heard.
+            for i in $(seq 1 1500); do
+              n=$(curl -s "$FAKE/_fake/counters" | grep -o '"GET /v1/me/player/currently-playing":[0-9]*' | cut -d: -f2)
+              [ "${n:-0}" -ge 4 ] && break
+              sleep 0.02
+            done
+            kill -INT -- -$job
+            wait $job
+            echo "status $?"
+            """
+        var shellEnv = env
+        shellEnv["HOME_DIR"] = home.home.path
+        shellEnv["FAKE"] = fake.base
+        shellEnv["SPOTIFY_TOOLKIT_TIME_SCALE"] = "60"
+        let result = try ToolProcess.shell(script, environment: shellEnv, timeout: 90)
+        let stderr = (try? String(contentsOfFile: home.home.path + "/err", encoding: .utf8)) ?? ""
+        #expect(result.stdout == "status 0\n", "\(result.stderr) \(stderr)")
+        #expect(stderr.contains("stopped early; logging what was heard"), "\(stderr)")
+        let session = try JSONValue.parse((try? String(contentsOfFile: home.home.path + "/out", encoding: .utf8)) ?? "")
         #expect((session["songs"]?.doubleValue ?? 0) > 0)
+        #expect(session["track_count"] == 1)
         #expect(try ToolProcess.run("routine-link", ["history"], environment: env).stdoutLines.count == 1)
     }
 
     @Test func runWithNothingPlayingLogsNoSession() throws {
-        let (fake, _, env) = try setUp()
+        let (fake, home, env) = try setUp()
+        defer { withExtendedLifetime(home) {} }
         try fake.call("POST", "/_fake/playback", form: [("mode", "nothing")])
         let run = try ToolProcess.run("routine-link", ["run", "morning", "--for", "2m"], environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 }, timeout: 90)
         #expect(run.status == 1, "\(run.stderr)")
