@@ -213,16 +213,17 @@ import SpotifyToolkit
     }
 
     @Test func injectedFailureOnAPathWithoutARoute() async throws {
+        // A path no route serves (the player routes exist now).
         let fake = try Fake()
         defer { fake.stop() }
-        _ = try await fake.post("/_fake/fail", [("path", "/v1/me/player"), ("status", "502"), ("body", #"{"error":{"status":502,"message":"Backend respond with 500"}}"#)])
-        let reply = try await fake.get("/v1/me/player")
+        _ = try await fake.post("/_fake/fail", [("path", "/v1/me/shows"), ("status", "502"), ("body", #"{"error":{"status":502,"message":"Backend respond with 500"}}"#)])
+        let reply = try await fake.get("/v1/me/shows")
         #expect(reply.status == 502)
         #expect(reply.header("Content-Type") == "application/json; charset=utf-8")
         #expect(try reply.json()["error"]?["message"] == "Backend respond with 500")
-        #expect(try await fake.get("/v1/me/player").status == 404)
+        #expect(try await fake.get("/v1/me/shows").status == 404)
         #expect(try await fake.get("/_fake/nothing").status == 404)
-        #expect(try await fake.counters()["requests"] == ["GET /v1/me/player": 2])
+        #expect(try await fake.counters()["requests"] == ["GET /v1/me/shows": 2])
     }
 
     @Test func badFailRequests() async throws {

@@ -1,12 +1,15 @@
 import Testing
 @testable import SpotifyToolkit
 
+/// The count of a whole log, as songcount reports it at the end.
+func countSongs(_ observations: [SongObservation]) -> SongCountResult {
+    var counter = SongCounter()
+    for observation in observations { counter.add(observation) }
+    return counter.result
+}
+
 @Suite struct SongCounterTests {
-    private func count(_ observations: [SongObservation]) -> SongCountResult {
-        var counter = SongCounter()
-        for observation in observations { counter.add(observation) }
-        return counter.result
-    }
+    private func count(_ observations: [SongObservation]) -> SongCountResult { countSongs(observations) }
 
     @Test func emptyInput() {
         #expect(SongCounter().result == SongCountResult(trackCount: 0, songs: 0, listenedMs: 0, totalDurationMs: 0))
@@ -180,11 +183,7 @@ import Testing
 
 /// Count mode over real listening logs (issue 8): furthest progress, paused observations.
 @Suite struct SongCounterListeningLogTests {
-    private func count(_ observations: [SongObservation]) -> SongCountResult {
-        var counter = SongCounter()
-        for observation in observations { counter.add(observation) }
-        return counter.result
-    }
+    private func count(_ observations: [SongObservation]) -> SongCountResult { countSongs(observations) }
 
     @Test func aPlayIsHeardUpToItsFurthestProgress() {
         // 0 → 170 s, then a poll at 100 s (a short seek back) of a 180 s song: about 1 song, not 0.5.
