@@ -241,7 +241,7 @@ import Testing
         try fake.seedLogin(expiresIn: 0)
         let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(result.status == 77)
-        #expect(result.stderr == "spotify-auth: your Spotify session ended (refresh tokens last six months); run spotify-auth login\n")
+        #expect(result.stderr == "spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); run 'spotify-auth login' to log in again\n")
         #expect(result.stdout == "")
         #expect(try fake.store.load() == nil)
     }

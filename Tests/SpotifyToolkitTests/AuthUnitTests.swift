@@ -67,6 +67,7 @@ import Glibc
     func scratch() throws -> String {
         let path = NSTemporaryDirectory() + "token-store-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        chmod(path, 0o700)  // whatever umask another test has set meanwhile: the store only trusts private directories
         return path
     }
 
@@ -101,6 +102,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: base) }
         let store = FileTokenStore(directory: base)
         try "{not json".write(toFile: store.path, atomically: true, encoding: .utf8)
+        chmod(store.path, 0o600)
         let error = try #require(throws: ToolError.self) { try store.load() }
         #expect(error.exitCode == .config)
         #expect(error.message.contains(store.path))

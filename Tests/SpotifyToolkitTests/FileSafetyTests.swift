@@ -38,6 +38,7 @@ import Testing
     func scratch() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("file-safety-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        chmod(path, 0o700)  // another test may have set a wide umask meanwhile
         return path
     }
 

@@ -185,6 +185,45 @@ import Darwin
         }
     }
 
+    /// Idle connections (the review opened 19,000) never get more than the cap of threads,
+    /// and a real request still gets its answer once the idle ones have been closed.
+    @Test func idleConnectionsAreCappedAndClosed() throws {
+        let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, maxConnections: 3, requestTimeoutSeconds: 1, handler: Self.echo)
+        server.start()
+        defer { server.stop() }
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<9 {  // three rounds of the cap; the real request waits in the backlog behind them
+            if let fd = RawClient.connect(port: server.port) { idle.append(fd) }
+        }
+        let reply = RawClient.exchange("GET /real HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port) ?? ""
+        #expect(reply.hasPrefix("HTTP/1.1 200"))
+        #expect(server.peakConnectionCount <= 3)
+        // The idle ones were hung up on, not left open.
+        #expect(RawClient.receiveAll(idle[0]) == "")
+    }
+
+    /// A client that trickles its request a byte at a time is closed when its time is up,
+    /// however often it sends.
+    @Test func aTricklingClientIsClosedAtTheDeadline() throws {
+        let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, requestTimeoutSeconds: 1, handler: Self.echo)
+        server.start()
+        defer { server.stop() }
+        let fd = try #require(RawClient.connect(port: server.port))
+        defer { close(fd) }
+        var closedByServer = false
+        for byte in String(repeating: "GET /slow", count: 20) {  // bounded: 180 bytes, 50 ms apart = 9 s
+            usleep(50_000)
+            var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&probe, 1, 0) > 0 {  // readable with nothing to read: the server hung up
+                closedByServer = true
+                break
+            }
+            _ = RawClient.send(fd, String(byte))
+        }
+        #expect(closedByServer)
+    }
+
     @Test func clientHangingUpMidResponseDoesNotKillTheServer() async throws {
         try await withServer { server in
             for _ in 0..<3 {

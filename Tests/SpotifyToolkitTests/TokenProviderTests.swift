@@ -64,7 +64,9 @@ import Testing
         let f = try fixture(status: 400, body: #"{"error":"invalid_grant","error_description":"Refresh token revoked"}"#)
         defer { f.server.stop() }
         let error = await #expect(throws: ToolError.self) { try await f.provider.accessToken() }
-        #expect(error == TokenProvider.sessionEnded)
+        #expect(error?.exitCode == .noPermission)
+        // The fixture's login is from 1970: old enough for the six-month explanation.
+        #expect(error?.message == "Spotify ended the session (Refresh token revoked (invalid_grant)); refresh tokens last six months and this login is from 1970-01-01T00:00:00Z; run 'spotify-auth login' to log in again")
         #expect(try f.store.load() == nil)
     }
 }

@@ -13,7 +13,7 @@ complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l client-id -x 
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l redirect-uri -x -d 'The redirect URI registered for the app (loopback http only).'
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l scope -x -a 'user-modify-playback-state user-read-playback-position user-read-recently-played user-top-read playlist-modify-private playlist-modify-public user-library-modify' -d 'Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l no-browser -d 'Headless: print the URL, then read the URL the browser was redirected to from standard input.'
-complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l timeout -x -d 'How long to wait for the browser.'
+complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l timeout -x -d 'How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).'
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l show-dialog -d 'Ask Spotify to show the consent page even if access was granted before (to switch accounts).'
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from status' -s h -l help -d 'Show this help and exit.'

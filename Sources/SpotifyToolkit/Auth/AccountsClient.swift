@@ -61,7 +61,7 @@ public struct AccountsClient: Sendable {
             throw ToolError.unavailable("the Spotify accounts service failed (HTTP \(result.status)); try again later")
         }
         if result.status == 429 {
-            throw ToolError.tempFail("the Spotify accounts service is rate limiting; try again in \(result.header("Retry-After") ?? "a few") seconds")
+            throw ToolError.tempFail("the Spotify accounts service is rate limiting; try again in \(SpotifyWebAPI.retryAfterSeconds(result.header("Retry-After")).map { String(Int(saturating: $0)) } ?? "a few") seconds")
         }
         guard result.isSuccess else {
             throw failure(OAuthError.decode(result.body)?.summary ?? "HTTP \(result.status)")

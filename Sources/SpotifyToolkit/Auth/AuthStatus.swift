@@ -42,7 +42,7 @@ public struct AuthStatus {
             if !user.keys.isEmpty { record["user"] = .object(user) }
             record["scopes"] = .array(tokens.scopes.map { .string($0) })
             record["expires_at"] = .string(Self.timestamp(tokens.expiresAt))
-            record["expires_in"] = .int(max(0, Int(tokens.expiresAt - now)))
+            record["expires_in"] = .int(max(0, Int(saturating: tokens.expiresAt - now)))
             record["refresh_token_expires_at"] = .string(Self.timestamp(tokens.authorizedAt + Self.refreshTokenLifetime))
             record["client_id"] = .string(tokens.clientID)
         }
@@ -55,7 +55,7 @@ public struct AuthStatus {
         guard loggedIn, let tokens else { return "Not logged in (no tokens in \(storeLocation)). Run: spotify-auth login\n" }
         let who = tokens.displayName.map { "\($0) (\(tokens.userID ?? "?"))" } ?? tokens.userID ?? "an unknown user"
         let remaining = tokens.expiresAt - now
-        let expiry = remaining > 0 ? "access token valid for \(formatClock(milliseconds: Int(remaining * 1000)))" : "access token expired; it is refreshed on next use"
+        let expiry = remaining > 0 ? "access token valid for \(formatClock(milliseconds: Int(saturating: remaining * 1000)))" : "access token expired; it is refreshed on next use"
         return """
         Logged in as \(who)
           \(expiry)
@@ -66,9 +66,13 @@ public struct AuthStatus {
         """
     }
 
+    /// Years 1 to 9999: what an RFC 3339 timestamp can say (a stored time may be anything).
+    static let representableSeconds: ClosedRange<Double> = -62_135_596_800...253_402_300_799
+
     static func timestamp(_ seconds: Double) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
+        let representable = clamped(seconds, to: representableSeconds)
+        return formatter.string(from: Date(timeIntervalSince1970: representable.rounded(.down)))
     }
 }

@@ -49,9 +49,9 @@ public struct LoginFlow {
             let url = authorizeURL(redirectURI: redirectURI, verifier: verifier, state: state)
             say("Opening the Spotify login page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n")
             openBrowser(url)
-            say("Waiting for Spotify to redirect to \(redirectURI) (up to \(formatClock(milliseconds: Int(timeoutSeconds * 1000))))...")
+            say("Waiting for Spotify to redirect to \(redirectURI) (up to \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))))...")
             guard let outcome = await listener.wait(timeoutSeconds: timeoutSeconds) else {
-                throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(timeoutSeconds * 1000))) waiting for the browser; run it again, or use --no-browser to paste the redirect URL")
+                throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))) waiting for the browser; run it again, or use --no-browser to paste the redirect URL")
             }
             code = try Self.code(from: outcome)
         }
@@ -75,13 +75,48 @@ public struct LoginFlow {
         }
     }
 
-    /// Paste mode: one line on stdin, the full redirect URL (or just its query).
+    /// Paste mode: one line on stdin, the full redirect URL (or just its query), within the timeout.
     func readPastedCode(state: String) throws -> String {
-        guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+        let pasted: String?
+        switch Self.readLine(from: 0, timeoutSeconds: timeoutSeconds) {
+        case .line(let text): pasted = text
+        case .endOfInput: pasted = nil
+        case .timedOut:
+            throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))) waiting for the pasted redirect URL; run it again (--timeout sets how long to wait)")
+        }
+        guard let line = pasted?.trimmingCharacters(in: .whitespacesAndNewlines), !line.isEmpty else {
             throw ToolError.noPermission("login cancelled: no redirect URL was pasted")
         }
         let query = line.contains("?") ? String(line.split(separator: "?", maxSplits: 1)[1]) : line
         return try Self.code(from: AuthorizationCallback.interpret(URLForm.decode(query.split(separator: "#").first.map(String.init) ?? query), expectedState: state))
+    }
+
+    enum PastedLine: Equatable {
+        case line(String)
+        case endOfInput
+        case timedOut
+    }
+
+    /// One line from `descriptor` (a terminal or a pipe), waiting at most `timeoutSeconds` in all.
+    /// Reads byte by byte so nothing after the line is consumed; a line is at most 64 KiB.
+    static func readLine(from descriptor: Int32, timeoutSeconds: Double) -> PastedLine {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(clamped(timeoutSeconds, to: 0...86_400) * 1e9)
+        var bytes: [UInt8] = []
+        while bytes.count < 64 << 10 {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return .timedOut }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let waited = poll(&ready, 1, Int32(min((deadline - now) / 1_000_000 + 1, 60_000)))
+            if waited < 0 && errno != EINTR { break }
+            if waited <= 0 { continue }
+            var byte: UInt8 = 0
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            if byte == UInt8(ascii: "\n") { return .line(String(decoding: bytes, as: UTF8.self)) }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? .endOfInput : .line(String(decoding: bytes, as: UTF8.self))
     }
 
     /// `$BROWSER` (the first of a colon-separated list; `%s` marks the URL), else the platform opener;
@@ -107,7 +142,9 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
     init(redirect: LoopbackRedirect, state: String) throws {
         let box = OutcomeBox()
         let path = redirect.path
-        server = try LoopbackHTTPServer(host: redirect.host, port: redirect.port ?? 0) { request in
+        // A login needs a browser's handful of requests: a few connections at once, each with a
+        // few seconds to speak, so nothing local can pile up threads while we wait.
+        server = try LoopbackHTTPServer(host: redirect.host, port: redirect.port ?? 0, maxConnections: 8, requestTimeoutSeconds: 5) { request in
             guard request.path == path else { return .text("Not found\n", status: 404) }
             let outcome = AuthorizationCallback.interpret(request.query, expectedState: state)
             if outcome == .stateMismatch {
@@ -128,7 +165,7 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
     /// The first meaningful callback, or nil after the timeout.
     func wait(timeoutSeconds: Double) async -> AuthorizationCallback? {
         let timer = Task {
-            try? await Task.sleep(nanoseconds: UInt64(timeoutSeconds * 1e9))
+            try? await Task.sleep(nanoseconds: UInt64(clamped(timeoutSeconds, to: 0...86_400) * 1e9))
             self.finish(nil)
         }
         defer { timer.cancel() }

@@ -53,7 +53,7 @@ public struct StoredTokens: Codable, Sendable, Equatable {
         next.accessToken = response.accessToken
         next.tokenType = response.tokenType ?? tokenType
         if let scope = response.scope, !scope.isEmpty { next.scope = scope }
-        next.expiresAt = now + Double(response.expiresIn ?? 3600)
+        next.expiresAt = now + response.lifetimeSeconds
         if let refresh = response.refreshToken, !refresh.isEmpty { next.refreshToken = refresh }
         return next
     }
@@ -73,5 +73,14 @@ public struct TokenResponse: Decodable, Sendable, Equatable {
         case scope
         case expiresIn = "expires_in"
         case refreshToken = "refresh_token"
+    }
+
+    /// The longest access-token lifetime believed: a server's `expires_in` beyond it (or below 0)
+    /// is limited to it. Spotify's is an hour; a 401 still triggers a refresh either way.
+    public static let maximumLifetimeSeconds: Double = 24 * 3600
+
+    /// `expires_in` (default an hour) limited to 0...`maximumLifetimeSeconds`.
+    public var lifetimeSeconds: Double {
+        clamped(Double(expiresIn ?? 3600), to: 0...Self.maximumLifetimeSeconds)
     }
 }

@@ -32,7 +32,16 @@ public actor TokenProvider {
     public var usesEnvironmentToken: Bool { environmentToken != nil }
 
     public static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
-    public static let sessionEnded = ToolError.noPermission("your Spotify session ended (refresh tokens last six months); run spotify-auth login")
+
+    /// After `invalid_grant`: what Spotify said, and the six-month rule only when this login is
+    /// about that old (otherwise it was revoked, or the token was used elsewhere).
+    static func sessionEnded(reason: String, authorizedAt: Double, now: Double) -> ToolError {
+        var message = "Spotify ended the session (\(reason))"
+        if now - authorizedAt >= AuthStatus.refreshTokenLifetime - 7 * 24 * 3600 {
+            message += "; refresh tokens last six months and this login is from \(AuthStatus.timestamp(authorizedAt))"
+        }
+        return ToolError.noPermission(message + "; run 'spotify-auth login' to log in again")
+    }
 
     /// A valid access token, refreshed first when it is about to expire.
     public func accessToken() async throws -> String {
@@ -89,16 +98,23 @@ public actor TokenProvider {
             guard let refreshToken = stored.refreshToken else {
                 throw ToolError.noPermission("the stored login has no refresh token; run 'spotify-auth login'")
             }
+            // Before anything irreversible: the store must be writable (a full disk fails here,
+            // with the refresh token unburnt), and until the rotated tokens are saved a signal
+            // must not end the process (the new refresh token exists nowhere else).
+            let reservation = try store.reserveSave(like: stored)
+            defer { reservation.cancel() }
+            let deferral = SignalDeferral.begin()
+            defer { deferral.end() }
             let response: TokenResponse
             do {
                 response = try await accounts.refresh(refreshToken: refreshToken, clientID: stored.clientID)
-            } catch AccountsClient.RefreshFailure.invalidGrant {
+            } catch AccountsClient.RefreshFailure.invalidGrant(let reason) {
                 // The refresh token is dead: keeping it would only fail again.
                 try store.remove()
-                throw Self.sessionEnded
+                throw Self.sessionEnded(reason: reason, authorizedAt: stored.authorizedAt, now: clock())
             }
             let next = stored.refreshed(with: response, now: clock())
-            try store.save(next)
+            try reservation.commit(next)
             return next
         }
     }

@@ -26,7 +26,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .ioError: "I/O error, e.g. writing to standard output failed"
         case .tempFail: "temporary failure; try again"
         case .noPermission: "not logged in, token revoked, or permission denied"
-        case .config: "configuration error, e.g. no client id or an unreadable token store"
+        case .config: "configuration error, e.g. no client id, or a token store that is unreadable or that another user could change"
         }
     }
 }

@@ -28,6 +28,8 @@ public enum ToolRunner {
     public typealias Command = (ParsedCommand, ToolContext) async throws -> ExitCode
 
     public static func main(_ spec: CommandSpec, run: Command) async -> Never {
+        // A file-size limit (ulimit -f) makes a write fail with EFBIG (exit 74), not kill the tool.
+        signal(SIGXFSZ, SIG_IGN)
         let status = await execute(spec, arguments: Array(CommandLine.arguments.dropFirst()), environment: .current, run: run)
         exit(status)
     }

@@ -20,12 +20,12 @@ public enum Songcount {
         ],
         options: [
             OptionSpec("target", short: "t", value: "DURATION", help: "Fit mode: how many songs fill DURATION. Accepts \(acceptedDurationForms)."),
-            OptionSpec("select", short: "s", help: "With --target: instead of the summary, pass through unchanged the input records that fill the window (like head, measured in time)."),
+            OptionSpec("select", short: "s", help: "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."),
             OptionSpec("label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications)."),
             OptionSpec("json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal."),
         ],
         input: [
-            "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored.",
+            "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored.",
         ],
         output: [
             "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. Fit mode adds short_by_ms when the input ran out first; count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\").",
@@ -36,7 +36,7 @@ public enum Songcount {
         exitCodes: [
             ExitCodeSpec(.notFound, "count mode: nothing heard (no input, or only paused or skipped records)"),
             ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
-            ExitCodeSpec(.dataError, "a line that is not a JSON object, or longer than 16 MiB; the message names the line"),
+            ExitCodeSpec(.dataError, "a line that is not a JSON object, longer than 16 MiB, or nested deeper than 512 levels; the message names the line"),
             ExitCodeSpec(.noInput, "a FILE does not exist or cannot be read"),
         ],
         examples: [

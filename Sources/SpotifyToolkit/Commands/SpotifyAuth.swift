@@ -35,7 +35,7 @@ public enum SpotifyAuth {
                     OptionSpec("scope", value: "SCOPE", help: "Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.", repeatable: true,
                                completion: .choices(["user-modify-playback-state", "user-read-playback-position", "user-read-recently-played", "user-top-read", "playlist-modify-private", "playlist-modify-public", "user-library-modify"])),
                     OptionSpec("no-browser", help: "Headless: print the URL, then read the URL the browser was redirected to from standard input."),
-                    OptionSpec("timeout", value: "DURATION", help: "How long to wait for the browser.", default: "5m"),
+                    OptionSpec("timeout", value: "DURATION", help: "How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).", default: "5m"),
                     OptionSpec("show-dialog", help: "Ask Spotify to show the consent page even if access was granted before (to switch accounts)."),
                 ],
                 examples: [
@@ -60,15 +60,16 @@ public enum SpotifyAuth {
         ],
         environment: authEnvironment,
         files: [
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The tokens (mode 0600, in a 0700 directory), written atomically. Not used on macOS unless SPOTIFY_TOOLKIT_TOKEN_STORE=file."),
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.lock", "Serialises token refreshes across processes."),
+            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The tokens (mode 0600, in a 0700 directory), written atomically. Used only when the file and its directory belong to you and nobody else can write them (nor read the file), as ssh's StrictModes; otherwise exit 78 with the chmod or chown that fixes it. A refresh holds SIGINT, SIGTERM and SIGHUP back from the moment it is sent until the new tokens are saved, then ends as asked; SIGKILL (kill -9) cannot be held back, so killing a refresh that way can lose a rotated refresh token (then log in again). Not used on macOS unless SPOTIFY_TOOLKIT_TOKEN_STORE=file."),
+            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.lock", "Serialises token refreshes across processes. Like every file the toolkit opens in its directories, never through a symbolic link."),
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/config.json", "Saved settings: client_id."),
         ],
         exitCodes: [
-            ExitCodeSpec(.unavailable, "Spotify could not be reached or failed"),
+            ExitCodeSpec(.unavailable, "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts)"),
+            ExitCodeSpec(.ioError, "the token store cannot be written (e.g. the disk is full); a refresh is not even sent then"),
             ExitCodeSpec(.tempFail, "login timed out, or Spotify is rate limiting; try again"),
             ExitCodeSpec(.noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
-            ExitCodeSpec(.config, "no client id, a bad redirect URI, or a token store that cannot be read"),
+            ExitCodeSpec(.config, "no client id, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"),
         ],
         examples: [
             ExampleSpec("spotify-auth status", "Are you logged in, and until when?"),
@@ -136,6 +137,7 @@ public enum SpotifyAuth {
         let redirectText = command.value("redirect-uri") ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI ?? LoopbackRedirect.defaultURI
         let redirect = try LoopbackRedirect.parse(redirectText)
         let timeout = try parseDuration(command.value("timeout") ?? "5m")
+        guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
         guard timeout <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
         // An unreadable store is an error before anything happens, never silently overwritten.
         _ = try store.load()
@@ -155,7 +157,7 @@ public enum SpotifyAuth {
         var tokens = StoredTokens(
             accessToken: result.tokens.accessToken, tokenType: result.tokens.tokenType ?? "Bearer",
             scope: result.tokens.scope ?? scopes.joined(separator: " "),
-            expiresAt: authorizedAt + Double(result.tokens.expiresIn ?? 3600),
+            expiresAt: authorizedAt + result.tokens.lifetimeSeconds,
             refreshToken: result.tokens.refreshToken, clientID: clientID, authorizedAt: authorizedAt
         )
         // Who logged in; this also proves the token works (a Development Mode allowlist problem

@@ -11,7 +11,9 @@ import Darwin
 /// Serves the OAuth redirect listener of `spotify-auth login` and `fake-spotify`. Each
 /// connection carries exactly one request: every response says `Connection: close` and the
 /// connection is closed after it. Request bodies must use Content-Length (chunked → 411).
-/// Each connection is served on its own thread, with a 10-second receive/send timeout.
+/// Each connection is served on its own thread; at most `maxConnections` at a time (more wait in
+/// the kernel's backlog), and a connection that has not delivered its whole request within
+/// `requestTimeoutSeconds` is closed, so idle or trickling clients cannot pile up threads.
 public final class LoopbackHTTPServer: Sendable {
     /// The address the socket is bound to, as given ("127.0.0.1", "127.0.0.2", "::1", ...).
     public let host: String
@@ -22,8 +24,12 @@ public final class LoopbackHTTPServer: Sendable {
     public static let maxHeaderBytes = 64 << 10
     /// Largest request body accepted (413 beyond).
     public static let maxBodyBytes = 8 << 20
-    /// Receive and send timeout per connection, in seconds.
+    /// Send timeout per connection, in seconds.
     static let ioTimeoutSeconds = 10
+    /// Connections served at once (more wait in the backlog until one finishes).
+    public let maxConnections: Int
+    /// Time a client has to deliver its whole request, however it trickles in.
+    public let requestTimeoutSeconds: Int
 
     private let listenFD: Int32
     private let handler: @Sendable (HTTPRequest) -> HTTPResponse
@@ -33,7 +39,10 @@ public final class LoopbackHTTPServer: Sendable {
     ///
     /// `host` must be a loopback literal: 127.x.y.z or "::1"; anything else throws `ToolError.usage`.
     /// A bind or listen failure (e.g. port in use) throws `ToolError.unavailable` with the strerror text.
-    public init(host: String = "127.0.0.1", port: UInt16 = 0, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws {
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 0, maxConnections: Int = 64, requestTimeoutSeconds: Int = 10,
+        handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+    ) throws {
         guard let address = LoopbackAddress(host) else {
             throw ToolError.usage("refusing to listen on '\(host)': only a loopback address (127.0.0.1, another 127.x.y.z, or ::1) is allowed")
         }
@@ -106,9 +115,14 @@ public final class LoopbackHTTPServer: Sendable {
 
         self.host = host
         self.port = boundPort
+        self.maxConnections = max(1, maxConnections)
+        self.requestTimeoutSeconds = max(1, requestTimeoutSeconds)
         self.listenFD = fd
         self.handler = handler
     }
+
+    /// The most connections served at once so far (for tests of the cap).
+    var peakConnectionCount: Int { state.peakConnectionCount }
 
     deinit {
         // Only reached when the accept loop is not running (it keeps the server alive).
@@ -148,11 +162,13 @@ public final class LoopbackHTTPServer: Sendable {
             wakeFD.exited.signal()
         }
         while true {
+            // At the cap: stop accepting (new clients wait in the backlog) and look again shortly.
+            let hasRoom = state.connectionCount < maxConnections
             var fds = [
-                pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: listenFD, events: hasRoom ? Int16(POLLIN) : 0, revents: 0),
                 pollfd(fd: wakeFD.read, events: Int16(POLLIN), revents: 0),
             ]
-            let n = poll(&fds, 2, -1)
+            let n = poll(&fds, 2, hasRoom ? -1 : 20)
             if n < 0 {
                 if errno == EINTR { continue }
                 return
@@ -175,17 +191,22 @@ public final class LoopbackHTTPServer: Sendable {
                 }
             }
             let handler = self.handler
+            let timeout = requestTimeoutSeconds
+            let state = self.state
+            state.connectionOpened()
             Thread.detachNewThread {
-                LoopbackHTTPServer.serve(client: client, handler: handler)
+                defer { state.connectionClosed() }
+                LoopbackHTTPServer.serve(client: client, requestTimeoutSeconds: timeout, handler: handler)
             }
         }
     }
 
     // MARK: - One connection
 
-    private static func serve(client fd: Int32, handler: @Sendable (HTTPRequest) -> HTTPResponse) {
+    private static func serve(client fd: Int32, requestTimeoutSeconds: Int, handler: @Sendable (HTTPRequest) -> HTTPResponse) {
         defer { close(fd) }
         Socket.configureConnection(fd, timeoutSeconds: ioTimeoutSeconds)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(requestTimeoutSeconds) * 1_000_000_000
 
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
@@ -215,6 +236,10 @@ public final class LoopbackHTTPServer: Sendable {
                 response = .text("bad request\n", status: 400)
                 break readLoop
             }
+            // Each wait for more bytes gets only what is left of the request's time.
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return }
+            Socket.setReceiveTimeout(fd, nanoseconds: deadline - now)
             let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if got > 0 {
                 buffer.append(contentsOf: chunk[0..<got])
@@ -248,8 +273,22 @@ private final class LockedState: @unchecked Sendable {
     private var closed = false
     private var wakeWriteFD: Int32 = -1
     private var loopExited: DispatchSemaphore?
+    private var connections = 0
+    private var peak = 0
 
     var isStopped: Bool { lock.locked { stopped } }
+    /// Connections being served now, and the most there ever were at once.
+    var connectionCount: Int { lock.locked { connections } }
+    var peakConnectionCount: Int { lock.locked { peak } }
+
+    func connectionOpened() {
+        lock.locked {
+            connections += 1
+            peak = max(peak, connections)
+        }
+    }
+
+    func connectionClosed() { lock.locked { connections -= 1 } }
 
     /// Returns the wake-up pipe for the accept loop, or nil when already started or stopped.
     func markStarted() -> (read: Int32, write: Int32, exited: DispatchSemaphore)? {
@@ -364,6 +403,13 @@ private enum Socket {
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         return (fds[0], fds[1])
+    }
+
+    static func setReceiveTimeout(_ fd: Int32, nanoseconds: UInt64) {
+        var tv = timeval()
+        tv.tv_sec = Int(nanoseconds / 1_000_000_000)
+        tv.tv_usec = max(1000, Int(nanoseconds % 1_000_000_000 / 1000))  // never 0: that means "no timeout"
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     static func configureConnection(_ fd: Int32, timeoutSeconds: Int) {

@@ -153,9 +153,3 @@ public struct SongCounter: Sendable {
         )
     }
 }
-
-/// Sums that stop at Int.max instead of trapping: absurd durations must not crash a tool.
-private func saturatingAdd(_ a: Int, _ b: Int) -> Int {
-    let (sum, overflow) = a.addingReportingOverflow(b)
-    return overflow ? Int.max : sum
-}

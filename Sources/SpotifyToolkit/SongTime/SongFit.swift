@@ -31,8 +31,7 @@ public struct SongFit: Sendable {
         guard !isFilled else { return true }
         guard durationMs > 0 else { return false }
         trackCount += 1
-        let (sum, overflow) = totalDurationMs.addingReportingOverflow(durationMs)
-        totalDurationMs = overflow ? Int.max : sum
+        totalDurationMs = saturatingAdd(totalDurationMs, durationMs)
         return isFilled
     }
 

@@ -105,7 +105,13 @@ public enum SafeFile {
     /// fsync on the directory, so a rename in it survives a crash.
     static func syncDirectory(of path: String) {
         let directory = (path as NSString).deletingLastPathComponent
-        guard let descriptor = try? open(directory.isEmpty ? "." : directory, O_RDONLY) else { return }
+        // Plain open: the directory itself may be a symbolic link (dotfile managers make them).
+        #if canImport(Glibc)
+        let descriptor = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        #else
+        let descriptor = Darwin.open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        #endif
+        guard descriptor >= 0 else { return }
         fsync(descriptor)
         close(descriptor)
     }
@@ -136,6 +142,7 @@ public final class AtomicFileWrite {
     public let path: String
     let temporaryPath: String
     private var descriptor: Int32
+    private var isCommitted = false
 
     public init(path: String, reserving bytes: Int = 0) throws {
         self.path = path
@@ -160,13 +167,14 @@ public final class AtomicFileWrite {
 
     /// Writes `data`, syncs it and renames it over `path`. The write is finished either way.
     public func commit(_ data: Data) throws {
-        guard descriptor >= 0 else { throw ToolError.software("write to \(path) committed twice") }
+        guard descriptor >= 0 else { throw ToolError.software("write to \(path) committed twice or after cancel") }
         do {
             try SafeFile.writeAll(descriptor, data)
             guard ftruncate(descriptor, off_t(data.count)) == 0, fsync(descriptor) == 0 else { throw SystemError(code: errno) }
             close(descriptor)
             descriptor = -1
             guard rename(temporaryPath, path) == 0 else { throw SystemError(code: errno) }
+            isCommitted = true
         } catch let error as SystemError {
             cancel()
             throw SafeFile.failure(error.code, "cannot write", path)
@@ -174,8 +182,9 @@ public final class AtomicFileWrite {
         SafeFile.syncDirectory(of: path)
     }
 
-    /// Drops the temporary file; `path` is untouched. Idempotent.
+    /// Drops the temporary file; `path` is untouched. Idempotent; does nothing after a commit.
     public func cancel() {
+        guard !isCommitted else { return }
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1

@@ -17,7 +17,10 @@ public struct HTTPResult: Sendable {
 }
 
 /// Sends requests with URLSession. Failures to reach the server become exit 69 naming the host,
-/// never a crash and never a token in the message.
+/// never a crash and never a token in the message. Redirects are never followed: URLSession would
+/// send the `Authorization` header (or a refresh token in the body) on to whatever host the
+/// redirect names, and Spotify does not redirect Web API or accounts requests; a 3xx is an error
+/// naming where it pointed.
 public struct HTTPTransport: Sendable {
     let session: URLSession
 
@@ -26,7 +29,15 @@ public struct HTTPTransport: Sendable {
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpShouldSetCookies = false
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+    }
+
+    /// Answers every redirect with "do not follow": the 3xx itself becomes the response.
+    final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {  // stateless
+        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+            completionHandler(nil)
+        }
     }
 
     public func send(_ request: URLRequest) async throws -> HTTPResult {
@@ -39,13 +50,30 @@ public struct HTTPTransport: Sendable {
             for (key, value) in http.allHeaderFields {
                 if let key = key as? String, let value = value as? String { headers[key] = value }
             }
-            return HTTPResult(status: http.statusCode, headers: headers, body: data)
+            let result = HTTPResult(status: http.statusCode, headers: headers, body: data)
+            if (300..<400).contains(result.status) && result.status != 304 {
+                throw Self.refusedRedirect(result, request: request)
+            }
+            return result
         } catch let error as ToolError {
             throw error
         } catch {
-            let host = request.url.map { "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" } ?? "server"
+            let host = request.url.map(Self.hostAndPort) ?? "server"
             throw ToolError.unavailable("cannot reach \(host): \((error as NSError).localizedDescription)")
         }
+    }
+
+    /// Exit 69 naming who redirected which request, and where to (host and port only: a query
+    /// could carry anything).
+    static func refusedRedirect(_ result: HTTPResult, request: URLRequest) -> ToolError {
+        let location = result.header("Location").flatMap { URL(string: $0, relativeTo: request.url)?.absoluteURL }
+        let target = location.map(hostAndPort) ?? "an unnamed place (no Location header)"
+        let origin = request.url.map(hostAndPort) ?? "the server"
+        return ToolError.unavailable("\(origin) answered \(request.httpMethod ?? "GET") \(request.url?.path ?? "") with a redirect (HTTP \(result.status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)")
+    }
+
+    static func hostAndPort(_ url: URL) -> String {
+        "\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
     }
 
     /// `application/x-www-form-urlencoded` POST, as the accounts service wants.

@@ -23,8 +23,8 @@ public struct SpotifyWebAPI: Sendable {
         self.baseURL = (environment["SPOTIFY_API_BASE"] ?? Self.defaultBase).trimmingSuffix("/")
         self.transport = transport
         self.tokens = tokens
-        self.maxRetryWait = environment["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"].flatMap(Double.init) ?? 30
-        self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9)) }
+        self.maxRetryWait = Self.retryWaitCap(environment["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"])
+        self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...3600) * 1e9)) }
     }
 
     /// GET `path` (relative to the API base, e.g. "/me") and return the successful result.
@@ -64,12 +64,12 @@ public struct SpotifyWebAPI: Sendable {
             case 401:
                 throw ToolError.noPermission("Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'")
             case 429:
-                let wait = result.header("Retry-After").flatMap(Double.init) ?? pow(2, Double(attempt))
+                let wait = Self.retryAfterSeconds(result.header("Retry-After")) ?? pow(2, Double(attempt))
                 if error.reason == "QUOTA_EXCEEDED" {
                     throw ToolError.unavailable("Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds")
                 }
                 guard wait <= maxRetryWait, attempt < 4 else {
-                    throw ToolError.tempFail("Spotify is rate limiting and asked to wait \(Int(wait)) s (more than the \(Int(maxRetryWait)) s cap); try again later")
+                    throw ToolError.tempFail("Spotify is rate limiting and asked to wait \(Int(saturating: wait)) s (more than the \(Int(saturating: maxRetryWait)) s cap); try again later")
                 }
                 await sleep(wait)
             case 500...599 where method == "GET" && attempt < 3:
@@ -84,6 +84,23 @@ public struct SpotifyWebAPI: Sendable {
                 throw ToolError.unavailable("Spotify answered HTTP \(result.status) to \(method) \(path): \(error.message)")
             }
         }
+    }
+}
+
+extension SpotifyWebAPI {
+    /// `Retry-After` in seconds when it is the delay-seconds form (digits only, RFC 9110); nil for
+    /// anything else (`inf`, `-5`, a date), which then gets the ordinary backoff. May be huge.
+    static func retryAfterSeconds(_ header: String?) -> Double? {
+        guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return Double(text)
+    }
+
+    /// `SPOTIFY_TOOLKIT_MAX_RETRY_WAIT` (seconds, 0...3600); 30 when unset or not such a number.
+    static func retryWaitCap(_ text: String?) -> Double {
+        guard let text, let value = Double(text), value.isFinite, value >= 0 else { return 30 }
+        return min(value, 3600)
     }
 }
 

@@ -1,0 +1,47 @@
+import Testing
+@testable import SpotifyToolkit
+
+@Suite struct SaturatingArithmeticTests {
+    @Test func doublesBecomeIntsWithoutTrapping() {
+        #expect(Int(saturating: 1e300) == .max)
+        #expect(Int(saturating: -1e300) == .min)
+        #expect(Int(saturating: .infinity) == .max)
+        #expect(Int(saturating: -.infinity) == .min)
+        #expect(Int(saturating: .nan) == 0)
+        #expect(Int(saturating: Double(Int.max)) == .max)
+        #expect(Int(saturating: 2.9) == 2)
+        #expect(Int(saturating: -2.9) == -2)
+    }
+
+    @Test func sumsAndDifferencesSaturate() {
+        #expect(saturatingAdd(.max, 1) == .max)
+        #expect(saturatingAdd(.min, -1) == .min)
+        #expect(saturatingAdd(2, 3) == 5)
+        #expect(saturatingSubtract(.max, -1) == .max)
+        #expect(saturatingSubtract(.min, 1) == .min)
+        #expect(saturatingSubtract(Int.max, -1) == .max)
+        #expect(saturatingSubtract(5, 3) == 2)
+    }
+
+    @Test func retryAfterIsOnlyDelaySeconds() {
+        #expect(SpotifyWebAPI.retryAfterSeconds("7") == 7)
+        #expect(SpotifyWebAPI.retryAfterSeconds(" 0 ") == 0)
+        #expect(SpotifyWebAPI.retryAfterSeconds("99999999999999999999") == 1e20)
+        for bad in [nil, "", "inf", "nan", "-5", "1.5", "1e3", "Wed, 21 Oct 2026 07:28:00 GMT"] {
+            #expect(SpotifyWebAPI.retryAfterSeconds(bad) == nil)
+        }
+        #expect(SpotifyWebAPI.retryWaitCap(nil) == 30)
+        #expect(SpotifyWebAPI.retryWaitCap("inf") == 30)
+        #expect(SpotifyWebAPI.retryWaitCap("-1") == 30)
+        #expect(SpotifyWebAPI.retryWaitCap("1e300") == 3600)
+        #expect(SpotifyWebAPI.retryWaitCap("0.5") == 0.5)
+    }
+
+    @Test func tokenLifetimesAreLimited() {
+        func lifetime(_ seconds: Int?) -> Double { TokenResponse(accessToken: "a", expiresIn: seconds).lifetimeSeconds }
+        #expect(lifetime(3600) == 3600)
+        #expect(lifetime(nil) == 3600)
+        #expect(lifetime(.max) == TokenResponse.maximumLifetimeSeconds)
+        #expect(lifetime(-5) == 0)
+    }
+}
