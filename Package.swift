@@ -10,12 +10,14 @@ let package = Package(
         .executable(name: "songcount", targets: ["songcount"]),
         .executable(name: "spotify-auth", targets: ["spotify-auth"]),
         .executable(name: "spotify-nowplaying", targets: ["spotify-nowplaying"]),
+        .executable(name: "routine-link", targets: ["routine-link"]),
     ],
     targets: [
         .target(name: "SpotifyToolkit"),
         .executableTarget(name: "songcount", dependencies: ["SpotifyToolkit"]),
         .executableTarget(name: "spotify-auth", dependencies: ["SpotifyToolkit"]),
         .executableTarget(name: "spotify-nowplaying", dependencies: ["SpotifyToolkit"]),
+        .executableTarget(name: "routine-link", dependencies: ["SpotifyToolkit"]),
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
         .target(name: "FakeSpotify", dependencies: ["SpotifyToolkit"], resources: [.copy("Fixtures")]),
         .executableTarget(name: "fake-spotify", dependencies: ["FakeSpotify"]),
