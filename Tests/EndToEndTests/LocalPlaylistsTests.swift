@@ -35,7 +35,7 @@ import Testing
         #expect(record["type"] == "local_playlist" && record["name"] == "Café Mix 🎧" && record["items_total"] == 5)
         #expect(record["duration_ms"] == 3_960_406)
 
-        for spelling in ["Café Mix 🎧", "CAFÉ MIX 🎧", "cafe\u{301} mix 🎧"] {
+        for spelling in ["Café Mix 🎧", "CAFÉ MIX 🎧", "cafe\u{301} mix 🎧", " café mix 🎧 "] {
             let shown = try local.run(["show", spelling])
             #expect(shown.status == 0, "\(spelling): \(shown.stderr)")
             #expect(shown.stdout == tracks.stdout, "\(spelling): the records as they came, in order")

@@ -34,21 +34,10 @@ struct LocalPlaylist: Codable, Sendable, Equatable {
         case updatedAt = "updated_at"
     }
 
-    /// Case-insensitive, and canonically equivalent spellings (é as one or two scalars) match.
-    static func key(_ name: String) -> String {
-        name.precomposedStringWithCanonicalMapping.folding(options: [.caseInsensitive], locale: nil)
-    }
+    static func key(_ name: String) -> String { DocumentNames.key(name) }
 
-    /// A name must be some visible text: not empty or blank, no control characters, at most 200 characters.
     static func checkName(_ name: String) throws -> String {
-        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw ToolError.usage("a local playlist needs a name that is not blank")
-        }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw ToolError.usage("a local playlist name cannot contain control characters (newlines, tabs, escapes)")
-        }
-        guard name.count <= 200 else { throw ToolError.usage("a local playlist name can be at most 200 characters") }
-        return name
+        try DocumentNames.validated(name, noun: "local playlist")
     }
 
     /// The `local_playlist` record: type, name, items_total, duration_ms (of the records that

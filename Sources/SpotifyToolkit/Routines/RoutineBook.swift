@@ -161,22 +161,14 @@ public struct RoutineBook: Codable, Sendable, Equatable {
         self.routines = routines
     }
 
-    /// Names compare case-insensitively with full case folding ("STRASSE" matches "straße") and
-    /// canonical equivalence (a precomposed "é" matches "e" + combining accent).
+    /// Names compare case-insensitively (`DocumentNames.key`).
     public static func nameKey(_ name: String) -> String {
-        name.uppercased().lowercased()
+        DocumentNames.key(name)
     }
 
-    /// A name as stored: trimmed; refused when empty, when it holds control characters (a newline
-    /// would break every table), or when it is too long to show.
+    /// A name as stored (`DocumentNames.validated`).
     public static func validatedName(_ raw: String) throws -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw ToolError.usage("a routine name cannot be empty") }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw ToolError.usage("a routine name cannot contain control characters such as newlines or tabs")
-        }
-        guard name.count <= 200 else { throw ToolError.usage("a routine name can be at most 200 characters long") }
-        return name
+        try DocumentNames.validated(raw, noun: "routine")
     }
 
     public func index(of name: String) -> Int? {
