@@ -148,15 +148,7 @@ public enum FakeSpotifyCommand {
 
     /// Writes `text` to a temporary file beside `path`, then renames it over `path`.
     static func writeAtomically(_ text: String, to path: String) throws {
-        let temporary = "\(path).\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-            throw ToolError.ioError("cannot write '\(temporary)' for --port-file")
-        }
-        guard rename(temporary, path) == 0 else {
-            let message = systemErrorMessage(errno)
-            unlink(temporary)
-            throw ToolError.ioError("cannot rename '\(temporary)' to '\(path)': \(message)")
-        }
+        try AtomicFileWrite.write(Data(text.utf8), to: path)
     }
 }
 

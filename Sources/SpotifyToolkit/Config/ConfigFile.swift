@@ -19,7 +19,8 @@ public struct ConfigFile: Sendable {
     }
 
     public let directory: String
-    public var path: String { directory + "/config.json" }
+    public var path: String { directory + "/" + Self.fileName }
+    static let fileName = "config.json"
 
     public init(environment: ToolEnvironment) {
         directory = environment.configDirectory
@@ -27,10 +28,7 @@ public struct ConfigFile: Sendable {
 
     /// Empty settings when there is no file; an error naming the file when it cannot be used.
     public func load() throws -> Settings {
-        guard FileManager.default.fileExists(atPath: path) else { return Settings() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ToolError.config("cannot read \(path)")
-        }
+        guard let data = try PrivateDirectory(directory).read(Self.fileName, trust: .file) else { return Settings() }
         do {
             return try JSONDecoder().decode(Settings.self, from: data)
         } catch {
@@ -39,12 +37,9 @@ public struct ConfigFile: Sendable {
     }
 
     public func save(_ settings: Settings) throws {
-        try PrivateDirectory.create(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         let data = try encoder.encode(settings)
-        guard FileManager.default.createFile(atPath: path, contents: data + Data("\n".utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ToolError.config("cannot write \(path)")
-        }
+        try PrivateDirectory(directory).write(data + Data("\n".utf8), to: Self.fileName)
     }
 }
