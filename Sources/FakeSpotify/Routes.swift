@@ -35,5 +35,6 @@ extension FakeSpotifyService {
         Route("GET", "/_fake/faults", .control) { service, _ in service.listFaults() },
         Route("POST", "/_fake/faults", .control) { service, request in service.addFault(request) },
         Route("POST", "/_fake/clear-faults", .control) { service, _ in service.clearFaults() },
+        Route("POST", "/_fake/edit-playlist", .control) { service, request in service.editPlaylist(request) },
     ]
 }
