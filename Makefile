@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 # The tools `make install` installs (fake-spotify and toolkit-docs are for development only).
-TOOLS := spotify-auth spotify-playlists spotify-tracks songcount
+TOOLS := spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplaying
 
 BINDIR := $(DESTDIR)$(PREFIX)/bin
 MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
@@ -11,7 +11,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build release test lint docs check-docs install install-files uninstall bench clean
+.PHONY: all build release test lint docs check-docs install install-files uninstall bench bench-watch clean
 
 all: build
 
@@ -67,6 +67,9 @@ uninstall:
 
 bench: release
 	Benchmarks/songcount-vs-jq.sh
+
+bench-watch:
+	Benchmarks/nowplaying-watch.sh
 
 clean:
 	rm -rf .build

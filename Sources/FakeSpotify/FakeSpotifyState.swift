@@ -135,6 +135,8 @@ struct FakeSpotifyState: Sendable {
     var faults: [FaultRule] = []
     /// Web API requests being answered now (kept outside `counters`, which a reset clears).
     var inFlight = 0
+    /// The player (PlaybackClock.swift, PlayerHandlers.swift).
+    var playback = PlaybackClock()
     /// Edits made with `POST /_fake/edit-playlist`, by playlist id (PlaylistEdits.swift).
     var playlistEdits: [String: PlaylistEdit] = [:]
 

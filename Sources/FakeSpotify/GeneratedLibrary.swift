@@ -8,6 +8,8 @@ import SpotifyToolkit
 /// - `gen` + 19 digits: N generated tracks, e.g. `gen0000000000000010000` holds 10,000;
 /// - `mix` + 19 digits: N entries mixing tracks with local files (every 10th from index 3),
 ///   episodes (from 6) and null items (from 8);
+/// - `chg` + 19 digits: N generated tracks on the first page, then N-1 (as if one were removed
+///   while a client paged through it: its `total` changes);
 /// - the fixture playlists: `3cEYpjA9oz9GiPac4AsH4n` (the fixture entries: a track, a local file,
 ///   an episode, a null item, a restricted track, an entry without added_at), `7d2D2S200NyUE5KYs80PwO`
 ///   (143 generated, collaborative), `1Cp6VQCKf2VL4sP09jN9oX` (empty);
@@ -27,6 +29,8 @@ enum GeneratedLibrary {
         /// Entries from the fixture files.
         case fixture
         case generated(count: Int, mixed: Bool)
+        /// Loses its last item after the first page.
+        case shrinking(count: Int)
         case notOwned
     }
 
@@ -37,9 +41,13 @@ enum GeneratedLibrary {
         case emptyID: return .generated(count: 0, mixed: false)
         case notOwnedID: return .notOwned
         default:
-            guard id.utf8.count == 22, id.hasPrefix("gen") || id.hasPrefix("mix"),
-                  let count = Int(id.dropFirst(3)), count <= maxGenerated else { return nil }
-            return .generated(count: count, mixed: id.hasPrefix("mix"))
+            guard id.utf8.count == 22, let count = Int(id.dropFirst(3)), count <= maxGenerated else { return nil }
+            switch id.prefix(3) {
+            case "gen": return .generated(count: count, mixed: false)
+            case "mix": return .generated(count: count, mixed: true)
+            case "chg": return .shrinking(count: count)
+            default: return nil
+            }
         }
     }
 
@@ -50,10 +58,12 @@ enum GeneratedLibrary {
 
     // MARK: Entries
 
-    static func total(of playlist: Playlist) -> Int {
+    /// The playlist's length as a page at `offset` reports it.
+    static func total(of playlist: Playlist, offset: Int = 0) -> Int {
         switch playlist {
         case .fixture: fixtureEntries(legacy: false).count
         case .generated(let count, _): count
+        case .shrinking(let count): offset == 0 ? count : max(count - 1, 0)
         case .notOwned: 0
         }
     }
@@ -66,6 +76,9 @@ enum GeneratedLibrary {
             return Array(all[range.clamped(to: 0..<all.count)])
         case .generated(let count, let mixed):
             return range.clamped(to: 0..<count).map { generatedEntry(playlistID: id, index: $0, mixed: mixed, legacy: legacy) }
+        case .shrinking:
+            let total = total(of: playlist, offset: range.lowerBound)
+            return range.clamped(to: 0..<total).map { generatedEntry(playlistID: id, index: $0, mixed: false, legacy: legacy) }
         case .notOwned:
             return []
         }

@@ -102,7 +102,8 @@ extension FakeSpotifyService {
         case .notOwned: return Fixtures.response("error-403-forbidden.json", status: 403)
         case .some(let playlist):
             let keep = ["additional_types", "fields"].compactMap { name in request.http.queryValue(name).map { (name, $0) } }
-            return page(request, maxLimit: legacyEndpoint ? 100 : 50, total: GeneratedLibrary.total(of: playlist),
+            let offset = request.http.queryValue("offset").flatMap { Int($0) } ?? 0
+            return page(request, maxLimit: legacyEndpoint ? 100 : 50, total: GeneratedLibrary.total(of: playlist, offset: offset),
                         path: "/playlists/\(id)/\(legacyEndpoint ? "tracks" : "items")", extraQuery: keep) { range in
                 applyingEdits(toEntries: GeneratedLibrary.entries(of: playlist, id: id, range: range, legacy: legacy || legacyEndpoint), id: id, offset: range.lowerBound)
             }

@@ -20,6 +20,16 @@ extension FakeSpotifyService {
         Route("GET", "/v1/playlists/{id}", .bearer) { service, request in service.playlist(request) },
         Route("GET", "/v1/playlists/{id}/items", .bearer) { service, request in service.playlistItems(request) },
         Route("GET", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.playlistItems(request, legacyEndpoint: true) },
+        // Player (PlayerHandlers.swift)
+        Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in service.playerState(request, withDevice: false) },
+        Route("GET", "/v1/me/player", .bearer) { service, request in service.playerState(request, withDevice: true) },
+        Route("GET", "/v1/me/player/devices", .bearer) { service, request in service.devicesResponse(request) },
+        Route("GET", "/v1/me/player/recently-played", .bearer) { service, request in service.recentlyPlayed(request) },
+        Route("PUT", "/v1/me/player/play", .bearer) { service, request in service.play(request) },
+        Route("PUT", "/v1/me/player/pause", .bearer) { service, request in service.pausePlayback(request) },
+        Route("POST", "/v1/me/player/next", .bearer) { service, request in service.skip(request, by: 1) },
+        Route("POST", "/v1/me/player/previous", .bearer) { service, request in service.skip(request, by: -1) },
+        Route("POST", "/v1/me/player/queue", .bearer) { service, request in service.enqueue(request) },
 
         // Test controls (ControlHandlers.swift)
         Route("GET", "/_fake/counters", .control) { service, _ in Control.json(service.counters) },
@@ -36,5 +46,8 @@ extension FakeSpotifyService {
         Route("POST", "/_fake/faults", .control) { service, request in service.addFault(request) },
         Route("POST", "/_fake/clear-faults", .control) { service, _ in service.clearFaults() },
         Route("POST", "/_fake/edit-playlist", .control) { service, request in service.editPlaylist(request) },
+        Route("GET", "/_fake/playback", .control) { service, _ in service.playbackReport() },
+        Route("POST", "/_fake/playback", .control) { service, request in service.startPlayback(request) },
+        Route("POST", "/_fake/playback/{action}", .control) { service, request in service.changePlayback(request) },
     ]
 }

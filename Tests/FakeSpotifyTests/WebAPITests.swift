@@ -77,12 +77,13 @@ import SpotifyToolkit
 
         let reply = try await fake.get("/_fake/counters")
         #expect(reply.status == 200)
-        #expect(reply.text == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1}"#)
+        #expect(reply.text == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1,"max_in_flight":1,"faults_fired":0}"#)
 
         let reset = try await fake.post("/_fake/reset-counters")
         #expect(reset.status == 200)
         #expect(try await fake.counters() == ["requests": [:], "grants": ["authorization_code": 0, "refresh_token": 0],
-                                              "refreshes": 0, "rejected_refreshes": 0, "unauthorized": 0])
+                                              "refreshes": 0, "rejected_refreshes": 0, "unauthorized": 0,
+                                              "max_in_flight": 0, "faults_fired": 0])
     }
 
     @Test func mintedTokens() async throws {
@@ -213,16 +214,17 @@ import SpotifyToolkit
     }
 
     @Test func injectedFailureOnAPathWithoutARoute() async throws {
+        // A path no route serves (the player routes exist now).
         let fake = try Fake()
         defer { fake.stop() }
-        _ = try await fake.post("/_fake/fail", [("path", "/v1/me/player"), ("status", "502"), ("body", #"{"error":{"status":502,"message":"Backend respond with 500"}}"#)])
-        let reply = try await fake.get("/v1/me/player")
+        _ = try await fake.post("/_fake/fail", [("path", "/v1/me/shows"), ("status", "502"), ("body", #"{"error":{"status":502,"message":"Backend respond with 500"}}"#)])
+        let reply = try await fake.get("/v1/me/shows")
         #expect(reply.status == 502)
         #expect(reply.header("Content-Type") == "application/json; charset=utf-8")
         #expect(try reply.json()["error"]?["message"] == "Backend respond with 500")
-        #expect(try await fake.get("/v1/me/player").status == 404)
+        #expect(try await fake.get("/v1/me/shows").status == 404)
         #expect(try await fake.get("/_fake/nothing").status == 404)
-        #expect(try await fake.counters()["requests"] == ["GET /v1/me/player": 2])
+        #expect(try await fake.counters()["requests"] == ["GET /v1/me/shows": 2])
     }
 
     @Test func badFailRequests() async throws {

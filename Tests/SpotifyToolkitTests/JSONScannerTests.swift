@@ -319,3 +319,47 @@ enum JSONLinesFixtures {
     static let currentlyPlaying = #"{"timestamp":1771571234567,"progress_ms":73512,"item":"# + track
         + #","currently_playing_type":"track","is_playing":true}"#
 }
+
+@Suite struct SongRecordFieldsTests {
+    func fields(_ line: String) throws -> SongRecordFields {
+        var line = line
+        return try line.withUTF8 { try SongRecordFields.extract(from: UnsafeRawBufferPointer($0)) }
+    }
+
+    @Test func identityFallsBackToNameArtistsAndDuration() throws {
+        let a = try fields(#"{"name":"Song","artists":[{"name":"X"},{"name":"Y"}],"duration_ms":1000}"#)
+        let b = try fields(#"{"name":"Song","artists":[{"name":"X"},{"name":"Y"}],"duration_ms":1000,"progress_ms":5}"#)
+        let c = try fields(#"{"name":"Song","artists":[{"name":"X"}],"duration_ms":1000}"#)
+        #expect(a.songKey != nil)
+        #expect(a.songKey == b.songKey)
+        #expect(a.songKey != c.songKey)
+        let nested = try fields(#"{"progress_ms":5,"item":{"name":"Song","artists":[{"name":"X"},{"name":"Y"}],"duration_ms":1000}}"#)
+        #expect(nested.songKey == a.songKey)
+        #expect(try fields(#"{"duration_ms":1000}"#).songKey == nil)
+        #expect(try fields(#"{"id":"i","uri":"u","name":"n","duration_ms":1}"#).songKey == "i")
+    }
+
+    @Test(arguments: [
+        (#"{"type":"track","duration_ms":1}"#, true),
+        (#"{"duration_ms":1}"#, true),
+        (#"{"type":"now_playing","currently_playing_type":"track","duration_ms":1}"#, true),
+        (#"{"type":"played","duration_ms":1}"#, true),
+        (#"{"added_at":null,"item":{"type":"track","duration_ms":1}}"#, true),
+        (#"{"type":"episode","duration_ms":1}"#, false),
+        (#"{"type":"now_playing","currently_playing_type":"episode","duration_ms":1}"#, false),
+        (#"{"type":"now_playing","currently_playing_type":"ad"}"#, false),
+        (#"{"added_at":null,"item":{"type":"episode","duration_ms":1}}"#, false),
+        (#"{"is_playing":true,"currently_playing_type":"ad","item":null}"#, false),
+        (#"{"type":"playlist","id":"p"}"#, false),
+        (#"{"track":{"type":"episode","duration_ms":1,"track":true,"episode":false}}"#, false),
+    ])
+    func songsAreTracks(line: String, isSong: Bool) throws {
+        #expect(try fields(line).isSong == isSong)
+    }
+
+    @Test func isPlayingIsRead() throws {
+        #expect(try fields(#"{"is_playing":false,"item":{"duration_ms":1}}"#).isPlaying == false)
+        #expect(try fields(#"{"is_playing":true,"duration_ms":1}"#).isPlaying == true)
+        #expect(try fields(#"{"duration_ms":1}"#).isPlaying == nil)
+    }
+}

@@ -1,12 +1,15 @@
 import Testing
 @testable import SpotifyToolkit
 
+/// The count of a whole log, as songcount reports it at the end.
+func countSongs(_ observations: [SongObservation]) -> SongCountResult {
+    var counter = SongCounter()
+    for observation in observations { counter.add(observation) }
+    return counter.result
+}
+
 @Suite struct SongCounterTests {
-    private func count(_ observations: [SongObservation]) -> SongCountResult {
-        var counter = SongCounter()
-        for observation in observations { counter.add(observation) }
-        return counter.result
-    }
+    private func count(_ observations: [SongObservation]) -> SongCountResult { countSongs(observations) }
 
     @Test func emptyInput() {
         #expect(SongCounter().result == SongCountResult(trackCount: 0, songs: 0, listenedMs: 0, totalDurationMs: 0))
@@ -176,4 +179,54 @@ import Testing
     }
     #expect(seek.result.trackCount == 1)
     #expect(abs(seek.result.songs - 0.7) < 1e-9)
+}
+
+/// Count mode over real listening logs (issue 8): furthest progress, paused observations.
+@Suite struct SongCounterListeningLogTests {
+    private func count(_ observations: [SongObservation]) -> SongCountResult { countSongs(observations) }
+
+    @Test func aPlayIsHeardUpToItsFurthestProgress() {
+        // 0 → 170 s, then a poll at 100 s (a short seek back) of a 180 s song: about 1 song, not 0.5.
+        let result = count([0, 170_000, 100_000].map { SongObservation(key: "a", durationMs: 180_000, progressMs: $0) })
+        #expect(result.trackCount == 1)
+        #expect(abs(result.songs - 170.0 / 180.0) < 1e-9)
+        #expect(songLabel(result.songs) == "1 song")
+        // The last play of a longer log too.
+        let log = count([
+            SongObservation(key: "x", durationMs: 100_000, progressMs: 90_000),
+            SongObservation(key: "a", durationMs: 180_000, progressMs: 10_000),
+            SongObservation(key: "a", durationMs: 180_000, progressMs: 170_000),
+            SongObservation(key: "a", durationMs: 180_000, progressMs: 100_000),
+        ])
+        #expect(abs(log.songs - (0.1 + 170.0 / 180.0)) < 1e-9)
+    }
+
+    @Test func pausedObservationsAddNothingOnTheirOwn() {
+        let onlyPaused = count([
+            SongObservation(key: "a", durationMs: 180_000, progressMs: 10_000, isPlaying: false),
+            SongObservation(key: "a", durationMs: 180_000, progressMs: 10_000, isPlaying: false),
+        ])
+        #expect(onlyPaused.trackCount == 0)
+        #expect(onlyPaused.songs == 0)
+
+        // A paused song between two playing ones is not a play; the pause point of a playing song still counts.
+        let result = count([
+            SongObservation(key: "a", durationMs: 100_000, progressMs: 0),
+            SongObservation(key: "a", durationMs: 100_000, progressMs: 50_000, isPlaying: false),
+            SongObservation(key: "b", durationMs: 100_000, progressMs: 30_000, isPlaying: false),
+        ])
+        #expect(result.trackCount == 1)
+        #expect(result.songs == 0.5)
+    }
+
+    @Test func extremeProgressValuesDoNotTrap() {
+        let result = count([
+            SongObservation(key: "a", durationMs: 100_000, progressMs: Int.max),
+            SongObservation(key: "a", durationMs: 100_000, progressMs: Int.min),
+            SongObservation(key: "a", durationMs: Int.max, progressMs: Int.max),
+            SongObservation(key: "a", durationMs: Int.max, progressMs: Int.min),
+        ])
+        #expect(result.trackCount >= 1)
+        #expect(result.songs.isFinite)
+    }
 }

@@ -46,3 +46,22 @@ import Testing
         #expect(roundedSongs(songs) == expected)
     }
 }
+
+@Suite struct RecordedSongsTests {
+    @Test(arguments: [0.4951, 0.499999, 1.2499, 1.24999999, 4.7499, 0.2, 3.0, 2.0 / 3.0, 0.5, 1.25, 12.7499999])
+    func theNumberReadsLikeTheLabel(songs: Double) {
+        #expect(songLabel(roundedSongs(songs)) == songLabel(songs), "\(songs) → \(roundedSongs(songs))")
+    }
+
+    @Test func twoDecimalsWhenTheyAgree() {
+        #expect(roundedSongs(0.4951) == 0.49)
+        #expect(roundedSongs(1.2349) == 1.23)
+        #expect(roundedSongs(0.666) == 0.67)
+    }
+
+    @Test func pluralNouns() {
+        #expect(plural(1, "track") == "1 track")
+        #expect(plural(0, "track") == "0 tracks")
+        #expect(plural(2, "record") == "2 records")
+    }
+}

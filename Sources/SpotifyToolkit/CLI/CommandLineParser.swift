@@ -120,14 +120,8 @@ public enum CommandLineParser {
         if result.wantsHelp || result.wantsVersion { return result }
         do {
             if let firstError { throw firstError }
-            var leaf = chain.last!
-            if !leaf.subcommands.isEmpty, let name = leaf.defaultSubcommand, let sub = leaf.subcommand(named: name) {
-                chain.append(sub)
-                result.path.append(sub.name)
-                result.spec = sub
-                leaf = sub
-            }
-            if !leaf.subcommands.isEmpty {
+            let leaf = chain.last!
+            if !leaf.subcommands.isEmpty && !leaf.runsWithoutSubcommand {
                 throw ToolError.usage("missing command; one of: \(leaf.subcommands.map(\.name).joined(separator: ", "))")
             }
             try checkPositionals(result.positionals, against: leaf.arguments)

@@ -9,8 +9,6 @@ public struct CommandSpec: Sendable {
     public var arguments: [ArgumentSpec]
     public var options: [OptionSpec]
     public var subcommands: [CommandSpec]
-    /// The subcommand run when none is named (`spotify-playlists` alone lists); nil: one is required.
-    public var defaultSubcommand: String?
     /// What the command reads and writes, for the INPUT and OUTPUT subsections.
     public var input: [String]
     public var output: [String]
@@ -20,6 +18,8 @@ public struct CommandSpec: Sendable {
     public var exitCodes: [ExitCodeSpec]
     public var examples: [ExampleSpec]
     public var seeAlso: [String]
+    /// A command with subcommands that also does something on its own (spotify-nowplaying's one shot).
+    public var runsWithoutSubcommand = false
 
     public init(
         name: String,
@@ -34,8 +34,7 @@ public struct CommandSpec: Sendable {
         files: [FileSpec] = [],
         exitCodes: [ExitCodeSpec] = [],
         examples: [ExampleSpec] = [],
-        seeAlso: [String] = [],
-        defaultSubcommand: String? = nil
+        seeAlso: [String] = []
     ) {
         self.name = name
         self.abstract = abstract
@@ -50,7 +49,6 @@ public struct CommandSpec: Sendable {
         self.exitCodes = exitCodes
         self.examples = examples
         self.seeAlso = seeAlso
-        self.defaultSubcommand = defaultSubcommand
     }
 
     public func subcommand(named name: String) -> CommandSpec? {

@@ -52,7 +52,7 @@ public enum HelpRenderer {
 
     public static func synopsis(for spec: CommandSpec, path: [String]) -> String {
         var parts = [path.joined(separator: " ")]
-        if !spec.subcommands.isEmpty { parts.append(spec.defaultSubcommand == nil ? "COMMAND" : "[COMMAND]") }
+        if !spec.subcommands.isEmpty { parts.append(spec.runsWithoutSubcommand ? "[COMMAND]" : "COMMAND") }
         parts.append("[OPTIONS]")
         parts.append(contentsOf: spec.arguments.map(\.synopsis))
         return parts.joined(separator: " ")

@@ -8,7 +8,8 @@ public enum ManPageRenderer {
         out += ".SH NAME\n\(escape(spec.name)) \\- \(escape(spec.abstract))\n"
 
         out += ".SH SYNOPSIS\n"
-        let synopses = spec.subcommands.isEmpty ? [(spec, [spec.name])] : spec.subcommands.map { ($0, [spec.name, $0.name]) }
+        var synopses = spec.subcommands.isEmpty ? [(spec, [spec.name])] : spec.subcommands.map { ($0, [spec.name, $0.name]) }
+        if spec.runsWithoutSubcommand && !spec.subcommands.isEmpty { synopses.insert((spec, [spec.name]), at: 0) }
         out += synopses.map { command, path in
             ".B \(escape(path.joined(separator: " ")))\n" + synopsisArguments(command)
         }.joined(separator: "\n.br\n") + "\n"

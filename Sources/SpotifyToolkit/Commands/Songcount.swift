@@ -12,8 +12,8 @@ public enum Songcount {
         discussion: [
             "songcount reads records that carry duration_ms from standard input, or from each FILE in turn, and answers in songs: \"4.5 songs\".",
             "With --target (fit mode) it walks the tracks in order, adding their durations until the total reaches the target. track_count is how many tracks that took; songs is the target divided by the average duration of those tracks. If the input runs out first, it says so on stderr and reports short_by_ms. Reading stops as soon as the window is full.",
-            "Without --target (count mode) it counts the songs the input got through. A song is told apart by its id, else its uri; consecutive records of the same song are one play, and a song that comes back later, or starts again (its progress jumps back by more than half), is played again. Records from a listening log (now-playing records with progress_ms, as from spotify-nowplaying --watch) count the first song only from its first observed progress and the last song only up to its last observed progress, as fractions of their durations; every song in between counts as one.",
-            "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms are skipped and counted on stderr.",
+            "Without --target (count mode) it counts the songs the input got through. A song is told apart by its id, else its uri; consecutive records of the same song are one play, and a song that comes back later, or starts again (its progress jumps back by more than half), is played again. Without id or uri, a song is told apart by its name, artists and duration together. Records from a listening log (now-playing records with progress_ms, as from spotify-nowplaying --watch) count the first song only from its first observed progress and the last song only up to its furthest observed progress, as fractions of their durations; every song in between counts as one. Observations with is_playing false add no listening time and no song on their own. When nothing was heard (no input, or only paused or skipped records) there is no record: a note on stderr and exit status 1.",
+            "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, now-playing records whose currently_playing_type is not track, other objects), are skipped in both modes and counted on stderr.",
         ],
         arguments: [
             ArgumentSpec("FILE", help: "Read records from FILE; '-' or no FILE reads standard input.", optional: true, repeatable: true, completion: .file),
@@ -28,12 +28,13 @@ public enum Songcount {
             "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored.",
         ],
         output: [
-            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. Fit mode adds short_by_ms when the input ran out first; count mode has listened_ms (the time the counted songs represent) and no target_ms. songs is rounded to two decimals.",
+            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. Fit mode adds short_by_ms when the input ran out first; count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\").",
         ],
         environment: [
             EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
         ],
         exitCodes: [
+            ExitCodeSpec(.notFound, "count mode: nothing heard (no input, or only paused or skipped records)"),
             ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
             ExitCodeSpec(.dataError, "a line that is not a JSON object, or longer than 16 MiB; the message names the line"),
             ExitCodeSpec(.noInput, "a FILE does not exist or cannot be read"),
@@ -69,24 +70,34 @@ public enum Songcount {
             var fit = SongFit(targetMs: target)
             context.stdout.flushesEachRecord = select
             try readRecords(sources, identity: false, skipped: &skipped) { line, fields in
+                guard fields.isSong else { return .notSong }
                 guard let duration = fields.durationMs, duration > 0 else { return .skip }
                 if select { try context.stdout.writeLine(line) }
                 return fit.add(durationMs: duration) ? .stop : .next
             }
             if let short = fit.shortByMs {
-                context.warn("input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(fit.trackCount) tracks, \(formatClock(milliseconds: fit.totalDurationMs)))")
+                context.warn("input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs)))")
             }
             report = .fit(fit, targetMs: target)
         } else {
             var counter = SongCounter()
             try readRecords(sources, identity: true, skipped: &skipped) { _, fields in
+                guard fields.isSong else { return .notSong }
+                // A watch's "nothing playing" record: a state, not a malformed song.
+                if fields.isPlaying == false && fields.durationMs == nil { return .next }
                 guard let duration = fields.durationMs, duration > 0 else { return .skip }
-                counter.add(SongObservation(key: fields.songKey, durationMs: duration, progressMs: fields.progressMs))
+                counter.add(SongObservation(key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
+                                            isPlaying: fields.isPlaying ?? true))
                 return .next
             }
             report = .count(counter.result)
         }
-        if let note = skipped.note { context.warn(note) }
+        for note in skipped.notes { context.warn(note) }
+        if case .count(let result) = report, result.trackCount == 0 {
+            // No empty song_count record: `| routine-link log` must not log a session nobody heard.
+            context.warn("nothing heard: the input has no song that was playing")
+            return .notFound
+        }
         if select { return .success }
 
         if labelOnly {
@@ -105,7 +116,7 @@ public enum Songcount {
         return milliseconds
     }
 
-    enum Step { case next, skip, stop }
+    enum Step { case next, skip, notSong, stop }
 
     /// Streams every source in order, decoding each line's fields; stops when `body` says so.
     static func readRecords(
@@ -130,6 +141,7 @@ public enum Songcount {
                 switch try body(line, fields) {
                 case .next: return true
                 case .skip: skipped.add(line: lineNumber, source: name); return true
+                case .notSong: skipped.addNotSong(line: lineNumber, source: name); return true
                 case .stop: stopped = true; return false
                 }
             }
@@ -150,20 +162,36 @@ public enum Songcount {
         return descriptor
     }
 
-    /// Records without a usable duration: counted, and a few named, for one note on stderr.
+    /// Records skipped: counted, and a few named, for a note on stderr per reason.
     struct SkippedRecords {
-        var count = 0
-        var places: [String] = []
+        struct Reason {
+            var count = 0
+            var places: [String] = []
 
-        mutating func add(line: Int, source: String?) {
-            count += 1
-            if places.count < 5 { places.append(source.map { "\($0):\(line)" } ?? "line \(line)") }
+            mutating func add(line: Int, source: String?) {
+                count += 1
+                if places.count < 5 { places.append(source.map { "\($0):\(line)" } ?? "line \(line)") }
+            }
+
+            func note(_ what: String, _ whatPlural: String) -> String? {
+                guard count > 0 else { return nil }
+                let what = count == 1 ? what : whatPlural
+                let more = count > places.count ? ", ..." : ""
+                return "skipped \(plural(count, "record")) \(what) (\(places.joined(separator: ", "))\(more))"
+            }
         }
 
-        var note: String? {
-            guard count > 0 else { return nil }
-            let more = count > places.count ? ", ..." : ""
-            return "skipped \(count) record\(count == 1 ? "" : "s") without a usable duration_ms (\(places.joined(separator: ", "))\(more))"
+        var withoutDuration = Reason()
+        var notSongs = Reason()
+
+        mutating func add(line: Int, source: String?) { withoutDuration.add(line: line, source: source) }
+        mutating func addNotSong(line: Int, source: String?) { notSongs.add(line: line, source: source) }
+
+        var notes: [String] {
+            [
+                notSongs.note("that is not a song (an episode, an ad, another object)", "that are not songs (episodes, ads, other objects)"),
+                withoutDuration.note("without a usable duration_ms", "without a usable duration_ms"),
+            ].compactMap { $0 }
         }
     }
 
@@ -203,13 +231,13 @@ public enum Songcount {
         var humanLine: String {
             switch self {
             case .fit(let fit, let target):
-                let tracks = "\(fit.trackCount) track\(fit.trackCount == 1 ? "" : "s"), \(formatClock(milliseconds: fit.totalDurationMs))"
+                let tracks = "\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs))"
                 if let short = fit.shortByMs {
                     return "\(label) (\(tracks); input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)))"
                 }
                 return "\(label) (\(tracks), fill \(formatClock(milliseconds: target)))"
             case .count(let result):
-                return "You got through \(label) (\(result.trackCount) track\(result.trackCount == 1 ? "" : "s"), \(formatClock(milliseconds: result.listenedMs)))"
+                return "You got through \(label) (\(plural(result.trackCount, "track")), \(formatClock(milliseconds: result.listenedMs)))"
             }
         }
     }

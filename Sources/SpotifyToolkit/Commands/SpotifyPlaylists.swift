@@ -4,56 +4,58 @@ import Foundation
 public enum SpotifyPlaylists {
     static let recordDescription = "One playlist record per playlist: type (\"playlist\"), id, uri, name, description (may hold HTML), owner {id, display_name}, public, collaborative, snapshot_id, images [{url, height, width}] (largest first; may be empty), items_total (null when Spotify does not say, as for playlists you neither own nor collaborate on), external_url."
 
-    public static let spec = CommandSpec(
-        name: "spotify-playlists",
-        abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
-        discussion: [
-            "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
-            "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
-        ],
-        options: [PlaylistCommands.jsonOption],
-        subcommands: [
-            CommandSpec(name: "list", abstract: "list every playlist in your library (the default)", options: [PlaylistCommands.concurrencyOption]),
-            CommandSpec(
-                name: "get",
-                abstract: "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
-                discussion: ["A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the others still print; the exit status is then 1."],
-                arguments: [
-                    ArgumentSpec("PLAYLIST", help: "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.", optional: true, repeatable: true),
-                ],
-                options: [
-                    OptionSpec("duration", short: "d", help: "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."),
-                    PlaylistItemsSource.noCacheOption,
-                    PlaylistCommands.concurrencyOption,
-                ],
-                examples: [
-                    ExampleSpec("spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms", "How long a playlist plays, in milliseconds."),
-                ]
-            ),
-        ],
-        input: [
-            "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
-        ],
-        output: [
-            recordDescription + " get --duration adds duration_ms (null when Spotify does not return the playlist's items).",
-        ],
-        environment: PlaylistCommands.environment + PlaylistItemsSource.environment,
-        files: [
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
-            PlaylistItemsSource.cacheFile,
-        ],
-        exitCodes: [
-            ExitCodeSpec(.notFound, "get: a playlist was not found (404); the others still printed"),
-            ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
-            ExitCodeSpec(.dataError, "a line of standard input is not a playlist id, URI, URL or record; the message names the line"),
-        ] + PlaylistCommands.networkExitCodes,
-        examples: [
-            ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
-            ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m", "How many songs of the playlist called Morning fill fifteen minutes."),
-        ],
-        seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"],
-        defaultSubcommand: "list"
-    )
+    public static let spec: CommandSpec = {
+        var spec = CommandSpec(
+            name: "spotify-playlists",
+            abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
+            discussion: [
+                "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
+                "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
+            ],
+            options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
+            subcommands: [
+                CommandSpec(name: "list", abstract: "list every playlist in your library (the default)"),
+                CommandSpec(
+                    name: "get",
+                    abstract: "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
+                    discussion: ["A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the others still print; the exit status is then 1."],
+                    arguments: [
+                        ArgumentSpec("PLAYLIST", help: "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.", optional: true, repeatable: true),
+                    ],
+                    options: [
+                        OptionSpec("duration", short: "d", help: "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."),
+                        PlaylistItemsSource.noCacheOption,
+                    ],
+                    examples: [
+                        ExampleSpec("spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms", "How long a playlist plays, in milliseconds."),
+                    ]
+                ),
+            ],
+            input: [
+                "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
+            ],
+            output: [
+                recordDescription + " get --duration adds duration_ms (null when Spotify does not return the playlist's items).",
+            ],
+            environment: PlaylistCommands.environment + PlaylistItemsSource.environment,
+            files: [
+                FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+                PlaylistItemsSource.cacheFile,
+            ],
+            exitCodes: [
+                ExitCodeSpec(.notFound, "get: a playlist was not found (404); the others still printed"),
+                ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
+                ExitCodeSpec(.dataError, "a line of standard input is not a playlist id, URI, URL or record; the message names the line"),
+            ] + PlaylistCommands.networkExitCodes,
+            examples: [
+                ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
+                ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m", "How many songs of the playlist called Morning fill fifteen minutes."),
+            ],
+            seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"]
+            )
+        spec.runsWithoutSubcommand = true  // alone, it lists
+        return spec
+    }()
 
     public static func main() async -> Never {
         await ToolRunner.main(spec, run: run)
@@ -62,7 +64,7 @@ public enum SpotifyPlaylists {
     static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
         let human = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human
         switch command.subcommand {
-        case "list": return try await list(command, context, human: human)
+        case nil, "list": return try await list(command, context, human: human)
         case "get": return try await get(command, context, human: human)
         default: throw ToolError.software("unhandled command \(command.commandName)")
         }

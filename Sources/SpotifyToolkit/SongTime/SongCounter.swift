@@ -8,11 +8,15 @@ public struct SongObservation: Sendable, Equatable {
     public var durationMs: Int
     /// Position within the song: now-playing records have it; plain track records don't.
     public var progressMs: Int?
+    /// false for a paused observation: it adds no listening time and no song on its own, but
+    /// its position still tells how far the current play got before the pause.
+    public var isPlaying: Bool
 
-    public init(key: String?, durationMs: Int, progressMs: Int? = nil) {
+    public init(key: String?, durationMs: Int, progressMs: Int? = nil, isPlaying: Bool = true) {
         self.key = key
         self.durationMs = durationMs
         self.progressMs = progressMs
+        self.isPlaying = isPlaying
     }
 }
 
@@ -42,7 +46,8 @@ public struct SongCountResult: Sendable, Equatable {
 /// again. Every play is one song except at the edges of the log, where listening was only
 /// partly observed: the first play counts from its first observed progress, the last up to its
 /// last observed progress (a single play: the span between them). A side without progress
-/// counts whole. Only the first play, the current play and the sums of the plays between them
+/// counts whole. A play is heard up to its *furthest* observed progress (a poll after a short
+/// seek back does not undo what was heard). Paused observations never start a play. Only the first play, the current play and the sums of the plays between them
 /// are kept, because only the edges need anything but their duration.
 public struct SongCounter: Sendable {
     /// One play, as far as the counter needs it.
@@ -52,8 +57,18 @@ public struct SongCounter: Sendable {
         var firstProgressMs: Int?
         /// Progress of the play's latest observation.
         var lastProgressMs: Int?
+        /// The furthest progress observed in the play.
+        var furthestProgressMs: Int?
         /// Duration of the play's latest observation.
         var durationMs: Int
+
+        mutating func observe(_ observation: SongObservation) {
+            lastProgressMs = observation.progressMs
+            durationMs = observation.durationMs
+            if let progress = observation.progressMs {
+                furthestProgressMs = max(furthestProgressMs ?? progress, progress)
+            }
+        }
 
         /// Clamped into 0...duration; nil (unobserved) gives `whole`.
         func clamped(_ progress: Int?, whole: Int) -> Int {
@@ -75,18 +90,19 @@ public struct SongCounter: Sendable {
         guard observation.durationMs > 0 else { return }
         if let key = observation.key, let current = last ?? first, key == current.key, !Self.restarts(current, with: observation) {
             if last != nil {
-                last!.lastProgressMs = observation.progressMs
-                last!.durationMs = observation.durationMs
+                last!.observe(observation)
             } else {
-                first!.lastProgressMs = observation.progressMs
-                first!.durationMs = observation.durationMs
+                first!.observe(observation)
             }
             return
         }
+        // A paused song that was not playing before is not listened to.
+        guard observation.isPlaying else { return }
         let play = Play(
             key: observation.key,
             firstProgressMs: observation.progressMs,
             lastProgressMs: observation.progressMs,
+            furthestProgressMs: observation.progressMs,
             durationMs: observation.durationMs
         )
         if first == nil {
@@ -104,7 +120,9 @@ public struct SongCounter: Sendable {
     /// played again): a new play. A short seek back stays in the same play.
     private static func restarts(_ play: Play, with observation: SongObservation) -> Bool {
         guard let before = play.lastProgressMs, let now = observation.progressMs else { return false }
-        return before - now > observation.durationMs / 2
+        // Both clamped into 0...duration first, so the difference cannot overflow.
+        let duration = observation.durationMs
+        return min(max(before, 0), duration) - min(max(now, 0), duration) > duration / 2
     }
 
     /// The count so far; callable at any time.
@@ -120,11 +138,11 @@ public struct SongCounter: Sendable {
         }
         if let last {
             count(first, heardMs: first.durationMs - first.clamped(first.firstProgressMs, whole: 0))
-            count(last, heardMs: last.clamped(last.lastProgressMs, whole: last.durationMs))
+            count(last, heardMs: last.clamped(last.furthestProgressMs, whole: last.durationMs))
             totalMs = saturatingAdd(totalMs, last.durationMs)
         } else {
             let start = first.clamped(first.firstProgressMs, whole: 0)
-            let end = first.clamped(first.lastProgressMs, whole: first.durationMs)
+            let end = first.clamped(first.furthestProgressMs, whole: first.durationMs)
             count(first, heardMs: max(0, end - start))
         }
         return SongCountResult(

@@ -16,11 +16,31 @@ public func songLabel(_ songs: Double) -> String {
     return count % 2 == 0 ? "\(count / 2) songs" : "\(count / 2).5 songs"
 }
 
-/// A song count rounded to 2 decimal places, for JSON output.
+/// The `songs` number a record carries: two decimals when that reads the same as the label made
+/// from the exact value, else as many as it takes (0.4951 is "less than 1 song", so it is written
+/// 0.49, not 0.5, which would read "0.5 songs"). `songLabel(roundedSongs(x)) == songLabel(x)`.
 /// Non-finite input (which JSON cannot carry) becomes 0.
 public func roundedSongs(_ songs: Double) -> Double {
     guard songs.isFinite else { return 0 }
-    let scaled = songs * 100
-    guard scaled.isFinite, abs(scaled) < 9e15 else { return songs }
-    return scaled.rounded() / 100
+    let label = songLabel(songs)
+    for digits in 2...6 {
+        let scale = pow10(digits)
+        let scaled = songs * scale
+        guard scaled.isFinite, abs(scaled) < 9e15 else { return songs }
+        for candidate in [scaled.rounded() / scale, scaled.rounded(.down) / scale] where songLabel(candidate) == label {
+            return candidate
+        }
+    }
+    return songs
+}
+
+private func pow10(_ digits: Int) -> Double {
+    var value = 1.0
+    for _ in 0..<digits { value *= 10 }
+    return value
+}
+
+/// "1 track", "2 tracks": a count with its noun, singular or plural.
+public func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

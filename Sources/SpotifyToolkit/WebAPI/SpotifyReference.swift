@@ -55,6 +55,17 @@ public struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConve
         throw ParseError(description: "not a \(kind) id, spotify:\(kind): URI or open.spotify.com URL")
     }
 
+    /// Parses a reference that may be any of `kinds` (e.g. what `play` accepts). A bare id is
+    /// taken as the first kind.
+    public static func parse(_ input: String, expectingOneOf kinds: [Kind]) throws(ParseError) -> SpotifyReference {
+        for kind in kinds {
+            if let reference = try? parse(input, expecting: kind) { return reference }
+        }
+        let names = kinds.map(\.rawValue)
+        let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+        throw ParseError(description: "not a \(list) id, URI or URL")
+    }
+
     static func parseURI(_ text: String, expecting kind: Kind) throws(ParseError) -> SpotifyReference {
         var parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         // spotify:user:NAME:playlist:ID, the form Spotify used before 2018.
@@ -85,7 +96,8 @@ public struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConve
         guard let record = try? JSONValue.parse(text), record.objectValue != nil else {
             throw ParseError(description: "starts with '{' but is not a JSON object")
         }
-        if let type = record["type"]?.stringValue, type != kind.rawValue {
+        // Records that wrap a track (spotify-nowplaying's now_playing and played) name it by its uri.
+        if let type = record["type"]?.stringValue, type != kind.rawValue, !(["now_playing", "played"].contains(type) && record["uri"] != nil) {
             throw ParseError(description: "a \(type) record, not a \(kind)")
         }
         if let uri = record["uri"]?.stringValue, uri.hasPrefix("spotify:") {
@@ -109,8 +121,13 @@ public struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConve
 extension SpotifyReference {
     /// A command-line argument: a bad one is a usage error (64) that quotes it.
     public static func argument(_ text: String, expecting kind: Kind) throws -> SpotifyReference {
+        try argument(text, expectingOneOf: [kind])
+    }
+
+    /// A command-line argument that may name any of `kinds` (a bare id is the first kind).
+    public static func argument(_ text: String, expectingOneOf kinds: [Kind]) throws -> SpotifyReference {
         do {
-            return try parse(text, expecting: kind)
+            return kinds.count == 1 ? try parse(text, expecting: kinds[0]) : try parse(text, expectingOneOf: kinds)
         } catch {
             throw ToolError.usage("'\(text.prefix(200))': \(error.description)")
         }

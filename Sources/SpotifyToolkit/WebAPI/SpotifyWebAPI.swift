@@ -17,6 +17,9 @@ public struct SpotifyWebAPI: Sendable {
     var maxRetryWait: Double
     var retry: RetryPolicy
     var sleep: @Sendable (Double) async -> Void
+    /// Unsuccessful answers the caller wants back instead of an error (e.g. the player's 403/404
+    /// with a `reason`, or a watch that paces its own retries); default none.
+    public var handsBack: @Sendable (HTTPResult) -> Bool = { _ in false }
 
     public static let defaultBase = "https://api.spotify.com/v1"
 
@@ -93,7 +96,7 @@ public struct SpotifyWebAPI: Sendable {
                 try await again(error)
                 continue
             }
-            if result.isSuccess || passing.contains(result.status) {
+            if result.isSuccess || passing.contains(result.status) || handsBack(result) {
                 do {
                     return Outcome(value: try read(result), rateLimitWaits: rateLimitWaits)
                 } catch let error as UnreadableBody {

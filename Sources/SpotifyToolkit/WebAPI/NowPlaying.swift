@@ -1,0 +1,189 @@
+import Foundation
+
+/// One look at the player: what `GET /me/player/currently-playing` (or `/me/player`) answered,
+/// reduced to what records, change detection and poll scheduling need. Pure: no I/O.
+public struct PlaybackObservation: Sendable, Equatable {
+    /// The track or episode as a record (TrackRecord), nil for nothing, ads and unknown items.
+    public var item: JSONObject?
+    public var isPlaying: Bool
+    public var progressMs: Int?
+    /// `track`, `episode`, `ad`, `unknown`; nil when nothing plays (204).
+    public var currentlyPlayingType: String?
+    public var context: JSONValue
+    /// `/me/player` only: device {id, name, type}, shuffle_state, repeat_state.
+    public var device: JSONValue?
+    public var shuffleState: JSONValue?
+    public var repeatState: JSONValue?
+
+    /// Nothing plays (204, or no device).
+    public static let nothing = PlaybackObservation(item: nil, isPlaying: false, progressMs: nil, currentlyPlayingType: nil, context: .null)
+
+    public init(item: JSONObject?, isPlaying: Bool, progressMs: Int?, currentlyPlayingType: String?, context: JSONValue,
+                device: JSONValue? = nil, shuffleState: JSONValue? = nil, repeatState: JSONValue? = nil) {
+        self.item = item
+        self.isPlaying = isPlaying
+        self.progressMs = progressMs
+        self.currentlyPlayingType = currentlyPlayingType
+        self.context = context
+        self.device = device
+        self.shuffleState = shuffleState
+        self.repeatState = repeatState
+    }
+
+    /// From a player answer; nil body = nothing plays. Lenient: odd values become null.
+    public init(_ body: JSONValue?) {
+        guard let body, body.objectValue != nil else {
+            self = .nothing
+            return
+        }
+        item = TrackRecord.make(from: body["item"])
+        isPlaying = body["is_playing"]?.boolValue ?? false
+        progressMs = body["progress_ms"]?.intValue.flatMap { $0 >= 0 ? $0 : nil }
+        currentlyPlayingType = body["currently_playing_type"]?.stringValue ?? (item == nil ? "unknown" : item?["type"]?.stringValue)
+        if let context = body["context"], context.objectValue != nil {
+            self.context = ["type": context["type"] ?? .null, "uri": context["uri"] ?? .null]
+        } else {
+            context = .null
+        }
+        if let device = body["device"], device.objectValue != nil {
+            self.device = ["id": device["id"] ?? .null, "name": device["name"] ?? .null, "type": device["type"] ?? .null]
+            shuffleState = body["shuffle_state"] ?? .null
+            repeatState = body["repeat_state"] ?? .null
+        }
+    }
+
+    /// Something to report: a track or episode (playing or paused). Ads, unknown items and
+    /// nothing are not, for the one shot.
+    public var hasItem: Bool { item != nil }
+
+    public var durationMs: Int? { item?["duration_ms"]?.intValue }
+
+    /// What tells one song from the next: uri, else id, else name.
+    public var itemKey: String? {
+        guard let item else { return nil }
+        return item["uri"]?.stringValue ?? item["id"]?.stringValue ?? item["name"]?.stringValue
+    }
+
+    /// The `now_playing` record: the item's record fields with type now_playing, then is_playing,
+    /// progress_ms, currently_playing_type, context, (device, shuffle_state, repeat_state),
+    /// observed_at. Without an item (an ad, nothing) only the state fields.
+    public func record(observedAt: String, progressMs override: Int? = nil, final: Bool = false) -> JSONValue {
+        var record: JSONObject = item ?? [:]
+        record["type"] = "now_playing"  // replaces the item's own type in place: still the first key
+        record["is_playing"] = .bool(isPlaying)
+        record["progress_ms"] = (override ?? progressMs).map(JSONValue.int) ?? .null
+        record["currently_playing_type"] = currentlyPlayingType.map(JSONValue.string) ?? .null
+        record["context"] = context
+        if let device {
+            record["device"] = device
+            record["shuffle_state"] = shuffleState ?? .null
+            record["repeat_state"] = repeatState ?? .null
+        }
+        record["observed_at"] = .string(observedAt)
+        if final { record["final"] = true }
+        return .object(record)
+    }
+
+    /// `▶ Name — Artist (1:23 / 3:45)` (⏸ when paused) for a terminal.
+    public var humanLine: String {
+        guard let item else {
+            switch currentlyPlayingType {
+            case nil: return "nothing playing"
+            case let type?: return "\(isPlaying ? "▶" : "⏸") (\(type))"
+            }
+        }
+        let name = item["name"]?.stringValue ?? "(no name)"
+        let by = (item["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        let show = item["show"]?["name"]?.stringValue
+        let who = by.isEmpty ? show : by.joined(separator: ", ")
+        let progress = formatClock(milliseconds: progressMs ?? 0)
+        let duration = durationMs.map { formatClock(milliseconds: $0) } ?? "?"
+        return "\(isPlaying ? "▶" : "⏸") \(name)\(who.map { " — \($0)" } ?? "") (\(progress) / \(duration))"
+    }
+
+    /// Whether `next` is a change worth a record after `self`: another song, a play state or
+    /// type change, or the same song starting again (progress back by more than half of it).
+    public func isChange(to next: PlaybackObservation) -> Bool {
+        if itemKey != next.itemKey || isPlaying != next.isPlaying || currentlyPlayingType != next.currentlyPlayingType {
+            return true
+        }
+        guard let before = progressMs, let now = next.progressMs, let duration = next.durationMs, duration > 0 else { return false }
+        // Clamped first: progress values from the wire cannot overflow the subtraction.
+        return min(before, duration) - min(now, duration) > duration / 2
+    }
+
+    /// Where playback is `elapsedMs` after this observation, assuming it goes on: progress moves
+    /// only while playing and stops at the end of the song.
+    public func progress(after elapsedMs: Int) -> Int? {
+        guard let progressMs else { return nil }
+        guard isPlaying, elapsedMs > 0 else { return progressMs }
+        let moved = progressMs.addingReportingOverflow(elapsedMs)
+        let upper = durationMs ?? Int.max
+        return moved.overflow ? upper : min(moved.partialValue, max(upper, progressMs))
+    }
+}
+
+/// When to poll next. Pure: the watch loop asks, sleeps that long, polls.
+///
+/// - Playing: every `interval`; but when the song ends within one and a half intervals, just
+///   after its predicted end, so a song change is seen at once, and the song's last poll
+///   replaces the one before it instead of adding one.
+/// - Paused: at `interval` for the first minute (most pauses are short, and a resume should be
+///   seen soon), then every `idleInterval`.
+/// - Nothing playing, ads and unknown items: every `idleInterval`.
+/// - Errors: backoff doubling from 2 s up to `idleInterval`; Retry-After when Spotify names it.
+public struct PollSchedule: Sendable, Equatable {
+    public var interval: Double
+    public var idleInterval: Double
+    /// How long after the predicted end of a song to look: enough for the player to have moved on.
+    public var endMargin: Double
+    /// How long a pause is polled at the playing rate before slowing down.
+    public var pauseGrace: Double
+    /// false: every `interval` whatever plays (fixed polling, the benchmark's baseline).
+    public var adapts: Bool
+
+    public init(interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.3, pauseGrace: Double = 60, adapts: Bool = true) {
+        self.interval = interval
+        self.idleInterval = max(idleInterval, interval)
+        self.endMargin = endMargin
+        self.pauseGrace = pauseGrace
+        self.adapts = adapts
+    }
+
+    /// Seconds until the next poll after `observation`; `inStateFor` is how long (seconds) the
+    /// player has been in its current play state.
+    public func delay(after observation: PlaybackObservation, inStateFor: Double = 0) -> Double {
+        guard adapts else { return interval }
+        guard observation.hasItem else { return idleInterval }
+        guard observation.isPlaying else { return inStateFor < pauseGrace ? interval : idleInterval }
+        if let duration = observation.durationMs, let progress = observation.progressMs, duration >= progress {
+            let remaining = Double(duration - progress) / 1000
+            if remaining < interval * 1.5 { return remaining + endMargin }
+        }
+        return interval
+    }
+
+    /// After the `failures`-th failure in a row (1, 2, ...): 2 s, 4 s, 8 s ... up to idleInterval.
+    public func backoff(failures: Int) -> Double {
+        let exponent = min(max(failures - 1, 0), 16)
+        return min(2 * Double(1 << exponent), idleInterval)
+    }
+}
+
+/// ISO 8601 UTC with milliseconds, as `observed_at` and `played_at` read: 2026-11-22T10:00:00.123Z.
+public func isoTimestamp(_ secondsSince1970: Double) -> String {
+    guard secondsSince1970.isFinite, abs(secondsSince1970) < 1e13 else { return "1970-01-01T00:00:00.000Z" }
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    return formatter.string(from: Date(timeIntervalSince1970: secondsSince1970))
+}
+
+/// Parses ISO 8601 (`2026-11-22T10:00:00Z`, with or without fractional seconds or an offset).
+public func parseISOTimestamp(_ text: String) -> Double? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.date(from: text)?.timeIntervalSince1970
+}

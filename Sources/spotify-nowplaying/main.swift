@@ -1,0 +1,3 @@
+import SpotifyToolkit
+
+await SpotifyNowPlaying.main()
