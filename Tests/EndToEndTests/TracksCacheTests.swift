@@ -21,7 +21,10 @@ import Testing
             try fake.seedLogin(expiresIn: 3600)
         }
 
-        var environment: [String: String] { fake.environment(["XDG_CACHE_HOME": cacheHome].merging(extra) { $1 }) }
+        /// The cache on, at its default size, unless `extra` says otherwise.
+        var environment: [String: String] {
+            fake.environment(["XDG_CACHE_HOME": cacheHome, CachePolicy.sizeVariable: ""].merging(extra) { $1 })
+        }
         var playlistsDirectory: String { cacheHome + "/spotify-toolkit/playlists" }
         func entryPath(_ id: String) -> String { playlistsDirectory + "/\(id).jsonl" }
 

@@ -102,7 +102,7 @@ public enum CachePolicy {
     public static let defaultMaxBytes = 256 << 20
     public static let sizeVariable = "SPOTIFY_TOOLKIT_CACHE_SIZE"
 
-    /// `SPOTIFY_TOOLKIT_CACHE_SIZE`: bytes, or a number with K, M or G (powers of 1024); 0 keeps nothing.
+    /// `SPOTIFY_TOOLKIT_CACHE_SIZE`: bytes, or a number with K, M or G (powers of 1024); 0 turns the cache off.
     public static func maxBytes(_ text: String?) throws -> Int {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return defaultMaxBytes }
         let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]

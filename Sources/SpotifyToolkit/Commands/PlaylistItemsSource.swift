@@ -12,7 +12,7 @@ struct PlaylistItemsSource {
     )
     static let environment = [
         EnvironmentSpec("XDG_CACHE_HOME", "Where the snapshot cache lives (under spotify-toolkit/playlists/). Default: ~/.cache."),
-        EnvironmentSpec(CachePolicy.sizeVariable, "The most the snapshot cache may hold (e.g. 256M, 1G, or bytes; 0 keeps nothing); the least recently used playlists go first. Default: 256M."),
+        EnvironmentSpec(CachePolicy.sizeVariable, "The most the snapshot cache may hold (e.g. 256M, 1G, or bytes; 0 turns the cache off); the least recently used playlists go first. Default: 256M."),
     ]
     static let cacheDiscussion = "What a playlist held is kept in a cache keyed by its snapshot_id (the version Spotify gives every edit). A later run asks only for the current snapshot_id (GET /playlists/{id}?fields=snapshot_id, one small request) and, when it is unchanged, prints from the cache exactly what a fetch would print, whatever the options; an edited playlist is fetched afresh at once. A piped playlist record (from spotify-playlists) carries its snapshot_id: when the cache holds exactly the version the record names, it is printed without any request. The cache keeps the records' fields, or Spotify's whole objects after a --raw run (which a records copy cannot serve). A copy is kept only when the snapshot_id was the same before and after the pages were read. --no-cache bypasses it; --offline prints the latest copy without any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A cached file that is damaged or cut short is ignored, fetched again and replaced. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists going first."
     static let cacheFile = FileSpec(
@@ -46,9 +46,11 @@ struct PlaylistItemsSource {
         let bypass = command.flag("no-cache")
         let offline = command.flag("offline")
         if bypass && offline { throw ToolError.usage("--offline prints from the cache, which --no-cache turns off; use one of them") }
-        mode = bypass ? .bypass : offline ? .offline : .normal
+        let cache = bypass ? nil : try PlaylistCache(environment: context.environment)
+        // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either).
+        mode = offline ? .offline : bypass || cache?.maxBytes == 0 ? .bypass : .normal
         self.context = context
-        cache = bypass ? nil : try PlaylistCache(environment: context.environment)
+        self.cache = cache
         pager = offline ? nil : Pager(api: try PlaylistCommands.api(context), concurrency: concurrency)
     }
 
