@@ -109,7 +109,10 @@ import Testing
 
     static func encoded(_ entries: [JSONValue] = entries, total: Int? = nil) -> Data {
         var body: [UInt8] = []
-        for entry in entries { CacheEntryFormat.appendEntry(entry, to: &body) }
+        for (position, entry) in entries.enumerated() {
+            let kind = PlaylistEntry.kind(of: entry)
+            CacheEntryFormat.appendEntry(entry, kind: kind, record: PlaylistEntry.record(entry, position: position, playlist: nil), to: &body)
+        }
         let header = CacheEntryHeader(playlistID: id, snapshotID: "S1", view: .full, fetchedAt: 1_795_000_000.25, total: total ?? entries.count)
         return CacheEntryFormat.encode(header, body: body, count: entries.count)
     }
@@ -119,6 +122,16 @@ import Testing
         let validated = try CacheEntryFormat.validate(data, playlistID: Self.id)
         #expect(validated.header == CacheEntryHeader(playlistID: Self.id, snapshotID: "S1", view: .full, fetchedAt: 1_795_000_000.25, total: 3))
         #expect(try CacheEntryFormat.entries(data, validated) == Self.entries)
+        // The fast path: kinds, the records as spotify-tracks prints them, the entries as Spotify sent them.
+        var lines: [(PlaylistEntry.Kind, String, String)] = []
+        try CacheEntryFormat.forEachLine(data, validated) { kind, record, entry in
+            lines.append((kind, String(decoding: record, as: UTF8.self), String(decoding: entry, as: UTF8.self)))
+        }
+        #expect(lines.map(\.0) == [.track, .unavailable, .local])
+        #expect(lines.map(\.1) == Self.entries.enumerated().map { position, entry in
+            PlaylistEntry.record(entry, position: position, playlist: nil).map { JSONValue.object($0).serialized() } ?? ""
+        })
+        #expect(lines.map(\.2) == Self.entries.map { $0.serialized() })
         let empty = Self.encoded([])
         #expect(try CacheEntryFormat.entries(empty, CacheEntryFormat.validate(empty, playlistID: Self.id)).isEmpty)
     }
@@ -149,6 +162,12 @@ import Testing
         #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Self.encoded() + Self.encoded(), playlistID: Self.id) }
         #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Data("\n\n\n".utf8), playlistID: Self.id) }
         #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Data([0xff, 0xfe, 0x0a]), playlistID: Self.id) }
+        // Lines that are not KIND TAB RECORD TAB ENTRY, even under a matching checksum.
+        for line in ["{\"a\":1}", "x\t{}\t{}", "t\t{}", "t\t{}\t{}\t{}", "u\t{}\t{}", "t\t\t{}", "t\t{}\t"] {
+            let header = CacheEntryHeader(playlistID: Self.id, snapshotID: "S1", view: .records, fetchedAt: 1, total: 1)
+            let forged = CacheEntryFormat.encode(header, body: Array((line + "\n").utf8), count: 1)
+            #expect(throws: CacheEntryFormat.Damage.self, "\(line)") { try CacheEntryFormat.validate(forged, playlistID: Self.id) }
+        }
     }
 }
 
@@ -166,7 +185,10 @@ import Testing
 
     static func store(_ cache: PlaylistCache, _ id: String, snapshot: String = "S1", entries: Int = 10) throws {
         var body: [UInt8] = []
-        for index in 0..<entries { CacheEntryFormat.appendEntry(["item": ["id": .int(index)]], to: &body) }
+        for index in 0..<entries {
+            let entry: JSONValue = ["item": ["id": .int(index)]]
+            CacheEntryFormat.appendEntry(entry, kind: .track, record: PlaylistEntry.record(entry, position: index, playlist: nil), to: &body)
+        }
         try cache.store(CacheEntryHeader(playlistID: id, snapshotID: snapshot, view: .records, fetchedAt: cache.now, total: entries), body: body, count: entries)
     }
 

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Which answers a cache entry holds. `records`: the entries as fetched with the `fields` filter
 /// that track records need (`PlaylistEntry.itemFields`); `full`: Spotify's entry objects untouched
@@ -34,10 +39,15 @@ public struct CacheEntryHeader: Sendable, Equatable {
 
 /// The bytes of a cache entry, and the checks before one is believed. Pure: no I/O.
 ///
-/// An entry is JSON Lines: a header line, one line per playlist entry (Spotify's object, compact,
-/// in playlist order), and a trailer line `{"end":COUNT,"fnv1a64":"HEX"}` whose checksum covers
-/// every byte before it. A file cut short, grown, edited or garbled fails `validate` and is then
-/// treated as absent: fetched again and replaced, never printed.
+/// An entry is a header line (JSON), one line per playlist entry in playlist order, and a trailer
+/// line `{"end":COUNT,"fnv1a64":"HEX"}` whose checksum covers every byte before it. An entry line
+/// is `KIND \t RECORD \t ENTRY`: KIND one of `t` `e` `l` `u` (track, episode, local file,
+/// unavailable), RECORD the track record exactly as spotify-tracks prints it (empty for an
+/// unavailable item), ENTRY Spotify's entry object, compact. Compact JSON never holds a raw tab,
+/// so the fields split cleanly, and a re-run prints RECORD (or ENTRY, for --raw) without parsing
+/// anything: that is what makes a cached 10,000-item playlist quick. A file cut short, grown,
+/// edited or garbled fails `validate` and is then treated as absent: fetched again and replaced,
+/// never printed.
 public enum CacheEntryFormat {
     public static let format = "spotify-toolkit playlist items"
     public static let version = 1
@@ -83,10 +93,66 @@ public enum CacheEntryFormat {
         return Data(bytes)
     }
 
-    /// Appends one playlist entry as a body line.
-    public static func appendEntry(_ entry: JSONValue, to body: inout [UInt8]) {
+    /// Appends one playlist entry as a body line: its kind, its record (nil for an unavailable
+    /// item) and the entry itself.
+    public static func appendEntry(_ entry: JSONValue, kind: PlaylistEntry.Kind, record: JSONObject?, to body: inout [UInt8]) {
+        body.append(tag(kind))
+        body.append(tab)
+        if let record { JSONValue.object(record).serialize(into: &body) }
+        body.append(tab)
         entry.serialize(into: &body)
         body.append(UInt8(ascii: "\n"))
+    }
+
+    static let tab = UInt8(ascii: "\t")
+
+    static func tag(_ kind: PlaylistEntry.Kind) -> UInt8 {
+        switch kind {
+        case .track: UInt8(ascii: "t")
+        case .episode: UInt8(ascii: "e")
+        case .local: UInt8(ascii: "l")
+        case .unavailable: UInt8(ascii: "u")
+        }
+    }
+
+    static func kind(_ tag: UInt8) -> PlaylistEntry.Kind? {
+        switch tag {
+        case UInt8(ascii: "t"): .track
+        case UInt8(ascii: "e"): .episode
+        case UInt8(ascii: "l"): .local
+        case UInt8(ascii: "u"): .unavailable
+        default: nil
+        }
+    }
+
+    /// Calls `body` with each entry line's kind, record bytes and entry bytes, in order. Only for
+    /// a validated entry (whose lines `validate` checked).
+    public static func forEachLine(_ data: Data, _ validated: Validated,
+                                   _ body: (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        try data.withUnsafeBytes { raw in
+            var start = validated.body.lowerBound
+            while start < validated.body.upperBound {
+                guard let line = split(raw, from: start, to: validated.body.upperBound) else {
+                    throw Damage(description: "entry line at byte \(start) is malformed")
+                }
+                try body(line.kind, UnsafeRawBufferPointer(rebasing: raw[line.record]), UnsafeRawBufferPointer(rebasing: raw[line.entry]))
+                start = line.next
+            }
+        }
+    }
+
+    /// One entry line starting at `start`: its parts, and where the next line starts.
+    static func split(_ raw: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (kind: PlaylistEntry.Kind, record: Range<Int>, entry: Range<Int>, next: Int)? {
+        guard end - start >= 3, let kind = kind(raw[start]), raw[start + 1] == tab else { return nil }
+        guard let base = raw.baseAddress,
+              let newlineAt = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start).map({ UnsafeRawPointer($0) - base }),
+              let secondTab = memchr(base + start + 2, Int32(tab), newlineAt - start - 2).map({ UnsafeRawPointer($0) - base }),
+              memchr(base + secondTab + 1, Int32(tab), newlineAt - secondTab - 1) == nil,
+              newlineAt > secondTab + 1
+        else { return nil }
+        let record = (start + 2)..<secondTab
+        guard record.isEmpty == (kind == .unavailable) else { return nil }
+        return (kind, record, (secondTab + 1)..<newlineAt, newlineAt + 1)
     }
 
     /// Checks an entry read from disk for `playlistID`: complete (trailer present), unchanged
@@ -121,7 +187,14 @@ public enum CacheEntryFormat {
             else { throw Damage(description: "its header does not describe this playlist") }
             let body = (headerEnd + 1)..<trailerStart
             var lines = 0
-            for byte in UnsafeBufferPointer(rebasing: bytes[body]) where byte == newline { lines += 1 }
+            var start = body.lowerBound
+            while start < body.upperBound {
+                guard let line = split(raw, from: start, to: body.upperBound) else {
+                    throw Damage(description: "its entry \(lines + 1) is malformed")
+                }
+                lines += 1
+                start = line.next
+            }
             guard lines == count else { throw Damage(description: "it holds \(lines) entries, not \(count)") }
             return Validated(header: CacheEntryHeader(playlistID: playlistID, snapshotID: snapshot, view: view, fetchedAt: fetchedAt, total: total),
                              body: body, count: count)
@@ -133,15 +206,11 @@ public enum CacheEntryFormat {
     public static func entries(_ data: Data, _ validated: Validated) throws -> [JSONValue] {
         var entries: [JSONValue] = []
         entries.reserveCapacity(validated.count)
-        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws in
-            var start = validated.body.lowerBound
-            for index in validated.body where raw[index] == UInt8(ascii: "\n") {
-                guard let entry = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[start..<index])) else {
-                    throw Damage(description: "entry \(entries.count + 1) is not JSON")
-                }
-                entries.append(entry)
-                start = index + 1
+        try forEachLine(data, validated) { _, _, bytes in
+            guard let entry = try? JSONValue.parse(buffer: bytes) else {
+                throw Damage(description: "entry \(entries.count + 1) is not JSON")
             }
+            entries.append(entry)
         }
         return entries
     }

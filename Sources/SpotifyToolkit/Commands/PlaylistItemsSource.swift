@@ -78,11 +78,16 @@ struct PlaylistItemsSource {
         return pager
     }
 
+    /// A cached entry line: its kind, the record spotify-tracks prints for it (empty for an
+    /// unavailable item), and Spotify's entry object, as bytes.
+    typealias LineHandler = (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+
     /// Hands every entry of the playlist to `body`, page by page in order. `wanted`: `.full` for
     /// Spotify's untouched objects, `.records` when only what track records read is needed.
-    /// `uncachedFields`: the `fields` filter when nothing will be kept (`--no-cache`).
+    /// `uncachedFields`: the `fields` filter when nothing will be kept (`--no-cache`). `lines`:
+    /// when given, a cached copy goes to it line by line instead of to `body` (nothing parsed).
     func read(_ selector: Selector, wanted: CacheView, uncachedFields: String?, progress: ProgressLine,
-              body: (Page) throws -> Void) async throws -> Result {
+              lines: LineHandler? = nil, body: (Page) throws -> Void) async throws -> Result {
         let id = selector.reference.id
         var entry: PlaylistCache.Entry?
         switch try cache?.load(id) ?? .absent {
@@ -102,15 +107,15 @@ struct PlaylistItemsSource {
             switch step {
             case .serve:
                 guard let entry else { throw ToolError.software("cache: served without an entry") }
-                if try serve(entry, playlist: id, body: body) { return .delivered }
+                if try serve(entry, playlist: id, lines: lines, body: body) { return .delivered }
                 if mode == .offline { return .failed(offlineMiss(.nothingCached, playlist: id)) }
-                return try await fetch(id, wanted: wanted, fields: uncachedFields, keepUnder: nil, progress: progress, body: body)
+                return try await fetch(selector.reference, wanted: wanted, fields: uncachedFields, keepUnder: nil, progress: progress, body: body)
             case .unavailable(let miss):
                 return .failed(offlineMiss(miss, playlist: id))
             case .fetch(let snapshot):
                 let keeping = snapshot != nil && (cache?.maxBytes ?? 0) > 0
                 let fields = keeping ? (wanted == .records ? PlaylistEntry.itemFields : nil) : uncachedFields
-                return try await fetch(id, wanted: wanted, fields: fields, keepUnder: keeping ? snapshot : nil, progress: progress, body: body)
+                return try await fetch(selector.reference, wanted: wanted, fields: fields, keepUnder: keeping ? snapshot : nil, progress: progress, body: body)
             case .checkSnapshot:
                 throw ToolError.software("cache: snapshot checked twice")
             }
@@ -125,17 +130,25 @@ struct PlaylistItemsSource {
 
     /// Prints a cached entry as the pages a fetch would have handed on. False when its entries do
     /// not parse (it is then refetched).
-    func serve(_ entry: PlaylistCache.Entry, playlist id: String, body: (Page) throws -> Void) throws -> Bool {
-        let entries: [JSONValue]
-        do {
-            entries = try CacheEntryFormat.entries(entry.data, entry.validated)
-        } catch {
-            context.warn("ignoring the cached copy \(cache?.path(of: id) ?? id): \(error); it will be fetched again")
-            return false
+    func serve(_ entry: PlaylistCache.Entry, playlist id: String, lines: LineHandler?, body: (Page) throws -> Void) throws -> Bool {
+        var entries: [JSONValue] = []
+        if lines == nil {
+            do {
+                entries = try CacheEntryFormat.entries(entry.data, entry.validated)
+            } catch {
+                context.warn("ignoring the cached copy \(cache?.path(of: id) ?? id): \(error); it will be fetched again")
+                return false
+            }
         }
         if mode == .offline {
             let age = CachePolicy.age(seconds: (cache?.now ?? 0) - entry.header.fetchedAt)
             context.warn("playlist \(id): offline: printing the copy cached \(age) ago (snapshot_id \(entry.header.snapshotID))")
+        }
+        defer { cache?.touch(id) }
+        if let lines {
+            // validate() checked every line, so this cannot fail half-way through the output.
+            try CacheEntryFormat.forEachLine(entry.data, entry.validated, lines)
+            return true
         }
         var offset = 0
         repeat {
@@ -143,7 +156,6 @@ struct PlaylistItemsSource {
             try body(Page(offset: offset, total: entry.header.total, items: Array(entries[offset..<end])))
             offset = end
         } while offset < entries.count
-        cache?.touch(id)
         return true
     }
 
@@ -157,8 +169,9 @@ struct PlaylistItemsSource {
     }
 
     /// Every page from Spotify; kept under `snapshot` when the playlist did not change meanwhile.
-    func fetch(_ id: String, wanted: CacheView, fields: String?, keepUnder snapshot: String?, progress: ProgressLine,
+    func fetch(_ playlist: SpotifyReference, wanted: CacheView, fields: String?, keepUnder snapshot: String?, progress: ProgressLine,
                body: (Page) throws -> Void) async throws -> Result {
+        let id = playlist.id
         let pager = try requirePager(for: "playlists")
         var query = [PlaylistEntry.additionalTypes]
         if let fields { query.insert(("fields", fields), at: 0) }
@@ -175,7 +188,11 @@ struct PlaylistItemsSource {
             progress: progress.update
         ) { page in
             if kept != nil {
-                for item in page.items { CacheEntryFormat.appendEntry(item, to: &kept!) }
+                for (index, item) in page.items.enumerated() {
+                    let kind = PlaylistEntry.kind(of: item)
+                    let record = kind == .unavailable ? nil : PlaylistEntry.record(item, position: page.offset + index, playlist: playlist)
+                    CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
+                }
                 count += page.items.count
                 if kept!.count > limit { kept = nil }  // too big to keep: stop collecting
             }
@@ -213,5 +230,16 @@ struct PlaylistItemsSource {
             }
             return .snapshot(json["snapshot_id"]?.stringValue)
         }.value
+    }
+}
+
+extension SpotifyTracks.Output {
+    /// Writes a cached copy's lines as JSON Lines: the stored record (or, with --raw, the stored
+    /// entry) bytes as they are, kept or skipped by kind like `write(_:)` does with pages.
+    mutating func write(kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer) throws {
+        if kind == .unavailable && !selection.raw { unavailable += 1 }
+        guard selection.keeps(kind) else { return }
+        try context.stdout.writeLine(selection.raw ? entry : record)
+        written += 1
     }
 }

@@ -103,7 +103,8 @@ public enum SpotifyTracks {
             var output = Output(context: context, selection: selection, human: human, playlist: playlist)
             let result = try await source.read(
                 selector, wanted: selection.raw ? .full : .records, uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
-                progress: progress, body: { try output.write($0) }
+                progress: progress, lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
+                body: { try output.write($0) }
             )
             switch result {
             case .delivered: break
