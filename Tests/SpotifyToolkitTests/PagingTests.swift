@@ -36,7 +36,7 @@ import Testing
             sizes.append(window.size)
         }
         #expect(sizes.max() == 8)
-        #expect(sizes.firstIndex(of: 8) == 4 + 5 + 6 + 7 - 1, "one more after as many clean answers as it allows")
+        #expect(Array(sizes.prefix(5)) == [5, 6, 7, 8, 8], "one more with each clean answer")
         #expect(sizes == sizes.sorted(), "never shrinks without a 429")
     }
 
@@ -49,6 +49,14 @@ import Testing
         #expect(window.size == 1)
         window.recordClean()
         #expect(window.size == 2, "grows again after one clean answer at size 1")
+        for _ in 0..<2 { window.recordClean() }
+        #expect(window.size == 3, "after a 429, one more only after as many clean answers as it allows")
+        var sizes: [Int] = []
+        for _ in 0..<30 {
+            window.recordClean()
+            sizes.append(window.size)
+        }
+        #expect(sizes.firstIndex(of: 8) == 3 + 4 + 5 + 6 + 7 - 1)
     }
 
     @Test func aFixedSizeNeverGrowsButStillHalves() {

@@ -36,9 +36,11 @@ public struct PagePlan: Sendable, Equatable {
     }
 }
 
-/// How many page requests may be in flight: starts at 4, grows by one after as many clean answers
-/// in a row as it currently allows (so 4 → 8 takes 22 pages), never beyond 8, and halves on a 429.
-/// A fixed size (`--concurrency N`) never grows, but still halves when Spotify pushes back.
+/// How many page requests may be in flight: starts at 4, grows by one with each clean answer (so
+/// 8 after the first four, about one round trip), never beyond 8, and halves on a 429; after a
+/// 429 it grows back only after as many clean answers in a row as it then allows, so a rate
+/// limit is not run into again at once. A fixed size (`--concurrency N`) never grows, but still
+/// halves when Spotify pushes back.
 public struct ConcurrencyWindow: Sendable, Equatable {
     public static let initial = 4
     public static let ceiling = 8
@@ -46,6 +48,7 @@ public struct ConcurrencyWindow: Sendable, Equatable {
     public private(set) var size: Int
     public let maximum: Int
     private var cleanStreak = 0
+    private var wasRateLimited = false
 
     /// `fixed` nil: adaptive from 4 up to 8. Otherwise clamped to 1...8 and never grown.
     public init(fixed: Int? = nil) {
@@ -62,7 +65,7 @@ public struct ConcurrencyWindow: Sendable, Equatable {
     /// A page arrived without Spotify asking us to slow down.
     public mutating func recordClean() {
         cleanStreak += 1
-        if cleanStreak >= size && size < maximum {
+        if cleanStreak >= (wasRateLimited ? size : 1) && size < maximum {
             size += 1
             cleanStreak = 0
         }
@@ -72,6 +75,7 @@ public struct ConcurrencyWindow: Sendable, Equatable {
     public mutating func recordRateLimited() {
         size = max(1, size / 2)
         cleanStreak = 0
+        wasRateLimited = true
     }
 }
 
