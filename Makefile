@@ -11,7 +11,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks clean
+.PHONY: all build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache clean
 
 all: build
 
@@ -73,6 +73,9 @@ bench-watch:
 
 bench-tracks:
 	Benchmarks/tracks-vs-spotipy.sh
+
+bench-cache:
+	Benchmarks/tracks-cache.sh
 
 clean:
 	rm -rf .build

@@ -137,6 +137,8 @@ struct FakeSpotifyState: Sendable {
     var inFlight = 0
     /// The player (PlaybackClock.swift, PlayerHandlers.swift).
     var playback = PlaybackClock()
+    /// Edits made with `POST /_fake/edit-playlist`, by playlist id (PlaylistEdits.swift).
+    var playlistEdits: [String: PlaylistEdit] = [:]
 
     init(settings: FakeSpotifySettings) {
         self.settings = settings

@@ -63,7 +63,7 @@ extension FakeSpotifyService {
         let library = self.library
         let playlists = Self.libraryPlaylists(library)
         return page(request, maxLimit: 50, total: playlists.count, path: "/users/\(GeneratedLibrary.userID)/playlists", extraQuery: []) { range in
-            playlists[range].map { Self.simplified($0, legacy: library.legacy) }
+            playlists[range].map { applyingEdits(toPlaylist: Self.simplified($0, legacy: library.legacy)) }
         }
     }
 
@@ -90,7 +90,7 @@ extension FakeSpotifyService {
             full["followers"] = ["href": .null, "total": 0]
             object = .object(full)
         }
-        return filtered(object, request)
+        return filtered(applyingEdits(toPlaylist: object), request)
     }
 
     func playlistItems(_ request: RouteRequest, legacyEndpoint: Bool = false) -> HTTPResponse {
@@ -105,7 +105,7 @@ extension FakeSpotifyService {
             let offset = request.http.queryValue("offset").flatMap { Int($0) } ?? 0
             return page(request, maxLimit: legacyEndpoint ? 100 : 50, total: GeneratedLibrary.total(of: playlist, offset: offset),
                         path: "/playlists/\(id)/\(legacyEndpoint ? "tracks" : "items")", extraQuery: keep) { range in
-                GeneratedLibrary.entries(of: playlist, id: id, range: range, legacy: legacy || legacyEndpoint)
+                applyingEdits(toEntries: GeneratedLibrary.entries(of: playlist, id: id, range: range, legacy: legacy || legacyEndpoint), id: id, offset: range.lowerBound)
             }
         }
     }

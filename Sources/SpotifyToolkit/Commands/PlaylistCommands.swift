@@ -38,10 +38,15 @@ enum PlaylistCommands {
 
     /// Playlist references from the arguments, or from stdin when there are none (not a terminal).
     static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [SpotifyReference] {
+        try references(command, context, tool: tool) { reference, _ in reference }
+    }
+
+    /// The same, with the text each reference came from (see `SpotifyReference.fromArgumentsOrInput`).
+    static func references<T>(_ command: ParsedCommand, _ context: ToolContext, tool: String, make: (SpotifyReference, String) -> T) throws -> [T] {
         if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
             throw ToolError.usage("name a PLAYLIST (id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
         }
-        return try SpotifyReference.fromArgumentsOrInput(command.positionals, expecting: .playlist)
+        return try SpotifyReference.fromArgumentsOrInput(command.positionals, expecting: .playlist, make: make)
     }
 
     /// Why Spotify would not show a playlist's items (403) or the playlist (404), to report before

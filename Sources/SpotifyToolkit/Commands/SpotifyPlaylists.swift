@@ -23,7 +23,8 @@ public enum SpotifyPlaylists {
                         ArgumentSpec("PLAYLIST", help: "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.", optional: true, repeatable: true),
                     ],
                     options: [
-                        OptionSpec("duration", short: "d", help: "Add duration_ms, the sum of the durations of all items (reads every item; playlists you own or collaborate on only)."),
+                        OptionSpec("duration", short: "d", help: "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."),
+                        PlaylistItemsSource.noCacheOption,
                     ],
                     examples: [
                         ExampleSpec("spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms", "How long a playlist plays, in milliseconds."),
@@ -37,11 +38,12 @@ public enum SpotifyPlaylists {
             output: [
                 recordDescription + " get --duration adds duration_ms (null when Spotify does not return the playlist's items).",
             ],
-            environment: PlaylistCommands.environment + [
+            environment: PlaylistCommands.environment + PlaylistItemsSource.environment + [
                 EnvironmentSpec("XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."),
             ],
             files: [
                 FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+                PlaylistItemsSource.cacheFile,
                 FileSpec("$XDG_DATA_HOME/spotify-toolkit/local-playlists.json", "The app-local playlists (mode 0600, replaced atomically), with local-playlists.json.lock beside it."),
             ],
             exitCodes: [
@@ -93,8 +95,8 @@ public enum SpotifyPlaylists {
 
     static func get(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let playlists = try PlaylistCommands.references(command, context, tool: "\(spec.name) get")
-        let api = try PlaylistCommands.api(context)
-        let pager = Pager(api: api, concurrency: try PlaylistCommands.concurrency(command))
+        let source = try PlaylistItemsSource(command, context, concurrency: try PlaylistCommands.concurrency(command))
+        let api = try source.requirePager(for: "playlists").api
         let withDuration = command.flag("duration")
         let progress = ProgressLine(terminal: context.terminal)
         var output = Output(context: context, human: human, withDuration: withDuration)
@@ -112,7 +114,10 @@ public enum SpotifyPlaylists {
                 return nil
             }
             if withDuration {
-                record["duration_ms"] = try await duration(of: playlist, pager: pager, progress: progress, context: context)
+                // The snapshot_id just fetched is current: a cached copy of it needs no further request.
+                let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+                let selector = PlaylistItemsSource.Selector(reference: playlist, snapshot: snapshot, snapshotIsCurrent: true)
+                record["duration_ms"] = try await duration(of: selector, source: source, progress: progress, context: context)
             }
             try output.write(record)
             return nil
@@ -125,24 +130,24 @@ public enum SpotifyPlaylists {
     }
 
     /// The sum of the item durations, or null (with a note) when Spotify does not show the items.
-    static func duration(of playlist: SpotifyReference, pager: Pager, progress: ProgressLine, context: ToolContext) async throws -> JSONValue {
+    static func duration(of selector: PlaylistItemsSource.Selector, source: PlaylistItemsSource, progress: ProgressLine, context: ToolContext) async throws -> JSONValue {
         var sum = 0
-        let summary = try await pager.fetchAll(
-            path: "/playlists/\(playlist.id)/items", query: [("fields", PlaylistEntry.durationFields), PlaylistEntry.additionalTypes],
-            passing: [403, 404], onTotalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context),
-            progress: progress.update
-        ) { page in
+        let result = try await source.read(selector, wanted: .records, uncachedFields: PlaylistEntry.durationFields, progress: progress) { page in
             for entry in page.items {
                 sum += PlaylistEntry.item(of: entry)?["duration_ms"]?.intValue.map { max($0, 0) } ?? 0
             }
         }
         progress.clear()
-        if let refused = summary.refused {
-            let reason = try PlaylistCommands.refusal(refused, playlist: playlist)
+        switch result {
+        case .delivered:
+            return .int(sum)
+        case .refused(let refused):
+            let reason = try PlaylistCommands.refusal(refused, playlist: selector.reference)
             context.warn("\(reason.message); duration_ms is null")
-            return .null
+        case .failed(let error):
+            context.warn("\(error.message); duration_ms is null")
         }
-        return .int(sum)
+        return .null
     }
 
     /// Playlist records as JSON Lines, or as table rows under one header.

@@ -8,7 +8,8 @@ public enum SpotifyTracks {
             "Items come from Spotify's /playlists/{id}/items, 50 to a page. The first page tells the total; the other pages are fetched concurrently (4 requests in flight, growing to 8 while Spotify answers cleanly, halved on a 429) and written strictly in playlist order as soon as the next page in order has arrived, so memory stays flat however long the playlist is. Only the fields the records need are asked for.",
             "Faults are retried: a 429 waits for its Retry-After (up to the wait cap); 5xx answers, reset or timed-out connections, and truncated or unreadable pages are tried again with exponential backoff and jitter. The output is then exactly what a clean run prints, or the run fails with a message that says what failed after how many tries; it never ends successfully with an item missing or repeated. If the playlist's total changes while it is read (someone edited it), a note on stderr says so.",
             "Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers 403, and spotify-tracks says so and goes on with the next playlist. Spotify's own editorial and algorithmic playlists answer 404 to apps in Development Mode. Either way the others still print, and the exit status says that something failed.",
-            "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first.",
+            PlaylistItemsSource.cacheDiscussion,
+            "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first. They are never cached: Spotify gives the library no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
             "Long fetches show progress on stderr (1,250/10,000 items), redrawn in place and cleared at the end, only when stderr is a terminal.",
         ],
         arguments: [
@@ -19,6 +20,8 @@ public enum SpotifyTracks {
             OptionSpec("raw", help: "Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included."),
             OptionSpec("no-local", help: "Leave out local files (is_local, no Spotify id)."),
             OptionSpec("tracks-only", help: "Leave out podcast episodes."),
+            PlaylistItemsSource.noCacheOption,
+            PlaylistItemsSource.offlineOption,
             PlaylistCommands.concurrencyOption,
             PlaylistCommands.jsonOption,
         ],
@@ -29,9 +32,10 @@ public enum SpotifyTracks {
             "One record per item, in playlist order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, added_at, position (zero-based, counting every entry of the playlist), playlist {id, uri}. Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null and position counts the saved tracks.",
             "On a terminal: a table of position, name, artists and duration, then the number of items and their total duration.",
         ],
-        environment: PlaylistCommands.environment,
+        environment: PlaylistCommands.environment + PlaylistItemsSource.environment,
         files: [
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+            PlaylistItemsSource.cacheFile,
         ],
         exitCodes: [
             ExitCodeSpec(.notFound, "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; the others still printed"),
@@ -77,12 +81,13 @@ public enum SpotifyTracks {
         let concurrency = try PlaylistCommands.concurrency(command)
         let liked = command.flag("liked")
         if liked && !command.positionals.isEmpty { throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST") }
-        let playlists = liked ? [] : try PlaylistCommands.references(command, context, tool: spec.name)
+        let playlists = liked ? [] : try PlaylistItemsSource.selectors(command, context, tool: spec.name)
         let human = !selection.raw && OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human
-        let pager = Pager(api: try PlaylistCommands.api(context), concurrency: concurrency)
+        let source = try PlaylistItemsSource(command, context, concurrency: concurrency)
         let progress = ProgressLine(terminal: context.terminal)
 
         if liked {
+            let pager = try source.requirePager(for: "liked songs")
             var output = Output(context: context, selection: selection, human: human, playlist: nil)
             _ = try await pager.fetchAll(
                 path: "/me/tracks", onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context),
@@ -92,16 +97,20 @@ public enum SpotifyTracks {
             try output.finish()
             return .success
         }
-        return try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
+        var selectors = playlists[...]
+        return try await PlaylistCommands.eachPlaylist(playlists.map(\.reference), context, progress: progress) { playlist in
+            let selector = selectors.removeFirst()  // eachPlaylist runs them in this order, once each
             var output = Output(context: context, selection: selection, human: human, playlist: playlist)
-            var query = [PlaylistEntry.additionalTypes]
-            if !selection.raw { query.insert(("fields", PlaylistEntry.itemFields), at: 0) }
-            let summary = try await pager.fetchAll(
-                path: "/playlists/\(playlist.id)/items", query: query, passing: [403, 404],
-                onTotalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context),
-                progress: progress.update, body: { try output.write($0) }
+            let result = try await source.read(
+                selector, wanted: selection.raw ? .full : .records, uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
+                progress: progress, lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
+                body: { try output.write($0) }
             )
-            if let refused = summary.refused { return try PlaylistCommands.refusal(refused, playlist: playlist) }
+            switch result {
+            case .delivered: break
+            case .refused(let refused): return try PlaylistCommands.refusal(refused, playlist: playlist)
+            case .failed(let error): return error
+            }
             progress.clear()
             try output.finish()
             return nil
