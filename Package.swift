@@ -9,12 +9,16 @@ let package = Package(
     products: [
         .executable(name: "songcount", targets: ["songcount"]),
         .executable(name: "spotify-auth", targets: ["spotify-auth"]),
+        .executable(name: "spotify-playlists", targets: ["spotify-playlists"]),
+        .executable(name: "spotify-tracks", targets: ["spotify-tracks"]),
         .executable(name: "spotify-nowplaying", targets: ["spotify-nowplaying"]),
     ],
     targets: [
         .target(name: "SpotifyToolkit"),
         .executableTarget(name: "songcount", dependencies: ["SpotifyToolkit"]),
         .executableTarget(name: "spotify-auth", dependencies: ["SpotifyToolkit"]),
+        .executableTarget(name: "spotify-playlists", dependencies: ["SpotifyToolkit"]),
+        .executableTarget(name: "spotify-tracks", dependencies: ["SpotifyToolkit"]),
         .executableTarget(name: "spotify-nowplaying", dependencies: ["SpotifyToolkit"]),
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
         .target(name: "FakeSpotify", dependencies: ["SpotifyToolkit"], resources: [.copy("Fixtures")]),

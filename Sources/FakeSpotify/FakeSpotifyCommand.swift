@@ -16,7 +16,9 @@ public enum FakeSpotifyCommand {
         discussion: [
             "fake-spotify listens on 127.0.0.1 only. Once it is listening it prints one line, http://127.0.0.1:PORT, on standard output, then serves until SIGTERM or SIGINT (exit 0) or until --exit-after.",
             "Point the tools at it with SPOTIFY_ACCOUNTS_BASE=http://127.0.0.1:PORT and SPOTIFY_API_BASE=http://127.0.0.1:PORT/v1. It serves GET /authorize (consent is automatic: a 302 to the redirect URI with a code, or error=access_denied with --deny), POST /api/token (authorization_code with PKCE S256, refresh_token) and the Web API under /v1 with a Bearer token.",
-            "Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock (seconds). The player: POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer (answer=ok|premium_required|no_active_device|restricted: how player commands are answered); history (count=N finished plays ending now); GET /_fake/playback reports the session, its changes and polls in virtual milliseconds. Fields go in a form body or the query string.",
+            "The library: GET /v1/me/playlists, /v1/me/tracks, /v1/playlists/{id} and /v1/playlists/{id}/items (with the fields filter and offset/limit paging, 50 at most; the legacy /tracks answers 403 unless --legacy). Playlist ids gen0000000000000000N (19 digits) hold N generated tracks, mix… the same mixed with local files, episodes and null items; 5MlKAGFZNoN2d0Up8sQc0N is not the user's (403 on its items), 37i9dQZF1DXcBWIGoYBM5M is Spotify's editorial playlist (404).",
+            "Faults (POST /_fake/faults or --fault): kind=rate_limit|quota|server_error|reset|truncate|garbage|delay with rate=P, every=N or at=N+M (request numbers among those matching path_prefix, default /v1/), and status, retry_after, delay_ms, count (at most this many), seed. GET /_fake/faults lists them, POST /_fake/clear-faults removes them. GET /_fake/counters reports max_in_flight and faults_fired. GET and POST /_fake/library: legacy, latency_ms, saved_tracks, extra_playlists.",
+            "Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer (answer=ok|premium_required|no_active_device|restricted: how player commands are answered); history (count=N finished plays ending now); GET /_fake/playback reports the session, its changes and polls in virtual milliseconds. Fields go in a form body or the query string.",
         ],
         options: [
             OptionSpec("port", short: "p", value: "N", help: "Listen on 127.0.0.1:N; 0 picks a free port.", default: "0"),
@@ -31,6 +33,11 @@ public enum FakeSpotifyCommand {
             OptionSpec("token-delay-ms", value: "MS", help: "Wait this long in POST /api/token before answering.", default: "0"),
             OptionSpec("exit-after", value: "DURATION", help: "Exit by itself after DURATION (a safety net); 0 never. Accepts \(acceptedDurationForms).", default: "3600"),
             OptionSpec("verbose", short: "v", help: "Log each request and its status on standard error."),
+            OptionSpec("legacy", help: "Serve pre-2026 shapes: playlists with tracks, entries with track; /playlists/{id}/tracks works (otherwise 403)."),
+            OptionSpec("latency-ms", value: "MS", help: "Add MS milliseconds to every Web API request.", default: "0"),
+            OptionSpec("saved-tracks", value: "N", help: "How many liked songs /me/tracks holds.", default: "120"),
+            OptionSpec("extra-playlists", value: "N", help: "Add N generated playlists (of 0 to N-1 items) to /me/playlists.", default: "0"),
+            OptionSpec("fault", value: "SPEC", help: "Inject a fault, e.g. 'kind=server_error rate=0.05' or 'kind=reset at=3+7' (fields as for POST /_fake/faults). Repeatable.", repeatable: true),
         ],
         output: ["One line, http://127.0.0.1:PORT, once listening."],
         exitCodes: [
@@ -55,6 +62,7 @@ public enum FakeSpotifyCommand {
         /// Seconds; 0 never.
         var exitAfter = 3600
         var verbose = false
+        var faults: [FaultRule] = []
     }
 
     static func parseLaunch(_ command: ParsedCommand) throws -> Launch {
@@ -88,6 +96,17 @@ public enum FakeSpotifyCommand {
         }
         if let text = command.value("exit-after") { launch.exitAfter = try parseDuration(text) / 1000 }
         launch.verbose = command.flag("verbose")
+        var library: [(name: String, value: String)] = []
+        if command.flag("legacy") { library.append(("legacy", "true")) }
+        for (option, field) in [("latency-ms", "latency_ms"), ("saved-tracks", "saved_tracks"), ("extra-playlists", "extra_playlists")] {
+            if let value = command.value(option) { library.append((field, value)) }
+        }
+        do {
+            try launch.settings.library.apply(library)
+            launch.faults = try command.values("fault").map(FaultRule.init(launchSpec:))
+        } catch let error as ControlError {
+            throw ToolError.usage(error.message)
+        }
         return launch
     }
 
@@ -117,6 +136,7 @@ public enum FakeSpotifyCommand {
             }
         }
 
+        server.service.addFaults(launch.faults)
         server.start()
         defer { server.stop() }
         if let path = launch.portFile { try writeAtomically("\(server.port)\n", to: path) }

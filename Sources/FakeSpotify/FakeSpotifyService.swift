@@ -48,7 +48,10 @@ public final class FakeSpotifyService: Sendable {
             return pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound
         }
 
-        let response: HTTPResponse
+        // Added latency, faults by rate or schedule, the in-flight count (Faults.swift).
+        let plan = beginWebAPIRequest(path: request.path)
+        defer { endWebAPIRequest() }
+        var response: HTTPResponse
         if let injected = state.withLock({ $0.takeFailure(method: request.method, path: request.path) }) {
             response = injected
         } else if let (route, parameters) = found {
@@ -65,6 +68,7 @@ public final class FakeSpotifyService: Sendable {
         } else {
             response = pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound
         }
+        response = plan.fault?.apply(to: response) ?? response
         let key = found?.route.key ?? "\(request.method) \(request.path)"
         let grantType = key == Self.tokenRouteKey ? URLForm.value("grant_type", in: request.formFields()) : nil
         state.withLock { $0.count(key: key, status: response.status, grantType: grantType) }

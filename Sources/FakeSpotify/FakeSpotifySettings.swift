@@ -20,6 +20,8 @@ public struct FakeSpotifySettings: Sendable, Equatable {
     public var deny = false
     /// Sleep inside POST /api/token before answering (after the grant took effect).
     public var tokenDelayMs = 0
+    /// The music library's shape and the Web API's pace (PlaylistHandlers.swift).
+    public var library = LibrarySettings()
 
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://[::1]/callback"]
 

@@ -84,6 +84,9 @@ struct Counters: Sendable {
     var refreshes = 0
     var rejectedRefreshes = 0
     var unauthorized = 0
+    /// The most Web API requests fake-spotify was answering at once.
+    var maxInFlight = 0
+    var faultsFired = 0
 
     /// Keys in a fixed order; `requests` sorted by key.
     var json: JSONValue {
@@ -94,6 +97,8 @@ struct Counters: Sendable {
             "refreshes": .int(refreshes),
             "rejected_refreshes": .int(rejectedRefreshes),
             "unauthorized": .int(unauthorized),
+            "max_in_flight": .int(maxInFlight),
+            "faults_fired": .int(faultsFired),
         ]
     }
 }
@@ -126,8 +131,14 @@ struct FakeSpotifyState: Sendable {
     var refreshTokens: [String: RefreshTokenInfo] = [:]
     var counters = Counters()
     var failures: [FailureRule] = []
+    /// Fault rules by rate or schedule (Faults.swift).
+    var faults: [FaultRule] = []
+    /// Web API requests being answered now (kept outside `counters`, which a reset clears).
+    var inFlight = 0
     /// The player (PlaybackClock.swift, PlayerHandlers.swift).
     var playback = PlaybackClock()
+    /// Edits made with `POST /_fake/edit-playlist`, by playlist id (PlaylistEdits.swift).
+    var playlistEdits: [String: PlaylistEdit] = [:]
 
     init(settings: FakeSpotifySettings) {
         self.settings = settings

@@ -14,6 +14,12 @@ extension FakeSpotifyService {
 
         // Web API
         Route("GET", "/v1/me", .bearer) { _, _ in Fixtures.response("me.json") },
+        // Playlists and the library (PlaylistHandlers.swift)
+        Route("GET", "/v1/me/playlists", .bearer) { service, request in service.myPlaylists(request) },
+        Route("GET", "/v1/me/tracks", .bearer) { service, request in service.savedTracks(request) },
+        Route("GET", "/v1/playlists/{id}", .bearer) { service, request in service.playlist(request) },
+        Route("GET", "/v1/playlists/{id}/items", .bearer) { service, request in service.playlistItems(request) },
+        Route("GET", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.playlistItems(request, legacyEndpoint: true) },
         // Player (PlayerHandlers.swift)
         Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in service.playerState(request, withDevice: false) },
         Route("GET", "/v1/me/player", .bearer) { service, request in service.playerState(request, withDevice: true) },
@@ -34,6 +40,12 @@ extension FakeSpotifyService {
         Route("POST", "/_fake/expire-access-tokens", .control) { service, _ in service.expireAccessTokens() },
         Route("POST", "/_fake/fail", .control) { service, request in service.addFailure(request) },
         Route("POST", "/_fake/advance-clock", .control) { service, request in service.advanceClock(request) },
+        Route("GET", "/_fake/library", .control) { service, _ in Control.json(service.library.json) },
+        Route("POST", "/_fake/library", .control) { service, request in service.libraryControls(request) },
+        Route("GET", "/_fake/faults", .control) { service, _ in service.listFaults() },
+        Route("POST", "/_fake/faults", .control) { service, request in service.addFault(request) },
+        Route("POST", "/_fake/clear-faults", .control) { service, _ in service.clearFaults() },
+        Route("POST", "/_fake/edit-playlist", .control) { service, request in service.editPlaylist(request) },
         Route("GET", "/_fake/playback", .control) { service, _ in service.playbackReport() },
         Route("POST", "/_fake/playback", .control) { service, request in service.startPlayback(request) },
         Route("POST", "/_fake/playback/{action}", .control) { service, request in service.changePlayback(request) },

@@ -77,12 +77,13 @@ import SpotifyToolkit
 
         let reply = try await fake.get("/_fake/counters")
         #expect(reply.status == 200)
-        #expect(reply.text == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1}"#)
+        #expect(reply.text == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1,"max_in_flight":1,"faults_fired":0}"#)
 
         let reset = try await fake.post("/_fake/reset-counters")
         #expect(reset.status == 200)
         #expect(try await fake.counters() == ["requests": [:], "grants": ["authorization_code": 0, "refresh_token": 0],
-                                              "refreshes": 0, "rejected_refreshes": 0, "unauthorized": 0])
+                                              "refreshes": 0, "rejected_refreshes": 0, "unauthorized": 0,
+                                              "max_in_flight": 0, "faults_fired": 0])
     }
 
     @Test func mintedTokens() async throws {

@@ -77,6 +77,16 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A broken answer on purpose (fake-spotify's fault injection); nil for every normal response.
+    public var transportFault: TransportFault?
+
+    /// How a response can fail on the wire.
+    public enum TransportFault: Sendable, Equatable {
+        /// Reset the connection (RST) without answering.
+        case reset
+        /// Send the head with the full Content-Length, then only this many body bytes, then close.
+        case truncateBody(keeping: Int)
+    }
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -163,7 +173,13 @@ public struct HTTPResponse: Sendable {
         if !noBody { head += "Content-Length: \(body.count)\r\n" }
         head += "Connection: close\r\n\r\n"
         var out = Array(head.utf8)
-        if !noBody && !omitBody { out += body }
+        if !noBody && !omitBody {
+            if case .truncateBody(let keeping) = transportFault {
+                out += body.prefix(max(0, min(keeping, body.count - 1)))
+            } else {
+                out += body
+            }
+        }
         return out
     }
 }

@@ -249,6 +249,10 @@ public final class LoopbackHTTPServer: Sendable {
                 return  // EOF, timeout (EAGAIN) or reset before a whole request arrived: just hang up
             }
         }
+        if response.transportFault == .reset {
+            Socket.reset(fd)
+            return
+        }
         guard Socket.sendAll(fd, response.serialized(omitBody: isHead)) else { return }
         Socket.lingeringClose(fd)
     }
@@ -445,6 +449,12 @@ private enum Socket {
             }
             return true
         }
+    }
+
+    /// Makes the coming close() send RST instead of FIN: the peer sees "connection reset".
+    static func reset(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
     }
 
     /// Half-closes, then reads and discards what the client still sends (bounded in bytes and

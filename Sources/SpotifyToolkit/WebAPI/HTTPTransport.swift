@@ -29,6 +29,8 @@ public struct HTTPTransport: Sendable {
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpShouldSetCookies = false
+        // The pager keeps up to 8 requests in flight on one host; the default (6) would queue two.
+        configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
         session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
@@ -42,7 +44,7 @@ public struct HTTPTransport: Sendable {
 
     public func send(_ request: URLRequest) async throws -> HTTPResult {
         do {
-            let (data, response) = try await session.data(for: request)
+            let (data, response) = try await Self.load(request, in: session)
             guard let http = response as? HTTPURLResponse else {
                 throw ToolError.unavailable("\(request.url?.host ?? "server") answered with something that is not HTTP")
             }
@@ -60,6 +62,23 @@ public struct HTTPTransport: Sendable {
         } catch {
             let host = request.url.map(Self.hostAndPort) ?? "server"
             throw ToolError.unavailable("cannot reach \(host): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// `session.data(for:)` without its cancellation handler: on Linux that handler can deadlock
+    /// with a response being delivered (swift-corelibs-foundation #5412), which hung the pager when
+    /// one page failed while the others were in flight. A cancelled caller now just stops waiting.
+    static func load(_ request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: URLError(.badServerResponse))
+                }
+            }.resume()
         }
     }
 

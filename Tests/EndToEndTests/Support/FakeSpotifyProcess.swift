@@ -49,6 +49,10 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
             "SPOTIFY_ACCOUNTS_BASE": base,
             "SPOTIFY_API_BASE": base + "/v1",
             "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
+            // The snapshot cache is off unless a test turns it on (TracksCacheTests): request
+            // counts and fault schedules then stay those of plain fetches, and nothing reaches ~/.cache.
+            "XDG_CACHE_HOME": home.url.appendingPathComponent("cache").path,
+            "SPOTIFY_TOOLKIT_CACHE_SIZE": "0",
             "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
             "SPOTIFY_CLIENT_ID": "test-client",
             "BROWSER": "",

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import FakeSpotify
+import SpotifyToolkit
+
+/// `POST /_fake/edit-playlist` and the `fields=snapshot_id` filter that caches check it with.
+@Suite struct PlaylistEditTests {
+    static let id = "gen0000000000000000120"
+
+    @Test func anEditChangesTheSnapshotAndOneItemEverywhere() async throws {
+        let fake = try Fake()
+        defer { fake.stop() }
+        let token = try await fake.login().string("access_token")
+        let snapshot = try await fake.get("/v1/playlists/\(Self.id)?fields=snapshot_id", token: token)
+        #expect(snapshot.status == 200)
+        let before = try snapshot.json()
+        #expect(before.objectValue?.keys == ["snapshot_id"])
+        let page = "/v1/playlists/\(Self.id)/items?offset=50&limit=50&fields=items(item(name,duration_ms))"
+        let itemsBefore = try await fake.get(page, token: token).json()
+
+        let edit = try await fake.post("/_fake/edit-playlist", [("id", Self.id), ("position", "52")])
+        #expect(edit.status == 200, "\(edit.text)")
+        let answer = try edit.json()
+        #expect(answer["edits"] == 1)
+        #expect(answer["position"] == 52)
+        let after = try await fake.get("/v1/playlists/\(Self.id)?fields=snapshot_id", token: token).json()
+        #expect(after["snapshot_id"] != before["snapshot_id"])
+        #expect(after["snapshot_id"] == answer["snapshot_id"])
+
+        let itemsAfter = try await fake.get(page, token: token).json()
+        let old = try #require(itemsBefore["items"]?.arrayValue)
+        let new = try #require(itemsAfter["items"]?.arrayValue)
+        #expect(new.count == 50)
+        #expect(new[2]["item"]?["name"]?.stringValue == "Track 53 (edit 1)")
+        #expect(new[2]["item"]?["duration_ms"]?.intValue == old[2]["item"]?["duration_ms"]?.intValue.map { $0 + 1000 })
+        for index in new.indices where index != 2 { #expect(new[index] == old[index]) }
+
+        // The list of playlists and the full playlist show the new snapshot too.
+        let full = try await fake.get("/v1/playlists/\(Self.id)", token: token).json()
+        #expect(full["snapshot_id"] == answer["snapshot_id"])
+        let second = try await fake.post("/_fake/edit-playlist", [("id", Self.id)])
+        let embedded = try await fake.get("/v1/playlists/\(Self.id)?fields=snapshot_id,items.items(item(name))", token: token).json()
+        #expect(embedded["snapshot_id"] == (try second.json())["snapshot_id"])
+        #expect(embedded["items"]?["items"]?.arrayValue?.first?["item"]?["name"]?.stringValue == "Track 1 (edit 1)")
+    }
+
+    @Test func badEdits() async throws {
+        let fake = try Fake()
+        defer { fake.stop() }
+        for form in [[("id", "nope")], [("id", "5MlKAGFZNoN2d0Up8sQc0N")], [("id", Self.id), ("position", "120")], [("id", Self.id), ("position", "x")]] {
+            let reply = try await fake.post("/_fake/edit-playlist", form)
+            #expect(reply.status == 400, "\(form): \(reply.text)")
+        }
+    }
+}
