@@ -11,7 +11,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build release test lint docs check-docs install install-files uninstall bench bench-watch clean
+.PHONY: all build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks clean
 
 all: build
 
@@ -70,6 +70,9 @@ bench: release
 
 bench-watch:
 	Benchmarks/nowplaying-watch.sh
+
+bench-tracks:
+	Benchmarks/tracks-vs-spotipy.sh
 
 clean:
 	rm -rf .build

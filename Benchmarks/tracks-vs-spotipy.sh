@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# spotify-tracks against spotipy (the Python library) paging the same 10,000-item playlist from
+# fake-spotify with 50 ms added to every request, side by side in one run: both must print the
+# same 10,000 ids in the same order; then the medians, the ratio, and the most requests
+# fake-spotify saw in flight. Target: spotify-tracks at least 8x faster, never more than 8 in flight.
+#
+#   Benchmarks/tracks-vs-spotipy.sh                         # 5 runs each
+#   BENCH_RUNS=3 BENCH_LATENCY_MS=100 Benchmarks/tracks-vs-spotipy.sh
+#
+# spotipy is installed from PyPI (pip) into a throwaway virtualenv under a temporary directory,
+# removed at the end with everything else the run made. Nothing talks to Spotify.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=${BENCH_RUNS:-5}
+latency=${BENCH_LATENCY_MS:-50}
+playlist=gen0000000000000010000   # fake-spotify's generated 10,000-item playlist
+
+command -v python3 >/dev/null || { echo "bench: python3 is needed for spotipy" >&2; exit 69; }
+command -v curl >/dev/null || { echo "bench: curl is needed to talk to fake-spotify's controls" >&2; exit 69; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tracks-vs-spotipy.XXXXXX")
+fake_pid=
+cleanup() {
+    [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "bench: building release binaries ..." >&2
+swift build -c release --product spotify-tracks >/dev/null
+swift build -c release --product fake-spotify >/dev/null
+bin=$(swift build -c release --show-bin-path)
+
+echo "bench: installing spotipy from PyPI into $work/venv ..." >&2
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check spotipy
+spotipy_version=$("$work/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("spotipy"))')
+
+"$bin/fake-spotify" --port-file "$work/port" --latency-ms "$latency" --exit-after 1h > /dev/null 2> "$work/fake.err" &
+fake_pid=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+[ -s "$work/port" ] || { echo "bench: fake-spotify did not start: $(cat "$work/fake.err")" >&2; exit 69; }
+base="http://127.0.0.1:$(cat "$work/port")"
+token=$(curl -s -X POST -d expires_in=36000 "$base/_fake/tokens" | python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')
+
+# spotipy as its documentation pages a playlist: playlist_items, then next() until there is none.
+cat > "$work/spotipy_items.py" <<'EOF'
+import sys
+import spotipy
+
+base, token, playlist = sys.argv[1:4]
+sp = spotipy.Spotify(auth=token, requests_timeout=30)
+sp.prefix = base + "/v1/"
+page = sp.playlist_items(playlist, limit=50, additional_types=("track", "episode"))
+out = []
+while page:
+    for entry in page["items"]:
+        item = entry.get("item") or entry.get("track")
+        if item:
+            out.append(item["id"] or item["uri"])
+    page = sp.next(page) if page["next"] else None
+sys.stdout.write("\n".join(out) + "\n")
+EOF
+
+now() { date +%s.%N; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+in_flight() { curl -s "$base/_fake/counters" | python3 -c 'import json, sys; print(json.load(sys.stdin)["max_in_flight"])'; }
+
+: > "$work/tracks.times"; : > "$work/spotipy.times"; : > "$work/tracks.inflight"; : > "$work/spotipy.inflight"
+for ((i = 1; i <= runs; i++)); do
+    # Alternate the order so neither always runs on a cooler or warmer machine.
+    if (( i % 2 )); then order="tracks spotipy"; else order="spotipy tracks"; fi
+    for tool in $order; do
+        curl -s -X POST "$base/_fake/reset-counters" > /dev/null
+        start=$(now)
+        if [ "$tool" = tracks ]; then
+            SPOTIFY_API_BASE="$base/v1" SPOTIFY_ACCESS_TOKEN="$token" "$bin/spotify-tracks" "$playlist" > "$work/tracks.jsonl"
+        else
+            "$work/venv/bin/python" "$work/spotipy_items.py" "$base" "$token" "$playlist" > "$work/spotipy.ids"
+        fi
+        seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
+        echo "$seconds" >> "$work/$tool.times"
+        in_flight >> "$work/$tool.inflight"
+        echo "run $i: $tool ${seconds}s" >&2
+    done
+    # Both must have printed the same 10,000 ids in the same order before their speed means anything.
+    python3 -c 'import json, sys; [print(json.loads(l)["id"] or json.loads(l)["uri"]) for l in open(sys.argv[1])]' "$work/tracks.jsonl" > "$work/tracks.ids"
+    count=$(wc -l < "$work/tracks.ids")
+    [ "$count" -eq 10000 ] || { echo "bench: spotify-tracks printed $count ids, not 10000" >&2; exit 70; }
+    cmp -s "$work/tracks.ids" "$work/spotipy.ids" || { echo "bench: spotify-tracks and spotipy printed different ids" >&2; exit 70; }
+done
+
+t=$(median < "$work/tracks.times")
+s=$(median < "$work/spotipy.times")
+echo "playlist: $playlist (10,000 items, 200 pages of 50), fake-spotify with ${latency} ms per request, $runs runs each; both printed the same 10,000 ids in the same order"
+echo "spotify-tracks: median ${t}s, most in flight $(sort -n "$work/tracks.inflight" | tail -1)   (target: <= 8)"
+echo "spotipy $spotipy_version (playlist_items + next): median ${s}s, most in flight $(sort -n "$work/spotipy.inflight" | tail -1)"
+echo "ratio (spotipy / spotify-tracks): $(awk -v a="$s" -v b="$t" 'BEGIN { printf "%.1f", a / b }')x   (target: >= 8x)"
