@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 # The tools `make install` installs (fake-spotify, toolkit-docs and document-store-writer are for development only).
-TOOLS := spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplaying
+TOOLS := spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplaying routine-link
 
 BINDIR := $(DESTDIR)$(PREFIX)/bin
 MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1

@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "spotify-playlists", targets: ["spotify-playlists"]),
         .executable(name: "spotify-tracks", targets: ["spotify-tracks"]),
         .executable(name: "spotify-nowplaying", targets: ["spotify-nowplaying"]),
+        .executable(name: "routine-link", targets: ["routine-link"]),
     ],
     targets: [
         .target(name: "SpotifyToolkit"),
@@ -20,6 +21,7 @@ let package = Package(
         .executableTarget(name: "spotify-playlists", dependencies: ["SpotifyToolkit"]),
         .executableTarget(name: "spotify-tracks", dependencies: ["SpotifyToolkit"]),
         .executableTarget(name: "spotify-nowplaying", dependencies: ["SpotifyToolkit"]),
+        .executableTarget(name: "routine-link", dependencies: ["SpotifyToolkit"]),
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
         .target(name: "FakeSpotify", dependencies: ["SpotifyToolkit"], resources: [.copy("Fixtures")]),
         .executableTarget(name: "fake-spotify", dependencies: ["FakeSpotify"]),

@@ -20,4 +20,5 @@ complete -c spotify-auth -n '__fish_seen_subcommand_from status' -s h -l help -d
 complete -c spotify-auth -n '__fish_seen_subcommand_from whoami' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from token' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from refresh' -s h -l help -d 'Show this help and exit.'
+complete -c spotify-auth -n '__fish_seen_subcommand_from logout' -l forget-links -d 'Also clear every routine\'s playlist link (routine-link forget-links), keeping routines and sessions.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from logout' -s h -l help -d 'Show this help and exit.'

@@ -119,29 +119,11 @@ public struct LoginFlow {
         return bytes.isEmpty ? .endOfInput : .line(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// `$BROWSER` (the first of a colon-separated list; `%s` marks the URL), else the platform opener.
-    /// The browser's own output goes nowhere: stdout carries only our record.
+    /// `$BROWSER` (the first of a colon-separated list; `%s` marks the URL), else the platform opener;
+    /// not waited for. The browser's own output goes nowhere: stdout carries only our record.
     func openBrowser(_ url: URL) {
-        let command: String
-        if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init) {
-            command = browser.contains("%s") ? browser.replacingOccurrences(of: "%s", with: "\"$1\"") : browser + " \"$1\""
-        } else {
-            #if os(macOS)
-            command = "open \"$1\""
-            #else
-            command = "xdg-open \"$1\""
-            #endif
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command, "spotify-auth-browser", url.absoluteString]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            say("Could not start a browser (\(error.localizedDescription)); open the URL above yourself.")
+        if !LinkOpener(environment: environment).launchDetached(url.absoluteString) {
+            say("Could not start a browser; open the URL above yourself.")
         }
     }
 }

@@ -51,7 +51,9 @@ public enum SpotifyAuth {
                 examples: [ExampleSpec("spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.spotify.com/v1/me", "Call the Web API yourself; the header goes through a pipe, so the token never shows in the process list.")]
             ),
             CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status"),
-            CommandSpec(name: "logout", abstract: "remove the stored tokens (idempotent)"),
+            CommandSpec(name: "logout", abstract: "remove the stored tokens (idempotent)", options: [
+                OptionSpec("forget-links", help: "Also clear every routine's playlist link (routine-link forget-links), keeping routines and sessions."),
+            ]),
         ],
         output: [
             "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one. whoami writes Spotify's user object as it comes.",
@@ -108,6 +110,10 @@ public enum SpotifyAuth {
                 return existed
             }
             context.warn(existed ? "logged out; removed the tokens from \(store.location)" : "not logged in; no tokens in \(store.location)")
+            if command.flag("forget-links") {
+                let cleared = try RoutineStore.forgetLinks(environment: context.environment)
+                context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+            }
             return .success
         default:
             throw ToolError.software("unhandled command \(command.commandName)")

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The process environment as a value, so code that reads it can be tested with any values.
 public struct ToolEnvironment: Sendable {
@@ -31,5 +36,14 @@ public struct ToolEnvironment: Sendable {
     func toolkitDirectory(xdg: String, fallback: String) -> String {
         if let base = self[xdg], base.hasPrefix("/") { return base + "/spotify-toolkit" }
         return homeDirectory + "/" + fallback + "/spotify-toolkit"
+    }
+
+    /// The first executable file called `name` on `$PATH`.
+    public func executable(named name: String) -> String? {
+        for directory in (self["PATH"] ?? "/usr/bin:/bin").split(separator: ":") where !directory.isEmpty {
+            let path = "\(directory)/\(name)"
+            if access(path, X_OK) == 0 { return path }
+        }
+        return nil
     }
 }

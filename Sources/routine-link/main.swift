@@ -1,0 +1,3 @@
+import SpotifyToolkit
+
+await RoutineLink.main()
