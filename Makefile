@@ -11,9 +11,13 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks clean
+.PHONY: all demo build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-startup clean
 
 all: build
+
+# The whole toolkit end to end against fake-spotify, in a throwaway home (scripts/demo.sh).
+demo: release
+	scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
 build:
 	$(SWIFT) build
@@ -73,6 +77,9 @@ bench-watch:
 
 bench-tracks:
 	Benchmarks/tracks-vs-spotipy.sh
+
+bench-startup:
+	Benchmarks/startup.sh
 
 clean:
 	rm -rf .build
