@@ -7,6 +7,8 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     public var showsUsageHint: Bool
     /// The command the usage hint is about (`["spotify-auth", "login"]`); nil means the tool itself.
     public var commandPath: [String]?
+    /// Trying again cannot help (e.g. a refused redirect): the retry policy gives up at once.
+    public var isPermanent = false
 
     public init(_ exitCode: ExitCode, _ message: String, showsUsageHint: Bool = false) {
         self.exitCode = exitCode

@@ -88,7 +88,9 @@ public struct HTTPTransport: Sendable {
         let location = result.header("Location").flatMap { URL(string: $0, relativeTo: request.url)?.absoluteURL }
         let target = location.map(hostAndPort) ?? "an unnamed place (no Location header)"
         let origin = request.url.map(hostAndPort) ?? "the server"
-        return ToolError.unavailable("\(origin) answered \(request.httpMethod ?? "GET") \(request.url?.path ?? "") with a redirect (HTTP \(result.status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)")
+        var error = ToolError.unavailable("\(origin) answered \(request.httpMethod ?? "GET") \(request.url?.path ?? "") with a redirect (HTTP \(result.status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)")
+        error.isPermanent = true
+        return error
     }
 
     static func hostAndPort(_ url: URL) -> String {

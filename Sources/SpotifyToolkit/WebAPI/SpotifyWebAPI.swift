@@ -92,7 +92,7 @@ public struct SpotifyWebAPI: Sendable {
             let result: HTTPResult
             do {
                 result = try await transport.send(request)
-            } catch let error as ToolError where error.exitCode == .unavailable {
+            } catch let error as ToolError where error.exitCode == .unavailable && !error.isPermanent {
                 try await again(error)
                 continue
             }
