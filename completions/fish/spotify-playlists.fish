@@ -7,5 +7,6 @@ complete -c spotify-playlists -n '__fish_use_subcommand' -l version -d 'Show the
 complete -c spotify-playlists -n '__fish_use_subcommand' -a list -d 'list every playlist in your library (the default)'
 complete -c spotify-playlists -n '__fish_use_subcommand' -a get -d 'fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from list' -s h -l help -d 'Show this help and exit.'
-complete -c spotify-playlists -n '__fish_seen_subcommand_from get' -s d -l duration -d 'Add duration_ms, the sum of the durations of all items (reads every item; playlists you own or collaborate on only).'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from get' -s d -l duration -d 'Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks\' snapshot cache when it holds the playlist\'s current version; playlists you own or collaborate on only).'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from get' -l no-cache -d 'Neither read nor write the snapshot cache: fetch every page from Spotify.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from get' -s h -l help -d 'Show this help and exit.'
