@@ -175,13 +175,22 @@ public struct SpotifyErrorBody: Sendable, Equatable {
         status = result.status
         let object = (try? JSONValue.parse(result.body))?["error"]
         if let object, let message = object["message"]?.stringValue {
-            self.message = message
-            reason = object["reason"]?.stringValue
+            self.message = Self.printable(message)
+            reason = object["reason"]?.stringValue.map(Self.printable)
         } else {
-            let text = String(decoding: result.body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            message = text.isEmpty ? "HTTP \(result.status)" : text.replacingOccurrences(of: "\n", with: " ")
+            let text = Self.printable(String(decoding: result.body.prefix(300), as: UTF8.self))
+            message = text.isEmpty ? "HTTP \(result.status)" : text
             reason = nil
         }
+    }
+
+    /// Server text made safe for a terminal and one line: control characters (escape sequences,
+    /// newlines) become spaces, so a hostile or broken server cannot rewrite the user's screen.
+    static func printable(_ text: String) -> String {
+        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            scalar.properties.generalCategory == .control ? " " : scalar
+        }
+        return String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
     }
 
     /// A Development Mode 403 about the app or the user (not on the allowlist, owner without
