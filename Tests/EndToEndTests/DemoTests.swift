@@ -4,12 +4,13 @@ import Testing
 /// `make demo` runs scripts/demo.sh with the release build; this runs the same script with the
 /// built tools the tests use, so the demo cannot rot.
 @Suite struct DemoTests {
-    @Test func theDemoRunsEndToEndAndLeavesNothingBehind() throws {
+    @Test func theDemoRunsEndToEndAndLeavesNothingBehind() async throws {
         let root = InstallTests.repositoryRoot
         let scratch = try TemporaryDirectory()
         // TMPDIR decides where the demo's throwaway home goes: here, so the test can see it was removed.
-        let result = try ToolProcess.shell("'\(root)/scripts/demo.sh' '\(ToolProcess.binDirectory.path)'",
-                                           environment: ["TMPDIR": scratch.path, "NO_COLOR": "1"], timeout: 120)
+        let scratchPath = scratch.path
+        let result = try await offThePool { try ToolProcess.shell("'\(root)/scripts/demo.sh' '\(ToolProcess.binDirectory.path)'",
+                                           environment: ["TMPDIR": scratchPath, "NO_COLOR": "1"], timeout: 120) }
         #expect(result.status == 0, "\(result.stderr)")
         let out = result.stdout
         // Each command is printed before its output, in order.
