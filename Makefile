@@ -11,9 +11,13 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache clean
+.PHONY: all demo build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-startup clean
 
 all: build
+
+# The whole toolkit end to end against fake-spotify, in a throwaway home (scripts/demo.sh).
+demo: release
+	scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
 build:
 	$(SWIFT) build
@@ -76,6 +80,9 @@ bench-tracks:
 
 bench-cache:
 	Benchmarks/tracks-cache.sh
+
+bench-startup:
+	Benchmarks/startup.sh
 
 clean:
 	rm -rf .build

@@ -30,11 +30,11 @@ def tool(name): return os.path.join(bin_dir, name)
 # reads its (empty) input or local state and exits.
 cases = [("jq -n 1", ["jq", "-n", "1"])]
 empty_runs = {
-    "songcount": ["songcount"],                         # count mode, empty stdin
-    "spotify-auth": ["spotify-auth", "status"],         # logged out (exit 77)
-    "spotify-playlists": ["spotify-playlists", "local", "list"],
+    "spotify-auth": ["spotify-auth", "status"],         # logged out: a record, exit 77
+    "spotify-playlists": ["spotify-playlists", "get"],  # no playlists on stdin
     "spotify-tracks": ["spotify-tracks"],               # no playlists on stdin
-    "spotify-nowplaying": ["spotify-nowplaying", "play", "--help"],
+    "songcount": ["songcount"],                         # count mode, empty stdin (exit 1: nothing heard)
+    "spotify-nowplaying": ["spotify-nowplaying"],       # logged out: exit 77 before any request
     "routine-link": ["routine-link", "list"],           # no routines yet
 }
 for name, argv in empty_runs.items():

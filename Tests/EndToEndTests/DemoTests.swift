@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// `make demo` runs scripts/demo.sh with the release build; this runs the same script with the
+/// built tools the tests use, so the demo cannot rot.
+@Suite struct DemoTests {
+    @Test func theDemoRunsEndToEndAndLeavesNothingBehind() async throws {
+        let root = InstallTests.repositoryRoot
+        let scratch = try TemporaryDirectory()
+        // TMPDIR decides where the demo's throwaway home goes: here, so the test can see it was removed.
+        let scratchPath = scratch.path
+        let result = try await offThePool { try ToolProcess.shell("'\(root)/scripts/demo.sh' '\(ToolProcess.binDirectory.path)'",
+                                           environment: ["TMPDIR": scratchPath, "NO_COLOR": "1"], timeout: 120) }
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        // Each command is printed before its output, in order.
+        let commands = [
+            "$ BROWSER=$home/browser-login spotify-auth login",
+            "$ spotify-playlists",
+            "| spotify-tracks | songcount --target 15m",
+            "$ routine-link add morning",
+            "| routine-link link morning",
+            "routine-link start morning",
+            "spotify-nowplaying --watch --for 15m | songcount | routine-link log morning",
+            "$ routine-link history",
+        ]
+        var searchFrom = out.startIndex
+        for command in commands {
+            let found = out.range(of: command, range: searchFrom..<out.endIndex)
+            #expect(found != nil, "missing or out of order: \(command)\n\(out)")
+            if let found { searchFrom = found.upperBound }
+        }
+        #expect(out.contains(#""type":"auth_status","logged_in":true"#))
+        #expect(out.contains(#""label":"4 songs""#))
+        #expect(out.contains("https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n"))
+        // The accelerated session is logged in the routine's history with its song count.
+        let history = out.components(separatedBy: "$ routine-link history").last ?? ""
+        #expect(history.contains(#""type":"session","routine":"morning""#))
+        #expect(history.contains(#"songs""#))
+        #expect(!history.contains(#""label":null"#))
+        // The throwaway home is gone, and so is the server.
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+        #expect(left.filter { $0.hasPrefix("spotify-toolkit-demo") }.isEmpty, "\(left)")
+        let server = out.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression).map { String(out[$0]) }
+        #expect(server != nil)
+        if let server {
+            let probe = try ToolProcess.shell("curl -s --max-time 5 -o /dev/null '\(server)/_fake/counters'")
+            #expect(probe.status != 0, "fake-spotify still answers at \(server)")
+        }
+    }
+}

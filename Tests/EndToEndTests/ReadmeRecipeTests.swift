@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+@testable import SpotifyToolkit
+
+/// Every recipe in the README runs here, as printed, against fake-spotify: a fenced block right
+/// after a `<!-- recipe: NAME -->` line. Each runs with bash (or make, for a make block) with the
+/// built tools first on PATH, a throwaway XDG home, and a login seeded through fake-spotify's
+/// `/_fake/tokens`. A marked recipe without a check here fails, and so does a check without its
+/// recipe, so the guide cannot rot.
+@Suite struct ReadmeRecipeTests {
+    struct Recipe: Sendable {
+        var name: String
+        var language: String
+        var body: String
+    }
+
+    /// The marked recipes of the README, in order.
+    static func recipes() throws -> [Recipe] {
+        let readme = try String(contentsOfFile: InstallTests.repositoryRoot + "/README.md", encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        var recipes: [Recipe] = []
+        var index = 0
+        while index < lines.count {
+            let line = lines[index].trimmingCharacters(in: .whitespaces)
+            index += 1
+            guard line.hasPrefix("<!-- recipe:"), line.hasSuffix("-->") else { continue }
+            let name = line.dropFirst("<!-- recipe:".count).dropLast("-->".count).trimmingCharacters(in: .whitespaces)
+            guard index < lines.count, lines[index].hasPrefix("```") else {
+                recipes.append(Recipe(name: name, language: "", body: ""))  // a marker without a block: fails below
+                continue
+            }
+            let language = String(lines[index].dropFirst(3))
+            index += 1
+            var body: [String] = []
+            while index < lines.count, !lines[index].hasPrefix("```") {
+                body.append(lines[index])
+                index += 1
+            }
+            index += 1
+            recipes.append(Recipe(name: name, language: language, body: body.joined(separator: "\n") + "\n"))
+        }
+        return recipes
+    }
+
+    /// A fake-spotify, a seeded login, a throwaway home and a working directory for one recipe.
+    final class Kitchen {
+        let fake: FakeSpotifyProcess
+        let work: TemporaryDirectory
+        var environment: [String: String]
+
+        init() throws {
+            fake = try FakeSpotifyProcess()
+            work = try TemporaryDirectory()
+            try fake.seedLogin(expiresIn: 3600)
+            let home = fake.home.url
+            let browser = try fake.home.file("browser.sh", contents: "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(home.path)/opened'\n")
+            chmod(browser, 0o755)
+            environment = fake.environment([
+                "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+                "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
+                "BROWSER": browser,
+                "NO_COLOR": "1",
+            ])
+        }
+
+        var opened: String { (try? String(contentsOfFile: fake.home.path + "/opened", encoding: .utf8)) ?? "" }
+
+        /// fake-spotify's player: a session of the catalog's songs at `speed`, or `mode` (e.g. nothing).
+        func play(speed: Int = 1, mode: String = "tracks") throws {
+            try fake.call("POST", "/_fake/playback", form: [("speed", String(speed)), ("mode", mode)])
+        }
+
+        func run(_ recipe: Recipe, extra: [String: String] = [:]) throws -> ToolResult {
+            let script: String
+            switch recipe.language {
+            case "sh":
+                script = try work.file("recipe.sh", contents: "set -e\n" + recipe.body)
+                return try ToolProcess.shell("cd '\(work.path)' && bash '\(script)'", environment: environment.merging(extra) { $1 }, timeout: 90)
+            case "make":
+                _ = try work.file("Makefile", contents: recipe.body)
+                return try ToolProcess.shell("cd '\(work.path)' && make --no-print-directory", environment: environment.merging(extra) { $1 }, timeout: 90)
+            default:
+                Issue.record("recipe \(recipe.name): a ```\(recipe.language) block; only sh and make recipes can run")
+                return ToolResult(status: -1, stdout: "", stderr: "")
+            }
+        }
+    }
+
+    /// The check of each recipe, by name.
+    static let checks: [String: @Sendable (Recipe) throws -> Void] = [
+        "fifteen-minutes": fifteenMinutes,
+        "routine": routine,
+        "csv": csv,
+        "status-bar": statusBar,
+        "snapshot-makefile": snapshotMakefile,
+    ]
+
+    @Test func everyMarkedRecipeIsExercisedAndEveryCheckHasItsRecipe() throws {
+        let recipes = try Self.recipes()
+        let names = recipes.map(\.name)
+        #expect(Set(names).count == names.count, "recipe names repeat: \(names)")
+        for recipe in recipes {
+            #expect(Self.checks[recipe.name] != nil, "README recipe '\(recipe.name)' is not exercised by ReadmeRecipeTests")
+            #expect(!recipe.body.isEmpty, "README marker '\(recipe.name)' has no fenced block right after it")
+        }
+        for name in Self.checks.keys {
+            #expect(names.contains(name), "ReadmeRecipeTests checks '\(name)', which the README no longer has")
+        }
+        #expect(recipes.count >= 5)
+    }
+
+    @Test(arguments: ["fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile"])
+    func recipeRunsAsPrinted(name: String) async throws {
+        for tool in ["jq", "make"] {
+            #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/\(tool)"), "the README recipes need \(tool) (.ci/run installs it)")
+        }
+        let recipe = try #require(try Self.recipes().first { $0.name == name }, "README has no recipe '\(name)'")
+        let check = try #require(Self.checks[name])
+        try await offThePool { try check(recipe) }
+    }
+
+    // MARK: The checks
+
+    static func fifteenMinutes(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutLines
+        #expect(lines.first == #"{"type":"song_count","target_ms":900000,"track_count":4,"total_duration_ms":904132,"songs":3.98,"label":"4 songs"}"#)
+        #expect(Array(lines.dropFirst()) == [
+            "The Funeral — Band of Horses", "Snomads Island — David Wise", "Neckbrace — Ratatat", "Say It Ain't So — Weezer",
+        ])
+    }
+
+    static func routine(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        // Fifteen minutes of listening in ten seconds: the player at 90x, the watch's clock too.
+        try kitchen.play(speed: 90)
+        let result = try kitchen.run(recipe, extra: ["SPOTIFY_TOOLKIT_TIME_SCALE": "90"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(kitchen.opened == "https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n\n")
+        let records = result.stdoutLines.dropLast().compactMap { try? JSONValue.parse($0) }
+        #expect(records.map { $0["type"]?.stringValue ?? "" } == ["routine", "routine", "session", "session"])
+        #expect(records.last?["routine"] == "morning")
+        #expect(records.last?["playlist"]?["name"] == "Morning")
+        let songs = records.last?["songs"]?.doubleValue ?? 0
+        #expect(songs > 3 && songs < 6, "15 minutes of 2:31–3:58 songs: \(songs)")
+        let label = records.last?["label"]?.stringValue ?? "?"
+        let today = String((records.last?["started_at"]?.stringValue ?? "").prefix(10))
+        #expect(result.stdoutLines.last == "\(today)  morning: \(label) from Morning")
+    }
+
+    static func csv(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let csv = try String(contentsOfFile: kitchen.work.path + "/morning.csv", encoding: .utf8)
+        #expect(csv == """
+        "position","name","artists","album","seconds"
+        0,"The Funeral","Band of Horses","Everything All the Time",323
+        1,"Snomads Island","David Wise","Donkey Kong Country: Tropical Freeze",127
+        4,"Neckbrace","Ratatat","LP4",196
+        5,"Say It Ain't So","Weezer","Weezer (Blue Album)",259
+
+        """)
+    }
+
+    static func statusBar(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        try kitchen.play()
+        let playing = try kitchen.run(recipe)
+        #expect(playing.status == 0, "\(playing.stderr)")
+        #expect(playing.stdout == "▶ Sunrise Drive — The Fixtures\n")
+        try kitchen.fake.call("POST", "/_fake/playback/pause")
+        let paused = try kitchen.run(recipe)
+        #expect(paused.stdout == "⏸ Sunrise Drive — The Fixtures\n")
+        try kitchen.play(mode: "nothing")
+        let nothing = try kitchen.run(recipe)
+        #expect(nothing.status == 0, "\(nothing.stderr)")
+        #expect(nothing.stdout == "♪ nothing playing\n")
+    }
+
+    static func snapshotMakefile(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        let first = try kitchen.run(recipe)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let report = kitchen.work.path + "/report.txt"
+        let built = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(built.hasPrefix(#"{"type":"song_count","target_ms":3600000"#))
+        let builtAt = try FileManager.default.attributesOfItem(atPath: report)[.modificationDate] as? Date
+
+        // Unchanged playlist: the report is not rebuilt.
+        let again = try kitchen.run(recipe)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!again.stdout.contains("spotify-tracks"), "\(again.stdout)")
+        #expect(try FileManager.default.attributesOfItem(atPath: report)[.modificationDate] as? Date == builtAt)
+
+        // An edit (a new snapshot_id): rebuilt.
+        try kitchen.fake.call("POST", "/_fake/edit-playlist", form: [("id", "3cEYpjA9oz9GiPac4AsH4n")])
+        let rebuilt = try kitchen.run(recipe)
+        #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+        #expect(rebuilt.stdout.contains("spotify-tracks"), "\(rebuilt.stdout)")
+    }
+}
+
+/// Runs blocking work (a recipe or the demo waits seconds for its processes) on a thread of its
+/// own, so it does not hold one of the few threads Swift's cooperative pool has (on a 2-core
+/// machine, two blocked tests would starve every async test of the run).
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The whole toolkit end to end, offline: fake-spotify on a free loopback port stands in for
+# Spotify, and every tool runs in a throwaway home (XDG_CONFIG_HOME, XDG_DATA_HOME and
+# XDG_CACHE_HOME under a temporary directory, tokens in a file there), so your own login,
+# routines and cache are never read or touched. Prints each command before its output.
+#
+#   make demo                      # builds in release mode, then runs this
+#   scripts/demo.sh [BIN_DIR]      # with tools already built in BIN_DIR
+#
+# A listening session of 15 minutes takes 10 seconds: fake-spotify's player runs at 90x, and
+# SPOTIFY_TOOLKIT_TIME_SCALE=90 (a developer setting, not for real use) makes the watch's clock
+# keep pace. The server is stopped however the script ends, Ctrl-C included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin=${1:-${SPOTIFY_TOOLKIT_BIN:-}}
+if [ -z "$bin" ]; then
+    swift build -c release >&2
+    bin=$(swift build -c release --show-bin-path)
+fi
+for tool in fake-spotify spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplaying routine-link; do
+    [ -x "$bin/$tool" ] || { echo "demo: $bin/$tool is not built (make release)" >&2; exit 66; }
+done
+command -v curl >/dev/null || { echo "demo: curl is needed to play the browser (apt-get install curl)" >&2; exit 69; }
+speed=${DEMO_SPEED:-90}
+
+home=$(mktemp -d "${TMPDIR:-/tmp}/spotify-toolkit-demo.XXXXXX")
+server=
+cleanup() {
+    if [ -n "$server" ]; then
+        kill -TERM "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+    fi
+    rm -rf "$home"
+}
+trap cleanup EXIT
+trap 'echo "demo: interrupted" >&2; exit 130' INT
+trap 'exit 143' TERM
+
+# Only the demo's own environment: no token, client or API settings of the user's leak in.
+unset SPOTIFY_ACCESS_TOKEN SPOTIFY_TOOLKIT_FORCE_TTY SPOTIFY_TOOLKIT_TIME_SCALE
+export XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache"
+export SPOTIFY_TOOLKIT_TOKEN_STORE=file
+export PATH="$bin:$PATH"
+
+# fake-spotify on a free port (--exit-after is its own safety net should this script be killed -9).
+"$bin/fake-spotify" --port 0 --port-file "$home/port" --exit-after 5m >/dev/null &
+server=$!
+for _ in $(seq 1 250); do  # up to 5 s
+    [ -s "$home/port" ] && break
+    kill -0 "$server" 2>/dev/null || { echo "demo: fake-spotify did not start" >&2; exit 69; }
+    sleep 0.02
+done
+[ -s "$home/port" ] || { echo "demo: fake-spotify did not report its port" >&2; exit 69; }
+fake="http://127.0.0.1:$(cat "$home/port")"
+export SPOTIFY_ACCOUNTS_BASE="$fake" SPOTIFY_API_BASE="$fake/v1"
+export SPOTIFY_CLIENT_ID=demo-client SPOTIFY_REDIRECT_URI=http://127.0.0.1/callback  # a loopback URI without a port: any free port
+
+# The "browser" for the login: fake-spotify consents at once, and curl follows its redirect back
+# to spotify-auth's loopback listener, as your browser would.
+cat > "$home/browser-login" <<'SH'
+#!/bin/sh
+back=$(curl -s --max-time 10 -o /dev/null -w '%{redirect_url}' "$1")
+exec curl -s --max-time 10 -o /dev/null "$back"
+SH
+# The "browser" for routine-link: writes down what it was asked to open, opens nothing.
+cat > "$home/browser-record" <<SH
+#!/bin/sh
+printf '%s\n' "\$1" >> "$home/opened"
+SH
+chmod +x "$home/browser-login" "$home/browser-record"
+
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\e[1m' dim=$'\e[2m' off=$'\e[0m'; else bold= dim= off=; fi
+say() { printf '\n%s# %s%s\n' "$dim" "$*" "$off"; }
+# Prints the command, then runs it in this shell.
+run() { printf '%s$ %s%s\n' "$bold" "$1" "$off"; eval "$1"; }
+
+started=$SECONDS
+say "fake-spotify listens on $fake; a throwaway home in $home"
+say "Log in (OAuth PKCE; BROWSER is a script that follows Spotify's redirect)"
+run 'BROWSER=$home/browser-login spotify-auth login'
+
+say "Your playlists"
+run 'spotify-playlists'
+
+say "How many songs of the Morning playlist fill 15 minutes"
+if command -v jq >/dev/null; then
+    run "spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m"
+else
+    run 'spotify-tracks spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | songcount --target 15m'
+fi
+
+say "A routine, its playlist, and a session started (BROWSER records the link instead of opening it)"
+run 'routine-link add morning --duration 15m --note "stretch, then coffee"'
+run 'spotify-playlists get spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | routine-link link morning'
+run 'BROWSER=$home/browser-record routine-link start morning'
+run 'cat "$home/opened"'
+
+say "Fifteen minutes of listening in $((900 / speed)) seconds: fake-spotify plays at ${speed}x"
+curl -s --max-time 10 -o /dev/null -d speed="$speed" "$fake/_fake/playback"
+run "SPOTIFY_TOOLKIT_TIME_SCALE=$speed spotify-nowplaying --watch --for 15m | songcount | routine-link log morning"
+
+say "The session history"
+run 'routine-link history'
+
+say "Done in $((SECONDS - started)) s; fake-spotify stopped, the throwaway home removed."
