@@ -499,18 +499,14 @@ public enum RoutineLink {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
-    /// Left-aligned columns, two spaces apart; control characters shown as spaces.
+    /// The core's TextTable with each column as wide as its widest cell (routines and sessions
+    /// are few, so the whole table is known before it is drawn).
     static func table(header: [String], rows: [[String]]) -> String {
-        let clean = ([header] + rows).map { row in
-            row.map { String($0.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }) }
+        let columns = header.enumerated().map { index, title in
+            TextTable.Column.fixed(title, width: rows.map { index < $0.count ? TextTable.clean($0[index]).count : 0 }.max() ?? 0)
         }
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in clean { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
-        return clean.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
-            }.joined(separator: "  ").trimmingTrailingSpaces()
-        }.joined(separator: "\n") + "\n"
+        let table = TextTable(columns, totalWidth: 0)
+        return ([table.header] + rows.map(table.line)).map { $0.trimmingTrailingSpaces() }.joined(separator: "\n") + "\n"
     }
 }
 
