@@ -144,10 +144,11 @@ public struct PlaybackWatcher: Sendable {
         case stopped
     }
 
+    /// 429 and 5xx come back to the watch, which paces its own retries on its own clock.
+    static let pacedHere = Set(500..<1000).union([429])
+
     public func run(stop: StopSignal, warn: (String) -> Void, emit: (JSONValue) throws -> Void) async throws {
         var paced = player.api
-        // 429 and 5xx come back here so the watch paces its own retries on its own clock.
-        paced.handsBack = { $0.status == 429 || $0.status >= 500 }
         let clock = self.clock
         paced.sleep = { seconds in await clock.sleep(seconds, or: stop) }
         let api = paced
@@ -170,7 +171,7 @@ public struct PlaybackWatcher: Sendable {
             if let end, clock.now() >= end { break }
             // Delays count from the start of the poll, so request latency does not stretch the cadence.
             let pollStart = clock.now()
-            let poll = await Self.race(stop: stop) { try await api.get(path, query: [("additional_types", "track,episode")]) }
+            let poll = await Self.race(stop: stop) { try await api.get(path, query: [("additional_types", "track,episode")], passing: Self.pacedHere) }
             var problem: (kind: String, message: String)?
             var wait = 0.0
             switch poll {

@@ -70,9 +70,7 @@ public struct SpotifyPlayer: Sendable {
     public func recentlyPlayed(before: Int? = nil, limit: Int = 50) async throws -> JSONValue {
         var query = [("limit", String(min(max(limit, 1), 50)))]
         if let before { query.append(("before", String(before))) }
-        var api = self.api
-        api.handsBack = { $0.status == 403 }
-        let result = try await api.get("/me/player/recently-played", query: query)
+        let result = try await api.get("/me/player/recently-played", query: query, passing: [403])
         if result.status == 403 {
             let error = SpotifyErrorBody(result)
             if error.message.localizedCaseInsensitiveContains("scope") {
@@ -137,15 +135,17 @@ public struct SpotifyPlayer: Sendable {
         try await command("POST", "/me/player/queue", query: [("uri", uri)], deviceID: deviceID)
     }
 
+    /// Client errors a command hands back to be explained by their `reason` (PREMIUM_REQUIRED,
+    /// NO_ACTIVE_DEVICE, ...); 401 and 429 stay with the retry policy.
+    static let commandRefusals = Set(400..<500).subtracting([401, 429])
+
     /// Sends one command; a failure becomes the `ToolError` for its reason. Reasons in
     /// `tolerating` mean the player is already where it was asked to go: success.
     func command(_ method: String, _ path: String, query: [(String, String)] = [], deviceID: String?,
                  body: Data? = nil, tolerating: Set<String> = []) async throws {
-        var api = self.api
-        api.handsBack = { (400..<500).contains($0.status) && $0.status != 401 && $0.status != 429 }
         var query = query
         if let deviceID { query.append(("device_id", deviceID)) }
-        let result = try await api.send(method: method, path: path, query: query, body: body)
+        let result = try await api.send(method: method, path: path, query: query, body: body, passing: Self.commandRefusals)
         if result.isSuccess { return }
         let error = SpotifyErrorBody(result)
         if let reason = error.reason, tolerating.contains(reason) { return }

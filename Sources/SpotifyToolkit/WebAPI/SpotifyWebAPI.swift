@@ -17,9 +17,6 @@ public struct SpotifyWebAPI: Sendable {
     var maxRetryWait: Double
     var retry: RetryPolicy
     var sleep: @Sendable (Double) async -> Void
-    /// Unsuccessful answers the caller wants back instead of an error (e.g. the player's 403/404
-    /// with a `reason`, or a watch that paces its own retries); default none.
-    public var handsBack: @Sendable (HTTPResult) -> Bool = { _ in false }
 
     public static let defaultBase = "https://api.spotify.com/v1"
 
@@ -34,13 +31,14 @@ public struct SpotifyWebAPI: Sendable {
         self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...3600) * 1e9)) }
     }
 
-    /// GET `path` (relative to the API base, e.g. "/me") and return the successful result.
-    public func get(_ path: String, query: [(String, String)] = []) async throws -> HTTPResult {
-        try await send(method: "GET", path: path, query: query, body: nil)
+    /// GET `path` (relative to the API base, e.g. "/me") and return the successful result, or
+    /// the answer itself when its status is in `passing`.
+    public func get(_ path: String, query: [(String, String)] = [], passing: Set<Int> = []) async throws -> HTTPResult {
+        try await send(method: "GET", path: path, query: query, body: nil, passing: passing)
     }
 
-    public func send(method: String, path: String, query: [(String, String)] = [], body: Data?) async throws -> HTTPResult {
-        try await perform(method: method, path: path, query: query, body: body) { $0 }.value
+    public func send(method: String, path: String, query: [(String, String)] = [], body: Data?, passing: Set<Int> = []) async throws -> HTTPResult {
+        try await perform(method: method, path: path, query: query, body: body, passing: passing) { $0 }.value
     }
 
     /// What `perform` got, and how many 429s it sat out on the way (the pager slows down on them).
@@ -96,7 +94,7 @@ public struct SpotifyWebAPI: Sendable {
                 try await again(error)
                 continue
             }
-            if result.isSuccess || passing.contains(result.status) || handsBack(result) {
+            if result.isSuccess || passing.contains(result.status) {
                 do {
                     return Outcome(value: try read(result), rateLimitWaits: rateLimitWaits)
                 } catch let error as UnreadableBody {
