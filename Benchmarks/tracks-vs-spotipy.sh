@@ -75,7 +75,9 @@ for ((i = 1; i <= runs; i++)); do
         curl -s -X POST "$base/_fake/reset-counters" > /dev/null
         start=$(now)
         if [ "$tool" = tracks ]; then
-            SPOTIFY_API_BASE="$base/v1" SPOTIFY_ACCESS_TOKEN="$token" "$bin/spotify-tracks" "$playlist" > "$work/tracks.jsonl"
+            # --no-cache: page every time, as spotipy does (a warm cache would answer from disk).
+            SPOTIFY_API_BASE="$base/v1" SPOTIFY_ACCESS_TOKEN="$token" XDG_CACHE_HOME="$work/cache" \
+                "$bin/spotify-tracks" --no-cache "$playlist" > "$work/tracks.jsonl"
         else
             "$work/venv/bin/python" "$work/spotipy_items.py" "$base" "$token" "$playlist" > "$work/spotipy.ids"
         fi

@@ -12,7 +12,8 @@ public final class FakeSpotifyServer: Sendable {
                 log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)? = nil) throws {
         let service = FakeSpotifyService(settings: settings)
         self.service = service
-        http = try LoopbackHTTPServer(host: "127.0.0.1", port: port) { request in
+        // Kept-alive connections, as Spotify keeps them: a client pays for connecting once, not per request.
+        http = try LoopbackHTTPServer(host: "127.0.0.1", port: port, keepAliveIdleSeconds: 30) { request in
             let response = service.handle(request)
             log?(request, response)
             return response

@@ -62,7 +62,7 @@ import Testing
 
     @Test func headerNamesAreCaseInsensitiveAndValuesTrimmed() throws {
         let raw = "GET / HTTP/1.1\r\nAUTHORIZATION:   Bearer tok \t\r\ncontent-TYPE: application/json\r\nX-Empty:\r\n\r\n"
-        let (request, _) = try #require(try HTTPRequestParser.parse(bytes(raw)))
+        let (request, _) = try #require(try HTTPRequestParser.parse(Array(raw.utf8)))
         #expect(request.header("Authorization") == "Bearer tok")
         #expect(request.header("authorization") == "Bearer tok")
         #expect(request.header("Content-Type") == "application/json")
@@ -176,6 +176,26 @@ import Testing
 
     @Test func headResponseKeepsLengthWithoutBody() {
         #expect(text(.text("abc"), omitBody: true).hasSuffix("Content-Length: 3\r\nConnection: close\r\n\r\n"))
+    }
+
+    @Test(arguments: [
+        ("GET / HTTP/1.1\r\n\r\n", true),
+        ("GET / HTTP/1.1\r\nConnection: keep-alive\r\n\r\n", true),
+        ("GET / HTTP/1.1\r\nConnection: close\r\n\r\n", false),
+        ("GET / HTTP/1.1\r\nconnection: Upgrade, CLOSE\r\n\r\n", false),
+        ("GET / HTTP/1.1\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n", false),
+        ("GET / HTTP/1.0\r\n\r\n", false),
+        ("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", true),
+    ])
+    func persistentConnectionFollowsVersionAndConnectionHeader(raw: String, persistent: Bool) throws {
+        let (request, _) = try #require(try HTTPRequestParser.parse(Array(raw.utf8)))
+        #expect(request.allowsPersistentConnection == persistent)
+    }
+
+    @Test func keptAliveResponseSaysSo() {
+        #expect(text(.text("abc")).contains("\r\nConnection: close\r\n"))
+        let kept = String(decoding: HTTPResponse.text("abc").serialized(keepAlive: true), as: UTF8.self)
+        #expect(kept.hasSuffix("Content-Length: 3\r\nConnection: keep-alive\r\n\r\nabc"))
     }
 
     @Test func reasonPhrases() {

@@ -237,6 +237,89 @@ import Darwin
         }
     }
 
+    // MARK: Keep-alive (fake-spotify's servers; the login listener keeps one request per connection)
+
+    private func withKeptAliveServer<T>(idleSeconds: Int = 5, _ body: (LoopbackHTTPServer) throws -> T) throws -> T {
+        let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, keepAliveIdleSeconds: idleSeconds) { request in
+            if request.path == "/truncate" {
+                var response = HTTPResponse.text("0123456789")
+                response.transportFault = .truncateBody(keeping: 4)
+                return response
+            }
+            return Self.echo(request)
+        }
+        server.start()
+        defer { server.stop() }
+        return try body(server)
+    }
+
+    @Test func aKeptAliveConnectionServesRequestsInTurn() throws {
+        try withKeptAliveServer { server in
+            let fd = try #require(RawClient.connect(port: server.port))
+            defer { close(fd) }
+            for path in ["/one", "/two"] {
+                #expect(RawClient.send(fd, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n"))
+                let reply = RawClient.receiveResponse(fd)
+                #expect(reply.hasPrefix("HTTP/1.1 200 OK\r\n"))
+                #expect(reply.contains("\r\nConnection: keep-alive\r\n"))
+                #expect(reply.hasSuffix("method=GET\npath=\(path)"))
+            }
+            // Two requests sent at once (pipelined) are answered in order; the second asks to close.
+            #expect(RawClient.send(fd, "GET /three HTTP/1.1\r\n\r\nGET /four HTTP/1.1\r\nConnection: close\r\n\r\n"))
+            #expect(RawClient.receiveResponse(fd).hasSuffix("path=/three"))
+            let last = RawClient.receiveResponse(fd)
+            #expect(last.contains("\r\nConnection: close\r\n"))
+            #expect(last.hasSuffix("path=/four"))
+            #expect(RawClient.receiveAll(fd) == "")  // and then it hangs up
+        }
+    }
+
+    @Test func anHTTP10ClientGetsOneAnswerPerConnection() throws {
+        try withKeptAliveServer { server in
+            let reply = try #require(RawClient.exchange("GET /old HTTP/1.0\r\n\r\n", port: server.port))
+            #expect(reply.contains("\r\nConnection: close\r\n"))
+            #expect(reply.hasSuffix("path=/old"))
+        }
+    }
+
+    @Test func aBrokenAnswerEndsTheConnection() throws {
+        try withKeptAliveServer { server in
+            let fd = try #require(RawClient.connect(port: server.port))
+            defer { close(fd) }
+            #expect(RawClient.send(fd, "GET /truncate HTTP/1.1\r\n\r\n"))
+            let reply = RawClient.receiveAll(fd)  // returns only because the server closed
+            #expect(reply.contains("Content-Length: 10\r\nConnection: close\r\n\r\n0123"))
+            #expect(!reply.contains("0123456789"))
+        }
+    }
+
+    @Test func anIdleKeptAliveConnectionIsClosedAfterItsIdleTime() throws {
+        try withKeptAliveServer(idleSeconds: 1) { server in
+            let fd = try #require(RawClient.connect(port: server.port))
+            defer { close(fd) }
+            #expect(RawClient.send(fd, "GET /once HTTP/1.1\r\n\r\n"))
+            #expect(RawClient.receiveResponse(fd).hasSuffix("path=/once"))
+            let start = DispatchTime.now().uptimeNanoseconds
+            #expect(RawClient.receiveAll(fd) == "")
+            // Closed by the server after about a second, not by the client's 10 s receive timeout.
+            #expect(DispatchTime.now().uptimeNanoseconds - start < 8_000_000_000)
+        }
+    }
+
+    @Test func stopClosesKeptAliveConnectionsWaitingForARequest() throws {
+        let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, keepAliveIdleSeconds: 30, handler: Self.echo)
+        server.start()
+        defer { server.stop() }
+        let fd = try #require(RawClient.connect(port: server.port))
+        defer { close(fd) }
+        #expect(RawClient.send(fd, "GET /before HTTP/1.1\r\n\r\n"))
+        #expect(RawClient.receiveResponse(fd).hasSuffix("path=/before"))
+        server.stop()
+        let start = DispatchTime.now().uptimeNanoseconds
+        #expect(RawClient.receiveAll(fd) == "")
+        #expect(DispatchTime.now().uptimeNanoseconds - start < 8_000_000_000)  // not the 30 s idle time
+    }
+
     @Test func stopClosesTheListeningSocket() async throws {
         let server = try LoopbackHTTPServer(handler: Self.echo)
         server.start()
@@ -482,6 +565,22 @@ enum RawClient {
             out.append(byte)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Reads one response whose body length is given by Content-Length (or that has none).
+    static func receiveResponse(_ fd: Int32) -> String {
+        let head = receive(fd, until: "\r\n\r\n")
+        let length = head.split(separator: "\r\n")
+            .first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        var body = [UInt8](repeating: 0, count: length)
+        var got = 0
+        while got < length {
+            let n = body[got...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            got += n
+        }
+        return head + String(decoding: body[0..<got], as: UTF8.self)
     }
 
     /// Sends `request` (ignoring a failure part-way, as a server may answer early) and reads the whole reply.

@@ -11,6 +11,8 @@ public struct HTTPRequest: Sendable {
     /// Header fields in the order received, names as sent.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// The minor HTTP version: 1 for HTTP/1.1, 0 for HTTP/1.0.
+    public var minorVersion = 1
 
     /// Builds a request from its raw target; `path` and `query` are derived from `target`.
     public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
@@ -25,6 +27,16 @@ public struct HTTPRequest: Sendable {
     public func header(_ name: String) -> String? {
         let wanted = HTTPRequest.lowercasedASCII(name)
         return headers.first { HTTPRequest.lowercasedASCII($0.name) == wanted }?.value
+    }
+
+    /// Whether the client lets the connection stay open after the response (RFC 9112 §9.3):
+    /// HTTP/1.1 unless it sent `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
+    public var allowsPersistentConnection: Bool {
+        let options = headers.filter { HTTPRequest.lowercasedASCII($0.name) == "connection" }
+            .flatMap { HTTPRequest.lowercasedASCII($0.value).split(separator: ",") }
+            .map { $0.trimmingSpaces() }
+        if options.contains("close") { return false }
+        return minorVersion >= 1 || options.contains("keep-alive")
     }
 
     /// The body decoded as `application/x-www-form-urlencoded` (regardless of Content-Type).
@@ -71,8 +83,8 @@ public struct HTTPRequest: Sendable {
 
 /// An HTTP response produced by a `LoopbackHTTPServer` handler.
 ///
-/// The server adds `Content-Length` and `Connection: close` itself (any such headers set
-/// here are replaced); 1xx, 204 and 304 responses are sent without a body.
+/// The server adds `Content-Length` and `Connection` itself (any such headers set here are
+/// replaced); 1xx, 204 and 304 responses are sent without a body.
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
@@ -82,7 +94,9 @@ public struct HTTPResponse: Sendable {
 
     /// How a response can fail on the wire.
     public enum TransportFault: Sendable, Equatable {
-        /// Reset the connection (RST) without answering.
+        /// Reset the connection (RST) right after the status line, before any header. (Not
+        /// before it: on a kept-alive connection a client takes a reset before the first byte
+        /// for a connection the server had already dropped, and quietly sends the request again.)
         case reset
         /// Send the head with the full Content-Length, then only this many body bytes, then close.
         case truncateBody(keeping: Int)
@@ -156,9 +170,10 @@ public struct HTTPResponse: Sendable {
         (100..<200).contains(status) || status == 204 || status == 304
     }
 
-    /// The bytes on the wire: status line, headers (plus Content-Length and Connection: close), body.
-    /// With `omitBody` (a response to HEAD) Content-Length still reflects the body.
-    public func serialized(omitBody: Bool = false) -> [UInt8] {
+    /// The bytes on the wire: status line, headers (plus Content-Length and Connection), body.
+    /// With `omitBody` (a response to HEAD) Content-Length still reflects the body. `keepAlive`
+    /// says the server will read another request on this connection; otherwise it closes.
+    public func serialized(omitBody: Bool = false, keepAlive: Bool = false) -> [UInt8] {
         let noBody = HTTPResponse.forbidsBody(status)
         var head = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n"
         for (name, value) in headers {
@@ -171,7 +186,7 @@ public struct HTTPResponse: Sendable {
             head += "\(name): \(clean)\r\n"
         }
         if !noBody { head += "Content-Length: \(body.count)\r\n" }
-        head += "Connection: close\r\n\r\n"
+        head += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
         var out = Array(head.utf8)
         if !noBody && !omitBody {
             if case .truncateBody(let keeping) = transportFault {
@@ -301,7 +316,8 @@ public enum HTTPRequestParser {
             headers.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         }
 
-        let request = HTTPRequest(method: String(decoding: methodBytes, as: UTF8.self), target: target, headers: headers)
+        var request = HTTPRequest(method: String(decoding: methodBytes, as: UTF8.self), target: target, headers: headers)
+        request.minorVersion = Int(minor - UInt8(ascii: "0"))
         if request.header("Transfer-Encoding") != nil {
             throw HTTPParseError(status: 411, "Transfer-Encoding bodies are not supported; send Content-Length")
         }

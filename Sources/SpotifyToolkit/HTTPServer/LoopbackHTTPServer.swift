@@ -8,9 +8,12 @@ import Darwin
 
 /// A minimal HTTP/1.1 server that only ever listens on a loopback address.
 ///
-/// Serves the OAuth redirect listener of `spotify-auth login` and `fake-spotify`. Each
-/// connection carries exactly one request: every response says `Connection: close` and the
-/// connection is closed after it. Request bodies must use Content-Length (chunked → 411).
+/// Serves the OAuth redirect listener of `spotify-auth login` and `fake-spotify`. By default
+/// each connection carries exactly one request: the response says `Connection: close` and the
+/// connection is closed after it. With `keepAliveIdleSeconds` (fake-spotify, to behave like
+/// Spotify's servers, which keep connections open) a connection serves requests one after
+/// another until the client closes it, asks to, or sends nothing for that long.
+/// Request bodies must use Content-Length (chunked → 411).
 /// Each connection is served on its own thread; at most `maxConnections` at a time (more wait in
 /// the kernel's backlog), and a connection that has not delivered its whole request within
 /// `requestTimeoutSeconds` is closed, so idle or trickling clients cannot pile up threads.
@@ -30,6 +33,8 @@ public final class LoopbackHTTPServer: Sendable {
     public let maxConnections: Int
     /// Time a client has to deliver its whole request, however it trickles in.
     public let requestTimeoutSeconds: Int
+    /// How long an open connection may wait for its next request; nil: one request per connection.
+    public let keepAliveIdleSeconds: Int?
 
     private let listenFD: Int32
     private let handler: @Sendable (HTTPRequest) -> HTTPResponse
@@ -41,7 +46,7 @@ public final class LoopbackHTTPServer: Sendable {
     /// A bind or listen failure (e.g. port in use) throws `ToolError.unavailable` with the strerror text.
     public init(
         host: String = "127.0.0.1", port: UInt16 = 0, maxConnections: Int = 64, requestTimeoutSeconds: Int = 10,
-        handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+        keepAliveIdleSeconds: Int? = nil, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) throws {
         guard let address = LoopbackAddress(host) else {
             throw ToolError.usage("refusing to listen on '\(host)': only a loopback address (127.0.0.1, another 127.x.y.z, or ::1) is allowed")
@@ -117,6 +122,7 @@ public final class LoopbackHTTPServer: Sendable {
         self.port = boundPort
         self.maxConnections = max(1, maxConnections)
         self.requestTimeoutSeconds = max(1, requestTimeoutSeconds)
+        self.keepAliveIdleSeconds = keepAliveIdleSeconds.map { max(1, $0) }
         self.listenFD = fd
         self.handler = handler
     }
@@ -138,7 +144,8 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     /// Stops accepting and closes the listening socket before returning, so new connections
-    /// are refused. Idempotent. Connections already accepted are still answered.
+    /// are refused. Idempotent. Requests already received are still answered; kept-alive
+    /// connections waiting for their next request are closed.
     public func stop() {
         switch state.markStopped() {
         case .alreadyStopped:
@@ -152,6 +159,7 @@ public final class LoopbackHTTPServer: Sendable {
             _ = loopExited.wait(timeout: .now() + 5)
         }
         state.closeOnce { close(listenFD) }
+        state.shutDownIdleConnections()
     }
 
     // MARK: - Accept loop
@@ -191,34 +199,72 @@ public final class LoopbackHTTPServer: Sendable {
                 }
             }
             let handler = self.handler
-            let timeout = requestTimeoutSeconds
+            let limits = ConnectionLimits(requestTimeoutSeconds: requestTimeoutSeconds, keepAliveIdleSeconds: keepAliveIdleSeconds)
             let state = self.state
             state.connectionOpened()
             Thread.detachNewThread {
                 defer { state.connectionClosed() }
-                LoopbackHTTPServer.serve(client: client, requestTimeoutSeconds: timeout, handler: handler)
+                LoopbackHTTPServer.serve(client: client, limits: limits, state: state, handler: handler)
             }
         }
     }
 
     // MARK: - One connection
 
-    private static func serve(client fd: Int32, requestTimeoutSeconds: Int, handler: @Sendable (HTTPRequest) -> HTTPResponse) {
+    struct ConnectionLimits: Sendable {
+        var requestTimeoutSeconds: Int
+        var keepAliveIdleSeconds: Int?
+    }
+
+    /// Serves requests on one connection: just one, or with keep-alive one after another until
+    /// the client closes or goes quiet, a response must close (a fault, a parse error), or the
+    /// server stops.
+    private static func serve(client fd: Int32, limits: ConnectionLimits, state: LockedState, handler: @Sendable (HTTPRequest) -> HTTPResponse) {
         defer { close(fd) }
         Socket.configureConnection(fd, timeoutSeconds: ioTimeoutSeconds)
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(requestTimeoutSeconds) * 1_000_000_000
-
         var buffer: [UInt8] = []
+        while true {
+            guard let (request, consumed, response) = readRequest(fd, buffer: &buffer, timeoutSeconds: limits.requestTimeoutSeconds, handler: handler)
+            else { return }
+            if response.transportFault == .reset {
+                _ = Socket.sendAll(fd, Array("HTTP/1.1 \(response.status) \(HTTPResponse.reasonPhrase(for: response.status))\r\n".utf8))
+                Socket.reset(fd)
+                return
+            }
+            let keepAlive = limits.keepAliveIdleSeconds != nil && response.transportFault == nil
+                && request.map(\.allowsPersistentConnection) == true && !state.isStopped
+            guard Socket.sendAll(fd, response.serialized(omitBody: request?.method == "HEAD", keepAlive: keepAlive)) else { return }
+            guard keepAlive else {
+                Socket.lingeringClose(fd)
+                return
+            }
+            buffer.removeFirst(consumed)
+            // Between requests the connection is idle: `stop()` shuts it down so a stopped server
+            // answers nothing more, as it would without keep-alive.
+            if buffer.isEmpty {
+                guard state.connectionIdle(fd) else { return }
+                let ready = Socket.waitReadable(fd, seconds: limits.keepAliveIdleSeconds ?? 0)
+                state.connectionBusy(fd)
+                guard ready else { return }
+            }
+        }
+    }
+
+    /// Reads until `buffer` holds a whole request (or a malformed one) and answers it with
+    /// `handler` (or the parse error). Nil when the client went away or ran out of time first.
+    /// The request is nil when the response is a parse error's. The whole request must arrive
+    /// within `timeoutSeconds`, however it trickles in.
+    private static func readRequest(
+        _ fd: Int32, buffer: inout [UInt8], timeoutSeconds: Int,
+        handler: @Sendable (HTTPRequest) -> HTTPResponse
+    ) -> (HTTPRequest?, Int, HTTPResponse)? {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutSeconds) * 1_000_000_000
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var sentContinue = false
-        let response: HTTPResponse
-        var isHead = false
-        readLoop: while true {
+        while true {
             do {
-                if let (request, _) = try HTTPRequestParser.parse(buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) {
-                    isHead = request.method == "HEAD"
-                    response = handler(request)
-                    break readLoop
+                if let (request, consumed) = try HTTPRequestParser.parse(buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) {
+                    return (request, consumed, handler(request))
                 }
                 // A client that asked "Expect: 100-continue" waits for this before sending the body.
                 if !sentContinue,
@@ -227,18 +273,16 @@ public final class LoopbackHTTPServer: Sendable {
                    buffer.count == head.headLength,
                    head.request.header("Expect").map({ HTTPRequest.lowercasedASCII($0) == "100-continue" }) == true {
                     sentContinue = true
-                    guard Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
+                    guard Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return nil }
                 }
             } catch let error as HTTPParseError {
-                response = .text(error.message + "\n", status: error.status)
-                break readLoop
+                return (nil, buffer.count, .text(error.message + "\n", status: error.status))
             } catch {
-                response = .text("bad request\n", status: 400)
-                break readLoop
+                return (nil, buffer.count, .text("bad request\n", status: 400))
             }
             // Each wait for more bytes gets only what is left of the request's time.
             let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { return }
+            guard now < deadline else { return nil }
             Socket.setReceiveTimeout(fd, nanoseconds: deadline - now)
             let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if got > 0 {
@@ -246,15 +290,9 @@ public final class LoopbackHTTPServer: Sendable {
             } else if got < 0 && errno == EINTR {
                 continue
             } else {
-                return  // EOF, timeout (EAGAIN) or reset before a whole request arrived: just hang up
+                return nil  // EOF, timeout (EAGAIN) or reset before a whole request arrived: just hang up
             }
         }
-        if response.transportFault == .reset {
-            Socket.reset(fd)
-            return
-        }
-        guard Socket.sendAll(fd, response.serialized(omitBody: isHead)) else { return }
-        Socket.lingeringClose(fd)
     }
 }
 
@@ -279,6 +317,7 @@ private final class LockedState: @unchecked Sendable {
     private var loopExited: DispatchSemaphore?
     private var connections = 0
     private var peak = 0
+    private var idle: Set<Int32> = []
 
     var isStopped: Bool { lock.locked { stopped } }
     /// Connections being served now, and the most there ever were at once.
@@ -293,6 +332,25 @@ private final class LockedState: @unchecked Sendable {
     }
 
     func connectionClosed() { lock.locked { connections -= 1 } }
+
+    /// A kept-alive connection starts waiting for its next request; false once stopped (close it).
+    func connectionIdle(_ fd: Int32) -> Bool {
+        lock.locked {
+            guard !stopped else { return false }
+            idle.insert(fd)
+            return true
+        }
+    }
+
+    /// The connection is no longer waiting (it must be, before its descriptor is closed).
+    func connectionBusy(_ fd: Int32) { _ = lock.locked { idle.remove(fd) } }
+
+    /// Wakes every idle connection with end-of-file; registered descriptors are still open.
+    func shutDownIdleConnections() {
+        lock.locked {
+            for fd in idle { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
 
     /// Returns the wake-up pipe for the accept loop, or nil when already started or stopped.
     func markStarted() -> (read: Int32, write: Int32, exited: DispatchSemaphore)? {
@@ -448,6 +506,20 @@ private enum Socket {
                 }
             }
             return true
+        }
+    }
+
+    /// Whether `fd` has something to read (a request, or end-of-file) within `seconds`.
+    static func waitReadable(_ fd: Int32, seconds: Int) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return false }
+            let n = poll(&entry, 1, Int32(min(UInt64(Int32.max), (deadline - now) / 1_000_000 + 1)))
+            if n > 0 { return true }
+            if n < 0 && errno != EINTR { return false }
+            // Timed out (the deadline check ends it) or interrupted: wait for what is left.
         }
     }
 

@@ -29,6 +29,9 @@ public struct HTTPTransport: Sendable {
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpShouldSetCookies = false
+        // No URLCache: on Linux even an ephemeral session otherwise creates and scans
+        // ~/.cache/org.swift.foundation.URLCache/<tool> on every response.
+        configuration.urlCache = nil
         // The pager keeps up to 8 requests in flight on one host; the default (6) would queue two.
         configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
         session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)

@@ -80,9 +80,10 @@ public struct Pager: Sendable {
             var nextHandOn = 0
             var inFlight = 0
             var arrived: [Int: Page] = [:]
-            while nextHandOn < offsets.count {
-                // In flight plus waiting to be handed on stays within the window: flat memory.
-                while nextLaunch < offsets.count && nextLaunch - nextHandOn < window.size && inFlight < window.size {
+            // At most `window.size` in flight; pages that arrived ahead of their turn wait, at
+            // most as many again (flat memory), so one slow page does not stall the others.
+            func launch() {
+                while nextLaunch < offsets.count && nextLaunch - nextHandOn < 2 * window.size && inFlight < window.size {
                     let index = nextLaunch
                     let offset = offsets[index]
                     group.addTask {
@@ -91,6 +92,9 @@ public struct Pager: Sendable {
                     nextLaunch += 1
                     inFlight += 1
                 }
+            }
+            while nextHandOn < offsets.count {
+                launch()
                 guard let (index, outcome) = try await group.next() else { break }
                 inFlight -= 1
                 if outcome.rateLimitWaits > 0 { window.recordRateLimited() } else { window.recordClean() }
@@ -98,6 +102,7 @@ public struct Pager: Sendable {
                     throw ToolError.software("pager: a later page was refused without a status to pass")
                 }
                 arrived[index] = page
+                launch()  // the next requests go out before this page is written, not after
                 while let page = arrived.removeValue(forKey: nextHandOn) {
                     try handOn(page)
                     nextHandOn += 1
