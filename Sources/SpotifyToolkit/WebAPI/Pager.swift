@@ -10,8 +10,8 @@ public struct Page: Sendable {
 
 /// Reads every page of a paged endpoint: the first page for `total`, then the rest concurrently
 /// within a `ConcurrencyWindow`, handing pages on strictly in order as soon as the next one in
-/// order has arrived. At most `window.size` pages are in flight or waiting to be handed on, so
-/// memory stays flat however long the list is.
+/// order has arrived. At most `window.size` pages are in flight, and at most twice that many are
+/// in flight or waiting to be handed on, so memory stays flat however long the list is.
 ///
 /// Every page is checked before it is used: JSON, a sane `total`, an `items` list, and as many
 /// items as `total` promises for that offset. A page that fails the check is fetched again (with
