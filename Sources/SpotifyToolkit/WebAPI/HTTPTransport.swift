@@ -22,19 +22,46 @@ public struct HTTPResult: Sendable {
 /// redirect names, and Spotify does not redirect Web API or accounts requests; a 3xx is an error
 /// naming where it pointed.
 public struct HTTPTransport: Sendable {
-    let session: URLSession
+    let session: LazySession
 
     public init(timeout: TimeInterval = 30) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpShouldSetCookies = false
-        // No URLCache: on Linux even an ephemeral session otherwise creates and scans
-        // ~/.cache/org.swift.foundation.URLCache/<tool> on every response.
-        configuration.urlCache = nil
-        // The pager keeps up to 8 requests in flight on one host; the default (6) would queue two.
-        configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        session = LazySession(timeout: timeout)
+    }
+
+    /// The URLSession, made on the first request. Making one starts FoundationNetworking and
+    /// libcurl (about 5 MB), which every run that builds a client but never sends (no input, not
+    /// logged in) would otherwise pay for. Copies of the transport share one session.
+    final class LazySession: @unchecked Sendable {  // `made` behind `lock`
+        let timeout: TimeInterval
+        private let lock = NSLock()
+        private var made: URLSession?
+
+        init(timeout: TimeInterval) { self.timeout = timeout }
+
+        /// Whether a request has needed the session yet.
+        var isMade: Bool { lock.withLock { made != nil } }
+
+        var urlSession: URLSession {
+            lock.withLock {
+                if let made { return made }
+                let session = Self.make(timeout: timeout)
+                made = session
+                return session
+            }
+        }
+
+        private static func make(timeout: TimeInterval) -> URLSession {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = timeout
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            configuration.httpShouldSetCookies = false
+            // No URLCache: on Linux even an ephemeral session otherwise scans (and first creates)
+            // ~/.cache/org.swift.foundation.URLCache/<tool> on every answer.
+            configuration.urlCache = nil
+            // The pager keeps up to 8 requests in flight on one host; the default (6) would queue two.
+            configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
+            return URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        }
     }
 
     /// Answers every redirect with "do not follow": the 3xx itself becomes the response.
@@ -47,7 +74,7 @@ public struct HTTPTransport: Sendable {
 
     public func send(_ request: URLRequest) async throws -> HTTPResult {
         do {
-            let (data, response) = try await Self.load(request, in: session)
+            let (data, response) = try await Self.load(request, in: session.urlSession)
             guard let http = response as? HTTPURLResponse else {
                 throw ToolError.unavailable("\(request.url?.host ?? "server") answered with something that is not HTTP")
             }

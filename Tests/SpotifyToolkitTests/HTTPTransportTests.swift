@@ -1,0 +1,31 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import SpotifyToolkit
+
+/// The transport makes its URLSession on the first request: making one starts FoundationNetworking
+/// and libcurl, which a run that never sends (no input, not logged in) should not pay for.
+@Suite struct HTTPTransportTests {
+    @Test func buildingTheClientsMakesNoSession() async throws {
+        let environment = ToolEnvironment(["XDG_CONFIG_HOME": NSTemporaryDirectory() + "transport-\(UUID().uuidString)"])
+        let tokens = try TokenProvider(environment: environment)
+        let api = SpotifyWebAPI(environment: environment, tokens: tokens)
+        #expect(!api.transport.session.isMade)
+        #expect(await !tokens.accounts.transport.session.isMade)
+    }
+
+    @Test func theFirstRequestMakesOneSessionThatCopiesShare() async throws {
+        let server = try LoopbackHTTPServer { _ in .text("ok\n") }
+        server.start()
+        defer { server.stop() }
+        let transport = HTTPTransport(timeout: 5)
+        let copy = transport
+        let result = try await copy.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!))
+        #expect(result.status == 200)
+        #expect(String(decoding: result.body, as: UTF8.self) == "ok\n")
+        #expect(transport.session.isMade, "a copy of the transport sends through the same session")
+        #expect(transport.session.urlSession === copy.session.urlSession)
+    }
+}
