@@ -60,7 +60,8 @@ import Testing
 
     @Test func playingPollsEveryIntervalOrJustAfterTheSongEnds() {
         #expect(schedule.delay(after: observation(progress: 0, duration: 200_000)) == 10)
-        #expect(schedule.delay(after: observation(progress: 185_000, duration: 200_000)) == 10)  // 1.5 intervals left
+        #expect(schedule.delay(after: observation(progress: 180_000, duration: 200_000)) == 10)  // 2 intervals left
+        #expect(abs(schedule.delay(after: observation(progress: 181_000, duration: 200_000)) - 19.3) < 1e-9)
         #expect(abs(schedule.delay(after: observation(progress: 186_000, duration: 200_000)) - 14.3) < 1e-9)
         #expect(abs(schedule.delay(after: observation(progress: 196_000, duration: 200_000)) - 4.3) < 1e-9)
         #expect(abs(schedule.delay(after: observation(progress: 200_000, duration: 200_000)) - 0.3) < 1e-9)

@@ -125,9 +125,11 @@ public struct PlaybackObservation: Sendable, Equatable {
 
 /// When to poll next. Pure: the watch loop asks, sleeps that long, polls.
 ///
-/// - Playing: every `interval`; but when the song ends within one and a half intervals, just
-///   after its predicted end, so a song change is seen at once, and the song's last poll
-///   replaces the one before it instead of adding one.
+/// - Playing: every `interval`; but when the song ends within two intervals, just after its
+///   predicted end, so a song change is seen at once, and one wait to the end replaces the last
+///   one or two polls of the song. (A pause or skip can come at any moment, so any poller that
+///   makes half the calls of 5-second polling sees one about 5 s late on average; song ends,
+///   the changes that can be predicted, are where lag and calls are saved.)
 /// - Paused: at `interval` for the first minute (most pauses are short, and a resume should be
 ///   seen soon), then every `idleInterval`.
 /// - Nothing playing, ads and unknown items: every `idleInterval`.
@@ -158,7 +160,7 @@ public struct PollSchedule: Sendable, Equatable {
         guard observation.isPlaying else { return inStateFor < pauseGrace ? interval : idleInterval }
         if let duration = observation.durationMs, let progress = observation.progressMs, duration >= progress {
             let remaining = Double(duration - progress) / 1000
-            if remaining < interval * 1.5 { return remaining + endMargin }
+            if remaining < interval * 2 { return remaining + endMargin }
         }
         return interval
     }
