@@ -306,6 +306,27 @@ import Darwin
         }
     }
 
+    /// Idle kept-alive connections never lock out a client with a request: at the cap they are
+    /// closed to make room.
+    @Test func idleKeptAliveConnectionsMakeRoomAtTheCap() throws {
+        let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, maxConnections: 2, keepAliveIdleSeconds: 30, handler: Self.echo)
+        server.start()
+        defer { server.stop() }
+        var kept: [Int32] = []
+        defer { kept.forEach { close($0) } }
+        for path in ["/a", "/b"] {
+            let fd = try #require(RawClient.connect(port: server.port))
+            kept.append(fd)
+            #expect(RawClient.send(fd, "GET \(path) HTTP/1.1\r\n\r\n"))
+            #expect(RawClient.receiveResponse(fd).hasSuffix("path=\(path)"))
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let reply = RawClient.exchange("GET /third HTTP/1.1\r\nConnection: close\r\n\r\n", port: server.port) ?? ""
+        #expect(reply.hasSuffix("path=/third"))
+        #expect(DispatchTime.now().uptimeNanoseconds - start < 8_000_000_000)  // not the 30 s idle time
+        #expect(server.peakConnectionCount <= 2)
+    }
+
     @Test func stopClosesKeptAliveConnectionsWaitingForARequest() throws {
         let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, keepAliveIdleSeconds: 30, handler: Self.echo)
         server.start()

@@ -170,8 +170,10 @@ public final class LoopbackHTTPServer: Sendable {
             wakeFD.exited.signal()
         }
         while true {
-            // At the cap: stop accepting (new clients wait in the backlog) and look again shortly.
+            // At the cap: stop accepting (new clients wait in the backlog) and look again shortly;
+            // kept-alive connections that wait idle make room, as a client with a request comes first.
             let hasRoom = state.connectionCount < maxConnections
+            if !hasRoom { state.shutDownIdleConnections() }
             var fds = [
                 pollfd(fd: listenFD, events: hasRoom ? Int16(POLLIN) : 0, revents: 0),
                 pollfd(fd: wakeFD.read, events: Int16(POLLIN), revents: 0),
