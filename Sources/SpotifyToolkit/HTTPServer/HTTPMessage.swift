@@ -170,12 +170,15 @@ public struct HTTPResponse: Sendable {
         (100..<200).contains(status) || status == 204 || status == 304
     }
 
+    /// `HTTP/1.1 200 OK` and its CRLF: the first line of the answer.
+    var statusLine: String { "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n" }
+
     /// The bytes on the wire: status line, headers (plus Content-Length and Connection), body.
     /// With `omitBody` (a response to HEAD) Content-Length still reflects the body. `keepAlive`
     /// says the server will read another request on this connection; otherwise it closes.
     public func serialized(omitBody: Bool = false, keepAlive: Bool = false) -> [UInt8] {
         let noBody = HTTPResponse.forbidsBody(status)
-        var head = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n"
+        var head = statusLine
         for (name, value) in headers {
             switch HTTPRequest.lowercasedASCII(name) {
             case "content-length", "connection", "transfer-encoding": continue

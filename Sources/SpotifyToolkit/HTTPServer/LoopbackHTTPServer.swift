@@ -229,14 +229,15 @@ public final class LoopbackHTTPServer: Sendable {
             guard let (request, consumed, response) = readRequest(fd, buffer: &buffer, timeoutSeconds: limits.requestTimeoutSeconds, handler: handler)
             else { return }
             if response.transportFault == .reset {
-                _ = Socket.sendAll(fd, Array("HTTP/1.1 \(response.status) \(HTTPResponse.reasonPhrase(for: response.status))\r\n".utf8))
+                _ = Socket.sendAll(fd, Array(response.statusLine.utf8))
                 Socket.reset(fd)
                 return
             }
-            let keepAlive = limits.keepAliveIdleSeconds != nil && response.transportFault == nil
-                && request.map(\.allowsPersistentConnection) == true && !state.isStopped
-            guard Socket.sendAll(fd, response.serialized(omitBody: request?.method == "HEAD", keepAlive: keepAlive)) else { return }
-            guard keepAlive else {
+            // How long to wait for another request on this connection; nil: close after this one.
+            let idleSeconds = response.transportFault == nil && request?.allowsPersistentConnection == true && !state.isStopped
+                ? limits.keepAliveIdleSeconds : nil
+            guard Socket.sendAll(fd, response.serialized(omitBody: request?.method == "HEAD", keepAlive: idleSeconds != nil)) else { return }
+            guard let idleSeconds else {
                 Socket.lingeringClose(fd)
                 return
             }
@@ -245,7 +246,7 @@ public final class LoopbackHTTPServer: Sendable {
             // answers nothing more, as it would without keep-alive.
             if buffer.isEmpty {
                 guard state.connectionIdle(fd) else { return }
-                let ready = Socket.waitReadable(fd, seconds: limits.keepAliveIdleSeconds ?? 0)
+                let ready = Socket.waitReadable(fd, seconds: idleSeconds)
                 state.connectionBusy(fd)
                 guard ready else { return }
             }
