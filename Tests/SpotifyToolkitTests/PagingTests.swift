@@ -27,7 +27,7 @@ import Testing
 }
 
 @Suite struct ConcurrencyWindowTests {
-    @Test func growsFromFourToEightWhileCleanAndNeverBeyond() {
+    @Test func startsAtFourAndTheFirstCleanAnswerTakesItToEightNeverBeyond() {
         var window = ConcurrencyWindow()
         #expect(window.size == 4)
         var sizes: [Int] = []
@@ -36,11 +36,19 @@ import Testing
             sizes.append(window.size)
         }
         #expect(sizes.max() == 8)
-        #expect(Array(sizes.prefix(5)) == [5, 6, 7, 8, 8], "one more with each clean answer")
+        #expect(Array(sizes.prefix(3)) == [8, 8, 8], "slow start: doubles with a clean answer until the first 429")
         #expect(sizes == sizes.sorted(), "never shrinks without a 429")
     }
 
-    @Test func halvesOnARateLimitDownToOne() {
+    @Test func recordsAnOutcomeByItsRateLimitWaits() {
+        var window = ConcurrencyWindow()
+        window.record(SpotifyWebAPI.Outcome(value: 0, rateLimitWaits: 0))
+        #expect(window.size == 8)
+        window.record(SpotifyWebAPI.Outcome(value: 0, rateLimitWaits: 2))
+        #expect(window.size == 4)
+    }
+
+    @Test func halvesOnARateLimitDownToOneAndRegrowsOneAtATime() {
         var window = ConcurrencyWindow()
         window.recordRateLimited()
         #expect(window.size == 2)

@@ -3,7 +3,7 @@
 enum PlaylistCommands {
     static let concurrencyOption = OptionSpec(
         "concurrency", short: "c", value: "N",
-        help: "Keep N page requests in flight (1 to 8). Default: start at 4, grow to 8 while Spotify answers cleanly, halve on a 429."
+        help: "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429."
     )
     static let jsonOption = OptionSpec("json", short: "j", help: "Write JSON Lines even on a terminal.")
 

@@ -72,9 +72,10 @@ public struct HTTPTransport: Sendable {
         }
     }
 
-    public func send(_ request: URLRequest) async throws -> HTTPResult {
+    /// Sends `request`; with a `slot`, only when its `InFlightLimit` has room.
+    public func send(_ request: URLRequest, slot: InFlightSlot? = nil) async throws -> HTTPResult {
         do {
-            let (data, response) = try await Self.load(request, in: session.urlSession)
+            let (data, response) = try await Self.load(request, in: session.urlSession, slot: slot)
             guard let http = response as? HTTPURLResponse else {
                 throw ToolError.unavailable("\(request.url?.host ?? "server") answered with something that is not HTTP")
             }
@@ -89,6 +90,8 @@ public struct HTTPTransport: Sendable {
             return result
         } catch let error as ToolError {
             throw error
+        } catch let error as CancellationError {
+            throw error  // withdrawn before it was sent: nothing failed
         } catch {
             let host = request.url.map(Self.hostAndPort) ?? "server"
             throw ToolError.unavailable("\(Self.unreachable)\(host): \((error as NSError).localizedDescription)")
@@ -105,19 +108,40 @@ public struct HTTPTransport: Sendable {
 
     /// `session.data(for:)` without its cancellation handler: on Linux that handler can deadlock
     /// with a response being delivered (swift-corelibs-foundation #5412), which hung the pager when
-    /// one page failed while the others were in flight. A cancelled caller now just stops waiting.
-    static func load(_ request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
-        try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let response {
-                    continuation.resume(returning: (data ?? Data(), response))
-                } else {
-                    continuation.resume(throwing: URLError(.badServerResponse))
-                }
-            }.resume()
+    /// one page failed while the others were in flight. A request on the wire is left to finish; a
+    /// cancelled caller whose request still waits for a place in its `slot` withdraws it unsent.
+    static func load(_ request: URLRequest, in session: URLSession, slot: InFlightSlot? = nil) async throws -> (Data, URLResponse) {
+        guard let slot else {
+            return try await withCheckedThrowingContinuation { continuation in
+                session.dataTask(with: request) { data, response, error in
+                    continuation.resume(with: outcome(data, response, error))
+                }.resume()
+            }
         }
+        let limit = slot.limit
+        let ticket = limit.ticket()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                // Started by whichever thread frees a place: often URLSession's own, as the
+                // previous answer is handed back, so the next request goes out without a task hop.
+                limit.enter(ticket: ticket, order: slot.order, start: {
+                    session.dataTask(with: request) { data, response, error in
+                        limit.finished(ticket: ticket)
+                        continuation.resume(with: outcome(data, response, error))
+                    }.resume()
+                }, abandon: {
+                    continuation.resume(throwing: CancellationError())
+                })
+            }
+        } onCancel: {
+            limit.withdraw(ticket: ticket)
+        }
+    }
+
+    private static func outcome(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) -> Result<(Data, URLResponse), any Error> {
+        if let error { return .failure(error) }
+        guard let response else { return .failure(URLError(.badServerResponse)) }
+        return .success((data ?? Data(), response))
     }
 
     /// Exit 69 naming who redirected which request, and where to (host and port only: a query

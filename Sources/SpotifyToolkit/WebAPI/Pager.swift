@@ -10,8 +10,9 @@ public struct Page: Sendable {
 
 /// Reads every page of a paged endpoint: the first page for `total`, then the rest concurrently
 /// within a `ConcurrencyWindow`, handing pages on strictly in order as soon as the next one in
-/// order has arrived. At most `window.size` pages are in flight, and at most twice that many are
-/// in flight or waiting to be handed on, so memory stays flat however long the list is.
+/// order has arrived. At most `window.size` requests are on the wire (an `InFlightLimit`), and at
+/// most twice that many pages are asked for, in flight or waiting to be handed on, so memory
+/// stays flat however long the list is.
 ///
 /// Every page is checked before it is used: JSON, a sane `total`, an `items` list, and as many
 /// items as `total` promises for that offset. A page that fails the check is fetched again (with
@@ -20,7 +21,7 @@ public struct Page: Sendable {
 /// told once and the pages are taken as they come.
 public struct Pager: Sendable {
     public let api: SpotifyWebAPI
-    /// `--concurrency N`; nil adapts from 4 to 8.
+    /// `--concurrency N`; nil adapts (`ConcurrencyWindow`: 4, doubling to 8 while answers are clean).
     public var concurrency: Int?
 
     public init(api: SpotifyWebAPI, concurrency: Int? = nil) {
@@ -50,6 +51,7 @@ public struct Pager: Sendable {
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in },
         body: (Page) throws -> Void
     ) async throws -> Summary {
+        var window = ConcurrencyWindow(fixed: concurrency)
         let first = try await fetch(path: path, query: query, offset: 0, plan: nil, passing: passing)
         guard case .page(let firstPage) = first.value else {
             if case .refused(let result) = first.value { return Summary(total: 0, refused: result) }
@@ -58,6 +60,7 @@ public struct Pager: Sendable {
         guard let plan = PagePlan(total: firstPage.total) else {
             throw ToolError.software("pager: unchecked total")  // fetch() validated it
         }
+        window.record(first)
         var done = firstPage.items.count
         var totalChanged = false
         func handOn(_ page: Page) throws {
@@ -74,35 +77,34 @@ public struct Pager: Sendable {
 
         let offsets = plan.remainingOffsets
         guard !offsets.isEmpty else { return Summary(total: plan.total) }
-        var window = ConcurrencyWindow(fixed: concurrency)
+        // The window caps the requests on the wire; pages are asked for up to twice that far
+        // ahead of the one to hand on next, so the next request is ready when a place frees up.
+        let inFlight = InFlightLimit(limit: window.size)
         try await withThrowingTaskGroup(of: (Int, Outcome).self) { group in
             var nextLaunch = 0
             var nextHandOn = 0
-            var inFlight = 0
             var arrived: [Int: Page] = [:]
-            // At most `window.size` in flight; pages that arrived ahead of their turn wait, at
-            // most as many again (flat memory), so one slow page does not stall the others.
             func launch() {
-                while nextLaunch < offsets.count && nextLaunch - nextHandOn < 2 * window.size && inFlight < window.size {
+                while nextLaunch < offsets.count && nextLaunch - nextHandOn < 2 * window.size {
                     let index = nextLaunch
                     let offset = offsets[index]
+                    let slot = InFlightSlot(inFlight, order: index)
                     group.addTask {
-                        (index, try await self.fetch(path: path, query: query, offset: offset, plan: plan, passing: []))
+                        (index, try await self.fetch(path: path, query: query, offset: offset, plan: plan, passing: [], slot: slot))
                     }
                     nextLaunch += 1
-                    inFlight += 1
                 }
             }
             while nextHandOn < offsets.count {
                 launch()
                 guard let (index, outcome) = try await group.next() else { break }
-                inFlight -= 1
-                if outcome.rateLimitWaits > 0 { window.recordRateLimited() } else { window.recordClean() }
+                window.record(outcome)
+                inFlight.setLimit(window.size)
                 guard case .page(let page) = outcome.value else {
                     throw ToolError.software("pager: a later page was refused without a status to pass")
                 }
                 arrived[index] = page
-                launch()  // the next requests go out before this page is written, not after
+                launch()  // the next pages are asked for before this one is written, not after
                 while let page = arrived.removeValue(forKey: nextHandOn) {
                     try handOn(page)
                     nextHandOn += 1
@@ -115,9 +117,9 @@ public struct Pager: Sendable {
     typealias Outcome = SpotifyWebAPI.Outcome<Answer>
 
     /// One page, checked. `plan` is nil for the first page (which sets it).
-    func fetch(path: String, query: [(String, String)], offset: Int, plan: PagePlan?, passing: Set<Int>) async throws -> Outcome {
+    func fetch(path: String, query: [(String, String)], offset: Int, plan: PagePlan?, passing: Set<Int>, slot: InFlightSlot? = nil) async throws -> Outcome {
         let pageQuery = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))] + query
-        return try await api.perform(method: "GET", path: path, query: pageQuery, passing: passing) { result in
+        return try await api.perform(method: "GET", path: path, query: pageQuery, passing: passing, slot: slot) { result in
             guard result.isSuccess else { return .refused(result) }
             return .page(try Self.readPage(result.body, offset: offset, plan: plan))
         }

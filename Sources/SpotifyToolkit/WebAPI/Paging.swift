@@ -36,11 +36,12 @@ public struct PagePlan: Sendable, Equatable {
     }
 }
 
-/// How many page requests may be in flight: starts at 4, grows by one with each clean answer (so
-/// 8 after the first four, about one round trip), never beyond 8, and halves on a 429; after a
-/// 429 it grows back only after as many clean answers in a row as it then allows, so a rate
-/// limit is not run into again at once. A fixed size (`--concurrency N`) never grows, but still
-/// halves when Spotify pushes back.
+/// How many page requests may be in flight. It starts at 4 and, until Spotify first answers 429,
+/// doubles with each clean answer up to 8 (slow start: the first page, alone on the wire while
+/// `total` is unknown, is enough to reach 8 for the rest; growing one at a time instead cost a
+/// whole round trip per list). A 429 halves it; after that it grows by one only after as many
+/// clean answers in a row as it then allows, so a rate limit is not run into again at once. A
+/// fixed size (`--concurrency N`) never grows, but still halves when Spotify pushes back.
 public struct ConcurrencyWindow: Sendable, Equatable {
     public static let initial = 4
     public static let ceiling = 8
@@ -64,8 +65,13 @@ public struct ConcurrencyWindow: Sendable, Equatable {
 
     /// A page arrived without Spotify asking us to slow down.
     public mutating func recordClean() {
+        guard size < maximum else { return }
+        guard wasRateLimited else {
+            size = min(maximum, size * 2)
+            return
+        }
         cleanStreak += 1
-        if cleanStreak >= (wasRateLimited ? size : 1) && size < maximum {
+        if cleanStreak >= size {
             size += 1
             cleanStreak = 0
         }
@@ -76,6 +82,11 @@ public struct ConcurrencyWindow: Sendable, Equatable {
         size = max(1, size / 2)
         cleanStreak = 0
         wasRateLimited = true
+    }
+
+    /// Records an answer by whether it sat out any 429 on the way.
+    public mutating func record<Value>(_ outcome: SpotifyWebAPI.Outcome<Value>) {
+        if outcome.rateLimitWaits > 0 { recordRateLimited() } else { recordClean() }
     }
 }
 

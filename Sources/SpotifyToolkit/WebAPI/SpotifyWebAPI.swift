@@ -56,10 +56,11 @@ public struct SpotifyWebAPI: Sendable {
 
     /// Sends the request under the retry policy. `passing` lists error statuses handed to `read`
     /// instead of thrown (e.g. 403 and 404 when the caller has its own words for them). `read`
-    /// turns the answer into a value; an `UnreadableBody` from it retries a GET.
+    /// turns the answer into a value; an `UnreadableBody` from it retries a GET. `slot`: each try
+    /// is sent only when that limit has room (the pager's window); waits between tries hold no place.
     public func perform<Value: Sendable>(
         method: String, path: String, query: [(String, String)] = [], body: Data? = nil, passing: Set<Int> = [],
-        read: (HTTPResult) throws -> Value
+        slot: InFlightSlot? = nil, read: (HTTPResult) throws -> Value
     ) async throws -> Outcome<Value> {
         var urlText = baseURL + path
         if !query.isEmpty { urlText += "?" + URLForm.encode(query) }
@@ -89,7 +90,7 @@ public struct SpotifyWebAPI: Sendable {
             }
             let result: HTTPResult
             do {
-                result = try await transport.send(request)
+                result = try await transport.send(request, slot: slot)
             } catch let error as ToolError where HTTPTransport.isTransient(error) {
                 try await again(error)
                 continue

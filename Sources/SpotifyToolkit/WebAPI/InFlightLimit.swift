@@ -1,0 +1,123 @@
+import Foundation
+
+/// Caps how many HTTP exchanges are on the wire at once, and hands a freed place straight to the
+/// waiting exchange with the lowest `order`, starting it on the thread that saw the last one end.
+///
+/// Why not let each task wait for a place and then send: on Linux, waking a task from
+/// URLSession's delegate queue and having it send the next request takes about 2 ms (a hop
+/// through the cooperative pool and back into URLSession); starting the next request from the
+/// completion handler itself takes about 0.4 ms (measured on the answer-to-next-request gap of
+/// each connection, tcpdump on loopback). Over the 26 round trips of a 10,000-item playlist that
+/// is about 45 ms.
+///
+/// Every ticket that entered and started must report `finished(ticket:)` exactly once.
+public final class InFlightLimit: @unchecked Sendable {  // every var behind `lock`
+    private let lock = NSLock()
+    private var limit: Int
+    private var active = 0
+    private var waiting: [Waiter] = []
+    private var tickets: [Int: TicketState] = [:]
+    private var lastTicket = 0
+
+    enum TicketState {
+        case issued, waiting, started, withdrawn
+    }
+
+    struct Waiter {
+        var ticket: Int
+        var order: Int
+        var start: @Sendable () -> Void
+        var abandon: @Sendable () -> Void
+    }
+
+    public init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// How many exchanges are on the wire now, how many wait for a place, and the most allowed.
+    public var state: (active: Int, waiting: Int, limit: Int) { lock.withLock { (active, waiting.count, limit) } }
+
+    /// A new ticket, to enter with and to withdraw by.
+    func ticket() -> Int {
+        lock.withLock {
+            lastTicket += 1
+            tickets[lastTicket] = .issued
+            return lastTicket
+        }
+    }
+
+    /// Changes the cap. Raising it starts waiting exchanges at once; lowering it lets the ones on
+    /// the wire finish and starts no more until fewer than `limit` are left.
+    public func setLimit(_ newLimit: Int) {
+        let starts = lock.withLock {
+            limit = max(1, newLimit)
+            return takeStartable()
+        }
+        starts.forEach { $0() }
+    }
+
+    /// Calls `start` now if there is room, else later from whichever thread frees a place.
+    /// `abandon` is called instead when the ticket is (or was already) withdrawn before it started.
+    func enter(ticket: Int, order: Int, start: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) {
+        let run: [@Sendable () -> Void] = lock.withLock {
+            if tickets[ticket] == .withdrawn {
+                tickets[ticket] = nil
+                return [abandon]
+            }
+            tickets[ticket] = .waiting
+            waiting.append(Waiter(ticket: ticket, order: order, start: start, abandon: abandon))
+            return takeStartable()
+        }
+        run.forEach { $0() }
+    }
+
+    /// A started exchange has ended: its place goes to the waiting one with the lowest order.
+    func finished(ticket: Int) {
+        let starts = lock.withLock {
+            if tickets.removeValue(forKey: ticket) == .started { active -= 1 }
+            return takeStartable()
+        }
+        starts.forEach { $0() }
+    }
+
+    /// The ticket's task was cancelled: an exchange still waiting is abandoned and never started,
+    /// one not yet entered is abandoned when it enters, one on the wire is left to finish.
+    func withdraw(ticket: Int) {
+        let abandon: (@Sendable () -> Void)? = lock.withLock {
+            switch tickets[ticket] {
+            case .issued?:
+                tickets[ticket] = .withdrawn
+            case .waiting?:
+                tickets[ticket] = nil
+                if let index = waiting.firstIndex(where: { $0.ticket == ticket }) { return waiting.remove(at: index).abandon }
+            case .started?, .withdrawn?, nil:
+                break
+            }
+            return nil
+        }
+        abandon?()
+    }
+
+    /// The waiting exchanges that now have room, lowest order first, marked started. Under `lock`.
+    private func takeStartable() -> [@Sendable () -> Void] {
+        var starts: [@Sendable () -> Void] = []
+        while active < limit, let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order }) {
+            let waiter = waiting.remove(at: index)
+            tickets[waiter.ticket] = .started
+            starts.append(waiter.start)
+            active += 1
+        }
+        return starts
+    }
+}
+
+/// A place in an `InFlightLimit`: which limit, and how urgent (lower goes first).
+public struct InFlightSlot: Sendable {
+    public let limit: InFlightLimit
+    public let order: Int
+
+    public init(_ limit: InFlightLimit, order: Int) {
+        self.limit = limit
+        self.order = order
+    }
+}
