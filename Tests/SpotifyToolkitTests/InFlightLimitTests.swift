@@ -22,7 +22,7 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
     }
 
     @Test func startsAtMostTheLimitAndHandsAFreedPlaceToTheLowestOrder() {
-        let limit = InFlightLimit(limit: 2)
+        let limit = InFlightLimit(window: ConcurrencyWindow(fixed: 2))
         let log = StartLog()
         let a = enter(limit, log, order: 0, name: "a")
         _ = enter(limit, log, order: 1, name: "b")
@@ -30,31 +30,34 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         _ = enter(limit, log, order: 3, name: "d")
         #expect(log.all == ["start a", "start b"])
         #expect(limit.state == (active: 2, waiting: 2, limit: 2))
-        limit.finished(ticket: a)
+        limit.finished(ticket: a, status: 200)
         #expect(log.all == ["start a", "start b", "start d"], "order 3 before order 5, whatever came first")
         #expect(limit.state.active == 2)
     }
 
-    @Test func raisingTheLimitStartsWaitersAndLoweringItStartsNoneUntilBelow() {
-        let limit = InFlightLimit(limit: 1)
+    @Test func answersMoveTheWindowAsTheyArrive() {
+        let limit = InFlightLimit(window: ConcurrencyWindow())
         let log = StartLog()
-        let tickets = (0..<5).map { enter(limit, log, order: $0, name: "\($0)") }
-        #expect(log.all == ["start 0"])
-        limit.setLimit(3)
-        #expect(log.all == ["start 0", "start 1", "start 2"])
-        limit.setLimit(1)
-        limit.finished(ticket: tickets[0])
-        limit.finished(ticket: tickets[1])
-        #expect(log.all.count == 3, "still one on the wire, the limit is 1: nothing new")
-        limit.finished(ticket: tickets[2])
-        #expect(log.all.last == "start 3")
-        #expect(limit.state == (active: 1, waiting: 1, limit: 1))
-        limit.setLimit(0)
-        #expect(limit.state.limit == 1, "never below one, or nothing could ever be sent")
+        let tickets = (0..<12).map { enter(limit, log, order: $0, name: "\($0)") }
+        #expect(log.all == ["start 0", "start 1", "start 2", "start 3"], "the window starts at 4")
+        limit.finished(ticket: tickets[0], status: 200)
+        #expect(log.all.count == 9, "a clean answer doubles it to 8: five more start at once (3 + 5 on the wire)")
+        #expect(limit.state == (active: 8, waiting: 3, limit: 8))
+        limit.finished(ticket: tickets[1], status: 429)
+        #expect(limit.state == (active: 7, waiting: 3, limit: 4), "a 429 halves it at once and starts nothing")
+        limit.finished(ticket: tickets[2], status: 503)
+        limit.finished(ticket: tickets[3], status: nil)
+        #expect(limit.state == (active: 5, waiting: 3, limit: 4), "a 5xx or no answer says nothing about the rate")
+        limit.finished(ticket: tickets[4], status: 200)
+        #expect(limit.state == (active: 4, waiting: 3, limit: 4), "after a 429 it grows back only one at a time")
+        #expect(log.all.count == 9)
+        limit.finished(ticket: tickets[5], status: 200)
+        #expect(log.all.last == "start 9", "room again: the lowest order first")
+        #expect(limit.state == (active: 4, waiting: 2, limit: 4))
     }
 
     @Test func aWithdrawnTicketIsAbandonedNeverStartedAndFreesNothing() {
-        let limit = InFlightLimit(limit: 1)
+        let limit = InFlightLimit(window: ConcurrencyWindow(fixed: 1))
         let log = StartLog()
         let running = enter(limit, log, order: 0, name: "running")
         let waiting = enter(limit, log, order: 1, name: "waiting")
@@ -69,7 +72,7 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         limit.enter(ticket: early, order: 2, start: { log.add("start early") }, abandon: { log.add("abandon early") })
         #expect(log.all.last == "abandon early", "withdrawn before it entered: abandoned as it enters")
 
-        limit.finished(ticket: running)
+        limit.finished(ticket: running, status: nil)
         #expect(limit.state == (active: 0, waiting: 0, limit: 1))
         _ = enter(limit, log, order: 3, name: "next")
         #expect(log.all.last == "start next")
@@ -84,12 +87,13 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
             seen.enter(request.path)
             defer { seen.leave() }
             Thread.sleep(forTimeInterval: 0.05)
+            if request.path == "/busy" { return HTTPResponse(status: 429, headers: [("Retry-After", "1")], body: []) }
             return .text("\(request.path)\n")
         }
         server.start()
         defer { server.stop() }
         let transport = HTTPTransport(timeout: 10)
-        let limit = InFlightLimit(limit: 3)
+        let limit = InFlightLimit(window: ConcurrencyWindow(fixed: 3))
         let answers = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<9 {
                 group.addTask {
@@ -104,7 +108,15 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         #expect(seen.most == 3)
         #expect(limit.state == (active: 0, waiting: 0, limit: 3))
 
-        let one = InFlightLimit(limit: 1)
+        // The transport hands each answer's status to the window.
+        let adaptive = InFlightLimit(window: ConcurrencyWindow())
+        _ = try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ok")!), slot: InFlightSlot(adaptive, order: 0))
+        #expect(adaptive.state.limit == 8, "a clean answer doubled it")
+        let busy = try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/busy")!), slot: InFlightSlot(adaptive, order: 1))
+        #expect(busy.status == 429)
+        #expect(adaptive.state.limit == 4, "a 429 halved it as it arrived")
+
+        let one = InFlightLimit(window: ConcurrencyWindow(fixed: 1))
         let blocker = Task {
             try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!), slot: InFlightSlot(one, order: 0))
         }

@@ -40,13 +40,6 @@ import Testing
         #expect(sizes == sizes.sorted(), "never shrinks without a 429")
     }
 
-    @Test func recordsAnOutcomeByItsRateLimitWaits() {
-        var window = ConcurrencyWindow()
-        window.record(SpotifyWebAPI.Outcome(value: 0, rateLimitWaits: 0))
-        #expect(window.size == 8)
-        window.record(SpotifyWebAPI.Outcome(value: 0, rateLimitWaits: 2))
-        #expect(window.size == 4)
-    }
 
     @Test func halvesOnARateLimitDownToOneAndRegrowsOneAtATime() {
         var window = ConcurrencyWindow()

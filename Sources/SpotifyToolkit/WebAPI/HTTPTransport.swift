@@ -126,7 +126,8 @@ public struct HTTPTransport: Sendable {
                 // previous answer is handed back, so the next request goes out without a task hop.
                 limit.enter(ticket: ticket, order: slot.order, start: {
                     session.dataTask(with: request) { data, response, error in
-                        limit.finished(ticket: ticket)
+                        // The next waiting request is started before this answer is handed on.
+                        limit.finished(ticket: ticket, status: (response as? HTTPURLResponse)?.statusCode)
                         continuation.resume(with: outcome(data, response, error))
                     }.resume()
                 }, abandon: {

@@ -1,7 +1,14 @@
 import Foundation
 
-/// Caps how many HTTP exchanges are on the wire at once, and hands a freed place straight to the
-/// waiting exchange with the lowest `order`, starting it on the thread that saw the last one end.
+/// Caps how many HTTP exchanges are on the wire at once at its `ConcurrencyWindow`'s size, and
+/// hands a freed place straight to the waiting exchange with the lowest `order`, starting it on
+/// the thread that saw the last one end. Each answer moves the window as it arrives: a 2xx is
+/// clean, a 429 halves it at once, before the request that got it starts waiting out its
+/// Retry-After, so the places of requests sitting out a rate limit are not handed to new ones
+/// heading into the same limit.
+///
+/// `order` ranks only the exchanges still waiting: a retried page re-enters behind later pages
+/// already on the wire (it waits at most one answer for a place).
 ///
 /// Why not let each task wait for a place and then send: on Linux, waking a task from
 /// URLSession's delegate queue and having it send the next request takes about 2 ms (a hop
@@ -10,10 +17,10 @@ import Foundation
 /// each connection, tcpdump on loopback). Over the 26 round trips of a 10,000-item playlist that
 /// is about 45 ms.
 ///
-/// Every ticket that entered and started must report `finished(ticket:)` exactly once.
+/// Every ticket that entered and started must report `finished(ticket:status:)` exactly once.
 public final class InFlightLimit: @unchecked Sendable {  // every var behind `lock`
     private let lock = NSLock()
-    private var limit: Int
+    private var window: ConcurrencyWindow
     private var active = 0
     private var waiting: [Waiter] = []
     private var tickets: [Int: TicketState] = [:]
@@ -30,12 +37,15 @@ public final class InFlightLimit: @unchecked Sendable {  // every var behind `lo
         var abandon: @Sendable () -> Void
     }
 
-    public init(limit: Int) {
-        self.limit = max(1, limit)
+    public init(window: ConcurrencyWindow) {
+        self.window = window
     }
 
     /// How many exchanges are on the wire now, how many wait for a place, and the most allowed.
-    public var state: (active: Int, waiting: Int, limit: Int) { lock.withLock { (active, waiting.count, limit) } }
+    public var state: (active: Int, waiting: Int, limit: Int) { lock.withLock { (active, waiting.count, window.size) } }
+
+    /// The most allowed on the wire now.
+    public var size: Int { lock.withLock { window.size } }
 
     /// A new ticket, to enter with and to withdraw by.
     func ticket() -> Int {
@@ -46,11 +56,11 @@ public final class InFlightLimit: @unchecked Sendable {  // every var behind `lo
         }
     }
 
-    /// Changes the cap. Raising it starts waiting exchanges at once; lowering it lets the ones on
-    /// the wire finish and starts no more until fewer than `limit` are left.
-    public func setLimit(_ newLimit: Int) {
+    /// Records an answer that came back outside any ticket (a first page sent on its own):
+    /// `status` moves the window as `finished(ticket:status:)` does, and may start waiting exchanges.
+    public func record(status: Int) {
         let starts = lock.withLock {
-            limit = max(1, newLimit)
+            adjust(status)
             return takeStartable()
         }
         starts.forEach { $0() }
@@ -71,13 +81,25 @@ public final class InFlightLimit: @unchecked Sendable {  // every var behind `lo
         run.forEach { $0() }
     }
 
-    /// A started exchange has ended: its place goes to the waiting one with the lowest order.
-    func finished(ticket: Int) {
+    /// A started exchange has ended, with an HTTP `status` (nil: no answer): the window moves,
+    /// and the freed place goes to the waiting one with the lowest order if there is room.
+    func finished(ticket: Int, status: Int?) {
         let starts = lock.withLock {
             if tickets.removeValue(forKey: ticket) == .started { active -= 1 }
+            adjust(status)
             return takeStartable()
         }
         starts.forEach { $0() }
+    }
+
+    /// A 2xx is clean, a 429 is Spotify pushing back; anything else (5xx, no answer) says nothing
+    /// about the rate. Under `lock`.
+    private func adjust(_ status: Int?) {
+        switch status {
+        case 429?: window.recordRateLimited()
+        case let status? where (200..<300).contains(status): window.recordClean()
+        default: break
+        }
     }
 
     /// The ticket's task was cancelled: an exchange still waiting is abandoned and never started,
@@ -101,7 +123,7 @@ public final class InFlightLimit: @unchecked Sendable {  // every var behind `lo
     /// The waiting exchanges that now have room, lowest order first, marked started. Under `lock`.
     private func takeStartable() -> [@Sendable () -> Void] {
         var starts: [@Sendable () -> Void] = []
-        while active < limit, let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order }) {
+        while active < window.size, let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order }) {
             let waiter = waiting.remove(at: index)
             tickets[waiter.ticket] = .started
             starts.append(waiter.start)

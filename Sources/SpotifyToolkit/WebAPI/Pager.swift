@@ -51,8 +51,9 @@ public struct Pager: Sendable {
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in },
         body: (Page) throws -> Void
     ) async throws -> Summary {
-        var window = ConcurrencyWindow(fixed: concurrency)
-        let first = try await fetch(path: path, query: query, offset: 0, plan: nil, passing: passing)
+        // The window caps the requests on the wire and moves with each answer as it arrives.
+        let inFlight = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
+        let first = try await fetch(path: path, query: query, offset: 0, plan: nil, passing: passing, slot: InFlightSlot(inFlight, order: -1))
         guard case .page(let firstPage) = first.value else {
             if case .refused(let result) = first.value { return Summary(total: 0, refused: result) }
             throw ToolError.software("pager: no first page")
@@ -60,7 +61,6 @@ public struct Pager: Sendable {
         guard let plan = PagePlan(total: firstPage.total) else {
             throw ToolError.software("pager: unchecked total")  // fetch() validated it
         }
-        window.record(first)
         var done = firstPage.items.count
         var totalChanged = false
         func handOn(_ page: Page) throws {
@@ -77,15 +77,14 @@ public struct Pager: Sendable {
 
         let offsets = plan.remainingOffsets
         guard !offsets.isEmpty else { return Summary(total: plan.total) }
-        // The window caps the requests on the wire; pages are asked for up to twice that far
-        // ahead of the one to hand on next, so the next request is ready when a place frees up.
-        let inFlight = InFlightLimit(limit: window.size)
+        // Pages are asked for up to twice the window ahead of the one to hand on next, so the next
+        // request is ready when a place frees up.
         try await withThrowingTaskGroup(of: (Int, Outcome).self) { group in
             var nextLaunch = 0
             var nextHandOn = 0
             var arrived: [Int: Page] = [:]
             func launch() {
-                while nextLaunch < offsets.count && nextLaunch - nextHandOn < 2 * window.size {
+                while nextLaunch < offsets.count && nextLaunch - nextHandOn < 2 * inFlight.size {
                     let index = nextLaunch
                     let offset = offsets[index]
                     let slot = InFlightSlot(inFlight, order: index)
@@ -98,8 +97,6 @@ public struct Pager: Sendable {
             while nextHandOn < offsets.count {
                 launch()
                 guard let (index, outcome) = try await group.next() else { break }
-                window.record(outcome)
-                inFlight.setLimit(window.size)
                 guard case .page(let page) = outcome.value else {
                     throw ToolError.software("pager: a later page was refused without a status to pass")
                 }

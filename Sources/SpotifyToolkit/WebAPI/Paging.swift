@@ -63,7 +63,7 @@ public struct ConcurrencyWindow: Sendable, Equatable {
         }
     }
 
-    /// A page arrived without Spotify asking us to slow down.
+    /// An answer came back clean (2xx), without Spotify asking us to slow down.
     public mutating func recordClean() {
         guard size < maximum else { return }
         guard wasRateLimited else {
@@ -77,16 +77,11 @@ public struct ConcurrencyWindow: Sendable, Equatable {
         }
     }
 
-    /// A page needed a 429 wait: halve, and start counting clean answers again.
+    /// Spotify answered 429: halve, and start counting clean answers again.
     public mutating func recordRateLimited() {
         size = max(1, size / 2)
         cleanStreak = 0
         wasRateLimited = true
-    }
-
-    /// Records an answer by whether it sat out any 429 on the way.
-    public mutating func record<Value>(_ outcome: SpotifyWebAPI.Outcome<Value>) {
-        if outcome.rateLimitWaits > 0 { recordRateLimited() } else { recordClean() }
     }
 }
 

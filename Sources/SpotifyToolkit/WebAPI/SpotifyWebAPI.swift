@@ -41,10 +41,9 @@ public struct SpotifyWebAPI: Sendable {
         try await perform(method: method, path: path, query: query, body: body, passing: passing) { $0 }.value
     }
 
-    /// What `perform` got, and how many 429s it sat out on the way (the pager slows down on them).
+    /// What `perform` got.
     public struct Outcome<Value: Sendable>: Sendable {
         public var value: Value
-        public var rateLimitWaits: Int
     }
 
     /// A body that arrived whole but cannot be used (not JSON, a field missing, a page too short):
@@ -97,7 +96,7 @@ public struct SpotifyWebAPI: Sendable {
             }
             if result.isSuccess || passing.contains(result.status) {
                 do {
-                    return Outcome(value: try read(result), rateLimitWaits: rateLimitWaits)
+                    return Outcome(value: try read(result))
                 } catch let error as UnreadableBody {
                     try await again(ToolError.unavailable("Spotify's answer to \(method) \(path) could not be read: \(error.description)"))
                     continue
