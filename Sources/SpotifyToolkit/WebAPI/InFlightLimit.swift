@@ -56,16 +56,6 @@ public final class InFlightLimit: @unchecked Sendable {  // every var behind `lo
         }
     }
 
-    /// Records an answer that came back outside any ticket (a first page sent on its own):
-    /// `status` moves the window as `finished(ticket:status:)` does, and may start waiting exchanges.
-    public func record(status: Int) {
-        let starts = lock.withLock {
-            adjust(status)
-            return takeStartable()
-        }
-        starts.forEach { $0() }
-    }
-
     /// Calls `start` now if there is room, else later from whichever thread frees a place.
     /// `abandon` is called instead when the ticket is (or was already) withdrawn before it started.
     func enter(ticket: Int, order: Int, start: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) {
