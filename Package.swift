@@ -1,38 +1,48 @@
 // swift-tools-version: 6.0
 // No package dependencies, by design: only the toolchain (Foundation, FoundationNetworking,
 // Dispatch, Glibc/Darwin, Swift Testing) and, on macOS, system frameworks.
+//
+// The layers are targets whose dependencies run one way (docs/ARCHITECTURE.md):
+//   ToolkitCore ← LoopbackHTTP, HTTPClient ← SpotifyClient ← Tools ← the six executables
+//   ToolkitCore ← ToolkitCLI ← Tools
+//   ToolkitCore, LoopbackHTTP ← FakeSpotify (never the client it stands in for)
+// No library product: across targets, code is `package`, not `public`.
 import PackageDescription
+
+let tools = ["songcount", "spotify-auth", "spotify-playlists", "spotify-tracks", "spotify-nowplaying", "routine-link"]
 
 let package = Package(
     name: "spotify-toolkit",
     platforms: [.macOS(.v13)],
-    products: [
-        .executable(name: "songcount", targets: ["songcount"]),
-        .executable(name: "spotify-auth", targets: ["spotify-auth"]),
-        .executable(name: "spotify-playlists", targets: ["spotify-playlists"]),
-        .executable(name: "spotify-tracks", targets: ["spotify-tracks"]),
-        .executable(name: "spotify-nowplaying", targets: ["spotify-nowplaying"]),
-        .executable(name: "routine-link", targets: ["routine-link"]),
-    ],
+    products: tools.map { .executable(name: $0, targets: [$0]) },
     targets: [
-        .target(name: "SpotifyToolkit"),
-        .executableTarget(name: "songcount", dependencies: ["SpotifyToolkit"]),
-        .executableTarget(name: "spotify-auth", dependencies: ["SpotifyToolkit"]),
-        .executableTarget(name: "spotify-playlists", dependencies: ["SpotifyToolkit"]),
-        .executableTarget(name: "spotify-tracks", dependencies: ["SpotifyToolkit"]),
-        .executableTarget(name: "spotify-nowplaying", dependencies: ["SpotifyToolkit"]),
-        .executableTarget(name: "routine-link", dependencies: ["SpotifyToolkit"]),
+        // Errors and exit codes, JSON, storage, text and time, environment, process and signal
+        // helpers, encodings, song time. No Spotify, no HTTP, no CLI.
+        .target(name: "ToolkitCore"),
+        // The loopback HTTP server: the login callback, and fake-spotify.
+        .target(name: "LoopbackHTTP", dependencies: ["ToolkitCore"]),
+        // URLSession behind typed failures, and the in-flight limit.
+        .target(name: "HTTPClient", dependencies: ["ToolkitCore"]),
+        // Auth, the Web API, the snapshot cache.
+        .target(name: "SpotifyClient", dependencies: ["ToolkitCore", "HTTPClient", "LoopbackHTTP"]),
+        // Command specs, parsing, help, man pages, completions, the runner and ToolContext.
+        .target(name: "ToolkitCLI", dependencies: ["ToolkitCore"]),
+        // One folder per tool: its spec, options and glue; and the domain only one tool uses.
+        .target(name: "Tools", dependencies: ["ToolkitCore", "HTTPClient", "SpotifyClient", "ToolkitCLI"]),
+    ] + tools.map { .executableTarget(name: $0, dependencies: ["Tools"]) } + [
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
-        .target(name: "FakeSpotify", dependencies: ["SpotifyToolkit"], resources: [.copy("Fixtures")]),
+        .target(name: "FakeSpotify", dependencies: ["ToolkitCore", "LoopbackHTTP", "ToolkitCLI"], resources: [.copy("Fixtures")]),
         .executableTarget(name: "fake-spotify", dependencies: ["FakeSpotify"]),
         // Development only: writes man/ and completions/ from the command specs.
-        .executableTarget(name: "toolkit-docs", dependencies: ["SpotifyToolkit"]),
+        .executableTarget(name: "toolkit-docs", dependencies: ["Tools", "ToolkitCLI"]),
         // Development only: writes a DocumentStore from another process (concurrency and kill -9 tests).
-        .executableTarget(name: "document-store-writer", dependencies: ["SpotifyToolkit"]),
-        .testTarget(name: "SpotifyToolkitTests", dependencies: ["SpotifyToolkit"]),
+        .executableTarget(name: "document-store-writer", dependencies: ["ToolkitCore"]),
+        .testTarget(
+            name: "SpotifyToolkitTests",
+            dependencies: ["ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify"]),
         // Spawns the built executables; `make test` builds them first.
-        .testTarget(name: "EndToEndTests", dependencies: ["SpotifyToolkit"]),
-        .testTarget(name: "FakeSpotifyTests", dependencies: ["FakeSpotify"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify"]),
+        .testTarget(name: "FakeSpotifyTests", dependencies: ["FakeSpotify", "ToolkitCore", "LoopbackHTTP", "SpotifyClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

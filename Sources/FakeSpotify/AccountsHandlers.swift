@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 extension FakeSpotifyService {
     /// `GET /authorize`: the consent step. The user always agrees (unless `deny`), so this answers

@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// The `/_fake/` test controls. Fields come from the form body or the query string.
 extension FakeSpotifyService {

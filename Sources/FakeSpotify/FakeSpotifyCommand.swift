@@ -1,6 +1,8 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
 import Dispatch
-import SpotifyToolkit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,8 +11,8 @@ import Darwin
 
 /// `fake-spotify`: the command line around `FakeSpotifyServer`. A development tool: no man page,
 /// not in `ToolCatalog`, never installed.
-public enum FakeSpotifyCommand {
-    public static let spec = CommandSpec(
+package enum FakeSpotifyCommand {
+    package static let spec = CommandSpec(
         name: "fake-spotify",
         abstract: "a local stand-in for Spotify's accounts service and Web API (for tests, benchmarks and demos)",
         discussion: [
@@ -50,7 +52,7 @@ public enum FakeSpotifyCommand {
         ]
     )
 
-    public static func main() async -> Never {
+    package static func main() async -> Never {
         await ToolRunner.main(spec, run: run)
     }
 

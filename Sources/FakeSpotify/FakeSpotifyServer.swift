@@ -1,14 +1,16 @@
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 
 /// fake-spotify on a socket: a `FakeSpotifyService` behind a `LoopbackHTTPServer` on 127.0.0.1.
 /// Tests start one in process; the `fake-spotify` executable runs one until a signal.
-public final class FakeSpotifyServer: Sendable {
-    public let service: FakeSpotifyService
+package final class FakeSpotifyServer: Sendable {
+    package let service: FakeSpotifyService
     private let http: LoopbackHTTPServer
 
     /// Binds 127.0.0.1:`port` (0: a free port); call `start()` to serve.
     /// `log`, when given, is called after each answer (from the connection's thread).
-    public init(settings: FakeSpotifySettings = FakeSpotifySettings(), port: UInt16 = 0,
+    package init(settings: FakeSpotifySettings = FakeSpotifySettings(), port: UInt16 = 0,
                 log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)? = nil) throws {
         let service = FakeSpotifyService(settings: settings)
         self.service = service
@@ -20,13 +22,13 @@ public final class FakeSpotifyServer: Sendable {
         }
     }
 
-    public var port: UInt16 { http.port }
+    package var port: UInt16 { http.port }
 
     /// `http://127.0.0.1:PORT`: the accounts base; the Web API base is this + `/v1`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    public func start() { http.start() }
+    package func start() { http.start() }
 
     /// Stops accepting connections; idempotent.
-    public func stop() { http.stop() }
+    package func stop() { http.stop() }
 }

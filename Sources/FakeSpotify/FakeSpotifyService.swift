@@ -1,36 +1,38 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// fake-spotify's logic: routes a request through the table in Routes.swift, with the shared
 /// steps around it (injected failures, the bearer check, counting). Thread-safe: the HTTP server
 /// calls `handle` from a thread per connection; all state is in one `LockedBox`.
-public final class FakeSpotifyService: Sendable {
+package final class FakeSpotifyService: Sendable {
     let state: LockedBox<FakeSpotifyState>
 
-    public init(settings: FakeSpotifySettings = FakeSpotifySettings()) {
+    package init(settings: FakeSpotifySettings = FakeSpotifySettings()) {
         state = LockedBox(FakeSpotifyState(settings: settings))
     }
 
     /// The current settings.
-    public var settings: FakeSpotifySettings { state.withLock { $0.settings } }
+    package var settings: FakeSpotifySettings { state.withLock { $0.settings } }
 
     /// Changes settings at run time (as `POST /_fake/settings` does).
-    public func updateSettings(_ change: (inout FakeSpotifySettings) -> Void) {
+    package func updateSettings(_ change: (inout FakeSpotifySettings) -> Void) {
         state.withLock { change(&$0.settings) }
     }
 
     /// Moves fake-spotify's clock forward (or back), so tokens and codes expire without waiting.
-    public func advanceClock(by seconds: TimeInterval) {
+    package func advanceClock(by seconds: TimeInterval) {
         state.withLock { $0.clockOffset += seconds }
     }
 
     /// What `GET /_fake/counters` answers.
-    public var counters: JSONValue { state.withLock { $0.counters.json } }
+    package var counters: JSONValue { state.withLock { $0.counters.json } }
 
     /// Answers one request: an injected failure if one matches (even on a path no route serves yet),
     /// else the route's answer, behind the bearer check for `.bearer` routes. Everything but the
     /// `/_fake/` controls is counted.
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    package func handle(_ request: HTTPRequest) -> HTTPResponse {
         var pathMatched = false
         var found: (route: Route, parameters: [String: String])?
         for route in Self.routes {

@@ -1,31 +1,33 @@
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 
 /// How fake-spotify behaves. Set from the command line at launch; everything but the client ids and
 /// redirect URIs can also be changed while it runs (`POST /_fake/settings`).
-public struct FakeSpotifySettings: Sendable, Equatable {
+package struct FakeSpotifySettings: Sendable, Equatable {
     /// Registered client ids; empty accepts any non-empty client_id.
-    public var clientIDs: [String] = []
+    package var clientIDs: [String] = []
     /// Registered redirect URIs. A loopback http URI without a port matches any port.
-    public var redirectURIs: [String] = FakeSpotifySettings.defaultRedirectURIs
+    package var redirectURIs: [String] = FakeSpotifySettings.defaultRedirectURIs
     /// `expires_in` of issued access tokens, in seconds; they stop working after it.
-    public var accessTokenLifetime = 3600
+    package var accessTokenLifetime = 3600
     /// Seconds after the original authorization (not the last refresh) after which refresh answers
     /// invalid_grant "Refresh token revoked"; nil: never.
-    public var refreshTokenLifetime: Int?
+    package var refreshTokenLifetime: Int?
     /// Each refresh returns a new refresh token and the old one dies.
-    public var rotation = true
+    package var rotation = true
     /// Refresh responses carry no refresh_token (and the old one keeps working). Wins over `rotation`.
-    public var omitRefreshToken = false
+    package var omitRefreshToken = false
     /// /authorize answers `error=access_denied` instead of a code.
-    public var deny = false
+    package var deny = false
     /// Sleep inside POST /api/token before answering (after the grant took effect).
-    public var tokenDelayMs = 0
+    package var tokenDelayMs = 0
     /// The music library's shape and the Web API's pace (PlaylistHandlers.swift).
-    public var library = LibrarySettings()
+    package var library = LibrarySettings()
 
-    public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://[::1]/callback"]
+    package static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://[::1]/callback"]
 
-    public init() {}
+    package init() {}
 
     /// The settings as `POST /_fake/settings` answers them.
     var json: JSONValue {

@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// A value behind an `NSLock`; every access goes through `withLock`.
 ///

@@ -1,11 +1,13 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// A fault fake-spotify injects into Web API answers, by rate or on a schedule: a 429 with
 /// Retry-After, a quota 429, a 5xx, a reset connection, a truncated body, an unparsable body, or a
 /// delay (to provoke client timeouts). Rules come from `--fault` at launch or `POST /_fake/faults`.
-public struct FaultRule: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct FaultRule: Sendable, Equatable {
+    package enum Kind: String, Sendable, CaseIterable {
         case rateLimit = "rate_limit"
         case quota
         case serverError = "server_error"
@@ -15,7 +17,7 @@ public struct FaultRule: Sendable, Equatable {
         case delay
     }
 
-    public enum Trigger: Sendable, Equatable {
+    package enum Trigger: Sendable, Equatable {
         /// Each matching request with this probability (from a seeded generator: reproducible).
         case rate(Double)
         /// Every Nth matching request.
@@ -24,25 +26,25 @@ public struct FaultRule: Sendable, Equatable {
         case at(Set<Int>)
     }
 
-    public var kind: Kind
-    public var trigger: Trigger
+    package var kind: Kind
+    package var trigger: Trigger
     /// Requests whose path starts with this are matched.
-    public var pathPrefix = "/v1/"
+    package var pathPrefix = "/v1/"
     /// For server_error.
-    public var status = 503
+    package var status = 503
     /// For rate_limit and quota: the Retry-After header.
-    public var retryAfter = "1"
+    package var retryAfter = "1"
     /// For delay: how long to wait before answering.
-    public var delayMs = 0
+    package var delayMs = 0
     /// Fire at most this many times; nil: no limit.
-    public var limit: Int?
+    package var limit: Int?
     var seen = 0
     var fired = 0
     var random: UInt64
 
     /// Parses `kind=server_error every=10 status=502` style fields (the form of POST /_fake/faults,
     /// and of --fault with the fields separated by spaces or commas).
-    public init(fields: [(name: String, value: String)]) throws {
+    package init(fields: [(name: String, value: String)]) throws {
         var kind: Kind?
         var trigger: Trigger?
         var seed: UInt64 = 1
@@ -101,7 +103,7 @@ public struct FaultRule: Sendable, Equatable {
     }
 
     /// `--fault 'kind=reset every=20'` (spaces or commas between fields).
-    public init(launchSpec: String) throws {
+    package init(launchSpec: String) throws {
         let fields = launchSpec.split(whereSeparator: { $0 == " " || $0 == "," }).map { part -> (name: String, value: String) in
             let pieces = part.split(separator: "=", maxSplits: 1)
             return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
@@ -205,7 +207,7 @@ extension FakeSpotifyState {
 
 extension FakeSpotifyService {
     /// Adds fault rules (from --fault at launch).
-    public func addFaults(_ rules: [FaultRule]) {
+    package func addFaults(_ rules: [FaultRule]) {
         state.withLock { $0.faults += rules }
     }
 

@@ -1,4 +1,6 @@
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 
 /// Spotify's `fields` filter: a comma list of names; `a.b` reaches into an object, `a(b,c)` selects
 /// inside an object or inside every element of a list, `!a` excludes. Members keep the order of

@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// fake-spotify's music library: the fixture user's playlists, plus deterministic generated ones
 /// of any size, built item by item on demand (a page of a 10,000-item playlist costs 50 items).

@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// fake-spotify's player: a queue of tracks playing from a position at a chosen speed, so a test
 /// can run a 15-minute session in 15 seconds (speed 60). Time is "virtual": real time since the

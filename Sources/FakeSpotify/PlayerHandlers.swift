@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// The player endpoints and their test controls, driven by `PlaybackClock`.
 extension FakeSpotifyService {

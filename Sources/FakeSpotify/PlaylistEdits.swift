@@ -1,4 +1,6 @@
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 
 /// Edits someone made to a playlist (`POST /_fake/edit-playlist`), as caches must notice them:
 /// each edit gives the playlist a new snapshot_id and changes one of its items.

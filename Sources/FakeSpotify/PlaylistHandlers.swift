@@ -1,21 +1,23 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// The library's shape and the Web API's pace; `--legacy`, `--latency-ms`, `--saved-tracks`,
 /// `--extra-playlists` at launch, `POST /_fake/library` while running.
-public struct LibrarySettings: Sendable, Equatable {
+package struct LibrarySettings: Sendable, Equatable {
     /// Pre-2026 shapes: playlists carry `tracks` (no `items`), entries `track` (no `item`), and
     /// the old `/playlists/{id}/tracks` works. Otherwise that endpoint answers 403, as it does
     /// for Development Mode apps since 2026.
-    public var legacy = false
+    package var legacy = false
     /// Added to every Web API request before it is answered.
-    public var latencyMs = 0
+    package var latencyMs = 0
     /// How many liked songs `/me/tracks` holds.
-    public var savedTracks = 120
+    package var savedTracks = 120
     /// Generated playlists (gen…0000 to gen…N-1, sizes 0 to N-1) after the usual ones in `/me/playlists`.
-    public var extraPlaylists = 0
+    package var extraPlaylists = 0
 
-    public init() {}
+    package init() {}
 
     var json: JSONValue {
         ["legacy": .bool(legacy), "latency_ms": .int(latencyMs), "saved_tracks": .int(savedTracks), "extra_playlists": .int(extraPlaylists)]

@@ -1,3 +1,6 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 /// Spotify's rules for redirect URIs at the authorize step.
 enum RedirectURIRules {
     /// A URI split into the parts the rules look at. `rest` is everything from the path on.

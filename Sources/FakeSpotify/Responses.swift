@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// The response bodies fake-spotify serves verbatim, from `Fixtures/` in the module's bundle
 /// (copies of the team's fixture files). Loaded once, on first use.

@@ -1,5 +1,7 @@
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 import Foundation
-import SpotifyToolkit
 
 /// One endpoint of fake-spotify: method, path pattern (`/v1/playlists/{id}/items`) and handler.
 /// The table itself is `FakeSpotifyService.routes` (Routes.swift).

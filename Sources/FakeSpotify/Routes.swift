@@ -1,4 +1,6 @@
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import ToolkitCLI
 
 extension FakeSpotifyService {
     /// Every endpoint fake-spotify serves. First match by path and method wins; a path that matches

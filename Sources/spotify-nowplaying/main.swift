@@ -1,3 +1,3 @@
-import SpotifyToolkit
+import Tools
 
 await SpotifyNowPlaying.main()

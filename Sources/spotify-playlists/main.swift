@@ -1,3 +1,3 @@
-import SpotifyToolkit
+import Tools
 
 await SpotifyPlaylists.main()

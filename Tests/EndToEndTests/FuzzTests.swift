@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// Extreme and random values through both songcount modes and the token store, with a fixed
 /// seed (a failure replays exactly). A trap anywhere here would end the test process, and the

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// Reproductions from the adversarial review (issue 6): each one crashed, lost a session or
 /// trusted what it should not before its fix.

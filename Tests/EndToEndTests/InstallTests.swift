@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import Tools
 
 /// `make install` puts each shipped tool, its man page and its three completion scripts where
 /// each program looks for them; `make uninstall` removes exactly that. Uses the debug build the

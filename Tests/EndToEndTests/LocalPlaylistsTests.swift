@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// `spotify-playlists local ...` against a private XDG_DATA_HOME, spawned for real.
 @Suite struct LocalPlaylistsEndToEndTests {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// Every recipe in the README runs here, as printed, against fake-spotify: a fenced block right
 /// after a `<!-- recipe: NAME -->` line. Each runs with bash (or make, for a make block) with the

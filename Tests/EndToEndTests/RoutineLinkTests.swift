@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// A private data directory, a `$BROWSER` that records what it was given, and fake `xdg-mime` /
 /// `xdg-open` on PATH, so `open` and `start` are tested without a desktop.

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// Spawns the built `spotify-auth` against a spawned `fake-spotify` over loopback sockets.
 @Suite struct SpotifyAuthEndToEndTests {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// A tool running in the background whose stdout lines the test can wait for (event-driven, no
 /// timed assertions: waits are bounded only so a broken tool cannot hang the suite).

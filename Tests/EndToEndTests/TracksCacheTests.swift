@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// The snapshot cache, end to end: the built spotify-tracks and spotify-playlists against a
 /// spawned fake-spotify, checking stdout byte for byte against uncached runs, stderr, exit

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 @testable import FakeSpotify
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import SpotifyClient
 
 /// `POST /_fake/edit-playlist` and the `fields=snapshot_id` filter that caches check it with.
 @Suite struct PlaylistEditTests {

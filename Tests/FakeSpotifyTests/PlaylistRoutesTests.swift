@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 @testable import FakeSpotify
-import SpotifyToolkit
+import ToolkitCore
+import LoopbackHTTP
+import SpotifyClient
 
 @Suite struct FieldsFilterTests {
     let entry: JSONValue = [

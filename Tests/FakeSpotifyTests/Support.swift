@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 @testable import FakeSpotify
-import SpotifyToolkit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import ToolkitCore
+import LoopbackHTTP
+import SpotifyClient
 
 // Every test starts its own fake-spotify on 127.0.0.1 with an ephemeral port and talks to it over
 // HTTP; every request has a timeout, so nothing here can hang or reach the network.

@@ -1,9 +1,14 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 @Suite struct RedirectURITests {
     @Test func loopbackURIs() throws {

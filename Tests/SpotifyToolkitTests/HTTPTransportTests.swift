@@ -3,7 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// The transport makes its URLSession on the first request: making one starts FoundationNetworking
 /// and libcurl, which a run that never sends (no input, not logged in) should not pay for.

@@ -3,7 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// What each `start`/`abandon` of an `InFlightLimit` did, in order.
 final class StartLog: @unchecked Sendable {  // `entries` behind `lock`

@@ -1,12 +1,17 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// A temporary file holding `bytes`, opened for reading; removed and closed by `close()`.
 private struct TempInput {

@@ -1,13 +1,18 @@
 import Dispatch
 import Foundation
 import Testing
-@testable import SpotifyToolkit
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// A pipe whose read end is non-blocking, so tests can look at what has been written so far.
 private final class TestPipe: @unchecked Sendable {

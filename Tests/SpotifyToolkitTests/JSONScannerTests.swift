@@ -1,5 +1,10 @@
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// The fields songcount-style tools pull from a record: top level, or inside `item`/`track`.
 private struct TrackFields: Equatable {

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -9,6 +8,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 // Every test talks to a server on a loopback address with an ephemeral port, and every client
 // operation has a timeout, so nothing here can hang or reach the network.

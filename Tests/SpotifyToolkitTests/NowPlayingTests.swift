@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 @Suite struct PlaybackObservationTests {
     static func body(id: String = "4iV5W9uYEdYUVa79Axb7Rh", playing: Bool = true, progress: Int = 73_512, duration: Int = 322_506, type: String = "track") -> JSONValue {

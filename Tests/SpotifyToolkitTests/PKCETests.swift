@@ -1,5 +1,10 @@
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 @Suite struct Base64URLTests {
     /// RFC 4648 §10 vectors, in the URL-safe alphabet without padding.

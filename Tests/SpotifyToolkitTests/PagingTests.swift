@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 @Suite struct PagePlanTests {
     @Test(arguments: [(0, 0, [Int]()), (1, 1, []), (50, 1, []), (51, 2, [50]), (10_000, 200, Array(stride(from: 50, to: 10_000, by: 50)))])

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// The team's fixtures (the copies fake-spotify serves), decoded into records: every playlist
 /// object and every playlist or saved-track entry, in the 2026 and the legacy shape.

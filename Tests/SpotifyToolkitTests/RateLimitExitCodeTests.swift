@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// Rate limiting has one meaning in code, README and man pages: a 429 whose wait is past the cap
 /// exits 75 (try again later); Spotify's QUOTA_EXCEEDED exits 69 (the quota, not a burst). The

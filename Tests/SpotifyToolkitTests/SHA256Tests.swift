@@ -1,5 +1,10 @@
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 @Suite struct SHA256Tests {
     private func hex(_ s: String) -> String { SHA256.hex(SHA256.hash(s.utf8)) }

@@ -1,5 +1,10 @@
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// The count of a whole log, as songcount reports it at the end.
 func countSongs(_ observations: [SongObservation]) -> SongCountResult {

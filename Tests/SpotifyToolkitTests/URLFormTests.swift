@@ -1,5 +1,10 @@
 import Testing
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 @Suite struct URLFormTests {
     private func flat(_ pairs: [(name: String, value: String)]) -> [String] {

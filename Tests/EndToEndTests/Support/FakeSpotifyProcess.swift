@@ -2,7 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import SpotifyToolkit
+@testable import ToolkitCore
+@testable import LoopbackHTTP
+@testable import HTTPClient
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import Tools
 
 /// A `fake-spotify` process for one test, on 127.0.0.1 and an ephemeral port; killed when the
 /// test lets go of it (and by its own --exit-after safety net if a test crashes).

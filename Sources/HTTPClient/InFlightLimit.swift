@@ -1,0 +1,136 @@
+import ToolkitCore
+import Foundation
+
+/// Caps how many HTTP exchanges are on the wire at once at its `ConcurrencyWindow`'s size, and
+/// hands a freed place straight to the waiting exchange with the lowest `order`, starting it on
+/// the thread that saw the last one end. Each answer moves the window as it arrives: a 2xx is
+/// clean, a 429 halves it at once, before the request that got it starts waiting out its
+/// Retry-After, so the places of requests sitting out a rate limit are not handed to new ones
+/// heading into the same limit.
+///
+/// `order` ranks only the exchanges still waiting: a retried page re-enters behind later pages
+/// already on the wire (it waits at most one answer for a place).
+///
+/// Why not let each task wait for a place and then send: on Linux, waking a task from
+/// URLSession's delegate queue and having it send the next request takes about 2 ms (a hop
+/// through the cooperative pool and back into URLSession); starting the next request from the
+/// completion handler itself takes about 0.4 ms (measured on the answer-to-next-request gap of
+/// each connection, tcpdump on loopback). Over the 26 round trips of a 10,000-item playlist that
+/// is about 45 ms.
+///
+/// Every ticket that entered and started must report `finished(ticket:status:)` exactly once.
+package final class InFlightLimit: @unchecked Sendable {  // every var behind `lock`
+    private let lock = NSLock()
+    private var window: ConcurrencyWindow
+    private var active = 0
+    private var waiting: [Waiter] = []
+    private var tickets: [Int: TicketState] = [:]
+    private var lastTicket = 0
+
+    enum TicketState {
+        case issued, waiting, started, withdrawn
+    }
+
+    struct Waiter {
+        var ticket: Int
+        var order: Int
+        var start: @Sendable () -> Void
+        var abandon: @Sendable () -> Void
+    }
+
+    package init(window: ConcurrencyWindow) {
+        self.window = window
+    }
+
+    /// How many exchanges are on the wire now, how many wait for a place, and the most allowed.
+    package var state: (active: Int, waiting: Int, limit: Int) { lock.withLock { (active, waiting.count, window.size) } }
+
+    /// The most allowed on the wire now.
+    package var size: Int { lock.withLock { window.size } }
+
+    /// A new ticket, to enter with and to withdraw by.
+    func ticket() -> Int {
+        lock.withLock {
+            lastTicket += 1
+            tickets[lastTicket] = .issued
+            return lastTicket
+        }
+    }
+
+    /// Calls `start` now if there is room, else later from whichever thread frees a place.
+    /// `abandon` is called instead when the ticket is (or was already) withdrawn before it started.
+    func enter(ticket: Int, order: Int, start: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) {
+        let run: [@Sendable () -> Void] = lock.withLock {
+            if tickets[ticket] == .withdrawn {
+                tickets[ticket] = nil
+                return [abandon]
+            }
+            tickets[ticket] = .waiting
+            waiting.append(Waiter(ticket: ticket, order: order, start: start, abandon: abandon))
+            return takeStartable()
+        }
+        run.forEach { $0() }
+    }
+
+    /// A started exchange has ended, with an HTTP `status` (nil: no answer): the window moves,
+    /// and the freed place goes to the waiting one with the lowest order if there is room.
+    func finished(ticket: Int, status: Int?) {
+        let starts = lock.withLock {
+            if tickets.removeValue(forKey: ticket) == .started { active -= 1 }
+            adjust(status)
+            return takeStartable()
+        }
+        starts.forEach { $0() }
+    }
+
+    /// A 2xx is clean, a 429 is Spotify pushing back; anything else (5xx, no answer) says nothing
+    /// about the rate. Under `lock`.
+    private func adjust(_ status: Int?) {
+        switch status {
+        case 429?: window.recordRateLimited()
+        case let status? where (200..<300).contains(status): window.recordClean()
+        default: break
+        }
+    }
+
+    /// The ticket's task was cancelled: an exchange still waiting is abandoned and never started,
+    /// one not yet entered is abandoned when it enters, one on the wire is left to finish.
+    func withdraw(ticket: Int) {
+        let abandon: (@Sendable () -> Void)? = lock.withLock {
+            switch tickets[ticket] {
+            case .issued?:
+                tickets[ticket] = .withdrawn
+            case .waiting?:
+                tickets[ticket] = nil
+                if let index = waiting.firstIndex(where: { $0.ticket == ticket }) { return waiting.remove(at: index).abandon }
+            case .started?, .withdrawn?, nil:
+                break
+            }
+            return nil
+        }
+        abandon?()
+    }
+
+    /// The waiting exchanges that now have room, lowest order first, marked started. Under `lock`.
+    private func takeStartable() -> [@Sendable () -> Void] {
+        var starts: [@Sendable () -> Void] = []
+        while active < window.size, let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order }) {
+            let waiter = waiting.remove(at: index)
+            tickets[waiter.ticket] = .started
+            starts.append(waiter.start)
+            active += 1
+        }
+        return starts
+    }
+}
+
+/// A place in an `InFlightLimit`: which limit, and how urgent (lower goes first).
+package struct InFlightSlot: Sendable {
+    package let limit: InFlightLimit
+    package let order: Int
+
+    package init(_ limit: InFlightLimit, order: Int) {
+        self.limit = limit
+        self.order = order
+    }
+}

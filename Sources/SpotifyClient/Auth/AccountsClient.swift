@@ -1,0 +1,105 @@
+import ToolkitCore
+import HTTPClient
+import LoopbackHTTP
+import Foundation
+
+/// The accounts service: the authorize URL, the code exchange and the refresh grant.
+package struct AccountsClient: Sendable {
+    package var baseURL: URL
+    var transport: HTTPTransport
+
+    package static let defaultBase = "https://accounts.spotify.com"
+
+    package init(environment: ToolEnvironment, transport: HTTPTransport = HTTPTransport()) throws {
+        let base = environment["SPOTIFY_ACCOUNTS_BASE"] ?? Self.defaultBase
+        guard let url = URL(string: base), url.scheme != nil, url.host != nil else {
+            throw ToolError.config("SPOTIFY_ACCOUNTS_BASE is not a URL: \(base)")
+        }
+        self.baseURL = url
+        self.transport = transport
+    }
+
+    package func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String]) -> URL {
+        let query = URLForm.encode([
+            ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI),
+            ("code_challenge_method", "S256"), ("code_challenge", challenge), ("state", state),
+            ("scope", scopes.joined(separator: " ")),
+        ])
+        return URL(string: baseURL.absoluteString.trimmingSuffix("/") + "/authorize?" + query)!
+    }
+
+    package func exchange(code: String, redirectURI: String, clientID: String, verifier: String) async throws -> TokenResponse {
+        let result = try await transport.postForm(tokenURL, [
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+            ("client_id", clientID), ("code_verifier", verifier),
+        ])
+        return try decode(result, failure: { error in
+            ToolError.noPermission("login failed: Spotify refused the authorization code: \(error)")
+        })
+    }
+
+    package enum RefreshFailure: Error, Sendable {
+        /// The refresh token is dead (expired after six months, revoked, or already used): log in again.
+        case invalidGrant(String)
+    }
+
+    /// Throws `RefreshFailure.invalidGrant` when the session is over; ToolError for everything else
+    /// (network, 5xx: the tokens stay).
+    package func refresh(refreshToken: String, clientID: String) async throws -> TokenResponse {
+        let result = try await transport.postForm(tokenURL, [
+            ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID),
+        ])
+        if result.status == 400 || result.status == 401, let error = OAuthError.decode(result.body), error.code == "invalid_grant" {
+            throw RefreshFailure.invalidGrant(error.summary)
+        }
+        return try decode(result, failure: { error in
+            ToolError.noPermission("Spotify refused to refresh the access token: \(error)")
+        })
+    }
+
+    var tokenURL: URL { URL(string: baseURL.absoluteString.trimmingSuffix("/") + "/api/token")! }
+
+    func decode(_ result: HTTPResult, failure: (String) -> ToolError) throws -> TokenResponse {
+        if result.status >= 500 {
+            throw ToolError.unavailable("the Spotify accounts service failed (HTTP \(result.status)); try again later")
+        }
+        if result.status == 429 {
+            throw ToolError.tempFail("the Spotify accounts service is rate limiting; try again in \(SpotifyWebAPI.retryAfterSeconds(result.header("Retry-After")).map { String(Int(saturating: $0)) } ?? "a few") seconds")
+        }
+        guard result.isSuccess else {
+            throw failure(OAuthError.decode(result.body)?.summary ?? "HTTP \(result.status)")
+        }
+        do {
+            return try JSONDecoder().decode(TokenResponse.self, from: result.body)
+        } catch {
+            throw ToolError.unavailable("the Spotify accounts service sent a token response that could not be read")
+        }
+    }
+}
+
+/// `{"error":"invalid_grant","error_description":"Refresh token revoked"}`.
+package struct OAuthError: Decodable, Sendable, Equatable {
+    package var code: String
+    package var description: String?
+
+    enum CodingKeys: String, CodingKey {
+        case code = "error"
+        case description = "error_description"
+    }
+
+    package static func decode(_ body: Data) -> OAuthError? {
+        try? JSONDecoder().decode(OAuthError.self, from: body)
+    }
+
+    /// "Refresh token revoked (invalid_grant)".
+    package var summary: String {
+        guard let description, !description.isEmpty else { return code }
+        return "\(description) (\(code))"
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

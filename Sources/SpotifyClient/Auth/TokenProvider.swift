@@ -1,0 +1,124 @@
+import ToolkitCore
+import HTTPClient
+import LoopbackHTTP
+import Foundation
+
+/// Hands out valid access tokens to every tool. Refreshes proactively when less than 60 s
+/// remain and once after a 401. One refresh at a time inside a process (concurrent callers
+/// await the same one) and across processes (an exclusive lock, then a re-read of the store:
+/// a token another process just refreshed is used instead of refreshing again, which would
+/// burn a rotating refresh token).
+package actor TokenProvider {
+    let store: TokenStore
+    let environment: ToolEnvironment
+    let accounts: AccountsClient
+    /// `SPOTIFY_ACCESS_TOKEN`: used as is, never stored, never refreshed.
+    let environmentToken: String?
+    let clock: @Sendable () -> Double
+    var cached: StoredTokens?
+    var inFlight: Task<StoredTokens, Error>?
+
+    enum RefreshReason: Sendable {
+        case expiring
+        case rejected(String)
+        case forced
+    }
+
+    package init(environment: ToolEnvironment, store: TokenStore? = nil, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        self.store = store ?? TokenStores.make(environment: environment)
+        self.environment = environment
+        self.accounts = try AccountsClient(environment: environment)
+        self.environmentToken = environment["SPOTIFY_ACCESS_TOKEN"]
+        self.clock = clock
+    }
+
+    package var usesEnvironmentToken: Bool { environmentToken != nil }
+
+    package static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
+
+    /// After `invalid_grant`: what Spotify said, and the six-month rule only when this login is
+    /// about that old (otherwise it was revoked, or the token was used elsewhere).
+    static func sessionEnded(reason: String, authorizedAt: Double, now: Double) -> ToolError {
+        var message = "Spotify ended the session (\(reason))"
+        if now - authorizedAt >= AuthStatus.refreshTokenLifetime - 7 * 24 * 3600 {
+            message += "; refresh tokens last six months and this login is from \(AuthStatus.timestamp(authorizedAt))"
+        }
+        return ToolError.noPermission(message + "; run 'spotify-auth login' to log in again")
+    }
+
+    /// A valid access token, refreshed first when it is about to expire.
+    package func accessToken() async throws -> String {
+        if let environmentToken { return environmentToken }
+        let tokens = try currentTokens()
+        if tokens.needsRefresh(now: clock()) { return try await refresh(.expiring).accessToken }
+        return tokens.accessToken
+    }
+
+    /// After Spotify answered 401 to `rejected`: the token another caller already got, or a new one.
+    package func accessToken(afterRejectionOf rejected: String) async throws -> String {
+        if environmentToken != nil {
+            throw ToolError.noPermission("Spotify rejected the token in SPOTIFY_ACCESS_TOKEN; unset it to use the stored login, or set a fresh token")
+        }
+        return try await refresh(.rejected(rejected)).accessToken
+    }
+
+    /// `spotify-auth refresh`: a new access token now, whatever the old one's expiry.
+    package func forceRefresh() async throws -> StoredTokens {
+        try await refresh(.forced)
+    }
+
+    func currentTokens() throws -> StoredTokens {
+        if let cached { return cached }
+        guard let tokens = try store.load() else { throw Self.notLoggedIn }
+        cached = tokens
+        return tokens
+    }
+
+    func refresh(_ reason: RefreshReason) async throws -> StoredTokens {
+        if let inFlight { return try await inFlight.value }
+        if let cached, isSatisfied(reason, by: cached) { return cached }
+        let task = Task { try await self.refreshUnderLock(reason) }
+        inFlight = task
+        defer { inFlight = nil }
+        let tokens = try await task.value
+        cached = tokens
+        return tokens
+    }
+
+    /// Whether `tokens` already answer the need, e.g. because someone else refreshed meanwhile.
+    func isSatisfied(_ reason: RefreshReason, by tokens: StoredTokens) -> Bool {
+        switch reason {
+        case .expiring: !tokens.needsRefresh(now: clock())
+        case .rejected(let token): tokens.accessToken != token && !tokens.needsRefresh(now: clock())
+        case .forced: false
+        }
+    }
+
+    func refreshUnderLock(_ reason: RefreshReason) async throws -> StoredTokens {
+        try await TokenStores.refreshLock(environment: environment).withLock {
+            guard let stored = try store.load() else { throw Self.notLoggedIn }
+            if isSatisfied(reason, by: stored) { return stored }
+            guard let refreshToken = stored.refreshToken else {
+                throw ToolError.noPermission("the stored login has no refresh token; run 'spotify-auth login'")
+            }
+            // Before anything irreversible: the store must be writable (a full disk fails here,
+            // with the refresh token unburnt), and until the rotated tokens are saved a signal
+            // must not end the process (the new refresh token exists nowhere else).
+            let reservation = try store.reserveSave(like: stored)
+            defer { reservation.cancel() }
+            let deferral = SignalDeferral.begin()
+            defer { deferral.end() }
+            let response: TokenResponse
+            do {
+                response = try await accounts.refresh(refreshToken: refreshToken, clientID: stored.clientID)
+            } catch AccountsClient.RefreshFailure.invalidGrant(let reason) {
+                // The refresh token is dead: keeping it would only fail again.
+                try store.remove()
+                throw Self.sessionEnded(reason: reason, authorizedAt: stored.authorizedAt, now: clock())
+            }
+            let next = stored.refreshed(with: response, now: clock())
+            try reservation.commit(next)
+            return next
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import ToolkitCore
+import HTTPClient
+import LoopbackHTTP
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The playlist items cache on disk: `$XDG_CACHE_HOME/spotify-toolkit/playlists/ID.jsonl`, one
+/// entry per playlist (the latest snapshot fetched), in the format of `CacheEntryFormat`.
+///
+/// Files follow the token store's rules (`Storage/`): directories 0700 and the user's own, entries
+/// 0600 and the user's own, never reached through a symbolic link; anything else is refused
+/// (exit 78) with the command that fixes it. Entries are replaced atomically (temporary file,
+/// fsync, rename), so two runs filling the same entry at once each leave a whole one, and a reader
+/// sees the old or the new file, never half. Entries are touched when printed from, and the least
+/// recently used go first when the directory outgrows `maxBytes`.
+package struct PlaylistCache: Sendable {
+    package let root: PrivateDirectory
+    package let directory: PrivateDirectory
+    package let maxBytes: Int
+    let clock: @Sendable () -> Double
+
+    package init(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        root = PrivateDirectory(environment.cacheDirectory)
+        directory = PrivateDirectory(environment.cacheDirectory + "/playlists")
+        maxBytes = try CachePolicy.maxBytes(environment[CachePolicy.sizeVariable])
+        self.clock = clock
+    }
+
+    package var now: Double { clock() }
+
+    static func fileName(_ playlistID: String) -> String { playlistID + ".jsonl" }
+
+    package func path(of playlistID: String) -> String { directory.file(Self.fileName(playlistID)) }
+
+    /// A cached entry that passed `CacheEntryFormat.validate`.
+    package struct Entry: Sendable {
+        package var data: Data
+        package var validated: CacheEntryFormat.Validated
+        package var header: CacheEntryHeader { validated.header }
+    }
+
+    package enum Lookup: Sendable {
+        case absent
+        /// There is a file, but it cannot be believed; it will be refetched and replaced.
+        case damaged(path: String, reason: String)
+        case entry(Entry)
+
+        package var entry: Entry? {
+            if case .entry(let entry) = self { return entry }
+            return nil
+        }
+    }
+
+    /// The entry for a playlist. Throws (78) only when the directory or the file may not be
+    /// trusted; anything unreadable or malformed is `.damaged`.
+    package func load(_ playlistID: String) throws -> Lookup {
+        guard SpotifyReference.isValidID(playlistID) else { return .absent }  // never a path from input
+        guard try root.verifyIfPresent() else { return .absent }
+        let data: Data?
+        do {
+            data = try directory.read(Self.fileName(playlistID), trust: .secret)
+        } catch let error as ToolError where error.exitCode == .ioError {
+            return .damaged(path: path(of: playlistID), reason: error.message)
+        }
+        guard let data else { return .absent }
+        do {
+            return .entry(Entry(data: data, validated: try CacheEntryFormat.validate(data, playlistID: playlistID)))
+        } catch {
+            return .damaged(path: path(of: playlistID), reason: "\(error)")
+        }
+    }
+
+    /// Marks an entry as just used, for least-recently-used eviction.
+    package func touch(_ playlistID: String) {
+        _ = utimensat(AT_FDCWD, path(of: playlistID), nil, AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// Replaces the playlist's entry, then evicts least recently used entries beyond the bound.
+    /// Returns false when the entry alone is larger than the bound (nothing is written).
+    @discardableResult
+    package func store(_ header: CacheEntryHeader, body: [UInt8], count: Int) throws -> Bool {
+        let data = CacheEntryFormat.encode(header, body: body, count: count)
+        guard data.count <= maxBytes else { return false }
+        try root.create()
+        try directory.write(data, to: Self.fileName(header.playlistID))
+        evict(keep: Self.fileName(header.playlistID))
+        return true
+    }
+
+    /// Deletes least recently used entries until the directory fits `maxBytes`, and temporary files
+    /// an interrupted run left behind (older than an hour: a live writer finishes long before).
+    package func evict(keep: String? = nil) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        var files: [CachePolicy.StoredFile] = []
+        let now = self.now
+        for name in names {
+            var info = stat()
+            guard lstat(directory.file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let time = info.st_mtimespec
+            #else
+            let time = info.st_mtim
+            #endif
+            let modified = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+            if name.contains(".tmp-") {
+                if now - modified > 3600 { try? directory.remove(name) }
+                continue
+            }
+            guard name.hasSuffix(".jsonl") else { continue }
+            files.append(CachePolicy.StoredFile(name: name, bytes: Int(info.st_size), lastUsed: modified))
+        }
+        for victim in CachePolicy.evictions(files, maxBytes: maxBytes, keep: keep) {
+            try? directory.remove(victim)
+        }
+    }
+}

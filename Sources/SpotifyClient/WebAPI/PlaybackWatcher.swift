@@ -1,0 +1,251 @@
+import ToolkitCore
+import HTTPClient
+import LoopbackHTTP
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A stop request that wakes every sleeper at once: set by SIGINT/SIGTERM (or a test), checked
+/// by the watch loop between polls, and raced against the poll in flight.
+package final class StopSignal: @unchecked Sendable {  // all state behind `lock`
+    private let lock = NSLock()
+    private var stopped = false
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextID = 0
+    /// Waiters cancelled before they got to wait.
+    private var cancelled: Set<Int> = []
+    private var sources: [DispatchSourceSignal] = []
+
+    package init() {}
+
+    package var isStopped: Bool { lock.withLock { stopped } }
+
+    package func stop() {
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            stopped = true
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// Sleeps `seconds` of real time, or until stopped (at once if already stopped).
+    package func sleep(_ seconds: Double) async {
+        guard seconds > 0, seconds.isFinite else { return }
+        await wait(timeout: min(seconds, 86_400 * 365))
+    }
+
+    /// Waits until stopped.
+    package func wait() async {
+        await wait(timeout: nil)
+    }
+
+    private func wait(timeout: Double?) async {
+        let id = lock.withLock {
+            nextID += 1
+            return nextID
+        }
+        // Cancellable, so a waiter that lost a race (see PlaybackWatcher.race) ends too.
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow: Bool = lock.withLock {
+                    if stopped || cancelled.remove(id) != nil { return true }
+                    waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { return continuation.resume() }
+                if let timeout {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+                        lock.withLock { waiters.removeValue(forKey: id) }?.resume()
+                    }
+                }
+            }
+        } onCancel: {
+            lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                guard let waiter = waiters.removeValue(forKey: id) else {
+                    cancelled.insert(id)
+                    return nil
+                }
+                return waiter
+            }?.resume()
+        }
+    }
+
+    /// SIGINT and SIGTERM stop instead of killing the process, so a watch ends with its final
+    /// record and exit status 0.
+    package func stopOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM]) {
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in stop() }
+            source.resume()
+            lock.withLock { sources.append(source) }
+        }
+    }
+}
+
+/// The watch's sense of time. Normally the wall clock; for tests and benchmarks,
+/// `SPOTIFY_TOOLKIT_TIME_SCALE=N` (developers only) makes it run N times faster, so the real
+/// scheduling code paces an accelerated fake-spotify session (15 minutes in 15 s at N=60).
+package struct WatchClock: Sendable {
+    package let scale: Double
+    let origin: Double
+
+    package init(scale: Double = 1) {
+        self.scale = scale
+        origin = Date().timeIntervalSince1970
+    }
+
+    package static let scaleVariable = "SPOTIFY_TOOLKIT_TIME_SCALE"
+
+    package static func from(_ environment: ToolEnvironment) throws -> WatchClock {
+        guard let text = environment[scaleVariable] else { return WatchClock() }
+        guard let scale = Double(text), scale.isFinite, scale > 0, scale <= 10_000 else {
+            throw ToolError.config("\(scaleVariable) must be a number above 0 and at most 10000, not '\(text.prefix(40))'")
+        }
+        return WatchClock(scale: scale)
+    }
+
+    /// Seconds since 1970 on this clock.
+    package func now() -> Double {
+        origin + (Date().timeIntervalSince1970 - origin) * scale
+    }
+
+    /// Sleeps `seconds` of this clock's time, or until `stop`.
+    package func sleep(_ seconds: Double, or stop: StopSignal) async {
+        await stop.sleep(seconds / scale)
+    }
+}
+
+/// `--watch`: polls the player on the `PollSchedule` and emits a `now_playing` record for every
+/// change, then a final record when it stops (after `duration`, or on `stop`). Network failures,
+/// 5xx and rate limits never end it: each streak is reported once and retried with backoff, or
+/// after the Retry-After Spotify names. Token refresh happens inside the Web API client.
+package struct PlaybackWatcher: Sendable {
+    package var player: SpotifyPlayer
+    package var schedule: PollSchedule
+    package var clock: WatchClock
+    package var withDevice: Bool
+    /// Seconds of watching on `clock`; nil: until stopped.
+    package var duration: Double?
+
+    package init(player: SpotifyPlayer, schedule: PollSchedule, clock: WatchClock, withDevice: Bool = false, duration: Double? = nil) {
+        self.player = player
+        self.schedule = schedule
+        self.clock = clock
+        self.withDevice = withDevice
+        self.duration = duration
+    }
+
+    enum Poll: Sendable {
+        case answered(HTTPResult)
+        case failed(ToolError)
+        case stopped
+    }
+
+    /// 429 and 5xx come back to the watch, which paces its own retries on its own clock.
+    static let pacedHere = Set(500..<1000).union([429])
+
+    package func run(stop: StopSignal, warn: (String) -> Void, emit: (JSONValue) throws -> Void) async throws {
+        var paced = player.api
+        let clock = self.clock
+        paced.sleep = { seconds in await clock.sleep(seconds, or: stop) }
+        let api = paced
+        let path = withDevice ? "/me/player" : "/me/player/currently-playing"
+        let end = duration.map { clock.now() + $0 }
+
+        var last: PlaybackObservation?
+        var lastAt = clock.now()
+        var stateSince = lastAt
+        var failures = 0
+        /// What the current failure streak is (network, 5xx, 429): reported when it starts or changes.
+        var failing: String?
+
+        func pause(_ seconds: Double) async {
+            let left = end.map { $0 - clock.now() } ?? seconds
+            await clock.sleep(min(seconds, left), or: stop)
+        }
+
+        while !stop.isStopped {
+            if let end, clock.now() >= end { break }
+            // Delays count from the start of the poll, so request latency does not stretch the cadence.
+            let pollStart = clock.now()
+            let poll = await Self.race(stop: stop) { try await api.get(path, query: [("additional_types", "track,episode")], passing: Self.pacedHere) }
+            var problem: (kind: String, message: String)?
+            var wait = 0.0
+            switch poll {
+            case .stopped:
+                break
+            case .failed(let error) where error.exitCode == .unavailable:
+                failures += 1
+                problem = ("network", error.message)
+                wait = schedule.backoff(failures: failures)
+            case .failed(let error):
+                throw error
+            case .answered(let result) where result.status == 429:
+                failures += 1
+                let asked = result.header("Retry-After").flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+                wait = asked ?? schedule.backoff(failures: failures)
+                problem = ("429", "Spotify is rate limiting" + (asked.map { "; waiting the \(Int($0)) s it asked for" } ?? ""))
+            case .answered(let result) where result.status >= 500:
+                failures += 1
+                problem = ("5xx", "Spotify failed (HTTP \(result.status): \(SpotifyErrorBody(result).message))")
+                wait = schedule.backoff(failures: failures)
+            case .answered(let result):
+                let observation = PlaybackObservation(try SpotifyPlayer.body(of: result))
+                if failing != nil {
+                    warn("Spotify answers again; watching on")
+                    failing = nil
+                }
+                failures = 0
+                let now = clock.now()
+                if last.map({ $0.isChange(to: observation) }) ?? true {
+                    try emit(observation.record(observedAt: isoTimestamp(now)))
+                    if last?.isPlaying != observation.isPlaying || last?.hasItem != observation.hasItem { stateSince = now }
+                }
+                last = observation
+                lastAt = now
+                wait = schedule.delay(after: observation, inStateFor: now - stateSince)
+            }
+            if stop.isStopped { break }
+            if let problem {
+                // Once per streak: a watch over a blinking Wi-Fi must not flood stderr.
+                if failing != problem.kind { warn("\(problem.message); retrying (the watch goes on)") }
+                failing = problem.kind
+            }
+            await pause(wait - (clock.now() - pollStart))
+        }
+
+        if let last, last.hasItem {
+            let now = clock.now()
+            let elapsed = max(0, min((now - lastAt) * 1000, 1e12))
+            try emit(last.record(observedAt: isoTimestamp(now), progressMs: last.progress(after: Int(elapsed)), final: true))
+        }
+    }
+
+    /// Runs one request, or gives up waiting for it when `stop` fires (the request is cancelled).
+    static func race(stop: StopSignal, _ request: @escaping @Sendable () async throws -> HTTPResult) async -> Poll {
+        await withTaskGroup(of: Poll.self) { group in
+            group.addTask {
+                do {
+                    return .answered(try await request())
+                } catch let error as ToolError {
+                    return .failed(error)
+                } catch {
+                    return .failed(.unavailable("\(error)"))
+                }
+            }
+            group.addTask {
+                await stop.wait()
+                return .stopped
+            }
+            let first = await group.next() ?? .stopped
+            group.cancelAll()
+            return first
+        }
+    }
+}

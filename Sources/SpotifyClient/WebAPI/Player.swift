@@ -1,0 +1,195 @@
+import ToolkitCore
+import HTTPClient
+import LoopbackHTTP
+import Foundation
+
+/// The Web API's player: what plays now, the devices, listening history, and the playback
+/// commands (Premium only). spotify-nowplaying and routine-link's `start --play` share it.
+///
+/// Commands answer 204 and run asynchronously on the device; their failures carry a `reason`
+/// (`PREMIUM_REQUIRED`, `NO_ACTIVE_DEVICE`, ...) that `PlayerCommandError` turns into a message
+/// that says what to do.
+package struct SpotifyPlayer: Sendable {
+    package var api: SpotifyWebAPI
+
+    package init(api: SpotifyWebAPI) {
+        self.api = api
+    }
+
+    package static let controlScope = "user-modify-playback-state"
+    package static let historyScope = "user-read-recently-played"
+
+    // MARK: Reading
+
+    /// `GET /me/player/currently-playing` (or `/me/player` with `device`): nil when nothing plays
+    /// (204, or a 200 without a body).
+    package func current(withDevice device: Bool = false) async throws -> JSONValue? {
+        let result = try await api.get(device ? "/me/player" : "/me/player/currently-playing",
+                                       query: [("additional_types", "track,episode")])
+        return try Self.body(of: result)
+    }
+
+    /// The body of a successful answer; nil for 204 or an empty body (never decoded).
+    static func body(of result: HTTPResult) throws -> JSONValue? {
+        guard result.status != 204, !result.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return nil }
+        do {
+            return try JSONValue.parse(result.body)
+        } catch {
+            throw ToolError.unavailable("Spotify answered something that is not JSON (HTTP \(result.status))")
+        }
+    }
+
+    /// `GET /me/player/devices`: the devices Spotify knows, as Spotify's device objects.
+    package func devices() async throws -> [JSONValue] {
+        let body = try Self.body(of: try await api.get("/me/player/devices"))
+        return body?["devices"]?.arrayValue ?? []
+    }
+
+    /// The device named `nameOrID`: an exact id, else a name (case-insensitive, exact before prefix).
+    /// A restricted device accepts no commands: refused here with the fix.
+    package func device(named nameOrID: String) async throws -> JSONValue {
+        let all = try await devices()
+        let lowered = nameOrID.lowercased()
+        let match = all.first { $0["id"]?.stringValue == nameOrID }
+            ?? all.first { $0["name"]?.stringValue?.lowercased() == lowered }
+            ?? { () -> JSONValue? in
+                let prefixed = all.filter { $0["name"]?.stringValue?.lowercased().hasPrefix(lowered) == true }
+                // Not `? x : nil`: JSONValue is ExpressibleByNilLiteral, so that nil would be JSON null.
+                return prefixed.count == 1 ? .some(prefixed[0]) : .none
+            }()
+        guard let match else {
+            let names = all.compactMap { $0["name"]?.stringValue }
+            let known = names.isEmpty ? "Spotify sees no device; open Spotify on one" : "known: \(names.joined(separator: ", "))"
+            throw ToolError.unavailable("no device named '\(nameOrID.prefix(100))' (\(known))")
+        }
+        if match["is_restricted"]?.boolValue == true || match["id"]?.stringValue == nil {
+            throw PlayerCommandError.restricted(match["name"]?.stringValue ?? nameOrID).toolError
+        }
+        return match
+    }
+
+    /// One page of `GET /me/player/recently-played`, newest first: items played before `before`
+    /// (Unix ms), or the latest ones. The page's `cursors.before` continues further back.
+    package func recentlyPlayed(before: Int? = nil, limit: Int = 50) async throws -> JSONValue {
+        var query = [("limit", String(min(max(limit, 1), 50)))]
+        if let before { query.append(("before", String(before))) }
+        let result = try await api.get("/me/player/recently-played", query: query, passing: [403])
+        if result.status == 403 {
+            let error = SpotifyErrorBody(result)
+            if error.message.localizedCaseInsensitiveContains("scope") {
+                throw ToolError.noPermission("listening history needs the \(Self.historyScope) scope; log in again with it: spotify-auth login --scope \(Self.historyScope)")
+            }
+            throw ToolError.noPermission(error.forbiddenExplanation)
+        }
+        return try Self.body(of: result) ?? ["items": []]
+    }
+
+    // MARK: Commands
+
+    /// What `PUT /me/player/play` starts: a context (playlist, album, artist, show), a list of
+    /// tracks and episodes, or, with neither, a resume of whatever was paused.
+    package enum PlayTarget: Sendable, Equatable {
+        case resume
+        case context(uri: String, offsetURI: String?)
+        case items([String])
+
+        /// The request body; nil for a resume (Spotify wants no body at all then).
+        var body: JSONValue? {
+            switch self {
+            case .resume: return nil
+            case .context(let uri, let offset):
+                var object: JSONObject = ["context_uri": .string(uri)]
+                if let offset { object["offset"] = ["uri": .string(offset)] }
+                return .object(object)
+            case .items(let uris): return ["uris": .array(uris.map(JSONValue.string))]
+            }
+        }
+
+        /// From references: one context (playlist, album, artist, show), or tracks and episodes.
+        package static func from(_ references: [SpotifyReference]) throws -> PlayTarget {
+            guard !references.isEmpty else { return .resume }
+            let contexts = references.filter { [.playlist, .album, .artist, .show].contains($0.kind) }
+            if contexts.isEmpty { return .items(references.map(\.uri)) }
+            guard references.count == 1 else {
+                throw ToolError.usage("play takes one playlist, album, artist or show, or any number of tracks and episodes, not both")
+            }
+            return .context(uri: contexts[0].uri, offsetURI: nil)
+        }
+    }
+
+    package func play(_ target: PlayTarget, deviceID: String? = nil) async throws {
+        let body = target.body.map { value -> Data in Data(value.serialized().utf8) }
+        try await command("PUT", "/me/player/play", deviceID: deviceID, body: body, tolerating: target == .resume ? ["ALREADY_PLAYING"] : [])
+    }
+
+    package func pause(deviceID: String? = nil) async throws {
+        try await command("PUT", "/me/player/pause", deviceID: deviceID, tolerating: ["ALREADY_PAUSED"])
+    }
+
+    package func next(deviceID: String? = nil) async throws {
+        try await command("POST", "/me/player/next", deviceID: deviceID)
+    }
+
+    package func previous(deviceID: String? = nil) async throws {
+        try await command("POST", "/me/player/previous", deviceID: deviceID)
+    }
+
+    package func queue(uri: String, deviceID: String? = nil) async throws {
+        try await command("POST", "/me/player/queue", query: [("uri", uri)], deviceID: deviceID)
+    }
+
+    /// Client errors a command hands back to be explained by their `reason` (PREMIUM_REQUIRED,
+    /// NO_ACTIVE_DEVICE, ...); 401 and 429 stay with the retry policy.
+    static let commandRefusals = Set(400..<500).subtracting([401, 429])
+
+    /// Sends one command; a failure becomes the `ToolError` for its reason. Reasons in
+    /// `tolerating` mean the player is already where it was asked to go: success.
+    func command(_ method: String, _ path: String, query: [(String, String)] = [], deviceID: String?,
+                 body: Data? = nil, tolerating: Set<String> = []) async throws {
+        var query = query
+        if let deviceID { query.append(("device_id", deviceID)) }
+        let result = try await api.send(method: method, path: path, query: query, body: body, passing: Self.commandRefusals)
+        if result.isSuccess { return }
+        let error = SpotifyErrorBody(result)
+        if let reason = error.reason, tolerating.contains(reason) { return }
+        throw PlayerCommandError(error).toolError
+    }
+}
+
+/// Why a playback command failed, read from Spotify's answer, with what to do about it.
+package enum PlayerCommandError: Error, Sendable, Equatable {
+    case missingScope
+    case premiumRequired
+    case noActiveDevice
+    case restricted(String?)
+    case other(status: Int, reason: String?, message: String)
+
+    package init(_ error: SpotifyErrorBody) {
+        let message = error.message
+        switch (error.status, error.reason) {
+        case (_, "PREMIUM_REQUIRED"): self = .premiumRequired
+        case (_, "NO_ACTIVE_DEVICE"): self = .noActiveDevice
+        case (_, "DEVICE_NOT_CONTROLLABLE"), (_, "REMOTE_CONTROL_DISALLOW"): self = .restricted(nil)
+        case (403, _) where message.localizedCaseInsensitiveContains("scope"): self = .missingScope
+        case (403, _) where message.localizedCaseInsensitiveContains("restriction violated"): self = .restricted(nil)
+        default: self = .other(status: error.status, reason: error.reason, message: message)
+        }
+    }
+
+    /// The message and exit status: 77 for what a login or an account fixes, 69 for the device side.
+    package var toolError: ToolError {
+        switch self {
+        case .missingScope:
+            return .noPermission("controlling playback needs the \(SpotifyPlayer.controlScope) scope; log in again with it: spotify-auth login --scope \(SpotifyPlayer.controlScope)")
+        case .premiumRequired:
+            return .noPermission("controlling playback needs Spotify Premium (PREMIUM_REQUIRED); with a Free account, start music in the Spotify app instead")
+        case .noActiveDevice:
+            return .unavailable("no active device (NO_ACTIVE_DEVICE): start Spotify on a phone, computer or speaker, or name one with --device (see: spotify-nowplaying devices)")
+        case .restricted(let name):
+            let device = name.map { "the device '\($0)'" } ?? "the active device"
+            return .unavailable("\(device) does not accept remote commands (a restricted device); pick another with --device (see: spotify-nowplaying devices)")
+        case .other(let status, let reason, let message):
+            return .unavailable("Spotify refused the command (HTTP \(status)\(reason.map { ", \($0)" } ?? "")): \(message)")
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import ToolkitCore
+import HTTPClient
+import LoopbackHTTP
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Authenticated requests to the Web API with the retry policy every tool shares: a 401 gets one
+/// refresh and one retry; a 429 waits `Retry-After` up to a cap (beyond it: exit 75, saying how
+/// long Spotify asked for; `QUOTA_EXCEEDED`: exit 69); on GETs, 5xx answers, failed connections
+/// (resets, timeouts, truncated bodies) and bodies the caller cannot read are retried with
+/// exponential backoff and jitter, and the final error says what failed after how many tries.
+/// Errors name what failed and how to fix it, never the token.
+package struct SpotifyWebAPI: Sendable {
+    package var baseURL: String
+    let transport: HTTPTransport
+    package let tokens: TokenProvider
+    /// The longest a 429 may make us wait before giving up (exit 75).
+    var maxRetryWait: Double
+    var retry: RetryPolicy
+    var sleep: @Sendable (Double) async -> Void
+
+    package static let defaultBase = "https://api.spotify.com/v1"
+
+    package init(environment: ToolEnvironment, tokens: TokenProvider, transport: HTTPTransport? = nil) {
+        self.baseURL = (environment["SPOTIFY_API_BASE"] ?? Self.defaultBase).trimmingSuffix("/")
+        // SPOTIFY_TOOLKIT_REQUEST_TIMEOUT (seconds) is a test hook, so timeouts can be provoked quickly.
+        let timeout = environment["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 && $0 <= 300 ? $0 : nil }
+        self.transport = transport ?? HTTPTransport(timeout: timeout ?? 30)
+        self.tokens = tokens
+        self.maxRetryWait = Self.retryWaitCap(environment["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"])
+        self.retry = RetryPolicy()
+        self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...3600) * 1e9)) }
+    }
+
+    /// GET `path` (relative to the API base, e.g. "/me") and return the successful result, or
+    /// the answer itself when its status is in `passing`.
+    package func get(_ path: String, query: [(String, String)] = [], passing: Set<Int> = []) async throws -> HTTPResult {
+        try await send(method: "GET", path: path, query: query, body: nil, passing: passing)
+    }
+
+    package func send(method: String, path: String, query: [(String, String)] = [], body: Data?, passing: Set<Int> = []) async throws -> HTTPResult {
+        try await perform(method: method, path: path, query: query, body: body, passing: passing) { $0 }.value
+    }
+
+    /// What `perform` got.
+    package struct Outcome<Value: Sendable>: Sendable {
+        package var value: Value
+    }
+
+    /// A body that arrived whole but cannot be used (not JSON, a field missing, a page too short):
+    /// `read` throws it and a GET is tried again like after a 5xx.
+    package struct UnreadableBody: Error, Sendable, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
+    }
+
+    /// Sends the request under the retry policy. `passing` lists error statuses handed to `read`
+    /// instead of thrown (e.g. 403 and 404 when the caller has its own words for them). `read`
+    /// turns the answer into a value; an `UnreadableBody` from it retries a GET. `slot`: each try
+    /// is sent only when that limit has room (the pager's window); waits between tries hold no place.
+    package func perform<Value: Sendable>(
+        method: String, path: String, query: [(String, String)] = [], body: Data? = nil, passing: Set<Int> = [],
+        slot: InFlightSlot? = nil, read: (HTTPResult) throws -> Value
+    ) async throws -> Outcome<Value> {
+        var urlText = baseURL + path
+        if !query.isEmpty { urlText += "?" + URLForm.encode(query) }
+        guard let url = URL(string: urlText) else { throw ToolError.software("bad request URL for \(path)") }
+        let retriable = method == "GET"
+        var token = try await tokens.accessToken()
+        var refreshed = false
+        var attempt = 0
+        var rateLimitWaits = 0
+        while true {
+            attempt += 1
+            var request = URLRequest(url: url)
+            request.httpMethod = method
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            if let body {
+                request.httpBody = body
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+            // Transient failures: back off and try again, or say what failed after how many tries.
+            func again(_ failure: @autoclosure () -> ToolError) async throws {
+                guard retriable, attempt < retry.maxAttempts else {
+                    var error = failure()
+                    if attempt > 1 { error.message += " (gave up after \(attempt) tries)" }
+                    throw error
+                }
+                await sleep(retry.backoff(afterAttempt: attempt, random: Double.random(in: 0..<1)))
+            }
+            let result: HTTPResult
+            do {
+                result = try await transport.send(request, slot: slot)
+            } catch let error as ToolError where HTTPTransport.isTransient(error) {
+                try await again(error)
+                continue
+            }
+            if result.isSuccess || passing.contains(result.status) {
+                do {
+                    return Outcome(value: try read(result))
+                } catch let error as UnreadableBody {
+                    try await again(ToolError.unavailable("Spotify's answer to \(method) \(path) could not be read: \(error.description)"))
+                    continue
+                }
+            }
+            let error = SpotifyErrorBody(result)
+            switch result.status {
+            case 401 where !refreshed:
+                token = try await tokens.accessToken(afterRejectionOf: token)
+                refreshed = true
+                attempt -= 1  // a refresh is not a failed try
+            case 401:
+                throw ToolError.noPermission("Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'")
+            case 429:
+                if error.reason == "QUOTA_EXCEEDED" {
+                    throw ToolError.unavailable("Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds")
+                }
+                let wait = retry.rateLimitWait(retryAfter: Self.retryAfterSeconds(result.header("Retry-After")), attempt: rateLimitWaits + 1, random: Double.random(in: 0..<1))
+                guard wait <= maxRetryWait else {
+                    throw ToolError.tempFail("Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \(Self.seconds(maxRetryWait)) cap); try again later")
+                }
+                guard rateLimitWaits < retry.maxRateLimitWaits else {
+                    throw ToolError.tempFail("Spotify is still rate limiting after \(rateLimitWaits) waits (it asked for \(Self.seconds(wait)) more); try again later")
+                }
+                rateLimitWaits += 1
+                attempt -= 1  // waiting out a 429 is not a failed try
+                await sleep(wait)
+            case 500...599:
+                try await again(ToolError.unavailable("Spotify failed (HTTP \(result.status): \(error.message)) on \(method) \(path); try again later"))
+            case 403:
+                throw ToolError.noPermission(error.forbiddenExplanation)
+            case 404:
+                throw ToolError(.notFound, "not found: \(path) (\(error.message))")
+            default:
+                throw ToolError.unavailable("Spotify answered HTTP \(result.status) to \(method) \(path): \(error.message)")
+            }
+        }
+    }
+
+    /// "7 s", "1 h 0 min": how long Spotify asked us to wait.
+    static func seconds(_ value: Double) -> String {
+        let whole = value.isFinite ? Int(min(value, 1e9).rounded(.up)) : 0
+        if whole < 120 { return "\(whole) s" }
+        if whole < 7200 { return "\(whole / 60) min" }
+        return "\(whole / 3600) h \(whole % 3600 / 60) min"
+    }
+}
+
+extension SpotifyWebAPI {
+    /// `Retry-After` in seconds when it is the delay-seconds form (digits only, RFC 9110); nil for
+    /// anything else (`inf`, `-5`, a date), which then gets the ordinary backoff. May be huge.
+    static func retryAfterSeconds(_ header: String?) -> Double? {
+        guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return Double(text)
+    }
+
+    /// `SPOTIFY_TOOLKIT_MAX_RETRY_WAIT` (seconds, 0...3600); 30 when unset or not such a number.
+    static func retryWaitCap(_ text: String?) -> Double {
+        guard let text, let value = Double(text), value.isFinite, value >= 0 else { return 30 }
+        return min(value, 3600)
+    }
+}
+
+/// Spotify's error body: `{"error":{"status":403,"message":"...","reason":"..."}}`, or plain text
+/// (some Development Mode 403s).
+package struct SpotifyErrorBody: Sendable, Equatable {
+    package var status: Int
+    package var message: String
+    package var reason: String?
+
+    package init(_ result: HTTPResult) {
+        status = result.status
+        let object = (try? JSONValue.parse(result.body))?["error"]
+        if let object, let message = object["message"]?.stringValue {
+            self.message = Self.printable(message)
+            reason = object["reason"]?.stringValue.map(Self.printable)
+        } else {
+            let text = Self.printable(String(decoding: result.body.prefix(300), as: UTF8.self))
+            message = text.isEmpty ? "HTTP \(result.status)" : text
+            reason = nil
+        }
+    }
+
+    /// A Development Mode 403 about the app or the user (not on the allowlist, owner without
+    /// Premium): every request will get it, whatever it asks for.
+    package var isAboutTheApp: Bool {
+        message.contains("may not be registered") || message.localizedCaseInsensitiveContains("premium subscription required for the owner")
+    }
+
+    /// Server text made safe for a terminal and one line: control characters (escape sequences,
+    /// newlines) become spaces, so a hostile or broken server cannot rewrite the user's screen.
+    static func printable(_ text: String) -> String {
+        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            scalar.properties.generalCategory == .control ? " " : scalar
+        }
+        return String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// A 403 with the fix: most are Development Mode rules that logging in again will not change.
+    package var forbiddenExplanation: String {
+        if message.contains("may not be registered") {
+            return "Spotify refused: \(message) Add your Spotify account under User Management in the app's dashboard (Development Mode allows 5 users)."
+        }
+        if message.localizedCaseInsensitiveContains("premium subscription required for the owner") {
+            return "Spotify refused: \(message) The app owner's Premium subscription is required in Development Mode."
+        }
+        if reason == "PREMIUM_REQUIRED" {
+            return "Spotify refused: this needs Spotify Premium (\(message))"
+        }
+        return "Spotify refused (403): \(message)"
+    }
+}

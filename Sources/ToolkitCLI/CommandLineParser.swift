@@ -1,0 +1,168 @@
+import ToolkitCore
+/// The result of parsing argv against a spec.
+package struct ParsedCommand: Sendable {
+    /// The command chain, e.g. `["spotify-auth", "login"]`.
+    package var path: [String]
+    /// The spec of the innermost command chosen.
+    package var spec: CommandSpec
+    package var positionals: [String]
+    var values: [String: [String]]
+    var flagCounts: [String: Int]
+    package var wantsHelp: Bool
+    package var wantsVersion: Bool
+
+    package var subcommand: String? { path.count > 1 ? path[1] : nil }
+
+    package func flag(_ long: String) -> Bool { (flagCounts[long] ?? 0) > 0 }
+
+    /// The last value given (later occurrences win, as in most Unix tools).
+    package func value(_ long: String) -> String? { values[long]?.last }
+
+    package func values(_ long: String) -> [String] { values[long] ?? [] }
+
+    package var commandName: String { path.joined(separator: " ") }
+}
+
+package enum CommandLineParser {
+    /// Parses `arguments` (without argv[0]). `--help` anywhere before `--` wins over every error,
+    /// so `tool --bogus --help` still shows help.
+    package static func parse(_ arguments: [String], spec root: CommandSpec) throws -> ParsedCommand {
+        var chain = [root]
+        var result = ParsedCommand(path: [root.name], spec: root, positionals: [], values: [:], flagCounts: [:], wantsHelp: false, wantsVersion: false)
+        var firstError: ToolError?
+        var index = 0
+        var onlyPositionals = false
+
+        func fail(_ error: ToolError) {
+            if firstError == nil { firstError = error }
+        }
+        func options() -> [OptionSpec] {
+            chain.last!.effectiveOptions(under: chain.count > 1 ? chain[chain.count - 2] : nil)
+        }
+        func lookup(long: String) -> OptionSpec? { options().first { $0.long == long } }
+        func lookup(short: Character) -> OptionSpec? { options().first { $0.short == short } }
+        func record(_ option: OptionSpec, value: String?) {
+            switch option.long {
+            case "help": result.wantsHelp = true
+            case "version": result.wantsVersion = true
+            default:
+                if let value {
+                    if let choices = option.choices, !choices.contains(value) {
+                        fail(.usage("invalid value '\(value)' for --\(option.long); expected one of: \(choices.joined(separator: ", "))"))
+                    }
+                    result.values[option.long, default: []].append(value)
+                } else {
+                    result.flagCounts[option.long, default: 0] += 1
+                }
+            }
+        }
+        func nextValue(for option: OptionSpec, shown: String) -> String? {
+            guard index + 1 < arguments.count else {
+                fail(.usage("option '\(shown)' needs a value (\(option.valueName ?? "VALUE"))"))
+                return nil
+            }
+            index += 1
+            return arguments[index]
+        }
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            defer { index += 1 }
+            if onlyPositionals {
+                result.positionals.append(argument)
+            } else if argument == "--" {
+                onlyPositionals = true
+            } else if argument.hasPrefix("--") {
+                let body = argument.dropFirst(2)
+                let name = String(body.prefix { $0 != "=" })
+                let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
+                guard let option = lookup(long: name) else {
+                    fail(.usage("unknown option '--\(name)'\(suggestion(for: name, among: options().filter { !$0.isHidden }.map(\.long), prefix: "--"))"))
+                    continue
+                }
+                if option.takesValue {
+                    if let value = inlineValue ?? nextValue(for: option, shown: "--\(name)") { record(option, value: value) }
+                } else if inlineValue != nil {
+                    fail(.usage("option '--\(name)' does not take a value"))
+                } else {
+                    record(option, value: nil)
+                }
+            } else if argument.hasPrefix("-") && argument.count > 1 {
+                // A cluster of short options: `-jt 15m`, `-t15m`.
+                var characters = Substring(argument.dropFirst())
+                while let character = characters.first {
+                    characters = characters.dropFirst()
+                    guard let option = lookup(short: character) else {
+                        fail(.usage("unknown option '-\(character)'"))
+                        break
+                    }
+                    if option.takesValue {
+                        let value = characters.isEmpty ? nextValue(for: option, shown: "-\(character)") : String(characters)
+                        if let value { record(option, value: value) }
+                        break
+                    }
+                    record(option, value: nil)
+                }
+            } else if result.positionals.isEmpty, !chain.last!.subcommands.isEmpty {
+                guard let sub = chain.last!.subcommand(named: argument) else {
+                    let names = chain.last!.subcommands.map(\.name)
+                    fail(.usage("unknown command '\(argument)'\(suggestion(for: argument, among: names, prefix: ""))"))
+                    result.positionals.append(argument)
+                    continue
+                }
+                chain.append(sub)
+                result.path.append(sub.name)
+                result.spec = sub
+            } else {
+                result.positionals.append(argument)
+            }
+        }
+
+        if result.wantsHelp || result.wantsVersion { return result }
+        do {
+            if let firstError { throw firstError }
+            let leaf = chain.last!
+            if !leaf.subcommands.isEmpty && !leaf.runsWithoutSubcommand {
+                throw ToolError.usage("missing command; one of: \(leaf.subcommands.map(\.name).joined(separator: ", "))")
+            }
+            try checkPositionals(result.positionals, against: leaf.arguments)
+            return result
+        } catch var error as ToolError {
+            error.commandPath = result.path
+            throw error
+        }
+    }
+
+    static func checkPositionals(_ positionals: [String], against arguments: [ArgumentSpec]) throws {
+        let required = arguments.filter { !$0.isOptional }.count
+        if positionals.count < required {
+            let missing = arguments.filter { !$0.isOptional }[positionals.count]
+            throw ToolError.usage("missing argument \(missing.name)")
+        }
+        if !arguments.contains(where: \.isRepeatable), positionals.count > arguments.count {
+            throw ToolError.usage("unexpected argument '\(positionals[arguments.count])'")
+        }
+    }
+
+    /// "; did you mean '--target'?" when a known name is close to what was typed.
+    static func suggestion(for typed: String, among names: [String], prefix: String) -> String {
+        let scored = names.map { (name: $0, distance: editDistance(typed, $0)) }
+        guard let best = scored.min(by: { $0.distance < $1.distance }),
+              best.distance <= max(1, typed.count / 3) || best.name.hasPrefix(typed) && !typed.isEmpty
+        else { return "" }
+        return "; did you mean '\(prefix)\(best.name)'?"
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,203 @@
+import ToolkitCore
+/// The one declaration of a command. The parser, `--help`, the man page and the bash, zsh and
+/// fish completion scripts are all derived from it, so none of them can drift from the others.
+package struct CommandSpec: Sendable {
+    package var name: String
+    /// One line: the NAME line of the man page and the first line of `--help`.
+    package var abstract: String
+    /// Paragraphs for DESCRIPTION.
+    package var discussion: [String]
+    package var arguments: [ArgumentSpec]
+    package var options: [OptionSpec]
+    package var subcommands: [CommandSpec]
+    /// What the command reads and writes, for the INPUT and OUTPUT subsections.
+    package var input: [String]
+    package var output: [String]
+    package var environment: [EnvironmentSpec]
+    package var files: [FileSpec]
+    /// Exit statuses that mean something particular for this command; the shared ones are added.
+    package var exitCodes: [ExitCodeSpec]
+    package var examples: [ExampleSpec]
+    package var seeAlso: [String]
+    /// A command with subcommands that also does something on its own (spotify-nowplaying's one shot).
+    package var runsWithoutSubcommand = false
+
+    package init(
+        name: String,
+        abstract: String,
+        discussion: [String] = [],
+        arguments: [ArgumentSpec] = [],
+        options: [OptionSpec] = [],
+        subcommands: [CommandSpec] = [],
+        input: [String] = [],
+        output: [String] = [],
+        environment: [EnvironmentSpec] = [],
+        files: [FileSpec] = [],
+        exitCodes: [ExitCodeSpec] = [],
+        examples: [ExampleSpec] = [],
+        seeAlso: [String] = []
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.arguments = arguments
+        self.options = options
+        self.subcommands = subcommands
+        self.input = input
+        self.output = output
+        self.environment = environment
+        self.files = files
+        self.exitCodes = exitCodes
+        self.examples = examples
+        self.seeAlso = seeAlso
+    }
+
+    package func subcommand(named name: String) -> CommandSpec? {
+        subcommands.first { $0.name == name }
+    }
+}
+
+package enum CompletionKind: Sendable, Equatable {
+    case none
+    case file
+    case directory
+    case choices([String])
+}
+
+package struct OptionSpec: Sendable {
+    package var long: String
+    package var short: Character?
+    /// nil for a flag; otherwise the placeholder shown in help (`DURATION`).
+    package var valueName: String?
+    package var help: String
+    package var defaultValue: String?
+    package var repeatable: Bool
+    package var completion: CompletionKind
+    /// Hidden options are parsed but not documented (e.g. test hooks).
+    package var isHidden: Bool
+
+    package init(
+        _ long: String,
+        short: Character? = nil,
+        value valueName: String? = nil,
+        help: String,
+        default defaultValue: String? = nil,
+        repeatable: Bool = false,
+        completion: CompletionKind = .none,
+        isHidden: Bool = false
+    ) {
+        self.long = long
+        self.short = short
+        self.valueName = valueName
+        self.help = help
+        self.defaultValue = defaultValue
+        self.repeatable = repeatable
+        self.completion = completion
+        self.isHidden = isHidden
+    }
+
+    package var takesValue: Bool { valueName != nil }
+
+    package var choices: [String]? {
+        if case .choices(let values) = completion { return values }
+        return nil
+    }
+
+    /// `-t, --target DURATION` as shown in help and man pages.
+    package var displayName: String {
+        var text = short.map { "-\($0), " } ?? ""
+        text += "--\(long)"
+        if let valueName { text += " \(valueName)" }
+        return text
+    }
+
+    package static let help = OptionSpec("help", short: "h", help: "Show this help and exit.")
+    package static let version = OptionSpec("version", help: "Show the version and exit.")
+}
+
+package struct ArgumentSpec: Sendable {
+    package var name: String
+    package var help: String
+    package var isOptional: Bool
+    package var isRepeatable: Bool
+    package var completion: CompletionKind
+
+    package init(_ name: String, help: String, optional: Bool = false, repeatable: Bool = false, completion: CompletionKind = .none) {
+        self.name = name
+        self.help = help
+        self.isOptional = optional
+        self.isRepeatable = repeatable
+        self.completion = completion
+    }
+
+    /// `[FILE...]`, `ID`.
+    package var synopsis: String {
+        let core = isRepeatable ? "\(name)..." : name
+        return isOptional ? "[\(core)]" : core
+    }
+}
+
+package struct EnvironmentSpec: Sendable {
+    package var name: String
+    package var help: String
+    package init(_ name: String, _ help: String) {
+        self.name = name
+        self.help = help
+    }
+}
+
+package struct FileSpec: Sendable {
+    package var path: String
+    package var help: String
+    package init(_ path: String, _ help: String) {
+        self.path = path
+        self.help = help
+    }
+}
+
+package struct ExitCodeSpec: Sendable {
+    package var code: ExitCode
+    package var meaning: String
+    package init(_ code: ExitCode, _ meaning: String) {
+        self.code = code
+        self.meaning = meaning
+    }
+}
+
+package struct ExampleSpec: Sendable {
+    package var command: String
+    package var explanation: String
+    package init(_ command: String, _ explanation: String) {
+        self.command = command
+        self.explanation = explanation
+    }
+}
+
+extension CommandSpec {
+    /// Options as the user can type them: the spec's own, then for a subcommand its parent's
+    /// (global) ones, then the built-in `--help`, and `--version` at the top level.
+    func effectiveOptions(under parent: CommandSpec? = nil) -> [OptionSpec] {
+        var result = options
+        if let parent { result += parent.options }
+        result.append(.help)
+        if parent == nil { result.append(.version) }
+        return result
+    }
+
+    /// The exit statuses to document: the command's own meanings first, then the shared ones it can reach.
+    var documentedExitCodes: [ExitCodeSpec] {
+        var result = [ExitCodeSpec(.success, ExitCode.success.meaning)]
+        let own = Set(exitCodes.map(\.code.rawValue))
+        result.append(contentsOf: exitCodes.filter { $0.code != .success })
+        for shared in [ExitCode.usage, .ioError, .software] where !own.contains(shared.rawValue) {
+            result.append(ExitCodeSpec(shared, shared.meaning))
+        }
+        return result.sorted { $0.code.rawValue < $1.code.rawValue }
+    }
+
+    /// Environment and files documented on the command and all its subcommands (man pages describe the whole tool).
+    var allEnvironment: [EnvironmentSpec] {
+        var seen = Set<String>()
+        return ([self] + subcommands).flatMap(\.environment).filter { seen.insert($0.name).inserted }
+    }
+}

@@ -1,0 +1,207 @@
+import ToolkitCore
+import Foundation
+
+/// bash, zsh and fish completion scripts, derived from the spec.
+package enum Shell: String, Sendable, CaseIterable {
+    case bash, zsh, fish
+
+    /// Where the generated script lives in the repository and, under PREFIX/share, once installed.
+    package func scriptPath(for tool: String) -> String {
+        switch self {
+        case .bash: "completions/bash/\(tool)"
+        case .zsh: "completions/zsh/_\(tool)"
+        case .fish: "completions/fish/\(tool).fish"
+        }
+    }
+}
+
+package enum CompletionRenderer {
+    package static func render(_ spec: CommandSpec, for shell: Shell) -> String {
+        switch shell {
+        case .bash: bash(spec)
+        case .zsh: zsh(spec)
+        case .fish: fish(spec)
+        }
+    }
+
+    static func functionName(_ tool: String) -> String {
+        "_" + tool.replacingOccurrences(of: "-", with: "_")
+    }
+
+    static func visibleOptions(_ spec: CommandSpec, parent: CommandSpec?) -> [OptionSpec] {
+        spec.effectiveOptions(under: parent).filter { !$0.isHidden }
+    }
+
+    static func completesFiles(_ spec: CommandSpec) -> Bool {
+        spec.arguments.contains { $0.completion == .file }
+    }
+
+    // MARK: bash
+
+    static func bash(_ spec: CommandSpec) -> String {
+        let function = functionName(spec.name)
+        let commands: [(name: String, spec: CommandSpec, parent: CommandSpec?)] = [("", spec, nil)] + spec.subcommands.map { ($0.name, $0, spec) }
+        var out = """
+        # bash completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.
+        \(function)() {
+            local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" command="" i word
+
+        """
+        if !spec.subcommands.isEmpty {
+            out += """
+                for ((i = 1; i < COMP_CWORD; i++)); do
+                    case "${COMP_WORDS[i]}" in
+                        \(spec.subcommands.map(\.name).joined(separator: "|"))) command="${COMP_WORDS[i]}"; break ;;
+                    esac
+                done
+
+            """
+        }
+        // Values of options that take one.
+        out += "    case \"$command:$prev\" in\n"
+        for command in commands {
+            for option in visibleOptions(command.spec, parent: command.parent) where option.takesValue {
+                let names = ([option.short.map { "-\($0)" }, "--\(option.long)"] as [String?]).compactMap { $0 }
+                let patterns = names.map { "\(command.name):\($0)" }.joined(separator: "|")
+                out += "        \(patterns)) \(bashValueCompletion(option.completion)); return ;;\n"
+            }
+        }
+        out += "    esac\n"
+        out += "    case \"$command\" in\n"
+        for command in commands {
+            let options = visibleOptions(command.spec, parent: command.parent).flatMap { option in
+                [option.short.map { "-\($0)" }, "--\(option.long)"].compactMap { $0 }
+            }
+            var words = "\(options.joined(separator: " "))"
+            if command.parent == nil && !spec.subcommands.isEmpty {
+                out += "        \"\") if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words)\" -- \"$cur\")); else COMPREPLY=($(compgen -W \"\(spec.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\")); fi ;;\n"
+                continue
+            }
+            words = "\"\(words)\""
+            let positional = completesFiles(command.spec) ? bashValueCompletion(.file) : "COMPREPLY=()"
+            out += "        \(command.parent == nil ? "\"\"" : command.name)) if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \(words) -- \"$cur\")); else \(positional); fi ;;\n"
+        }
+        out += "    esac\n}\ncomplete -o filenames -F \(function) \(spec.name)\n"
+        return out
+    }
+
+    static func bashValueCompletion(_ kind: CompletionKind) -> String {
+        switch kind {
+        case .none: "COMPREPLY=()"
+        // One name per line, never split on spaces or glob-expanded.
+        case .file: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -f -- \"$cur\")"
+        case .directory: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -d -- \"$cur\")"
+        case .choices(let values): "COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\"))"
+        }
+    }
+
+    // MARK: zsh
+
+    static func zsh(_ spec: CommandSpec) -> String {
+        let function = functionName(spec.name)
+        var out = "#compdef \(spec.name)\n# zsh completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.\n\n"
+        if spec.subcommands.isEmpty {
+            out += "\(function)() {\n    _arguments -s -S \\\n"
+            out += zshSpecs(spec, parent: nil).map { "        \($0)" }.joined(separator: " \\\n") + "\n}\n\n"
+        } else {
+            out += "\(function)() {\n    local curcontext=\"$curcontext\" state line\n    _arguments -C \\\n"
+            let root = zshSpecs(spec, parent: nil) + ["'1: :->command'", "'*:: :->arguments'"]
+            out += root.map { "        \($0)" }.joined(separator: " \\\n") + "\n"
+            out += "    case $state in\n        command)\n            local -a commands\n            commands=(\n"
+            for command in spec.subcommands {
+                out += "                '\(zshEscape(command.name)):\(zshEscape(command.abstract))'\n"
+            }
+            out += "            )\n            _describe -t commands '\(spec.name) command' commands ;;\n"
+            out += "        arguments)\n            case $line[1] in\n"
+            for command in spec.subcommands {
+                out += "                \(command.name))\n                    _arguments -s -S \\\n"
+                out += zshSpecs(command, parent: spec).map { "                        \($0)" }.joined(separator: " \\\n") + " ;;\n"
+            }
+            out += "            esac ;;\n    esac\n}\n\n"
+        }
+        out += "\(function) \"$@\"\n"
+        return out
+    }
+
+    static func zshSpecs(_ spec: CommandSpec, parent: CommandSpec?) -> [String] {
+        var specs: [String] = []
+        for option in visibleOptions(spec, parent: parent) {
+            let help = "[\(zshEscape(option.help))]"
+            var value = ""
+            if let name = option.valueName {
+                let action: String = switch option.completion {
+                case .none: " "
+                case .file: "_files"
+                case .directory: "_files -/"
+                case .choices(let values): "(\(values.joined(separator: " ")))"
+                }
+                value = ":\(zshEscape(name.lowercased())):\(action)"
+            }
+            let repetition = option.repeatable ? "*" : ""
+            if let short = option.short {
+                let exclusion = option.repeatable ? "" : "'(-\(short) --\(option.long))'"
+                specs.append("\(exclusion)\(repetition){-\(short),--\(option.long)}'\(help)\(value)'")
+            } else {
+                specs.append("'\(repetition)--\(option.long)\(help)\(value)'")
+            }
+        }
+        for argument in spec.arguments {
+            let action = argument.completion == .file ? "_files" : " "
+            let position = argument.isRepeatable ? "*" : (argument.isOptional ? ":" : "")
+            specs.append("'\(position):\(zshEscape(argument.name.lowercased())):\(action)'")
+        }
+        return specs
+    }
+
+    static func zshEscape(_ text: String) -> String {
+        text.replacingOccurrences(of: "'", with: "'\\''")
+            .replacingOccurrences(of: "[", with: "\\[")
+            .replacingOccurrences(of: "]", with: "\\]")
+            .replacingOccurrences(of: ":", with: "\\:")
+    }
+
+    // MARK: fish
+
+    static func fish(_ spec: CommandSpec) -> String {
+        var out = "# fish completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.\n"
+        let tool = spec.name
+        if spec.subcommands.isEmpty {
+            if !completesFiles(spec) { out += "complete -c \(tool) -f\n" }
+            out += visibleOptions(spec, parent: nil).map { fishOption($0, tool: tool, condition: nil) }.joined()
+            return out
+        }
+        out += "complete -c \(tool) -f\n"
+        // Global options complete everywhere; --help and --version only before a command.
+        out += spec.options.filter { !$0.isHidden }.map { fishOption($0, tool: tool, condition: nil) }.joined()
+        out += [OptionSpec.help, .version].map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }.joined()
+        for command in spec.subcommands {
+            out += "complete -c \(tool) -n '__fish_use_subcommand' -a \(command.name) -d '\(fishEscape(command.abstract))'\n"
+        }
+        for command in spec.subcommands {
+            let condition = "__fish_seen_subcommand_from \(command.name)"
+            out += (command.options.filter { !$0.isHidden } + [.help]).map { fishOption($0, tool: tool, condition: condition) }.joined()
+            if completesFiles(command) { out += "complete -c \(tool) -n '\(condition)' -F\n" }
+        }
+        return out
+    }
+
+    static func fishOption(_ option: OptionSpec, tool: String, condition: String?) -> String {
+        var parts = ["complete -c \(tool)"]
+        if let condition { parts.append("-n '\(condition)'") }
+        if let short = option.short { parts.append("-s \(short)") }
+        parts.append("-l \(option.long)")
+        if option.takesValue {
+            switch option.completion {
+            case .none: parts.append("-x")
+            case .file, .directory: parts.append("-r -F")
+            case .choices(let values): parts.append("-x -a '\(values.joined(separator: " "))'")
+            }
+        }
+        parts.append("-d '\(fishEscape(option.help))'")
+        return parts.joined(separator: " ") + "\n"
+    }
+
+    static func fishEscape(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+    }
+}

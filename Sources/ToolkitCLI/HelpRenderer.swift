@@ -1,0 +1,94 @@
+import ToolkitCore
+/// `--help` text, derived from the spec. Fixed at 79 columns so the output is the same
+/// everywhere (tests and man pages compare it), like ripgrep's.
+package enum HelpRenderer {
+    package static let width = 79
+
+    /// Full help for the command at `path` (e.g. `["spotify-auth", "login"]`).
+    /// `parent` is the command a subcommand belongs to; its options are global and listed too.
+    package static func help(for spec: CommandSpec, path: [String], parent: CommandSpec? = nil) -> String {
+        let isRoot = path.count == 1
+        var out = "\(path.joined(separator: " ")): \(spec.abstract)\n\n"
+        out += "Usage: \(synopsis(for: spec, path: path))\n"
+
+        if !spec.discussion.isEmpty {
+            out += "\n" + spec.discussion.map { wrap($0, indent: 0) }.joined(separator: "\n\n") + "\n"
+        }
+        if !spec.subcommands.isEmpty {
+            out += "\nCommands:\n" + table(spec.subcommands.map { ($0.name, $0.abstract) })
+        }
+        if !spec.arguments.isEmpty {
+            out += "\nArguments:\n" + table(spec.arguments.map { ($0.synopsis, $0.help) })
+        }
+        let options = spec.effectiveOptions(under: parent).filter { !$0.isHidden }
+        out += "\nOptions:\n" + table(options.map { option in
+            let name = option.short == nil ? "    " + option.displayName : option.displayName
+            var help = option.help
+            if let value = option.defaultValue { help += " (default: \(value))" }
+            return (name, help)
+        })
+        if !spec.subcommands.isEmpty {
+            out += "\nRun '\(path.joined(separator: " ")) COMMAND --help' for a command's options.\n"
+        }
+        if !spec.environment.isEmpty {
+            out += "\nEnvironment:\n" + table(spec.environment.map { ($0.name, $0.help) })
+        }
+        if isRoot {
+            out += "\nExit status:\n" + table(spec.documentedExitCodes.map { (String($0.code.rawValue), $0.meaning) })
+        }
+        if !spec.examples.isEmpty {
+            out += "\nExamples:\n"
+            for example in spec.examples {
+                out += "  $ \(example.command)\n" + wrap(example.explanation, indent: 6) + "\n"
+            }
+        }
+        out += isRoot ? "\nSee 'man \(path[0])' for more.\n" : "\nSee '\(path[0]) --help' and 'man \(path[0])' for more.\n"
+        return out
+    }
+
+    /// The short form shown with usage errors and when a filter waits on a terminal.
+    package static func usageLine(for spec: CommandSpec, path: [String]) -> String {
+        "Usage: \(synopsis(for: spec, path: path))"
+    }
+
+    package static func synopsis(for spec: CommandSpec, path: [String]) -> String {
+        var parts = [path.joined(separator: " ")]
+        if !spec.subcommands.isEmpty { parts.append(spec.runsWithoutSubcommand ? "[COMMAND]" : "COMMAND") }
+        parts.append("[OPTIONS]")
+        parts.append(contentsOf: spec.arguments.map(\.synopsis))
+        return parts.joined(separator: " ")
+    }
+
+    /// Two columns: names padded to a common width (capped), help wrapped beside them.
+    static func table(_ rows: [(String, String)]) -> String {
+        let nameWidth = min(rows.map(\.0.count).max() ?? 0, 28)
+        var out = ""
+        for (name, help) in rows {
+            let lead = "  " + name
+            let indent = nameWidth + 5
+            if name.count > nameWidth {
+                out += lead + "\n" + wrap(help, indent: indent) + "\n"
+            } else {
+                let padded = lead + String(repeating: " ", count: indent - lead.count)
+                out += padded + String(wrap(help, indent: indent).dropFirst(indent)) + "\n"
+            }
+        }
+        return out
+    }
+
+    /// Greedy word wrap to `width`, every line indented by `indent` spaces.
+    static func wrap(_ text: String, indent: Int) -> String {
+        let pad = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            if !line.isEmpty && indent + line.count + 1 + word.count > width {
+                lines.append(pad + line)
+                line = ""
+            }
+            line += line.isEmpty ? String(word) : " " + word
+        }
+        lines.append(pad + line)
+        return lines.joined(separator: "\n")
+    }
+}

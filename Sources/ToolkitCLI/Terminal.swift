@@ -1,0 +1,64 @@
+import ToolkitCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Facts about the process's standard streams, read once at start-up.
+package struct Terminal: Sendable {
+    package var stdinIsTerminal: Bool
+    package var stdoutIsTerminal: Bool
+    package var stderrIsTerminal: Bool
+
+    package static func current(environment: ToolEnvironment) -> Terminal {
+        let dumb = environment["TERM"] == "dumb"
+        return Terminal(
+            stdinIsTerminal: isatty(0) == 1,
+            stdoutIsTerminal: isatty(1) == 1 && !dumb,
+            stderrIsTerminal: isatty(2) == 1 && !dumb
+        )
+    }
+}
+
+/// Whether stdout gets the short human form or JSON Lines.
+package enum OutputMode: Sendable, Equatable {
+    case human
+    case jsonLines
+
+    /// JSON Lines when piped or when `--json` is given; the human form on a terminal.
+    /// `SPOTIFY_TOOLKIT_FORCE_TTY=1` makes a pipe count as a terminal (for scripts and tests).
+    package static func resolve(forcedJSON: Bool, terminal: Terminal, environment: ToolEnvironment) -> OutputMode {
+        if forcedJSON { return .jsonLines }
+        if terminal.stdoutIsTerminal || environment["SPOTIFY_TOOLKIT_FORCE_TTY"] == "1" { return .human }
+        return .jsonLines
+    }
+}
+
+/// Diagnostics for people: unbuffered, on stderr, each line prefixed with the tool's name.
+package enum StandardError {
+    package static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { raw in
+                #if canImport(Glibc)
+                Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+                #else
+                Darwin.write(2, raw.baseAddress! + offset, raw.count - offset)
+                #endif
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return  // nowhere left to complain to
+            }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+
+    /// `tool: message` on its own line.
+    package static func report(_ tool: String, _ message: String) {
+        write("\(tool): \(message)\n")
+    }
+}

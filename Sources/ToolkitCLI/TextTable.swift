@@ -1,0 +1,113 @@
+import ToolkitCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A table for people on a terminal, written row by row (a 10,000-row playlist streams like its
+/// JSON Lines do). Column widths are fixed up front: fixed columns get their width, flexible ones
+/// share what is left of the terminal; longer cells are cut with "…".
+package struct TextTable: Sendable {
+    package enum Alignment: Sendable { case left, right }
+
+    package struct Column: Sendable {
+        package var title: String
+        package var alignment: Alignment
+        /// nil: flexible, sharing the remaining width by `weight`.
+        package var width: Int?
+        package var weight: Int
+
+        package static func fixed(_ title: String, width: Int, alignment: Alignment = .left) -> Column {
+            Column(title: title, alignment: alignment, width: max(width, title.count), weight: 0)
+        }
+
+        package static func flexible(_ title: String, weight: Int = 1) -> Column {
+            Column(title: title, alignment: .left, width: nil, weight: max(weight, 1))
+        }
+    }
+
+    package let columns: [Column]
+    /// The resolved width of each column.
+    package let widths: [Int]
+    static let gap = "  "
+    static let minimumFlexibleWidth = 8
+
+    package init(_ columns: [Column], totalWidth: Int) {
+        self.columns = columns
+        let fixed = columns.compactMap(\.width).reduce(0, +)
+        let gaps = Self.gap.count * max(columns.count - 1, 0)
+        let weights = columns.filter { $0.width == nil }.map(\.weight).reduce(0, +)
+        let spare = max(totalWidth - fixed - gaps, 0)
+        widths = columns.map { column in
+            if let width = column.width { return width }
+            return max(Self.minimumFlexibleWidth, spare * column.weight / max(weights, 1))
+        }
+    }
+
+    package var header: String { line(columns.map(\.title)) }
+
+    /// One row; cells beyond the columns are ignored, missing ones are blank.
+    package func line(_ cells: [String]) -> String {
+        var parts: [String] = []
+        for (index, column) in columns.enumerated() {
+            let cell = index < cells.count ? Self.clean(cells[index]) : ""
+            let width = widths[index]
+            let cut = cell.count > width ? String(cell.prefix(max(width - 1, 0))) + "…" : cell
+            let padding = String(repeating: " ", count: max(width - cut.count, 0))
+            let isLast = index == columns.count - 1
+            switch column.alignment {
+            case .left: parts.append(isLast ? cut : cut + padding)
+            case .right: parts.append(padding + cut)
+            }
+        }
+        return parts.joined(separator: Self.gap)
+    }
+
+    /// Control characters (a newline in a name) would break the layout.
+    package static func clean(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+    }
+
+    /// The terminal's width: `COLUMNS`, else the window size of stdout, else 80.
+    package static func terminalWidth(environment: ToolEnvironment) -> Int {
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0, columns < 10_000 { return columns }
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+}
+
+/// "1,250/10,000 items" on stderr, redrawn in place and cleared at the end, for long fetches.
+/// Drawn only when stderr is a terminal: never in pipes, logs or CI.
+package final class ProgressLine {
+    let enabled: Bool
+    let noun: String
+    let shownAbove: Int
+    private var lastDraw = 0.0
+    private var drawn = false
+
+    /// `shownAbove`: totals up to this (one page) never show a line.
+    package init(terminal: Terminal, noun: String = "items", shownAbove: Int) {
+        enabled = terminal.stderrIsTerminal
+        self.noun = noun
+        self.shownAbove = shownAbove
+    }
+
+    /// Redraws at most ten times a second; lists that fit in one page never show a line.
+    package func update(done: Int, total: Int) {
+        guard enabled, total > shownAbove else { return }
+        let now = Date().timeIntervalSinceReferenceDate
+        guard now - lastDraw >= 0.1 || done >= total else { return }
+        lastDraw = now
+        drawn = true
+        StandardError.write("\r\(groupedThousands(done))/\(groupedThousands(total)) \(noun)\u{1B}[K")
+    }
+
+    package func clear() {
+        guard drawn else { return }
+        drawn = false
+        StandardError.write("\r\u{1B}[K")
+    }
+}

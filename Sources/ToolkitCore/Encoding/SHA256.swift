@@ -1,0 +1,116 @@
+/// SHA-256 as specified in FIPS 180-4, in pure Swift (no CryptoKit/OpenSSL dependency).
+///
+/// Used for the PKCE code challenge; not intended for bulk hashing performance.
+package enum SHA256 {
+    /// The 32-byte digest of `data`.
+    package static func hash<D: Sequence<UInt8>>(_ data: D) -> [UInt8] {
+        var hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+
+    /// Lower-case hexadecimal form of a digest (or any bytes).
+    package static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Incremental SHA-256. Feed bytes with `update`, then call `finalize` once;
+/// after `finalize` the hasher is reset to its initial state.
+package struct SHA256Hasher: Sendable {
+    private static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+    private static let initial: [UInt32] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    ]
+
+    private var state: [UInt32] = SHA256Hasher.initial
+    private var buffer: [UInt8] = []
+    private var totalBytes: UInt64 = 0
+
+    package init() {
+        buffer.reserveCapacity(64)
+    }
+
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
+        // Iterates `bytes` exactly once, so single-pass sequences work.
+        for b in bytes {
+            buffer.append(b)
+            totalBytes &+= 1
+            if buffer.count == 64 {
+                compress(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    package mutating func finalize() -> [UInt8] {
+        let bitLength = totalBytes &* 8
+        var tail = buffer
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
+        var i = 0
+        while i < tail.count {
+            compress(tail[i..<i + 64])
+            i += 64
+        }
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in state {
+            digest.append(UInt8(truncatingIfNeeded: word >> 24))
+            digest.append(UInt8(truncatingIfNeeded: word >> 16))
+            digest.append(UInt8(truncatingIfNeeded: word >> 8))
+            digest.append(UInt8(truncatingIfNeeded: word))
+        }
+        self = SHA256Hasher()
+        return digest
+    }
+
+    @inline(__always)
+    private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+
+    private mutating func compress<C: RandomAccessCollection<UInt8>>(_ block: C) where C.Index == Int {
+        var w = [UInt32](repeating: 0, count: 64)
+        let base = block.startIndex
+        for t in 0..<16 {
+            let j = base + t * 4
+            w[t] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
+        }
+        for t in 16..<64 {
+            let s0 = Self.rotr(w[t - 15], 7) ^ Self.rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
+            let s1 = Self.rotr(w[t - 2], 17) ^ Self.rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
+            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+        }
+        var a = state[0], b = state[1], c = state[2], d = state[3]
+        var e = state[4], f = state[5], g = state[6], h = state[7]
+        for t in 0..<64 {
+            let S1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
+            let ch = (e & f) ^ (~e & g)
+            let t1 = h &+ S1 &+ ch &+ Self.k[t] &+ w[t]
+            let S0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
+            let maj = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = S0 &+ maj
+            h = g; g = f; f = e; e = d &+ t1
+            d = c; c = b; b = a; a = t1 &+ t2
+        }
+        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+    }
+}

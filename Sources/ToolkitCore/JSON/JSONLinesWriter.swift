@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thrown when the reader of our output went away (EPIPE, with SIGPIPE ignored). The tool runner
+/// exits quietly on it, as `head` users expect.
+package struct BrokenPipe: Error, Sendable, Equatable {
+    package init() {}
+}
+
+/// Buffered output of JSON Lines records (and human-readable text) to a file descriptor,
+/// normally standard output.
+///
+/// Writes go out when the buffer is full, on `flush()`, and after every record or text when
+/// `flushesEachRecord` is set (for interactive or streaming consumers). Partial writes and EINTR
+/// are handled; EAGAIN on a non-blocking descriptor waits with poll(2). EPIPE throws
+/// `BrokenPipe`; other failures throw `ToolError.ioError("write to NAME failed: <reason>")`.
+/// After a failed write the buffered bytes are discarded.
+///
+/// Call `flush()` before exiting: deinit flushes too, but can only ignore errors.
+package final class JSONLinesWriter {
+    package let fileDescriptor: Int32
+    /// Names the destination in error messages.
+    package let name: String
+    package var flushesEachRecord: Bool
+    private let bufferCapacity: Int
+    private var buffer: [UInt8]
+
+    package init(fileDescriptor: Int32 = 1, name: String = "standard output", flushesEachRecord: Bool = false,
+                bufferCapacity: Int = 64 << 10) {
+        self.fileDescriptor = fileDescriptor
+        self.name = name
+        self.flushesEachRecord = flushesEachRecord
+        self.bufferCapacity = max(bufferCapacity, 1)
+        buffer = []
+        buffer.reserveCapacity(self.bufferCapacity + 256)
+    }
+
+    deinit {
+        try? flush()
+    }
+
+    /// Writes `value` as one compact JSON line.
+    package func write(_ value: JSONValue) throws {
+        value.serialize(into: &buffer)
+        buffer.append(UInt8(ascii: "\n"))
+        try didAppend()
+    }
+
+    /// Writes `bytes` (e.g. an input line passed through unchanged) followed by `\n`.
+    package func writeLine(_ bytes: UnsafeRawBufferPointer) throws {
+        if bytes.count >= bufferCapacity {
+            // Large: no point copying it through the buffer.
+            try flush()
+            try writeAll(bytes)
+            var newline = UInt8(ascii: "\n")
+            try withUnsafeBytes(of: &newline) { try writeAll($0) }
+            return
+        }
+        if buffer.count + bytes.count + 1 > bufferCapacity { try flush() }
+        buffer.append(contentsOf: bytes)
+        buffer.append(UInt8(ascii: "\n"))
+        try didAppend()
+    }
+
+    /// Writes `text` as is (human-readable output; add your own newlines).
+    package func writeText(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        try didAppend()
+    }
+
+    /// Writes out everything buffered.
+    package func flush() throws {
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        try buffer.withUnsafeBytes { try writeAll($0) }
+    }
+
+    @inline(__always)
+    private func didAppend() throws {
+        if flushesEachRecord || buffer.count >= bufferCapacity { try flush() }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        guard var p = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let n = systemWrite(fileDescriptor, p, remaining)
+            if n > 0 {
+                p += n
+                remaining -= n
+                continue
+            }
+            if n == 0 { continue }  // not expected for a non-zero count; try again
+            let code = errno
+            switch code {
+            case EINTR:
+                continue
+            case EAGAIN, EWOULDBLOCK:
+                var fds = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&fds, 1, -1)
+            case EPIPE:
+                throw BrokenPipe()
+            default:
+                throw ToolError.ioError("write to \(name) failed: \(String(cString: strerror(code)))")
+            }
+        }
+    }
+}
+
+@inline(__always)
+private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
+    write(fd, p, n)
+}

@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(CoreServices)
+import CoreServices
+#endif
+
+/// Hands a link to the user's browser or desktop: `$BROWSER` (a colon-separated list of commands,
+/// tried in order; `%s` marks the link, else it is appended), then `xdg-open` (`open` on macOS).
+/// The link is passed to `/bin/sh` as an argument, never spliced into the command text, so no
+/// link can inject shell syntax. spotify-auth's login and routine-link's `open` share it.
+package struct LinkOpener: Sendable {
+    package var environment: ToolEnvironment
+    /// How long to wait for an opener to exit before taking it as a success: xdg-open and most
+    /// browsers hand over and exit at once; a browser that stays in the foreground has opened it.
+    package var patienceSeconds: Double = 5
+
+    package init(environment: ToolEnvironment) {
+        self.environment = environment
+    }
+
+    #if os(macOS)
+    package static let platformOpener = "open"
+    #else
+    package static let platformOpener = "xdg-open"
+    #endif
+
+    /// The shell commands to try, in order, each reading the link as `$1`. Pure.
+    package static func commands(browser: String?, platformOpener: String = platformOpener) -> [String] {
+        let entries = (browser ?? "").split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return entries.map { $0.contains("%s") ? $0.replacingOccurrences(of: "%s", with: "\"$1\"") : $0 + " \"$1\"" }
+            + ["\(platformOpener) \"$1\""]
+    }
+
+    /// Starts the first command and does not wait (login: the URL is also printed to paste).
+    /// False when even that could not start.
+    @discardableResult
+    package func launchDetached(_ link: String) -> Bool {
+        let process = Self.process(Self.commands(browser: environment["BROWSER"])[0], link: link)
+        do {
+            try process.run()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    package enum Outcome: Sendable, Equatable {
+        /// Opened by this command (as typed in `$BROWSER`, or the platform opener).
+        case opened(by: String)
+        /// Every command failed; the reasons, one per command.
+        case failed([String])
+    }
+
+    /// Tries each command until one exits 0 (or is still running after `patienceSeconds`).
+    package func open(_ link: String) -> Outcome {
+        var failures: [String] = []
+        for command in Self.commands(browser: environment["BROWSER"]) {
+            let shown = command.replacingOccurrences(of: " \"$1\"", with: "").replacingOccurrences(of: "\"$1\"", with: "%s")
+            let process = Self.process(command, link: link)
+            do {
+                try process.run()
+            } catch {
+                failures.append("\(shown): \(error.localizedDescription)")
+                continue
+            }
+            let deadline = Date().addingTimeInterval(patienceSeconds)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { return .opened(by: shown) }
+            if process.terminationReason == .exit && process.terminationStatus == 0 { return .opened(by: shown) }
+            let status = process.terminationStatus
+            failures.append(status == 127 ? "\(shown): not found" : "\(shown): exit status \(status)")
+        }
+        return .failed(failures)
+    }
+
+    static func process(_ command: String, link: String) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command, "spotify-toolkit-opener", link]
+        // The opener's chatter must not reach stdout, which carries only records.
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return process
+    }
+
+    // MARK: spotify: links
+
+    /// Whether something is registered to open `spotify:` URIs (the Spotify app): Launch
+    /// Services on macOS; `xdg-mime query default x-scheme-handler/spotify` elsewhere (no
+    /// xdg-mime, or an empty answer: no handler).
+    package func spotifySchemeHasHandler() -> Bool {
+        #if canImport(CoreServices) && os(macOS)
+        guard let url = URL(string: "spotify:") else { return false }
+        return LSCopyDefaultApplicationURLForURL(url as CFURL, .all, nil)?.takeRetainedValue() != nil
+        #else
+        guard let xdgMime = environment.executable(named: "xdg-mime") else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: xdgMime)
+        process.arguments = ["query", "default", "x-scheme-handler/spotify"]
+        let output = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return false }
+        // The answer is one short line; read it, bounded by the pipe closing when xdg-mime exits.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let answer = String(decoding: data.prefix(4096), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return process.terminationStatus == 0 && !answer.isEmpty
+        #endif
+    }
+}

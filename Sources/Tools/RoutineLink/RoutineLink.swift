@@ -1,0 +1,555 @@
+import ToolkitCore
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import Foundation
+
+/// `routine-link`: routines with a linked playlist, opening it in Spotify, and a session history
+/// counted in songs. The pure parts live in Routines/ (RoutineBook, RoutineStore); this file is
+/// the command-line face and the I/O.
+package enum RoutineLink {
+    static let nameArgument = ArgumentSpec("NAME", help: "The routine's name (any text; matched case-insensitively).")
+    static let playOption = OptionSpec("play", help: "Ask Spotify to play the playlist on the active device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, a missing scope, offline) open it instead and say why.")
+
+    package static let spec = CommandSpec(
+        name: "routine-link",
+        abstract: "routines with a linked Spotify playlist, opened in Spotify, and a session history in songs",
+        discussion: [
+            "A routine is a name, an optional duration and note, and an optional linked playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline). start opens the playlist in Spotify and records a session; log ends it with the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | routine-link log morning. run does all of that in one command, with exactly that pipeline underneath.",
+            "Everything works offline except fetching a playlist's name and cover when link is given only an id (without the network the id alone is linked, and routine-link says so), start --play, and run. Names may be any text; they match case-insensitively, and two routines cannot share a name.",
+            "open uses the playlist's spotify: URI when something is registered to open those (xdg-mime query default x-scheme-handler/spotify; Launch Services on macOS), else https://open.spotify.com/playlist/ID, and hands it to each command of $BROWSER in turn, then xdg-open (open on macOS).",
+            "run NAME starts the routine (opening the playlist, or with --play playing it), then runs spotify-nowplaying --watch --for DURATION (the routine's, or --for) piped into songcount, both taken from the directory routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C reaches only routine-link, which asks the watch to stop; the watch prints its final record and the count is logged all the same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, no session is logged.",
+            "The store is \(RoutineStore.fileName) in the data directory: one JSON document (schema_version \(RoutineStore.schemaVersion)) written atomically under a lock, so concurrent commands lose nothing. A file that cannot be read, or was written by a newer version, is reported with its path and left untouched.",
+        ],
+        options: [
+            OptionSpec("json", short: "j", help: "Write records as JSON Lines even on a terminal."),
+        ],
+        subcommands: [
+            CommandSpec(name: "add", abstract: "add a routine", arguments: [nameArgument], options: [
+                OptionSpec("duration", short: "d", value: "DURATION", help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long."),
+                OptionSpec("note", value: "TEXT", help: "A note to keep with the routine."),
+            ], examples: [ExampleSpec("routine-link add morning --duration 15m --note 'stretch, then coffee'", "A fifteen-minute routine.")]),
+            CommandSpec(name: "list", abstract: "list the routines, as routine records"),
+            CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument]),
+            CommandSpec(name: "rename", abstract: "rename a routine (its sessions follow)", arguments: [
+                ArgumentSpec("OLD", help: "The routine's current name."), ArgumentSpec("NEW", help: "Its new name."),
+            ]),
+            CommandSpec(name: "remove", abstract: "remove a routine and its sessions", arguments: [nameArgument], options: [
+                OptionSpec("yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal."),
+            ]),
+            CommandSpec(
+                name: "link", abstract: "link a playlist to a routine",
+                discussion: ["PLAYLIST is a playlist id, spotify:playlist: URI or open.spotify.com URL; without it, one playlist record (or id, URI or URL) is read from standard input. The playlist's name and cover image come from the record, or when only an id is given, from Spotify (GET /playlists/{id}); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so."],
+                arguments: [nameArgument, ArgumentSpec("PLAYLIST", help: "A playlist id, URI or URL; default: read from standard input.", optional: true)],
+                examples: [ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link morning", "Link the playlist called Morning.")]
+            ),
+            CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument]),
+            CommandSpec(name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument], options: [
+                OptionSpec("print", help: "Print the link instead of opening it."),
+            ]),
+            CommandSpec(name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument], options: [playOption]),
+            CommandSpec(
+                name: "log", abstract: "end the running session (or record a finished one) with a song count from standard input",
+                discussion: ["Reads one song_count record (songcount's output) from standard input. Without a running session, records a finished one that ended now and lasted as long as the count says was heard. No record on standard input: nothing is logged, exit 1."],
+                arguments: [nameArgument],
+                examples: [ExampleSpec("spotify-nowplaying --watch --for 15m | songcount | routine-link log morning", "Log what the next fifteen minutes got through.")]
+            ),
+            CommandSpec(name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count", arguments: [nameArgument], options: [
+                OptionSpec("for", value: "DURATION", help: "Watch this long instead of the routine's duration (\(acceptedDurationForms))."),
+                playOption,
+            ], examples: [ExampleSpec("routine-link run morning", "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")]),
+            CommandSpec(name: "history", abstract: "the sessions, newest first, as session records", arguments: [
+                ArgumentSpec("NAME", help: "Only this routine's sessions.", optional: true),
+            ]),
+            CommandSpec(name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions"),
+        ],
+        input: [
+            "link reads one playlist record (as spotify-playlists prints them: id, uri, name, images), a Spotify playlist object, or an id, URI or URL, when it is given no PLAYLIST. log reads one song_count record (as songcount prints it)."
+        ],
+        output: [
+            "routine records (add, list, show, rename, link, unlink): type (routine), name, duration_ms (or null), note (or null), playlist {id, uri, name, image_url} or null (name and image_url are null when linked offline), created_at (ISO 8601), session_count.",
+            "session records (start, log, run, history): type (session), routine, started_at, ended_at (null while running), duration_ms (null while running), playlist (as it was when the session started) or null, songs, label (\"4.5 songs\"), track_count, listened_ms (null until logged). On a terminal, one line per routine or a table of sessions instead.",
+        ],
+        environment: [
+            EnvironmentSpec("BROWSER", "Commands that open the playlist link (a colon-separated list, tried in order; %s marks the link). Default: xdg-open, or open on macOS."),
+            EnvironmentSpec("XDG_DATA_HOME", "Where \(RoutineStore.fileName) lives (under spotify-toolkit/). Default: ~/.local/share."),
+            EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
+            EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
+            EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+        ],
+        files: [
+            FileSpec("$XDG_DATA_HOME/spotify-toolkit/\(RoutineStore.fileName)", "The routines and their sessions (mode 0600, schema_version \(RoutineStore.schemaVersion))."),
+            FileSpec("$XDG_DATA_HOME/spotify-toolkit/\(RoutineStore.fileName).lock", "Serialises changes across processes."),
+        ],
+        exitCodes: [
+            ExitCodeSpec(.notFound, "no such routine; open: no playlist linked; log: no song_count record on standard input; run: nothing heard; remove: not confirmed"),
+            ExitCodeSpec(.dataError, "a duplicate name; bad standard input (the message names the line); \(RoutineStore.fileName) cannot be read (left as it is)"),
+            ExitCodeSpec(.unavailable, "open: no command could open the link; run: the watch could not start"),
+            ExitCodeSpec(.tempFail, "the store stayed locked by another process; try again"),
+            ExitCodeSpec(.noPermission, "run: not logged in (the watch says how to log in)"),
+            ExitCodeSpec(.config, "\(RoutineStore.fileName) was written by a newer spotify-toolkit, or its directory is unsafe"),
+        ],
+        examples: [
+            ExampleSpec("routine-link add morning --duration 15m", "A routine."),
+            ExampleSpec("routine-link link morning \"$(spotify-playlists | jq -r 'select(.name==\"Morning\").uri')\"", "Link a playlist by URI."),
+            ExampleSpec("routine-link start morning", "Open the playlist in Spotify and begin a session."),
+            ExampleSpec("routine-link run morning", "Start, watch for the routine's duration, log the songs heard."),
+            ExampleSpec("routine-link history morning | jq -r .label", "How many songs each morning got through."),
+        ],
+        seeAlso: ["spotify-nowplaying", "songcount", "spotify-playlists", "spotify-auth"]
+    )
+
+    package static func main() async -> Never {
+        await ToolRunner.main(spec, run: run)
+    }
+
+    struct Session {
+        let context: ToolContext
+        let command: ParsedCommand
+        let mode: OutputMode
+        let store: DocumentStore<RoutineBook>
+
+        var name: String { command.positionals.first ?? "" }
+
+        func write(_ record: JSONValue, human: @autoclosure () -> String) throws {
+            if mode == .human {
+                try context.stdout.writeText(human() + "\n")
+            } else {
+                try context.stdout.write(record)
+            }
+        }
+    }
+
+    static func now() -> String { isoTimestamp(Date().timeIntervalSince1970) }
+
+    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let session = Session(
+            context: context, command: command,
+            mode: OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment),
+            store: RoutineStore.make(environment: context.environment))
+        switch command.subcommand {
+        case "add": return try await add(session)
+        case "list": return try list(session)
+        case "show": return try show(session)
+        case "rename":
+            let routine = try session.store.update { try $0.rename(command.positionals[0], to: command.positionals[1]) }
+            try session.write(routine.record, human: "renamed '\(command.positionals[0])' to '\(routine.name)'")
+            return .success
+        case "remove": return try await remove(session)
+        case "link": return try await link(session)
+        case "unlink":
+            let routine = try session.store.update { try $0.link(session.name, to: nil) }
+            try session.write(routine.record, human: "'\(routine.name)' has no playlist now")
+            return .success
+        case "open": return try open(session)
+        case "start": return try await start(session)
+        case "log": return try await log(session)
+        case "run": return try await runRoutine(session)
+        case "history": return try history(session)
+        case "forget-links":
+            let cleared = try RoutineStore.forgetLinks(environment: context.environment)
+            context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+            return .success
+        default:
+            throw ToolError.software("unhandled command \(command.commandName)")
+        }
+    }
+
+    /// The saved book, or an empty one; a read never locks and never creates the file.
+    static func book(_ session: Session) throws -> RoutineBook {
+        try session.store.read() ?? RoutineBook()
+    }
+
+    // MARK: Routines
+
+    static func add(_ session: Session) async throws -> ExitCode {
+        var durationMs: Int?
+        if let text = session.command.value("duration") {
+            let milliseconds = try parseDuration(text)
+            guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
+            durationMs = milliseconds
+        }
+        let note = session.command.value("note")
+        let routine = try session.store.update { try $0.add(name: session.name, durationMs: durationMs, note: note, now: now()) }
+        try session.write(routine.record, human: "added " + humanLine(routine))
+        return .success
+    }
+
+    static func list(_ session: Session) throws -> ExitCode {
+        let routines = try book(session).routines
+        if session.mode == .human {
+            let rows = routines.map { routine in
+                [routine.name, routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-",
+                 routine.playlist.map(playlistName) ?? "-", String(routine.sessions.count), routine.note ?? ""]
+            }
+            if !rows.isEmpty {
+                try session.context.stdout.writeText(table(header: ["NAME", "DURATION", "PLAYLIST", "SESSIONS", "NOTE"], rows: rows))
+            }
+        } else {
+            for routine in routines { try session.context.stdout.write(routine.record) }
+        }
+        if routines.isEmpty && session.context.terminal.stderrIsTerminal {
+            session.context.warn("no routines yet; add one with: routine-link add NAME --duration 15m")
+        }
+        return .success
+    }
+
+    static func show(_ session: Session) throws -> ExitCode {
+        let book = try book(session)
+        let routine = book.routines[try book.existingIndex(of: session.name)]
+        var lines = [routine.name]
+        lines.append("  duration  " + (routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-"))
+        if let note = routine.note { lines.append("  note      " + note) }
+        if let playlist = routine.playlist {
+            lines.append("  playlist  \(playlistName(playlist)) (\(playlist.uri))")
+            if let image = playlist.imageURL { lines.append("  cover     " + image) }
+        } else {
+            lines.append("  playlist  -")
+        }
+        lines.append("  created   " + localTime(routine.createdAt))
+        let last = routine.sessions.last.map { ", last \(localTime($0.startedAt))\($0.label.map { ": \($0)" } ?? " (running)")" } ?? ""
+        lines.append("  sessions  \(routine.sessions.count)\(last)")
+        try session.write(routine.record, human: lines.joined(separator: "\n"))
+        return .success
+    }
+
+    static func remove(_ session: Session) async throws -> ExitCode {
+        if !session.command.flag("yes") {
+            guard session.context.terminal.stdinIsTerminal else {
+                throw ToolError.usage("remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking")
+            }
+            let book = try book(session)
+            let routine = book.routines[try book.existingIndex(of: session.name)]
+            StandardError.write("Remove the routine '\(routine.name)' and its \(plural(routine.sessions.count, "session"))? [y/N] ")
+            let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard answer == "y" || answer == "yes" else {
+                session.context.warn("kept '\(routine.name)'")
+                return .notFound
+            }
+        }
+        let removed = try session.store.update { try $0.remove(session.name) }
+        session.context.warn("removed '\(removed.name)' and its \(plural(removed.sessions.count, "session"))")
+        return .success
+    }
+
+    // MARK: Links
+
+    static func link(_ session: Session) async throws -> ExitCode {
+        let context = session.context
+        var playlist: PlaylistLink
+        if session.command.positionals.count > 1 {
+            playlist = PlaylistLink(try SpotifyReference.argument(session.command.positionals[1], expecting: .playlist))
+        } else {
+            guard !context.terminal.stdinIsTerminal else {
+                throw ToolError.usage("give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link NAME")
+            }
+            playlist = try playlistFromInput()
+        }
+        // Fail on an unknown routine before asking Spotify anything.
+        _ = try book(session).existingIndex(of: session.name)
+        if playlist.name == nil {
+            playlist = try await fetchMetadata(playlist, context)
+        }
+        let linked = playlist
+        let routine = try session.store.update { try $0.link(session.name, to: linked) }
+        try session.write(routine.record, human: "linked '\(routine.name)' to \(playlistName(linked))")
+        return .success
+    }
+
+    /// One playlist from standard input: a record, a Spotify playlist object, or an id/URI/URL line.
+    static func playlistFromInput() throws -> PlaylistLink {
+        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
+        var found: [PlaylistLink] = []
+        try reader.forEachLine { number, bytes in
+            let line = String(decoding: bytes, as: UTF8.self)
+            do throws(SpotifyReference.ParseError) {
+                let reference = try SpotifyReference.parse(line, expecting: .playlist)
+                if line.trimmingCharacters(in: .whitespaces).hasPrefix("{"), let value = try? JSONValue.parse(line),
+                   let fromRecord = PlaylistLink(playlistObject: value) {
+                    found.append(fromRecord)
+                } else {
+                    found.append(PlaylistLink(reference))
+                }
+            } catch {
+                throw ToolError.dataError("standard input: line \(number): \(error.description)")
+            }
+            return found.count <= 1
+        }
+        guard let first = found.first else {
+            throw ToolError(.notFound, "standard input has no playlist; give a PLAYLIST or pipe one playlist record")
+        }
+        guard found.count == 1 else {
+            throw ToolError.dataError("standard input has more than one playlist; select one, e.g. with jq -c 'select(.name==\"Morning\")'")
+        }
+        return first
+    }
+
+    /// The playlist's name and cover from `GET /playlists/{id}`. Without the network or a login,
+    /// the id alone (said on stderr); a playlist Spotify does not know is an error.
+    static func fetchMetadata(_ playlist: PlaylistLink, _ context: ToolContext) async throws -> PlaylistLink {
+        do {
+            let api = SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment))
+            let result = try await api.get("/playlists/\(playlist.id)", query: [("fields", "id,uri,name,images")])
+            guard let object = try? JSONValue.parse(result.body), var fetched = PlaylistLink(playlistObject: object) else {
+                throw ToolError.unavailable("Spotify's answer for playlist \(playlist.id) is not a playlist")
+            }
+            fetched.id = playlist.id  // the id asked for, whatever the answer says
+            fetched.uri = playlist.uri
+            return fetched
+        } catch let error as ToolError where error.exitCode == .notFound {
+            throw ToolError(.notFound, "Spotify has no playlist \(playlist.id) you can see (404); nothing linked")
+        } catch let error as ToolError {
+            context.warn("linked the playlist id alone, without its name and cover: \(error.message)")
+            return playlist
+        }
+    }
+
+    static func linkedPlaylist(_ routine: Routine) throws -> PlaylistLink {
+        guard let playlist = routine.playlist else {
+            throw ToolError(.notFound, "'\(routine.name)' has no playlist linked; link one with: routine-link link '\(routine.name)' PLAYLIST")
+        }
+        return playlist
+    }
+
+    static func open(_ session: Session) throws -> ExitCode {
+        let book = try book(session)
+        let playlist = try linkedPlaylist(book.routines[try book.existingIndex(of: session.name)])
+        let opener = LinkOpener(environment: session.context.environment)
+        let link = LinkOpener.playlistLink(playlist, schemeHasHandler: opener.spotifySchemeHasHandler())
+        if session.command.flag("print") {
+            try session.context.stdout.writeText(link + "\n")
+            return .success
+        }
+        return try openLink(link, playlist, session.context)
+    }
+
+    /// Opens `link`; on failure says why and names the link to open by hand.
+    @discardableResult
+    static func openLink(_ link: String, _ playlist: PlaylistLink, _ context: ToolContext, failure: ExitCode = .unavailable) throws -> ExitCode {
+        switch LinkOpener(environment: context.environment).open(link) {
+        case .opened:
+            if context.terminal.stderrIsTerminal { context.warn("opened \(playlistName(playlist)): \(link)") }
+            return .success
+        case .failed(let reasons):
+            let message = "could not open \(link) (\(reasons.joined(separator: "; "))); open it yourself or set BROWSER"
+            if failure == .success {
+                context.warn(message)
+                return .success
+            }
+            throw ToolError(failure, message)
+        }
+    }
+
+    // MARK: Sessions
+
+    static func start(_ session: Session) async throws -> ExitCode {
+        let (routine, started) = try await beginSession(session)
+        try session.write(routine.record(of: started), human: "started '\(routine.name)' at \(localTime(started.startedAt))\(started.playlist.map { " with \(playlistName($0))" } ?? "")")
+        return .success
+    }
+
+    /// Records the session, then opens or plays its playlist. Opening failures never undo the
+    /// session (it has begun; the message names the link to open by hand).
+    static func beginSession(_ session: Session) async throws -> (Routine, RoutineSession) {
+        let context = session.context
+        let (routine, started, replaced) = try session.store.update { try $0.start(session.name, now: now()) }
+        if let replaced {
+            context.warn("the session started \(localTime(replaced.startedAt)) was never logged; it stays in the history without a count")
+        }
+        guard let playlist = started.playlist else {
+            context.warn("'\(routine.name)' has no playlist linked; nothing to open")
+            return (routine, started)
+        }
+        if session.command.flag("play") {
+            do {
+                let player = SpotifyPlayer(api: SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment)))
+                try await player.play(.context(uri: playlist.uri, offsetURI: nil))
+                context.warn("playing \(playlistName(playlist)) on the active device")
+                return (routine, started)
+            } catch let error as ToolError {
+                context.warn("could not start playback, opening the playlist instead: \(error.message)")
+            }
+        }
+        let link = LinkOpener.playlistLink(playlist, schemeHasHandler: LinkOpener(environment: context.environment).spotifySchemeHasHandler())
+        try openLink(link, playlist, context, failure: .success)
+        return (routine, started)
+    }
+
+    static func log(_ session: Session) async throws -> ExitCode {
+        guard !session.context.terminal.stdinIsTerminal else {
+            throw ToolError.usage("log reads a song_count record from standard input: spotify-nowplaying --watch --for 15m | songcount | routine-link log NAME")
+        }
+        _ = try book(session).existingIndex(of: session.name)
+        guard let count = try songCountFromInput() else {
+            session.context.warn("no song_count record on standard input; nothing logged")
+            return .notFound
+        }
+        return try await logCount(count, session)
+    }
+
+    static func logCount(_ count: SongCountSummary, _ session: Session) async throws -> ExitCode {
+        let (routine, logged) = try session.store.update { try $0.log(session.name, count: count, now: now()) }
+        try session.write(routine.record(of: logged), human: "'\(routine.name)': you got through \(count.label)")
+        return .success
+    }
+
+    /// The one song_count record on standard input; nil when there is none.
+    static func songCountFromInput() throws -> SongCountSummary? {
+        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
+        var counts: [SongCountSummary] = []
+        try reader.forEachLine { number, bytes in
+            guard let value = try? JSONValue.parse(buffer: bytes), value.objectValue != nil else {
+                throw ToolError.dataError("standard input: line \(number): not a JSON object; log reads songcount's song_count record")
+            }
+            guard let count = SongCountSummary(record: value) else {
+                let type = value["type"]?.stringValue.map { "a \($0) record" } ?? "a record without a type"
+                throw ToolError.dataError("standard input: line \(number): \(type), not a song_count record with songs; pipe it through songcount first")
+            }
+            counts.append(count)
+            return true
+        }
+        guard counts.count <= 1 else {
+            throw ToolError.dataError("standard input has \(counts.count) song_count records; log takes one")
+        }
+        return counts.first
+    }
+
+    static func runRoutine(_ session: Session) async throws -> ExitCode {
+        let context = session.context
+        let book = try book(session)
+        let routine = book.routines[try book.existingIndex(of: session.name)]
+        let watchMs: Int
+        if let text = session.command.value("for") {
+            watchMs = try parseDuration(text)
+        } else if let duration = routine.durationMs {
+            watchMs = duration
+        } else {
+            throw ToolError.usage("'\(routine.name)' has no duration; give one with --for DURATION")
+        }
+        guard watchMs > 0 else { throw ToolError.usage("--for must be longer than 0") }
+        guard let watch = ListeningPipeline.sibling("spotify-nowplaying", environment: context.environment),
+              let count = ListeningPipeline.sibling("songcount", environment: context.environment) else {
+            throw ToolError.unavailable("run needs spotify-nowplaying and songcount beside routine-link or on PATH")
+        }
+        let (_, started) = try await beginSession(session)
+
+        var environment = context.environment.variables
+        environment.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")  // the children talk JSON Lines to each other
+        let pipeline = ListeningPipeline(
+            watchCommand: [watch, "--watch", "--json", "--for", "\(watchMs / 1000)"],
+            countCommand: [count, "--json"], environment: environment)
+        let display = LiveDisplay(enabled: context.terminal.stderrIsTerminal)
+        let outcome = try pipeline.run { line in display.show(line) }
+        display.clear()
+
+        let record = outcome.countStatus == 0 ? (try? JSONValue.parse(outcome.countOutput)).flatMap(SongCountSummary.init(record:)) : nil
+        guard let record else {
+            _ = try session.store.update { $0.discardSession(started.id) }
+            if outcome.watchStatus != 0 && outcome.watchStatus != 130 {
+                // The watch said why on stderr (not logged in, Spotify down...).
+                throw ToolError(ExitCode(rawValue: outcome.watchStatus) ?? .unavailable, "the watch failed (exit status \(outcome.watchStatus)); no session logged")
+            }
+            if outcome.countStatus != 1 {
+                StandardError.write(String(decoding: outcome.countErrors, as: UTF8.self))
+                throw ToolError(ExitCode(rawValue: outcome.countStatus) ?? .software, "songcount failed (exit status \(outcome.countStatus)); no session logged")
+            }
+            context.warn("nothing heard; no session logged")
+            return .notFound
+        }
+        if outcome.interrupted { context.warn("stopped early; logging what was heard") }
+        return try await logCount(record, session)
+    }
+
+    static func history(_ session: Session) throws -> ExitCode {
+        let book = try book(session)
+        let records = try book.history(of: session.command.positionals.first)
+        if session.mode == .human {
+            let rows = records.map { record -> [String] in
+                let started = record["started_at"]?.stringValue ?? ""
+                let length = record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "running"
+                return [localTime(started), length, record["routine"]?.stringValue ?? "",
+                        record["playlist"]?["name"]?.stringValue ?? record["playlist"]?["uri"]?.stringValue ?? "-",
+                        record["label"]?.stringValue ?? "-"]
+            }
+            if !rows.isEmpty {
+                try session.context.stdout.writeText(table(header: ["STARTED", "LENGTH", "ROUTINE", "PLAYLIST", "SONGS"], rows: rows))
+            }
+        } else {
+            for record in records { try session.context.stdout.write(record) }
+        }
+        if records.isEmpty && session.context.terminal.stderrIsTerminal { session.context.warn("no sessions yet") }
+        return .success
+    }
+
+    // MARK: Human forms
+
+    static func playlistName(_ playlist: PlaylistLink) -> String {
+        playlist.name.map { "'\($0)'" } ?? playlist.uri
+    }
+
+    static func humanLine(_ routine: Routine) -> String {
+        var parts = ["'\(routine.name)'"]
+        if let duration = routine.durationMs { parts.append(formatClock(milliseconds: duration)) }
+        if let playlist = routine.playlist { parts.append("with " + playlistName(playlist)) }
+        return parts.joined(separator: ", ")
+    }
+
+    /// "2026-11-22 08:00" in local time, for people.
+    static func localTime(_ iso: String) -> String {
+        guard let seconds = parseISOTimestamp(iso) else { return iso }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+
+    /// The core's TextTable with each column as wide as its widest cell (routines and sessions
+    /// are few, so the whole table is known before it is drawn).
+    static func table(header: [String], rows: [[String]]) -> String {
+        let columns = header.enumerated().map { index, title in
+            TextTable.Column.fixed(title, width: rows.map { index < $0.count ? TextTable.clean($0[index]).count : 0 }.max() ?? 0)
+        }
+        let table = TextTable(columns, totalWidth: 0)
+        return ([table.header] + rows.map(table.line)).map { $0.trimmingTrailingSpaces() }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = Substring(self)
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
+    }
+}
+
+/// The current song and the running count on stderr, redrawn in place, when stderr is a
+/// terminal. Fed the watch's now_playing records as they pass through routine-link.
+final class LiveDisplay: @unchecked Sendable {  // `counter` behind `lock`
+    let enabled: Bool
+    private let lock = NSLock()
+    private var counter = SongCounter()
+    private var drawn = false
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func show(_ line: String) {
+        guard enabled, let record = try? JSONValue.parse(line), record.objectValue != nil else { return }
+        let text: String = lock.withLock {
+            var bytes = Array(line.utf8)
+            if let fields = bytes.withUnsafeBytes({ try? SongRecordFields.extract(from: $0) }), fields.isSong,
+               let duration = fields.durationMs, duration > 0 {
+                counter.add(SongObservation(key: fields.songKey, durationMs: duration, progressMs: fields.progressMs, isPlaying: fields.isPlaying ?? true))
+            }
+            bytes.removeAll()
+            drawn = true
+            return PlaybackObservation.humanLine(ofRecord: record) + " · " + songLabel(counter.result.songs) + " so far"
+        }
+        StandardError.write("\r\(text.prefix(200))\u{1B}[K")
+    }
+
+    func clear() {
+        if lock.withLock({ drawn }) { StandardError.write("\r\u{1B}[K") }
+    }
+}

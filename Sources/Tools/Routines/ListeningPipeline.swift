@@ -1,0 +1,260 @@
+import ToolkitCore
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `routine-link run`'s listening part, exactly the documented pipeline
+/// `spotify-nowplaying --watch --for D | songcount`, with routine-link relaying the watch's
+/// records to songcount so it can show them as they come.
+///
+/// Both children run in a process group of their own, so a terminal's Ctrl-C reaches only
+/// routine-link, which then asks the watch to stop (SIGINT, then SIGTERM on a second signal):
+/// the watch prints its final record, songcount counts, and the count is still logged.
+package struct ListeningPipeline {
+    package var watchCommand: [String]
+    package var countCommand: [String]
+    package var environment: [String: String]
+
+    package init(watchCommand: [String], countCommand: [String], environment: [String: String]) {
+        self.watchCommand = watchCommand
+        self.countCommand = countCommand
+        self.environment = environment
+    }
+
+    package struct Outcome: Sendable {
+        /// Exit statuses; a child killed by a signal gets 128 + the signal number, as shells say.
+        package var watchStatus: Int32
+        package var countStatus: Int32
+        package var countOutput: Data
+        package var countErrors: Data
+        /// Whether a signal asked us to stop early.
+        package var interrupted: Bool
+    }
+
+    /// The sibling tool `name`: beside this executable (an install or a build directory keeps
+    /// them together), else on `$PATH`.
+    package static func sibling(_ name: String, environment: ToolEnvironment) -> String? {
+        if let own = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
+            let path = own.appendingPathComponent(name).path
+            if access(path, X_OK) == 0 { return path }
+        }
+        return environment.executable(named: name)
+    }
+
+    /// Runs the pipeline to its end. `onLine` sees each line the watch prints (on a reader thread).
+    package func run(onLine: @escaping @Sendable (String) -> Void) throws -> Outcome {
+        signal(SIGPIPE, SIG_IGN)  // songcount may exit early; the relay must see EPIPE, not die
+        let watchOut = try Self.makePipe(), countIn = try Self.makePipe(), countOut = try Self.makePipe(), countErr = try Self.makePipe()
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { if devNull >= 0 { close(devNull) } }
+
+        let stopper = Stopper()
+        stopper.installSignalHandlers()
+        defer { stopper.restoreSignals() }
+
+        let watchPID = try Self.spawn(watchCommand, environment: environment, stdin: devNull, stdout: watchOut.write, stderr: 2, processGroup: 0)
+        close(watchOut.write)
+        let countPID: pid_t
+        do {
+            countPID = try Self.spawn(countCommand, environment: environment, stdin: countIn.read, stdout: countOut.write, stderr: countErr.write, processGroup: watchPID)
+        } catch {
+            kill(watchPID, SIGTERM)
+            var status: Int32 = 0
+            _ = waitpid(watchPID, &status, 0)
+            throw error
+        }
+        close(countIn.read)
+        close(countOut.write)
+        close(countErr.write)
+        stopper.watch(watchPID)
+
+        let errors = LockedBytes()
+        let errorReader = Thread { errors.set(Self.readAll(countErr.read)) }
+        errorReader.start()
+
+        // The relay: the watch's bytes go on to songcount unchanged; whole lines go to `onLine`.
+        var pending = [UInt8]()
+        var relaying = true
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(watchOut.read, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            if relaying { relaying = Self.writeAll(countIn.write, buffer[0..<count]) }
+            pending.append(contentsOf: buffer[0..<count])
+            while let newline = pending.firstIndex(of: 0x0A) {
+                onLine(String(decoding: pending[..<newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
+            }
+            if pending.count > 1 << 20 { pending.removeAll() }  // no line is that long; keep memory flat
+        }
+        close(watchOut.read)
+        close(countIn.write)  // songcount sees the end of its input and prints its count
+        let output = Self.readAll(countOut.read)
+        close(countOut.read)
+        let watchStatus = Self.wait(watchPID)
+        let countStatus = Self.wait(countPID)
+        stopper.watch(nil)
+        while !errors.isSet { usleep(1000) }
+        close(countErr.read)
+        return Outcome(watchStatus: watchStatus, countStatus: countStatus, countOutput: output, countErrors: errors.value, interrupted: stopper.signalCount > 0)
+    }
+
+    // MARK: Processes
+
+    static func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard fds.withUnsafeMutableBufferPointer({ pipe($0.baseAddress!) }) == 0 else {
+            throw ToolError.ioError("cannot create a pipe: \(systemErrorMessage(errno))")
+        }
+        // Close-on-exec: each child gets only the ends posix_spawn hands it as 0, 1 and 2.
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        return (fds[0], fds[1])
+    }
+
+    /// posix_spawn with the three standard streams, a process group (0: a new one led by the
+    /// child), default signal dispositions and an empty signal mask (ours ignores SIGINT/SIGPIPE).
+    static func spawn(_ command: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32, processGroup: pid_t) throws -> pid_t {
+        #if canImport(Glibc)
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #else
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setpgroup(&attributes, processGroup)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = command.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw ToolError.unavailable("cannot start \(command[0]): \(systemErrorMessage(result))")
+        }
+        return pid
+    }
+
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return 70 }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out (the C macros are not imported).
+        let signalNumber = status & 0x7f
+        return signalNumber == 0 ? (status >> 8) & 0xff : 128 + signalNumber
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    /// Everything until end of file, at most 16 MiB (songcount prints one record).
+    static func readAll(_ fd: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            if data.count < 16 << 20 { data.append(contentsOf: buffer[0..<count]) }
+        }
+        return data
+    }
+}
+
+/// Turns SIGINT/SIGTERM to routine-link into a stop request for the watch: the first asks it
+/// to stop (SIGINT: it prints its final record), a second insists (SIGTERM), a third kills the group.
+final class Stopper: @unchecked Sendable {  // state behind `lock`
+    private let lock = NSLock()
+    private var watchPID: pid_t?
+    private var signals = 0
+    private var sources: [DispatchSourceSignal] = []
+
+    var signalCount: Int { lock.withLock { signals } }
+
+    func installSignalHandlers() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in received() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func restoreSignals() {
+        for source in sources { source.cancel() }
+        sources.removeAll()
+    }
+
+    /// The watch to stop; a signal that came before it started is passed on now.
+    func watch(_ pid: pid_t?) {
+        let pending: Int = lock.withLock {
+            watchPID = pid
+            return pid == nil ? 0 : signals
+        }
+        if let pid, pending > 0 { forward(pending, to: pid) }
+    }
+
+    private func received() {
+        let (pid, count): (pid_t?, Int) = lock.withLock {
+            signals += 1
+            return (watchPID, signals)
+        }
+        if let pid { forward(count, to: pid) }
+    }
+
+    private func forward(_ count: Int, to pid: pid_t) {
+        switch count {
+        case 1: kill(pid, SIGINT)
+        case 2: kill(pid, SIGTERM)
+        default: kill(-pid, SIGKILL)
+        }
+    }
+}
+
+final class LockedBytes: @unchecked Sendable {  // behind `lock`
+    private let lock = NSLock()
+    private var data: Data?
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var isSet: Bool { lock.withLock { data != nil } }
+    var value: Data { lock.withLock { data ?? Data() } }
+}

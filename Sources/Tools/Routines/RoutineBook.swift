@@ -1,0 +1,302 @@
+import ToolkitCore
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import Foundation
+
+/// The playlist a routine is linked to, as routine-link stores it: enough to open it and to show
+/// it (name, cover art) without asking Spotify again.
+package struct PlaylistLink: Codable, Sendable, Equatable {
+    package var id: String
+    package var uri: String
+    /// nil when the link was made offline from an id alone.
+    package var name: String?
+    package var imageURL: String?
+
+    package init(id: String, uri: String, name: String? = nil, imageURL: String? = nil) {
+        self.id = id
+        self.uri = uri
+        self.name = name
+        self.imageURL = imageURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, uri, name
+        case imageURL = "image_url"
+    }
+
+    /// From a playlist id alone.
+    package init(_ reference: SpotifyReference) {
+        self.init(id: reference.id, uri: reference.uri)
+    }
+
+    /// From a Spotify playlist object (`GET /playlists/{id}`), a spotify-playlists `playlist`
+    /// record (same field names), or a routine's own `playlist` object (`image_url`). The cover is
+    /// the largest image. nil when the value names no playlist.
+    package init?(playlistObject value: JSONValue) {
+        guard value.objectValue != nil,
+              let reference = try? SpotifyReference.parse(value.serialized(), expecting: .playlist) else { return nil }
+        self.init(reference)
+        name = value["name"]?.stringValue
+        imageURL = value["image_url"]?.stringValue
+            ?? TrackRecord.images(value["images"]).arrayValue?.first?["url"]?.stringValue
+    }
+
+    package var webURL: String { SpotifyReference(kind: .playlist, id: id).webURL }
+
+    package var record: JSONValue {
+        ["id": .string(id), "uri": .string(uri), "name": name.map(JSONValue.string) ?? .null,
+         "image_url": imageURL.map(JSONValue.string) ?? .null]
+    }
+}
+
+/// One listening session of a routine: started (running while `endedAt` is nil), then logged
+/// with the song count of what was heard.
+package struct RoutineSession: Codable, Sendable, Equatable {
+    package var id: String
+    package var startedAt: String
+    package var endedAt: String?
+    /// The playlist linked when the session started (kept when the routine is relinked later).
+    package var playlist: PlaylistLink?
+    package var songs: Double?
+    package var label: String?
+    package var trackCount: Int?
+    package var listenedMs: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case id, playlist, songs, label
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case trackCount = "track_count"
+        case listenedMs = "listened_ms"
+    }
+
+    package var isRunning: Bool { endedAt == nil }
+}
+
+package struct Routine: Codable, Sendable, Equatable {
+    /// Stable across renames.
+    package var id: String
+    package var name: String
+    package var durationMs: Int?
+    package var note: String?
+    package var playlist: PlaylistLink?
+    package var createdAt: String
+    /// Oldest first, as they happened.
+    package var sessions: [RoutineSession]
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, note, playlist, sessions
+        case durationMs = "duration_ms"
+        case createdAt = "created_at"
+    }
+
+    package init(id: String = UUID().uuidString.lowercased(), name: String, durationMs: Int? = nil, note: String? = nil,
+                playlist: PlaylistLink? = nil, createdAt: String, sessions: [RoutineSession] = []) {
+        self.id = id
+        self.name = name
+        self.durationMs = durationMs
+        self.note = note
+        self.playlist = playlist
+        self.createdAt = createdAt
+        self.sessions = sessions
+    }
+
+    /// The latest session that was started and not logged yet.
+    package var runningSessionIndex: Int? { sessions.lastIndex { $0.isRunning } }
+
+    /// The `routine` record: type, name, duration_ms, note, playlist {id, uri, name, image_url}
+    /// or null, created_at, then session_count.
+    package var record: JSONValue {
+        ["type": "routine", "name": .string(name), "duration_ms": durationMs.map(JSONValue.int) ?? .null,
+         "note": note.map(JSONValue.string) ?? .null, "playlist": playlist?.record ?? .null,
+         "created_at": .string(createdAt), "session_count": .int(sessions.count)]
+    }
+
+    /// The `session` record: type, routine, started_at, ended_at (null while running),
+    /// duration_ms (null while running), playlist or null, songs, label, track_count, listened_ms.
+    package func record(of session: RoutineSession) -> JSONValue {
+        var duration: JSONValue = .null
+        if let end = session.endedAt.flatMap(parseISOTimestamp), let start = parseISOTimestamp(session.startedAt) {
+            duration = .int(max(0, Int(((end - start) * 1000).rounded())))
+        }
+        return ["type": "session", "routine": .string(name), "started_at": .string(session.startedAt),
+                "ended_at": session.endedAt.map(JSONValue.string) ?? .null, "duration_ms": duration,
+                "playlist": session.playlist?.record ?? .null,
+                "songs": session.songs.map(JSONValue.double) ?? .null, "label": session.label.map(JSONValue.string) ?? .null,
+                "track_count": session.trackCount.map(JSONValue.int) ?? .null,
+                "listened_ms": session.listenedMs.map(JSONValue.int) ?? .null]
+    }
+}
+
+/// What a `song_count` record (songcount's output) tells a session.
+package struct SongCountSummary: Sendable, Equatable {
+    package var songs: Double
+    package var label: String
+    package var trackCount: Int?
+    /// Count mode: how long the counted songs took; fit mode has `target_ms` instead.
+    package var listenedMs: Int?
+    package var targetMs: Int?
+
+    package init(songs: Double, label: String, trackCount: Int? = nil, listenedMs: Int? = nil, targetMs: Int? = nil) {
+        self.songs = songs
+        self.label = label
+        self.trackCount = trackCount
+        self.listenedMs = listenedMs
+        self.targetMs = targetMs
+    }
+
+    /// nil unless `record` is a `song_count` record with a finite, non-negative `songs`.
+    package init?(record: JSONValue) {
+        guard record["type"]?.stringValue == "song_count", let songs = record["songs"]?.doubleValue,
+              songs.isFinite, songs >= 0 else { return nil }
+        self.init(songs: songs, label: record["label"]?.stringValue ?? songLabel(songs),
+                  trackCount: record["track_count"]?.intValue, listenedMs: record["listened_ms"]?.intValue,
+                  targetMs: record["target_ms"]?.intValue)
+    }
+}
+
+/// The routines document: every routine with its sessions. All operations are pure (the time is
+/// passed in); `RoutineStore` runs them under the store's lock.
+package struct RoutineBook: Codable, Sendable, Equatable {
+    package var routines: [Routine] = []
+
+    package init(routines: [Routine] = []) {
+        self.routines = routines
+    }
+
+    /// Names compare case-insensitively (`DocumentNames.key`).
+    package static func nameKey(_ name: String) -> String {
+        DocumentNames.key(name)
+    }
+
+    /// A name as stored (`DocumentNames.validated`).
+    package static func validatedName(_ raw: String) throws -> String {
+        try DocumentNames.validated(raw, noun: "routine")
+    }
+
+    package func index(of name: String) -> Int? {
+        let key = Self.nameKey(name.trimmingCharacters(in: .whitespacesAndNewlines))
+        return routines.firstIndex { Self.nameKey($0.name) == key }
+    }
+
+    /// The routine named `name`, or exit 1 with the names there are.
+    package func existingIndex(of name: String) throws -> Int {
+        if let index = index(of: name) { return index }
+        let known = routines.isEmpty ? "there are no routines yet; add one with: routine-link add NAME"
+            : "known: " + routines.map { "'\($0.name)'" }.joined(separator: ", ")
+        throw ToolError(.notFound, "no routine named '\(name.prefix(200))' (\(known))")
+    }
+
+    @discardableResult
+    package mutating func add(name rawName: String, durationMs: Int?, note: String?, now: String) throws -> Routine {
+        let name = try Self.validatedName(rawName)
+        if let existing = index(of: name) {
+            throw ToolError.dataError("a routine named '\(routines[existing].name)' already exists (names are case-insensitive)")
+        }
+        let routine = Routine(name: name, durationMs: durationMs, note: note, createdAt: now)
+        routines.append(routine)
+        return routine
+    }
+
+    /// Renaming to a different case of the same name is allowed; to another routine's name is not.
+    @discardableResult
+    package mutating func rename(_ old: String, to rawNew: String) throws -> Routine {
+        let index = try existingIndex(of: old)
+        let new = try Self.validatedName(rawNew)
+        if let other = self.index(of: new), other != index {
+            throw ToolError.dataError("a routine named '\(routines[other].name)' already exists (names are case-insensitive)")
+        }
+        routines[index].name = new
+        return routines[index]
+    }
+
+    @discardableResult
+    package mutating func remove(_ name: String) throws -> Routine {
+        routines.remove(at: try existingIndex(of: name))
+    }
+
+    @discardableResult
+    package mutating func link(_ name: String, to playlist: PlaylistLink?) throws -> Routine {
+        let index = try existingIndex(of: name)
+        routines[index].playlist = playlist
+        return routines[index]
+    }
+
+    /// The disconnect: every routine's playlist link goes; routines and sessions (with the
+    /// playlists they were played with) stay. Returns how many links were cleared.
+    @discardableResult
+    package mutating func forgetLinks() -> Int {
+        var cleared = 0
+        for index in routines.indices where routines[index].playlist != nil {
+            routines[index].playlist = nil
+            cleared += 1
+        }
+        return cleared
+    }
+
+    /// Starts a session with the routine's current playlist. A session already running stays in
+    /// the history, unlogged (nothing is thrown away); the new one is the one `log` ends.
+    package mutating func start(_ name: String, now: String, id: String = UUID().uuidString.lowercased()) throws -> (routine: Routine, session: RoutineSession, replaced: RoutineSession?) {
+        let index = try existingIndex(of: name)
+        let replaced = routines[index].runningSessionIndex.map { routines[index].sessions[$0] }
+        let session = RoutineSession(id: id, startedAt: now, endedAt: nil, playlist: routines[index].playlist)
+        routines[index].sessions.append(session)
+        return (routines[index], session, replaced)
+    }
+
+    /// Ends the running session with `count`; without one, records a finished session that
+    /// ended `now` and started as long before as the count says was heard (listened_ms, else
+    /// target_ms, else the routine's duration).
+    package mutating func log(_ name: String, count: SongCountSummary, now: String) throws -> (routine: Routine, session: RoutineSession) {
+        let index = try existingIndex(of: name)
+        let sessionIndex: Int
+        if let running = routines[index].runningSessionIndex {
+            sessionIndex = running
+        } else {
+            let endTime = parseISOTimestamp(now) ?? 0
+            let lengthMs = count.listenedMs ?? count.targetMs ?? routines[index].durationMs ?? 0
+            let session = RoutineSession(id: UUID().uuidString.lowercased(), startedAt: isoTimestamp(endTime - Double(lengthMs) / 1000),
+                                         endedAt: nil, playlist: routines[index].playlist)
+            routines[index].sessions.append(session)
+            sessionIndex = routines[index].sessions.count - 1
+        }
+        routines[index].sessions[sessionIndex].endedAt = now
+        routines[index].sessions[sessionIndex].songs = count.songs
+        routines[index].sessions[sessionIndex].label = count.label
+        routines[index].sessions[sessionIndex].trackCount = count.trackCount
+        routines[index].sessions[sessionIndex].listenedMs = count.listenedMs
+        return (routines[index], routines[index].sessions[sessionIndex])
+    }
+
+    /// Drops the session `id` (a `run` that heard nothing). True when it was there.
+    @discardableResult
+    package mutating func discardSession(_ id: String) -> Bool {
+        for index in routines.indices {
+            if let position = routines[index].sessions.firstIndex(where: { $0.id == id }) {
+                routines[index].sessions.remove(at: position)
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Session records, newest first, of one routine or of all.
+    package func history(of name: String? = nil) throws -> [JSONValue] {
+        let selected = try name.map { [routines[try existingIndex(of: $0)]] } ?? routines
+        let all = selected.flatMap { routine in routine.sessions.map { (routine, $0) } }
+        return all.enumerated().sorted { lhs, rhs in
+            let left = parseISOTimestamp(lhs.element.1.startedAt) ?? 0
+            let right = parseISOTimestamp(rhs.element.1.startedAt) ?? 0
+            return left != right ? left > right : lhs.offset > rhs.offset
+        }.map { $0.element.0.record(of: $0.element.1) }
+    }
+}
+
+extension LinkOpener {
+    /// The link to open a playlist with: its `spotify:` URI when the Spotify app handles those,
+    /// else the web link (which offers to open the app). Pure.
+    static func playlistLink(_ playlist: PlaylistLink, schemeHasHandler: Bool) -> String {
+        schemeHasHandler ? playlist.uri : playlist.webURL
+    }
+}

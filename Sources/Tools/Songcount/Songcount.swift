@@ -1,0 +1,248 @@
+import ToolkitCore
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `songcount`: how many songs fill a time window, or how many songs a listening log got through.
+package enum Songcount {
+    package static let spec = CommandSpec(
+        name: "songcount",
+        abstract: "count time in songs: how many fill a window, or how many a log got through",
+        discussion: [
+            "songcount reads records that carry duration_ms from standard input, or from each FILE in turn, and answers in songs: \"4.5 songs\".",
+            "With --target (fit mode) it walks the tracks in order, adding their durations until the total reaches the target. track_count is how many tracks that took; songs is the target divided by the average duration of those tracks. If the input runs out first, it says so on stderr and reports short_by_ms. Reading stops as soon as the window is full.",
+            "Without --target (count mode) it counts the songs the input got through. A song is told apart by its id, else its uri; consecutive records of the same song are one play, and a song that comes back later, or starts again (its progress jumps back by more than half), is played again. Without id or uri, a song is told apart by its name, artists and duration together. Records from a listening log (now-playing records with progress_ms, as from spotify-nowplaying --watch) count the first song only from its first observed progress and the last song only up to its furthest observed progress, as fractions of their durations; every song in between counts as one. Observations with is_playing false add no listening time and no song on their own. When nothing was heard (no input, or only paused or skipped records) there is no record: a note on stderr and exit status 1.",
+            "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, now-playing records whose currently_playing_type is not track, other objects), are skipped in both modes and counted on stderr.",
+        ],
+        arguments: [
+            ArgumentSpec("FILE", help: "Read records from FILE; '-' or no FILE reads standard input.", optional: true, repeatable: true, completion: .file),
+        ],
+        options: [
+            OptionSpec("target", short: "t", value: "DURATION", help: "Fit mode: how many songs fill DURATION. Accepts \(acceptedDurationForms)."),
+            OptionSpec("select", short: "s", help: "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."),
+            OptionSpec("label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications)."),
+            OptionSpec("json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal."),
+        ],
+        input: [
+            "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored.",
+        ],
+        output: [
+            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. Fit mode adds short_by_ms when the input ran out first; count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\").",
+        ],
+        environment: [
+            EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+        ],
+        exitCodes: [
+            ExitCodeSpec(.notFound, "count mode: nothing heard (no input, or only paused or skipped records)"),
+            ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
+            ExitCodeSpec(.dataError, "a line that is not a JSON object, longer than 16 MiB, or nested deeper than 512 levels; the message names the line"),
+            ExitCodeSpec(.noInput, "a FILE does not exist or cannot be read"),
+        ],
+        examples: [
+            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 15m", "How many songs of a playlist fill fifteen minutes."),
+            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 25:00 --select | jq -r .name", "The tracks that fill a 25-minute routine."),
+            ExampleSpec("spotify-nowplaying --watch --for 15m | songcount --label", "How many songs you got through in the last fifteen minutes."),
+            ExampleSpec("songcount --target 1h30m examples/morning-playlist.jsonl", "Count a saved playlist file."),
+        ],
+        seeAlso: ["spotify-tracks", "spotify-nowplaying", "routine-link", "jq"]
+    )
+
+    package static func main() async -> Never {
+        await ToolRunner.main(spec, run: run)
+    }
+
+    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let target = try command.value("target").map(parseTarget)
+        let select = command.flag("select")
+        let labelOnly = command.flag("label")
+        if select && target == nil { throw ToolError.usage("--select needs --target") }
+        if select && labelOnly { throw ToolError.usage("--select and --label cannot be used together") }
+
+        let sources = command.positionals.isEmpty ? ["-"] : command.positionals
+        if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
+            throw ToolError.usage("reads records on standard input; pipe them in (spotify-tracks ID | songcount) or name a FILE")
+        }
+
+        var skipped = SkippedRecords()
+        let report: Report
+        if let target {
+            var fit = SongFit(targetMs: target)
+            context.stdout.flushesEachRecord = select
+            try readRecords(sources, identity: false, skipped: &skipped) { line, fields in
+                guard fields.isSong else { return .notSong }
+                guard let duration = fields.durationMs, duration > 0 else { return .skip }
+                if select { try context.stdout.writeLine(line) }
+                return fit.add(durationMs: duration) ? .stop : .next
+            }
+            if let short = fit.shortByMs {
+                context.warn("input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs)))")
+            }
+            report = .fit(fit, targetMs: target)
+        } else {
+            var counter = SongCounter()
+            try readRecords(sources, identity: true, skipped: &skipped) { _, fields in
+                guard fields.isSong else { return .notSong }
+                // A watch's "nothing playing" record: a state, not a malformed song.
+                if fields.isPlaying == false && fields.durationMs == nil { return .next }
+                guard let duration = fields.durationMs, duration > 0 else { return .skip }
+                counter.add(SongObservation(key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
+                                            isPlaying: fields.isPlaying ?? true))
+                return .next
+            }
+            report = .count(counter.result)
+        }
+        for note in skipped.notes { context.warn(note) }
+        if case .count(let result) = report, result.trackCount == 0 {
+            // No empty song_count record: `| routine-link log` must not log a session nobody heard.
+            context.warn("nothing heard: the input has no song that was playing")
+            return .notFound
+        }
+        if select { return .success }
+
+        if labelOnly {
+            try context.stdout.writeText(report.label + "\n")
+        } else if OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human {
+            try context.stdout.writeText(report.humanLine + "\n")
+        } else {
+            try context.stdout.write(report.record)
+        }
+        return .success
+    }
+
+    static func parseTarget(_ text: String) throws -> Int {
+        let milliseconds = try parseDuration(text)
+        guard milliseconds > 0 else { throw ToolError.usage("--target must be longer than zero") }
+        return milliseconds
+    }
+
+    enum Step { case next, skip, notSong, stop }
+
+    /// Streams every source in order, decoding each line's fields; stops when `body` says so.
+    static func readRecords(
+        _ sources: [String], identity: Bool, skipped: inout SkippedRecords,
+        _ body: (UnsafeRawBufferPointer, SongRecordFields) throws -> Step
+    ) throws {
+        for source in sources {
+            let isStdin = source == "-"
+            let descriptor = isStdin ? 0 : try openForReading(source)
+            defer { if !isStdin { close(descriptor) } }
+            let name: String? = sources == ["-"] ? nil : (isStdin ? "<stdin>" : source)
+            var reader = JSONLinesReader(fileDescriptor: descriptor, displayName: name)
+            var stopped = false
+            try reader.forEachLine { lineNumber, line in
+                let fields: SongRecordFields
+                do {
+                    fields = try SongRecordFields.extract(from: line, identity: identity)
+                } catch let error as JSONParseError {
+                    let place = name.map { "\($0): " } ?? ""
+                    throw ToolError.dataError("\(place)line \(lineNumber): \(error.message)")
+                }
+                switch try body(line, fields) {
+                case .next: return true
+                case .skip: skipped.add(line: lineNumber, source: name); return true
+                case .notSong: skipped.addNotSong(line: lineNumber, source: name); return true
+                case .stop: stopped = true; return false
+                }
+            }
+            if stopped { return }
+        }
+    }
+
+    static func openForReading(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw ToolError.noInput("cannot open '\(path)': \(systemErrorMessage(errno))")
+        }
+        var info = stat()
+        if fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw ToolError.noInput("cannot read '\(path)': Is a directory")
+        }
+        return descriptor
+    }
+
+    /// Records skipped: counted, and a few named, for a note on stderr per reason.
+    struct SkippedRecords {
+        struct Reason {
+            var count = 0
+            var places: [String] = []
+
+            mutating func add(line: Int, source: String?) {
+                count += 1
+                if places.count < 5 { places.append(source.map { "\($0):\(line)" } ?? "line \(line)") }
+            }
+
+            func note(_ what: String, _ whatPlural: String) -> String? {
+                guard count > 0 else { return nil }
+                let what = count == 1 ? what : whatPlural
+                let more = count > places.count ? ", ..." : ""
+                return "skipped \(plural(count, "record")) \(what) (\(places.joined(separator: ", "))\(more))"
+            }
+        }
+
+        var withoutDuration = Reason()
+        var notSongs = Reason()
+
+        mutating func add(line: Int, source: String?) { withoutDuration.add(line: line, source: source) }
+        mutating func addNotSong(line: Int, source: String?) { notSongs.add(line: line, source: source) }
+
+        var notes: [String] {
+            [
+                notSongs.note("that is not a song (an episode, an ad, another object)", "that are not songs (episodes, ads, other objects)"),
+                withoutDuration.note("without a usable duration_ms", "without a usable duration_ms"),
+            ].compactMap { $0 }
+        }
+    }
+
+    enum Report {
+        case fit(SongFit, targetMs: Int)
+        case count(SongCountResult)
+
+        var songs: Double {
+            switch self {
+            case .fit(let fit, _): fit.songs
+            case .count(let result): result.songs
+            }
+        }
+
+        var label: String { songLabel(songs) }
+
+        var record: JSONValue {
+            var record: JSONObject = ["type": "song_count"]
+            switch self {
+            case .fit(let fit, let target):
+                record["target_ms"] = .int(target)
+                record["track_count"] = .int(fit.trackCount)
+                record["total_duration_ms"] = .int(fit.totalDurationMs)
+                record["songs"] = .double(roundedSongs(fit.songs))
+                record["label"] = .string(label)
+                if let short = fit.shortByMs { record["short_by_ms"] = .int(short) }
+            case .count(let result):
+                record["track_count"] = .int(result.trackCount)
+                record["total_duration_ms"] = .int(result.totalDurationMs)
+                record["listened_ms"] = .int(result.listenedMs)
+                record["songs"] = .double(roundedSongs(result.songs))
+                record["label"] = .string(label)
+            }
+            return .object(record)
+        }
+
+        var humanLine: String {
+            switch self {
+            case .fit(let fit, let target):
+                let tracks = "\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs))"
+                if let short = fit.shortByMs {
+                    return "\(label) (\(tracks); input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)))"
+                }
+                return "\(label) (\(tracks), fill \(formatClock(milliseconds: target)))"
+            case .count(let result):
+                return "You got through \(label) (\(plural(result.trackCount, "track")), \(formatClock(milliseconds: result.listenedMs)))"
+            }
+        }
+    }
+}

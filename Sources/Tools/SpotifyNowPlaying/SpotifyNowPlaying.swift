@@ -1,0 +1,328 @@
+import ToolkitCore
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import Foundation
+
+/// `spotify-nowplaying`: what plays now, a watch that logs every change, playback control and
+/// listening history.
+package enum SpotifyNowPlaying {
+    static let deviceOption = OptionSpec("device", value: "NAME|ID", help: "Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.")
+
+    static func control(_ name: String, _ abstract: String, arguments: [ArgumentSpec] = [], discussion: [String] = [], examples: [ExampleSpec] = []) -> CommandSpec {
+        CommandSpec(name: name, abstract: abstract, discussion: discussion, arguments: arguments, options: [deviceOption], examples: examples)
+    }
+
+    package static let spec: CommandSpec = {
+        var spec = CommandSpec(
+            name: "spotify-nowplaying",
+            abstract: "what Spotify plays now, a watch that logs every change, playback control and history",
+            discussion: [
+                "Without a command, spotify-nowplaying asks Spotify once what plays now (GET /me/player/currently-playing) and prints a now_playing record. When nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match. On a terminal it prints one line: a play (or pause) sign, the name, the artists and the position, e.g. (1:23 / 3:45).",
+                "--watch keeps going and prints a record whenever the song or the play state changes, flushing each line at once (spotify-nowplaying --watch | songcount sees it live). It polls every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed); an access token that expires during a long watch is refreshed. --for DURATION stops the watch after that long; SIGINT and SIGTERM stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
+                "The playback commands (play, pause, next, previous, queue) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0 and says on stderr what was sent. recent needs the user-read-recently-played scope.",
+            ],
+            options: [
+                OptionSpec("json", short: "j", help: "Write records as JSON Lines even on a terminal."),
+                OptionSpec("device", help: "Ask GET /me/player instead: the record adds device {id, name, type}, shuffle_state and repeat_state."),
+                OptionSpec("playing-only", help: "Treat paused playback as nothing playing (no record, exit 1)."),
+                OptionSpec("watch", short: "w", help: "Keep watching; print a record for every change."),
+                OptionSpec("interval", value: "DURATION", help: "With --watch: how often to poll while a song plays (at least 1s).", default: "10s"),
+                OptionSpec("for", value: "DURATION", help: "With --watch: stop after DURATION (\(acceptedDurationForms))."),
+                // The benchmark's baseline: fixed polling through the same code.
+                OptionSpec("fixed-interval", help: "Poll every --interval whatever plays.", isHidden: true),
+            ],
+            subcommands: [
+                control("play", "start or resume playback: a playlist, album, artist or show, or tracks and episodes",
+                        arguments: [ArgumentSpec("URI", help: "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs or JSON records.", optional: true, repeatable: true)],
+                        discussion: ["With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and nothing on standard input, resumes what was paused."],
+                        examples: [
+                            ExampleSpec("spotify-nowplaying play spotify:playlist:3cEYpjA9oz9GiPac4AsH4n", "Play a playlist on the active device."),
+                            ExampleSpec("spotify-playlists local show Mix | spotify-nowplaying play --device Kitchen", "Play an app-local playlist on the kitchen speaker."),
+                        ]),
+                control("pause", "pause playback"),
+                control("next", "skip to the next track"),
+                control("previous", "go back to the previous track"),
+                control("queue", "add tracks or episodes to the queue, in order",
+                        arguments: [ArgumentSpec("URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.", repeatable: true)]),
+                CommandSpec(name: "devices", abstract: "list the devices Spotify can play on, as device records"),
+                CommandSpec(
+                    name: "recent",
+                    abstract: "recently played tracks, oldest first, as played records",
+                    discussion: ["Reads GET /me/player/recently-played page by page (Spotify keeps about the last 50 plays) and prints them oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour."],
+                    options: [
+                        OptionSpec("since", value: "DURATION", help: "Only tracks played in the last DURATION (\(acceptedDurationForms))."),
+                        OptionSpec("after", value: "TIME", help: "Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z)."),
+                    ],
+                    examples: [ExampleSpec("spotify-nowplaying recent --since 1h | songcount --label", "How many songs you heard in the last hour.")]
+                ),
+            ],
+            input: ["play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."],
+            output: [
+                "now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null when nothing plays), context {type, uri} or null, with --device also device {id, name, type}, shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing playing, with only the state fields, and marks its last record final: true.",
+                "devices prints device records: type (device), id (null for some restricted devices), name, device_type (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO 8601) and context.",
+            ],
+            environment: [
+                EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
+                EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
+                EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+            ],
+            exitCodes: [
+                ExitCodeSpec(.notFound, "nothing playing (or paused, with --playing-only); recent found no plays"),
+                ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
+                ExitCodeSpec(.unavailable, "Spotify unreachable or failing; no active device (NO_ACTIVE_DEVICE), a restricted device, an unknown --device, or another refused command"),
+                ExitCodeSpec(.tempFail, "rate limited past the wait cap; try again"),
+                ExitCodeSpec(.noPermission, "not logged in; a missing scope (the message names the login that adds it); Spotify Premium required (PREMIUM_REQUIRED)"),
+                ExitCodeSpec(.config, "no login configuration"),
+            ],
+            examples: [
+                ExampleSpec("spotify-nowplaying | jq -r .name", "The name of what plays now."),
+                ExampleSpec("spotify-nowplaying --watch --for 15m | songcount --label", "How many songs you get through in the next fifteen minutes."),
+            ],
+            seeAlso: ["songcount", "spotify-auth", "spotify-tracks", "spotify-playlists", "routine-link"]
+        )
+        spec.runsWithoutSubcommand = true
+        return spec
+    }()
+
+    package static func main() async -> Never {
+        await ToolRunner.main(spec, run: run)
+    }
+
+    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let mode = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
+        if command.subcommand == nil {
+            if !command.flag("watch") {
+                for option in ["for", "interval"] where command.value(option) != nil {
+                    throw ToolError.usage("--\(option) needs --watch")
+                }
+            }
+            // Options are checked before anything touches the network or the login.
+            let schedule = try pollSchedule(command)
+            let watchFor = try command.value("for").map { try Double(parseDuration($0)) / 1000 }
+            let clock = try WatchClock.from(context.environment)
+            let player = try makePlayer(context)
+            if command.flag("watch") {
+                return try await watch(command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
+            }
+            return try await oneShot(command, context, player: player, mode: mode)
+        }
+        let player = try makePlayer(context)
+        switch command.subcommand {
+        case "devices": return try await devices(context, player: player, mode: mode)
+        case "recent": return try await recent(command, context, player: player, mode: mode)
+        default: return try await control(command, context, player: player)
+        }
+    }
+
+    static func makePlayer(_ context: ToolContext) throws -> SpotifyPlayer {
+        let tokens = try TokenProvider(environment: context.environment)
+        return SpotifyPlayer(api: SpotifyWebAPI(environment: context.environment, tokens: tokens))
+    }
+
+    static func pollSchedule(_ command: ParsedCommand) throws -> PollSchedule {
+        let interval = try command.value("interval").map { Double(try parseDuration($0)) / 1000 } ?? 10
+        guard interval >= 1 else { throw ToolError.usage("--interval must be at least 1s") }
+        if command.flag("fixed-interval") {
+            return PollSchedule(interval: interval, idleInterval: interval, endMargin: 0, pauseGrace: 0, adapts: false)
+        }
+        return PollSchedule(interval: interval)
+    }
+
+    // MARK: One shot and watch
+
+    static func oneShot(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
+        let observation = PlaybackObservation(try await player.current(withDevice: command.flag("device")))
+        guard observation.hasItem, observation.isPlaying || !command.flag("playing-only") else {
+            if context.terminal.stderrIsTerminal { context.warn(observation.hasItem ? "paused" : "nothing playing") }
+            return .notFound
+        }
+        if mode == .human {
+            try context.stdout.writeText(observation.humanLine + "\n")
+        } else {
+            try context.stdout.write(observation.record(observedAt: isoTimestamp(Date().timeIntervalSince1970)))
+        }
+        return .success
+    }
+
+    static func watch(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode,
+                      schedule: PollSchedule, clock: WatchClock, duration: Double?) async throws -> ExitCode {
+        context.stdout.flushesEachRecord = true
+        let stop = StopSignal()
+        stop.stopOnSignals()
+        let watcher = PlaybackWatcher(player: player, schedule: schedule, clock: clock, withDevice: command.flag("device"), duration: duration)
+        try await watcher.run(stop: stop, warn: context.warn) { record in
+            if mode == .human {
+                try context.stdout.writeText(PlaybackObservation.humanLine(ofRecord: record) + "\n")
+            } else {
+                try context.stdout.write(record)
+            }
+        }
+        return .success
+    }
+
+    // MARK: Playback control
+
+    static let playableKinds: [SpotifyReference.Kind] = [.track, .episode, .playlist, .album, .artist, .show]
+
+    static func control(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer) async throws -> ExitCode {
+        var deviceID: String?
+        var deviceName = "the active device"
+        if let name = command.value("device") {
+            let device = try await player.device(named: name)
+            deviceID = device["id"]?.stringValue
+            deviceName = "'\(device["name"]?.stringValue ?? name)'"
+        }
+        let what: String
+        switch command.subcommand {
+        case "play":
+            let references = try playReferences(command, context)
+            let target = try SpotifyPlayer.PlayTarget.from(references)
+            try await player.play(target, deviceID: deviceID)
+            switch target {
+            case .resume: what = "resume"
+            case .context(let uri, _): what = "play \(uri)"
+            case .items(let uris): what = "play \(plural(uris.count, "item"))"
+            }
+        case "pause":
+            try await player.pause(deviceID: deviceID)
+            what = "pause"
+        case "next":
+            try await player.next(deviceID: deviceID)
+            what = "skip to the next track"
+        case "previous":
+            try await player.previous(deviceID: deviceID)
+            what = "go back to the previous track"
+        case "queue":
+            let references = try command.positionals.map { try SpotifyReference.argument($0, expectingOneOf: [.track, .episode]) }
+            for reference in references { try await player.queue(uri: reference.uri, deviceID: deviceID) }
+            what = "queue \(plural(references.count, "item"))"
+        default:
+            throw ToolError.software("unhandled command \(command.commandName)")
+        }
+        context.warn("sent to \(deviceName): \(what) (Spotify carries it out on the device)")
+        return .success
+    }
+
+    /// The arguments, or with none, the lines of standard input (unless it is a terminal: resume).
+    static func playReferences(_ command: ParsedCommand, _ context: ToolContext) throws -> [SpotifyReference] {
+        if !command.positionals.isEmpty {
+            return try command.positionals.map { try SpotifyReference.argument($0, expectingOneOf: playableKinds) }
+        }
+        if context.terminal.stdinIsTerminal { return [] }
+        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
+        var references: [SpotifyReference] = []
+        var localFiles = 0
+        try reader.forEachLine { number, bytes in
+            let line = String(decoding: bytes, as: UTF8.self)
+            if line.contains("\"spotify:local:") || line.hasPrefix("spotify:local:") {
+                localFiles += 1
+                return true
+            }
+            do throws(SpotifyReference.ParseError) {
+                references.append(try SpotifyReference.parse(line, expectingOneOf: playableKinds))
+            } catch {
+                throw ToolError.dataError("standard input: line \(number): \(error.description)")
+            }
+            return true
+        }
+        if localFiles > 0 { context.warn("skipped \(plural(localFiles, "local file")) (Spotify cannot start local files remotely)") }
+        if references.isEmpty && localFiles > 0 { throw ToolError.dataError("standard input has nothing Spotify can play") }
+        return references
+    }
+
+    // MARK: Devices and history
+
+    static func devices(_ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
+        let devices = try await player.devices()
+        for device in devices {
+            let record: JSONValue = [
+                "type": "device",
+                "id": device["id"] ?? .null,
+                "name": device["name"] ?? .null,
+                "device_type": device["type"] ?? .null,
+                "is_active": device["is_active"] ?? .null,
+                "is_private_session": device["is_private_session"] ?? .null,
+                "is_restricted": device["is_restricted"] ?? .null,
+                "volume_percent": device["volume_percent"] ?? .null,
+                "supports_volume": device["supports_volume"] ?? .null,
+            ]
+            if mode == .human {
+                let active = device["is_active"]?.boolValue == true ? "●" : " "
+                let restricted = device["is_restricted"]?.boolValue == true ? ", restricted" : ""
+                try context.stdout.writeText("\(active) \(device["name"]?.stringValue ?? "?") (\(device["type"]?.stringValue ?? "?")\(restricted))\n")
+            } else {
+                try context.stdout.write(record)
+            }
+        }
+        if devices.isEmpty { context.warn("Spotify sees no device; open Spotify on a phone, computer or speaker") }
+        return .success
+    }
+
+    /// Most pages to walk back through: Spotify keeps about 50 plays, so this is a safety net.
+    static let maxRecentPages = 50
+
+    static func recent(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
+        if command.value("since") != nil && command.value("after") != nil {
+            throw ToolError.usage("--since and --after cannot be used together")
+        }
+        var after: Double?
+        if let since = command.value("since") {
+            after = Date().timeIntervalSince1970 - Double(try parseDuration(since)) / 1000
+        } else if let text = command.value("after") {
+            guard let time = parseISOTimestamp(text) else {
+                throw ToolError.usage("--after needs an ISO 8601 time such as 2026-11-22T08:00:00Z, not '\(text.prefix(60))'")
+            }
+            after = time
+        }
+        var plays: [JSONValue] = []
+        var before: Int?
+        pages: for _ in 0..<maxRecentPages {
+            let page = try await player.recentlyPlayed(before: before)
+            let items = page["items"]?.arrayValue ?? []
+            for item in items {
+                guard let playedAt = item["played_at"]?.stringValue else { continue }
+                if let after, let time = parseISOTimestamp(playedAt), time <= after { break pages }
+                guard var record = TrackRecord.make(from: item["track"]) else { continue }
+                record["type"] = "played"
+                record["played_at"] = .string(playedAt)
+                let context = item["context"]
+                record["context"] = context?.objectValue == nil ? .null : ["type": context?["type"] ?? .null, "uri": context?["uri"] ?? .null]
+                plays.append(.object(record))
+            }
+            // Cursor paging backwards in time; stop when Spotify has no more or the cursor stalls.
+            let cursor = page["cursors"]?["before"].flatMap { $0.intValue ?? $0.stringValue.flatMap { Int($0) } }
+            guard !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else { break }
+            before = cursor
+        }
+        for play in plays.reversed() {
+            if mode == .human {
+                let time = play["played_at"]?.stringValue ?? ""
+                let name = play["name"]?.stringValue ?? "?"
+                let artists = (play["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(separator: ", ")
+                try context.stdout.writeText("\(time)  \(name)\(artists.isEmpty ? "" : " — \(artists)")\n")
+            } else {
+                try context.stdout.write(play)
+            }
+        }
+        if plays.isEmpty {
+            if context.terminal.stderrIsTerminal { context.warn("no plays found") }
+            return .notFound
+        }
+        return .success
+    }
+}
+
+extension PlaybackObservation {
+    /// The terminal line for a record the watch printed (the final one included).
+    static func humanLine(ofRecord record: JSONValue) -> String {
+        guard let object = record.objectValue else { return "" }
+        var item: JSONObject? = object
+        if record["duration_ms"] == nil && record["name"] == nil { item = nil }
+        let observation = PlaybackObservation(
+            item: item, isPlaying: record["is_playing"]?.boolValue ?? false, progressMs: record["progress_ms"]?.intValue,
+            currentlyPlayingType: record["currently_playing_type"]?.stringValue, context: record["context"] ?? .null)
+        let time = record["observed_at"]?.stringValue.map { String($0.dropFirst(11).prefix(8)) + "  " } ?? ""
+        return time + observation.humanLine
+    }
+}

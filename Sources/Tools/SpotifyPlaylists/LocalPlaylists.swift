@@ -1,0 +1,198 @@
+import ToolkitCore
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import Foundation
+
+/// App-local playlists: track records kept on this machine under a name, not in the Spotify
+/// account (`spotify-playlists local ...`). One `DocumentStore` document, so every change is
+/// locked, atomic and schema-versioned.
+struct LocalPlaylistLibrary: Codable, Sendable, Equatable {
+    var playlists: [LocalPlaylist] = []
+
+    static let fileName = "local-playlists.json"
+    static let schemaVersion = 1
+
+    static func store(_ environment: ToolEnvironment) -> DocumentStore<LocalPlaylistLibrary> {
+        DocumentStore(directory: environment.dataDirectory, fileName: fileName, schemaVersion: schemaVersion, empty: LocalPlaylistLibrary())
+    }
+
+    /// The playlist called `name`, compared without regard to case (any Unicode text).
+    func index(of name: String) -> Int? {
+        let key = LocalPlaylist.key(name)
+        return playlists.firstIndex { LocalPlaylist.key($0.name) == key }
+    }
+}
+
+struct LocalPlaylist: Codable, Sendable, Equatable {
+    var name: String
+    var createdAt: String
+    var updatedAt: String
+    /// Each record as the compact JSON line it came in as: `show` gives back exactly what
+    /// spotify-tracks printed (keys in their order), which a re-encoded object would not.
+    var tracks: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case name, tracks
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    static func key(_ name: String) -> String { DocumentNames.key(name) }
+
+    static func checkName(_ name: String) throws -> String {
+        try DocumentNames.validated(name, noun: "local playlist")
+    }
+
+    /// The `local_playlist` record: type, name, items_total, duration_ms (of the records that
+    /// have one), created_at, updated_at.
+    var record: JSONObject {
+        var duration = 0
+        for line in tracks {
+            duration = duration &+ max(0, (try? JSONValue.parse(line))?["duration_ms"]?.intValue ?? 0)
+        }
+        return [
+            "type": "local_playlist", "name": .string(name), "items_total": .int(tracks.count),
+            "duration_ms": .int(duration), "created_at": .string(createdAt), "updated_at": .string(updatedAt),
+        ]
+    }
+}
+
+extension SpotifyPlaylists {
+    static let localCommand = CommandSpec(
+        name: "local",
+        abstract: "app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)",
+        discussion: [
+            "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist; local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME.",
+            "Names are any Unicode text and match without regard to case. The playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose nothing and a killed one leaves the old or the new file. A file that cannot be read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.",
+        ],
+        arguments: [
+            ArgumentSpec("ACTION", help: "create, list, show, add, rename or delete.", completion: .choices(["create", "list", "show", "add", "rename", "delete"])),
+            ArgumentSpec("NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true),
+        ],
+        examples: [
+            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning", "Keep a playlist's tracks on this machine."),
+            ExampleSpec("spotify-playlists local show morning | songcount --target 15m", "Count it in songs, offline."),
+        ]
+    )
+
+    static func local(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        var arguments = command.positionals
+        let action = arguments.removeFirst()
+        func names(_ count: Int, _ usage: String) throws -> [String] {
+            guard arguments.count == count else { throw ToolError.usage("local \(action) takes \(usage)") }
+            return try arguments.map(LocalPlaylist.checkName)
+        }
+        let store = LocalPlaylistLibrary.store(context.environment)
+        switch action {
+        case "list":
+            _ = try names(0, "no NAME")
+            try writeLocalList(try store.read()?.playlists ?? [], context, human: human)
+        case "show":
+            let name = try names(1, "one NAME")[0]
+            guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
+            try showLocal(library.playlists[index], context, human: human)
+        case "create", "add":
+            let name = try names(1, "one NAME and reads track records on standard input")[0]
+            if context.terminal.stdinIsTerminal {
+                throw ToolError.usage("local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | spotify-playlists local \(action) NAME")
+            }
+            let records = try readTrackRecords()
+            let now = timestamp()
+            let playlist = try store.update { library -> LocalPlaylist in
+                if action == "create" {
+                    if let index = library.index(of: name) {
+                        throw ToolError.dataError("a local playlist called '\(library.playlists[index].name)' already exists; add to it with 'local add' or pick another name")
+                    }
+                    library.playlists.append(LocalPlaylist(name: name, createdAt: now, updatedAt: now, tracks: records))
+                    return library.playlists[library.playlists.count - 1]
+                }
+                guard let index = library.index(of: name) else { throw missing(name) }
+                library.playlists[index].tracks += records
+                library.playlists[index].updatedAt = now
+                return library.playlists[index]
+            }
+            try writeLocalList([playlist], context, human: human)
+        case "rename":
+            let pair = try names(2, "OLD and NEW names")
+            let playlist = try store.update { library -> LocalPlaylist in
+                guard let index = library.index(of: pair[0]) else { throw missing(pair[0]) }
+                if let other = library.index(of: pair[1]), other != index {
+                    throw ToolError.dataError("a local playlist called '\(library.playlists[other].name)' already exists")
+                }
+                library.playlists[index].name = pair[1]
+                library.playlists[index].updatedAt = timestamp()
+                return library.playlists[index]
+            }
+            try writeLocalList([playlist], context, human: human)
+        case "delete":
+            let name = try names(1, "one NAME")[0]
+            let removed = try store.update { library -> LocalPlaylist in
+                guard let index = library.index(of: name) else { throw missing(name) }
+                return library.playlists.remove(at: index)
+            }
+            context.warn("deleted local playlist '\(removed.name)' (\(removed.tracks.count) items)")
+        default:
+            throw ToolError.usage("unknown local action '\(action)'; one of: create, list, show, add, rename, delete")
+        }
+        return .success
+    }
+
+    static func missing(_ name: String) -> ToolError {
+        ToolError(.notFound, "no local playlist called '\(name)'; 'spotify-playlists local list' shows them")
+    }
+
+    static func timestamp() -> String {
+        ISO8601DateFormatter().string(from: Date())
+    }
+
+    /// Standard input's records, each checked to be a JSON object with a uri and kept compact.
+    static func readTrackRecords() throws -> [String] {
+        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
+        var records: [String] = []
+        try reader.forEachLine { number, bytes in
+            guard let value = try? JSONValue.parse(bytes), value.objectValue != nil else {
+                throw ToolError.dataError("standard input: line \(number): not a JSON object")
+            }
+            guard value["uri"]?.stringValue != nil else {
+                throw ToolError.dataError("standard input: line \(number): not a track record (no uri)")
+            }
+            records.append(value.serialized())
+            return true
+        }
+        return records
+    }
+
+    static func writeLocalList(_ playlists: [LocalPlaylist], _ context: ToolContext, human: Bool) throws {
+        guard human else {
+            for playlist in playlists { try context.stdout.write(.object(playlist.record)) }
+            return
+        }
+        let table = TextTable([
+            .flexible("NAME"), .fixed("ITEMS", width: 6, alignment: .right), .fixed("DURATION", width: 9, alignment: .right),
+            .fixed("UPDATED", width: 20),
+        ], totalWidth: TextTable.terminalWidth(environment: context.environment))
+        try context.stdout.writeText(table.header + "\n")
+        for playlist in playlists {
+            let record = playlist.record
+            try context.stdout.writeText(table.line([
+                playlist.name, groupedThousands(playlist.tracks.count),
+                formatClock(milliseconds: record["duration_ms"]?.intValue ?? 0), playlist.updatedAt,
+            ]) + "\n")
+        }
+    }
+
+    static func showLocal(_ playlist: LocalPlaylist, _ context: ToolContext, human: Bool) throws {
+        guard human else {
+            for line in playlist.tracks { try context.stdout.writeText(line + "\n") }
+            return
+        }
+        var output = SpotifyTracks.Output(context: context, selection: .init(raw: false, noLocal: false, tracksOnly: false), human: true, playlist: nil)
+        try output.startTable(total: playlist.tracks.count, title: playlist.name)
+        for (position, line) in playlist.tracks.enumerated() {
+            guard let record = (try? JSONValue.parse(line))?.objectValue else { continue }
+            try output.writeRow(record, position: position)
+        }
+        try output.finish()
+    }
+}

@@ -1,0 +1,201 @@
+import ToolkitCore
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+/// `spotify-tracks`: every item of playlists, or the liked songs, as track records in order.
+package enum SpotifyTracks {
+    package static let spec = CommandSpec(
+        name: "spotify-tracks",
+        abstract: "print every item of playlists, or your liked songs, as track records in playlist order",
+        discussion: [
+            "spotify-tracks reads each PLAYLIST named on the command line, or when there are none, one per line of standard input: ids, spotify:playlist: URIs, open.spotify.com URLs, or playlist records (so spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks works). Several playlists are read each in turn, their records one after the other.",
+            "Items come from Spotify's /playlists/{id}/items, 50 to a page. The first page tells the total; the other pages are fetched concurrently, at most 8 requests in flight (the window starts at 4 and doubles while Spotify answers cleanly, so the first page's clean answer takes it to 8; a 429 halves it, and it then grows back one at a time), and written strictly in playlist order as soon as the next page in order has arrived, so memory stays flat however long the playlist is. Only the fields the records need are asked for.",
+            "Faults are retried: a 429 waits for its Retry-After (up to the wait cap); 5xx answers, reset or timed-out connections, and truncated or unreadable pages are tried again with exponential backoff and jitter. The output is then exactly what a clean run prints, or the run fails with a message that says what failed after how many tries; it never ends successfully with an item missing or repeated. If the playlist's total changes while it is read (someone edited it), a note on stderr says so.",
+            "Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers 403, and spotify-tracks says so and goes on with the next playlist. Spotify's own editorial and algorithmic playlists answer 404 to apps in Development Mode. Either way the others still print, and the exit status says that something failed.",
+            PlaylistCacheOptions.cacheDiscussion,
+            "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first. They are never cached: Spotify gives the library no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
+            "Long fetches show progress on stderr (1,250/10,000 items), redrawn in place and cleared at the end, only when stderr is a terminal.",
+        ],
+        arguments: [
+            ArgumentSpec("PLAYLIST", help: "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.", optional: true, repeatable: true),
+        ],
+        options: [
+            OptionSpec("liked", short: "l", help: "Read your liked songs (saved tracks) instead of playlists."),
+            OptionSpec("raw", help: "Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included."),
+            OptionSpec("no-local", help: "Leave out local files (is_local, no Spotify id)."),
+            OptionSpec("tracks-only", help: "Leave out podcast episodes."),
+            PlaylistCacheOptions.noCacheOption,
+            PlaylistCacheOptions.offlineOption,
+            PlaylistCommands.concurrencyOption,
+            PlaylistCommands.jsonOption,
+        ],
+        input: [
+            "Without PLAYLIST arguments, one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id (such as a playlist record from spotify-playlists). Blank lines are skipped; anything else is an error naming the line (exit 65).",
+        ],
+        output: [
+            "One record per item, in playlist order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, added_at, position (zero-based, counting every entry of the playlist), playlist {id, uri}. Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null and position counts the saved tracks.",
+            "On a terminal: a table of position, name, artists and duration, then the number of items and their total duration.",
+        ],
+        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment,
+        files: [
+            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+            PlaylistCacheOptions.cacheFile,
+        ],
+        exitCodes: [
+            ExitCodeSpec(.notFound, "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; the others still printed"),
+            ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
+            ExitCodeSpec(.dataError, "a line of standard input is not a playlist id, URI, URL or record; the message names the line"),
+        ] + PlaylistCommands.networkExitCodes.map { spec in
+            spec.code == .noPermission
+                ? ExitCodeSpec(.noPermission, "not logged in, the session ended, or Spotify refused; a playlist you neither own nor collaborate on (403) is reported and the others still print")
+                : spec
+        },
+        examples: [
+            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 15m", "How many songs of a playlist fill fifteen minutes."),
+            ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks --tracks-only", "The tracks of the playlist called Run, without podcast episodes."),
+            ExampleSpec("spotify-tracks --liked | jq -r .name | head", "Your ten most recently liked songs."),
+            ExampleSpec("spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl", "Keep Spotify's own entry objects."),
+        ],
+        seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"]
+    )
+
+    package static func main() async -> Never {
+        await ToolRunner.main(spec, run: run)
+    }
+
+    /// Which entries to write, and how.
+    struct Selection {
+        var raw: Bool
+        var noLocal: Bool
+        var tracksOnly: Bool
+
+        /// Whether an entry of this kind is written (null items only raw; they are counted otherwise).
+        func keeps(_ kind: PlaylistEntry.Kind) -> Bool {
+            switch kind {
+            case .unavailable: raw
+            case .local: !noLocal
+            case .episode: !tracksOnly
+            case .track: true
+            }
+        }
+    }
+
+    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let selection = Selection(raw: command.flag("raw"), noLocal: command.flag("no-local"), tracksOnly: command.flag("tracks-only"))
+        let concurrency = try PlaylistCommands.concurrency(command)
+        let liked = command.flag("liked")
+        if liked && !command.positionals.isEmpty { throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST") }
+        let playlists = liked ? [] : try PlaylistCacheOptions.selectors(command, context, tool: spec.name)
+        let human = !selection.raw && OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human
+        let source = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency)
+        let progress = ProgressLine(terminal: context.terminal, shownAbove: PagePlan.pageSize)
+
+        if liked {
+            let pager = try source.requirePager(for: "liked songs")
+            var output = Output(context: context, selection: selection, human: human, playlist: nil)
+            _ = try await pager.fetchAll(
+                path: "/me/tracks", onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context),
+                progress: progress.update, body: { try output.write($0) }
+            )
+            progress.clear()
+            try output.finish()
+            return .success
+        }
+        var selectors = playlists[...]
+        return try await PlaylistCommands.eachPlaylist(playlists.map(\.reference), context, progress: progress) { playlist in
+            let selector = selectors.removeFirst()  // eachPlaylist runs them in this order, once each
+            var output = Output(context: context, selection: selection, human: human, playlist: playlist)
+            let result = try await source.read(
+                selector, wanted: selection.raw ? .full : .records, uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
+                progress: progress.update, totalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context), lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
+                body: { try output.write($0) }
+            )
+            switch result {
+            case .delivered: break
+            case .refused(let refused): return try PlaylistCommands.refusal(refused, playlist: playlist)
+            case .failed(let error): return error
+            }
+            progress.clear()
+            try output.finish()
+            return nil
+        }
+    }
+
+    /// Writes one playlist's (or the liked songs') pages as records, raw entries or table rows.
+    struct Output {
+        let context: ToolContext
+        let selection: Selection
+        let human: Bool
+        let playlist: SpotifyReference?
+        var table: TextTable?
+        var unavailable = 0
+        var written = 0
+        var durationMs = 0
+
+        init(context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?) {
+            self.context = context
+            self.selection = selection
+            self.human = human
+            self.playlist = playlist
+        }
+
+        mutating func write(_ page: Page) throws {
+            if human && table == nil { try startTable(total: page.total) }
+            for (index, entry) in page.items.enumerated() {
+                let kind = PlaylistEntry.kind(of: entry)
+                if kind == .unavailable && !selection.raw { unavailable += 1 }
+                guard selection.keeps(kind) else { continue }
+                let position = page.offset + index
+                if selection.raw {
+                    try context.stdout.write(entry)
+                    written += 1
+                } else if let record = PlaylistEntry.record(entry, position: position, playlist: playlist) {
+                    try writeRow(record, position: position)
+                }
+            }
+            try context.stdout.flush()  // each page downstream as it arrives (`| head` stops us early)
+        }
+
+        /// One track record, as JSON or as a table row.
+        mutating func writeRow(_ record: JSONObject, position: Int) throws {
+            durationMs = durationMs &+ max(0, record["duration_ms"]?.intValue ?? 0)
+            if let table {
+                try context.stdout.writeText(table.line(Self.cells(record, position: position)) + "\n")
+            } else {
+                try context.stdout.write(.object(record))
+            }
+            written += 1
+        }
+
+        mutating func startTable(total: Int, title: String? = nil) throws {
+            let digits = String(max(total - 1, 0)).count
+            let table = TextTable([
+                .fixed("#", width: max(digits, 1), alignment: .right),
+                .flexible("NAME", weight: 3),
+                .flexible("ARTISTS", weight: 2),
+                .fixed("DURATION", width: 8, alignment: .right),
+            ], totalWidth: TextTable.terminalWidth(environment: context.environment))
+            if let title = title ?? playlist?.uri { try context.stdout.writeText("\(title)\n") }
+            try context.stdout.writeText(table.header + "\n")
+            self.table = table
+        }
+
+        static func cells(_ record: JSONObject, position: Int) -> [String] {
+            let names = record["artists"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            let by = names.isEmpty ? (record["show"]?["name"]?.stringValue ?? "") : names.joined(separator: ", ")
+            let duration = record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? ""
+            return [String(position), record["name"]?.stringValue ?? "", by, duration]
+        }
+
+        func finish() throws {
+            if human {
+                let noun = written == 1 ? "item" : "items"
+                try context.stdout.writeText("\(groupedThousands(written)) \(noun), \(formatClock(milliseconds: durationMs))\n")
+            }
+            if unavailable > 0 {
+                let what = playlist.map { "playlist \($0.id)" } ?? "your liked songs"
+                context.warn("\(what): skipped \(unavailable) \(unavailable == 1 ? "item" : "items") Spotify no longer makes available (null)")
+            }
+        }
+    }
+}
