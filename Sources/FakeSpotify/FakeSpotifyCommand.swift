@@ -53,7 +53,9 @@ package enum FakeSpotifyCommand {
     )
 
     package static func main() async -> Never {
-        await ToolRunner.main(spec, run: run)
+        var spec = spec
+        spec.run = run
+        await ToolRunner.main(spec)
     }
 
     /// What the command line asks for.

@@ -1,6 +1,10 @@
 import ToolkitCore
+/// What a command does once its arguments are parsed: the exit status, or a thrown `ToolError`.
+package typealias CommandHandler = @Sendable (ParsedCommand, ToolContext) async throws -> ExitCode
+
 /// The one declaration of a command. The parser, `--help`, the man page and the bash, zsh and
-/// fish completion scripts are all derived from it, so none of them can drift from the others.
+/// fish completion scripts are all derived from it, so none of them can drift from the others;
+/// and it carries its handler, so a subcommand's name is written in exactly one place.
 package struct CommandSpec: Sendable {
     package var name: String
     /// One line: the NAME line of the man page and the first line of `--help`.
@@ -21,6 +25,8 @@ package struct CommandSpec: Sendable {
     package var seeAlso: [String]
     /// A command with subcommands that also does something on its own (spotify-nowplaying's one shot).
     package var runsWithoutSubcommand = false
+    /// Runs the command (for a tool with subcommands: the tool alone, if `runsWithoutSubcommand`).
+    package var run: CommandHandler?
 
     package init(
         name: String,
@@ -35,7 +41,9 @@ package struct CommandSpec: Sendable {
         files: [FileSpec] = [],
         exitCodes: [ExitCodeSpec] = [],
         examples: [ExampleSpec] = [],
-        seeAlso: [String] = []
+        seeAlso: [String] = [],
+        runsWithoutSubcommand: Bool = false,
+        run: CommandHandler? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -50,6 +58,15 @@ package struct CommandSpec: Sendable {
         self.exitCodes = exitCodes
         self.examples = examples
         self.seeAlso = seeAlso
+        self.runsWithoutSubcommand = runsWithoutSubcommand
+        self.run = run
+    }
+
+    /// The same spec with its handler: `CommandSpec(name: "list", ...).running(list)`.
+    package func running(_ handler: @escaping CommandHandler) -> CommandSpec {
+        var spec = self
+        spec.run = handler
+        return spec
     }
 
     package func subcommand(named name: String) -> CommandSpec? {

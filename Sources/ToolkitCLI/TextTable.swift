@@ -85,12 +85,16 @@ package final class ProgressLine {
     let enabled: Bool
     let noun: String
     let shownAbove: Int
+    let stderr: DiagnosticStream
+    let clock: @Sendable () -> Double
     private var lastDraw = 0.0
     private var drawn = false
 
     /// `shownAbove`: totals up to this (one page) never show a line.
-    package init(terminal: Terminal, noun: String = "items", shownAbove: Int) {
-        enabled = terminal.stderrIsTerminal
+    package init(_ context: ToolContext, noun: String = "items", shownAbove: Int) {
+        enabled = context.terminal.stderrIsTerminal
+        stderr = context.stderr
+        clock = context.clock
         self.noun = noun
         self.shownAbove = shownAbove
     }
@@ -98,16 +102,16 @@ package final class ProgressLine {
     /// Redraws at most ten times a second; lists that fit in one page never show a line.
     package func update(done: Int, total: Int) {
         guard enabled, total > shownAbove else { return }
-        let now = Date().timeIntervalSinceReferenceDate
+        let now = clock()
         guard now - lastDraw >= 0.1 || done >= total else { return }
         lastDraw = now
         drawn = true
-        StandardError.write("\r\(groupedThousands(done))/\(groupedThousands(total)) \(noun)\u{1B}[K")
+        stderr.write("\r\(groupedThousands(done))/\(groupedThousands(total)) \(noun)\u{1B}[K")
     }
 
     package func clear() {
         guard drawn else { return }
         drawn = false
-        StandardError.write("\r\u{1B}[K")
+        stderr.write("\r\u{1B}[K")
     }
 }

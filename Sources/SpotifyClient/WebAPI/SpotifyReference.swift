@@ -135,29 +135,4 @@ extension SpotifyReference {
             throw ToolError.usage("'\(text.prefix(200))': \(error.description)")
         }
     }
-
-    /// References from the arguments, or when there are none, one per non-blank line of standard
-    /// input (ids, URIs, URLs or JSON records). A bad stdin line is a data error (65) naming it.
-    package static func fromArgumentsOrInput(_ arguments: [String], expecting kind: Kind, fileDescriptor: Int32 = 0) throws -> [SpotifyReference] {
-        try fromArgumentsOrInput(arguments, expecting: kind, fileDescriptor: fileDescriptor) { reference, _ in reference }
-    }
-
-    /// The same, handing `make` each reference with the text it was read from (an argument or a
-    /// line), for callers that want more of a record than its id (spotify-tracks: snapshot_id).
-    package static func fromArgumentsOrInput<T>(_ arguments: [String], expecting kind: Kind, fileDescriptor: Int32 = 0,
-                                               make: (SpotifyReference, String) -> T) throws -> [T] {
-        if !arguments.isEmpty { return try arguments.map { make(try argument($0, expecting: kind), $0) } }
-        var reader = JSONLinesReader(fileDescriptor: fileDescriptor, displayName: "standard input")
-        var references: [T] = []
-        try reader.forEachLine { number, bytes in
-            let line = String(decoding: bytes, as: UTF8.self)
-            do throws(ParseError) {
-                references.append(make(try parse(line, expecting: kind), line))
-            } catch {
-                throw ToolError.dataError("standard input: line \(number): \(error.description)")
-            }
-            return true
-        }
-        return references
-    }
 }

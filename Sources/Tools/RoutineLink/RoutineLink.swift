@@ -28,40 +28,40 @@ package enum RoutineLink {
             CommandSpec(name: "add", abstract: "add a routine", arguments: [nameArgument], options: [
                 OptionSpec("duration", short: "d", value: "DURATION", help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long."),
                 OptionSpec("note", value: "TEXT", help: "A note to keep with the routine."),
-            ], examples: [ExampleSpec("routine-link add morning --duration 15m --note 'stretch, then coffee'", "A fifteen-minute routine.")]),
-            CommandSpec(name: "list", abstract: "list the routines, as routine records"),
-            CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument]),
+            ], examples: [ExampleSpec("routine-link add morning --duration 15m --note 'stretch, then coffee'", "A fifteen-minute routine.")]).running(handler(add)),
+            CommandSpec(name: "list", abstract: "list the routines, as routine records").running(handler(list)),
+            CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument]).running(handler(show)),
             CommandSpec(name: "rename", abstract: "rename a routine (its sessions follow)", arguments: [
                 ArgumentSpec("OLD", help: "The routine's current name."), ArgumentSpec("NEW", help: "Its new name."),
-            ]),
+            ]).running(handler(rename)),
             CommandSpec(name: "remove", abstract: "remove a routine and its sessions", arguments: [nameArgument], options: [
                 OptionSpec("yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal."),
-            ]),
+            ]).running(handler(remove)),
             CommandSpec(
                 name: "link", abstract: "link a playlist to a routine",
                 discussion: ["PLAYLIST is a playlist id, spotify:playlist: URI or open.spotify.com URL; without it, one playlist record (or id, URI or URL) is read from standard input. The playlist's name and cover image come from the record, or when only an id is given, from Spotify (GET /playlists/{id}); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so."],
                 arguments: [nameArgument, ArgumentSpec("PLAYLIST", help: "A playlist id, URI or URL; default: read from standard input.", optional: true)],
                 examples: [ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link morning", "Link the playlist called Morning.")]
-            ),
-            CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument]),
+            ).running(handler(link)),
+            CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument]).running(handler(unlink)),
             CommandSpec(name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument], options: [
                 OptionSpec("print", help: "Print the link instead of opening it."),
-            ]),
-            CommandSpec(name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument], options: [playOption]),
+            ]).running(handler(open)),
+            CommandSpec(name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument], options: [playOption]).running(handler(start)),
             CommandSpec(
                 name: "log", abstract: "end the running session (or record a finished one) with a song count from standard input",
                 discussion: ["Reads one song_count record (songcount's output) from standard input. Without a running session, records a finished one that ended now and lasted as long as the count says was heard. No record on standard input: nothing is logged, exit 1."],
                 arguments: [nameArgument],
                 examples: [ExampleSpec("spotify-nowplaying --watch --for 15m | songcount | routine-link log morning", "Log what the next fifteen minutes got through.")]
-            ),
+            ).running(handler(log)),
             CommandSpec(name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count", arguments: [nameArgument], options: [
                 OptionSpec("for", value: "DURATION", help: "Watch this long instead of the routine's duration (\(acceptedDurationForms))."),
                 playOption,
-            ], examples: [ExampleSpec("routine-link run morning", "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")]),
+            ], examples: [ExampleSpec("routine-link run morning", "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")]).running(handler(runRoutine)),
             CommandSpec(name: "history", abstract: "the sessions, newest first, as session records", arguments: [
                 ArgumentSpec("NAME", help: "Only this routine's sessions.", optional: true),
-            ]),
-            CommandSpec(name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions"),
+            ]).running(handler(history)),
+            CommandSpec(name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions").running(handler(forgetLinks)),
         ],
         input: [
             "link reads one playlist record (as spotify-playlists prints them: id, uri, name, images), a Spotify playlist object, or an id, URI or URL, when it is given no PLAYLIST. log reads one song_count record (as songcount prints it)."
@@ -100,10 +100,10 @@ package enum RoutineLink {
     )
 
     package static func main() async -> Never {
-        await ToolRunner.main(spec, run: run)
+        await ToolRunner.main(spec)
     }
 
-    struct Session {
+    struct Invocation {
         let context: ToolContext
         let command: ParsedCommand
         let mode: OutputMode
@@ -120,83 +120,79 @@ package enum RoutineLink {
         }
     }
 
-    static func now() -> String { isoTimestamp(Date().timeIntervalSince1970) }
 
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let session = Session(
-            context: context, command: command,
-            mode: OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment),
-            store: RoutineStore.make(environment: context.environment))
-        switch command.subcommand {
-        case "add": return try await add(session)
-        case "list": return try list(session)
-        case "show": return try show(session)
-        case "rename":
-            let routine = try session.store.update { try $0.rename(command.positionals[0], to: command.positionals[1]) }
-            try session.write(routine.record, human: "renamed '\(command.positionals[0])' to '\(routine.name)'")
-            return .success
-        case "remove": return try await remove(session)
-        case "link": return try await link(session)
-        case "unlink":
-            let routine = try session.store.update { try $0.link(session.name, to: nil) }
-            try session.write(routine.record, human: "'\(routine.name)' has no playlist now")
-            return .success
-        case "open": return try open(session)
-        case "start": return try await start(session)
-        case "log": return try await log(session)
-        case "run": return try await runRoutine(session)
-        case "history": return try history(session)
-        case "forget-links":
-            let cleared = try RoutineStore.forgetLinks(environment: context.environment)
-            context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
-            return .success
-        default:
-            throw ToolError.software("unhandled command \(command.commandName)")
+    /// A handler that gets the session: the command, its context, output mode and store.
+    static func handler(_ body: @escaping @Sendable (Invocation) async throws -> ExitCode) -> CommandHandler {
+        { command, context in
+            try await body(
+                Invocation(
+                    context: context, command: command,
+                    mode: OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment),
+                    store: RoutineStore.make(environment: context.environment)))
         }
     }
 
+    static func rename(_ invocation: Invocation) throws -> ExitCode {
+        let command = invocation.command
+        let routine = try invocation.store.update { try $0.rename(command.positionals[0], to: command.positionals[1]) }
+        try invocation.write(routine.record, human: "renamed '\(command.positionals[0])' to '\(routine.name)'")
+        return .success
+    }
+
+    static func unlink(_ invocation: Invocation) throws -> ExitCode {
+        let routine = try invocation.store.update { try $0.link(invocation.name, to: nil) }
+        try invocation.write(routine.record, human: "'\(routine.name)' has no playlist now")
+        return .success
+    }
+
+    static func forgetLinks(_ invocation: Invocation) throws -> ExitCode {
+        let cleared = try RoutineStore.forgetLinks(environment: invocation.context.environment)
+        invocation.context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+        return .success
+    }
+
     /// The saved book, or an empty one; a read never locks and never creates the file.
-    static func book(_ session: Session) throws -> RoutineBook {
-        try session.store.read() ?? RoutineBook()
+    static func book(_ invocation: Invocation) throws -> RoutineBook {
+        try invocation.store.read() ?? RoutineBook()
     }
 
     // MARK: Routines
 
-    static func add(_ session: Session) async throws -> ExitCode {
+    static func add(_ invocation: Invocation) async throws -> ExitCode {
         var durationMs: Int?
-        if let text = session.command.value("duration") {
+        if let text = invocation.command.value("duration") {
             let milliseconds = try parseDuration(text)
             guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
             durationMs = milliseconds
         }
-        let note = session.command.value("note")
-        let routine = try session.store.update { try $0.add(name: session.name, durationMs: durationMs, note: note, now: now()) }
-        try session.write(routine.record, human: "added " + humanLine(routine))
+        let note = invocation.command.value("note")
+        let routine = try invocation.store.update { try $0.add(name: invocation.name, durationMs: durationMs, note: note, now: isoTimestamp(invocation.context.now)) }
+        try invocation.write(routine.record, human: "added " + humanLine(routine))
         return .success
     }
 
-    static func list(_ session: Session) throws -> ExitCode {
-        let routines = try book(session).routines
-        if session.mode == .human {
+    static func list(_ invocation: Invocation) throws -> ExitCode {
+        let routines = try book(invocation).routines
+        if invocation.mode == .human {
             let rows = routines.map { routine in
                 [routine.name, routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-",
                  routine.playlist.map(playlistName) ?? "-", String(routine.sessions.count), routine.note ?? ""]
             }
             if !rows.isEmpty {
-                try session.context.stdout.writeText(table(header: ["NAME", "DURATION", "PLAYLIST", "SESSIONS", "NOTE"], rows: rows))
+                try invocation.context.stdout.writeText(table(header: ["NAME", "DURATION", "PLAYLIST", "SESSIONS", "NOTE"], rows: rows))
             }
         } else {
-            for routine in routines { try session.context.stdout.write(routine.record) }
+            for routine in routines { try invocation.context.stdout.write(routine.record) }
         }
-        if routines.isEmpty && session.context.terminal.stderrIsTerminal {
-            session.context.warn("no routines yet; add one with: routine-link add NAME --duration 15m")
+        if routines.isEmpty && invocation.context.terminal.stderrIsTerminal {
+            invocation.context.warn("no routines yet; add one with: routine-link add NAME --duration 15m")
         }
         return .success
     }
 
-    static func show(_ session: Session) throws -> ExitCode {
-        let book = try book(session)
-        let routine = book.routines[try book.existingIndex(of: session.name)]
+    static func show(_ invocation: Invocation) throws -> ExitCode {
+        let book = try book(invocation)
+        let routine = book.routines[try book.existingIndex(of: invocation.name)]
         var lines = [routine.name]
         lines.append("  duration  " + (routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-"))
         if let note = routine.note { lines.append("  note      " + note) }
@@ -209,71 +205,66 @@ package enum RoutineLink {
         lines.append("  created   " + localTime(routine.createdAt))
         let last = routine.sessions.last.map { ", last \(localTime($0.startedAt))\($0.label.map { ": \($0)" } ?? " (running)")" } ?? ""
         lines.append("  sessions  \(routine.sessions.count)\(last)")
-        try session.write(routine.record, human: lines.joined(separator: "\n"))
+        try invocation.write(routine.record, human: lines.joined(separator: "\n"))
         return .success
     }
 
-    static func remove(_ session: Session) async throws -> ExitCode {
-        if !session.command.flag("yes") {
-            guard session.context.terminal.stdinIsTerminal else {
+    static func remove(_ invocation: Invocation) async throws -> ExitCode {
+        if !invocation.command.flag("yes") {
+            guard invocation.context.terminal.stdinIsTerminal else {
                 throw ToolError.usage("remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking")
             }
-            let book = try book(session)
-            let routine = book.routines[try book.existingIndex(of: session.name)]
-            StandardError.write("Remove the routine '\(routine.name)' and its \(plural(routine.sessions.count, "session"))? [y/N] ")
-            let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            let book = try book(invocation)
+            let routine = book.routines[try book.existingIndex(of: invocation.name)]
+            invocation.context.stderr.write("Remove the routine '\(routine.name)' and its \(plural(routine.sessions.count, "session"))? [y/N] ")
+            let answer = invocation.context.stdin.readAnswer()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
-                session.context.warn("kept '\(routine.name)'")
+                invocation.context.warn("kept '\(routine.name)'")
                 return .notFound
             }
         }
-        let removed = try session.store.update { try $0.remove(session.name) }
-        session.context.warn("removed '\(removed.name)' and its \(plural(removed.sessions.count, "session"))")
+        let removed = try invocation.store.update { try $0.remove(invocation.name) }
+        invocation.context.warn("removed '\(removed.name)' and its \(plural(removed.sessions.count, "session"))")
         return .success
     }
 
     // MARK: Links
 
-    static func link(_ session: Session) async throws -> ExitCode {
-        let context = session.context
+    static func link(_ invocation: Invocation) async throws -> ExitCode {
+        let context = invocation.context
         var playlist: PlaylistLink
-        if session.command.positionals.count > 1 {
-            playlist = PlaylistLink(try SpotifyReference.argument(session.command.positionals[1], expecting: .playlist))
+        if invocation.command.positionals.count > 1 {
+            playlist = PlaylistLink(try SpotifyReference.argument(invocation.command.positionals[1], expecting: .playlist))
         } else {
             guard !context.terminal.stdinIsTerminal else {
                 throw ToolError.usage("give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link NAME")
             }
-            playlist = try playlistFromInput()
+            playlist = try playlistFromInput(invocation.context.stdin)
         }
         // Fail on an unknown routine before asking Spotify anything.
-        _ = try book(session).existingIndex(of: session.name)
+        _ = try book(invocation).existingIndex(of: invocation.name)
         if playlist.name == nil {
             playlist = try await fetchMetadata(playlist, context)
         }
         let linked = playlist
-        let routine = try session.store.update { try $0.link(session.name, to: linked) }
-        try session.write(routine.record, human: "linked '\(routine.name)' to \(playlistName(linked))")
+        let routine = try invocation.store.update { try $0.link(invocation.name, to: linked) }
+        try invocation.write(routine.record, human: "linked '\(routine.name)' to \(playlistName(linked))")
         return .success
     }
 
     /// One playlist from standard input: a record, a Spotify playlist object, or an id/URI/URL line.
-    static func playlistFromInput() throws -> PlaylistLink {
-        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
+    static func playlistFromInput(_ input: StandardInput) throws -> PlaylistLink {
         var found: [PlaylistLink] = []
-        try reader.forEachLine { number, bytes in
-            let line = String(decoding: bytes, as: UTF8.self)
-            do throws(SpotifyReference.ParseError) {
-                let reference = try SpotifyReference.parse(line, expecting: .playlist)
-                if line.trimmingCharacters(in: .whitespaces).hasPrefix("{"), let value = try? JSONValue.parse(line),
-                   let fromRecord = PlaylistLink(playlistObject: value) {
-                    found.append(fromRecord)
-                } else {
-                    found.append(PlaylistLink(reference))
-                }
-            } catch {
-                throw ToolError.dataError("standard input: line \(number): \(error.description)")
+        try input.forEachLine { line in
+            guard found.count <= 1 else { return }
+            let reference = try SpotifyReference.parseLine(line, expecting: .playlist)
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("{"), let value = try? JSONValue.parse(line),
+                let fromRecord = PlaylistLink(playlistObject: value)
+            {
+                found.append(fromRecord)
+            } else {
+                found.append(PlaylistLink(reference))
             }
-            return found.count <= 1
         }
         guard let first = found.first else {
             throw ToolError(.notFound, "standard input has no playlist; give a PLAYLIST or pipe one playlist record")
@@ -311,16 +302,16 @@ package enum RoutineLink {
         return playlist
     }
 
-    static func open(_ session: Session) throws -> ExitCode {
-        let book = try book(session)
-        let playlist = try linkedPlaylist(book.routines[try book.existingIndex(of: session.name)])
-        let opener = LinkOpener(environment: session.context.environment)
+    static func open(_ invocation: Invocation) throws -> ExitCode {
+        let book = try book(invocation)
+        let playlist = try linkedPlaylist(book.routines[try book.existingIndex(of: invocation.name)])
+        let opener = LinkOpener(environment: invocation.context.environment)
         let link = LinkOpener.playlistLink(playlist, schemeHasHandler: opener.spotifySchemeHasHandler())
-        if session.command.flag("print") {
-            try session.context.stdout.writeText(link + "\n")
+        if invocation.command.flag("print") {
+            try invocation.context.stdout.writeText(link + "\n")
             return .success
         }
-        return try openLink(link, playlist, session.context)
+        return try openLink(link, playlist, invocation.context)
     }
 
     /// Opens `link`; on failure says why and names the link to open by hand.
@@ -342,17 +333,17 @@ package enum RoutineLink {
 
     // MARK: Sessions
 
-    static func start(_ session: Session) async throws -> ExitCode {
-        let (routine, started) = try await beginSession(session)
-        try session.write(routine.record(of: started), human: "started '\(routine.name)' at \(localTime(started.startedAt))\(started.playlist.map { " with \(playlistName($0))" } ?? "")")
+    static func start(_ invocation: Invocation) async throws -> ExitCode {
+        let (routine, started) = try await beginSession(invocation)
+        try invocation.write(routine.record(of: started), human: "started '\(routine.name)' at \(localTime(started.startedAt))\(started.playlist.map { " with \(playlistName($0))" } ?? "")")
         return .success
     }
 
     /// Records the session, then opens or plays its playlist. Opening failures never undo the
     /// session (it has begun; the message names the link to open by hand).
-    static func beginSession(_ session: Session) async throws -> (Routine, RoutineSession) {
-        let context = session.context
-        let (routine, started, replaced) = try session.store.update { try $0.start(session.name, now: now()) }
+    static func beginSession(_ invocation: Invocation) async throws -> (Routine, RoutineSession) {
+        let context = invocation.context
+        let (routine, started, replaced) = try invocation.store.update { try $0.start(invocation.name, now: isoTimestamp(invocation.context.now)) }
         if let replaced {
             context.warn("the session started \(localTime(replaced.startedAt)) was never logged; it stays in the history without a count")
         }
@@ -360,7 +351,7 @@ package enum RoutineLink {
             context.warn("'\(routine.name)' has no playlist linked; nothing to open")
             return (routine, started)
         }
-        if session.command.flag("play") {
+        if invocation.command.flag("play") {
             do {
                 let player = SpotifyPlayer(api: SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment)))
                 try await player.play(.context(uri: playlist.uri, offsetURI: nil))
@@ -375,38 +366,33 @@ package enum RoutineLink {
         return (routine, started)
     }
 
-    static func log(_ session: Session) async throws -> ExitCode {
-        guard !session.context.terminal.stdinIsTerminal else {
+    static func log(_ invocation: Invocation) async throws -> ExitCode {
+        guard !invocation.context.terminal.stdinIsTerminal else {
             throw ToolError.usage("log reads a song_count record from standard input: spotify-nowplaying --watch --for 15m | songcount | routine-link log NAME")
         }
-        _ = try book(session).existingIndex(of: session.name)
-        guard let count = try songCountFromInput() else {
-            session.context.warn("no song_count record on standard input; nothing logged")
+        _ = try book(invocation).existingIndex(of: invocation.name)
+        guard let count = try songCountFromInput(invocation.context.stdin) else {
+            invocation.context.warn("no song_count record on standard input; nothing logged")
             return .notFound
         }
-        return try await logCount(count, session)
+        return try await logCount(count, invocation)
     }
 
-    static func logCount(_ count: SongCountSummary, _ session: Session) async throws -> ExitCode {
-        let (routine, logged) = try session.store.update { try $0.log(session.name, count: count, now: now()) }
-        try session.write(routine.record(of: logged), human: "'\(routine.name)': you got through \(count.label)")
+    static func logCount(_ count: SongCountSummary, _ invocation: Invocation) async throws -> ExitCode {
+        let (routine, logged) = try invocation.store.update { try $0.log(invocation.name, count: count, now: isoTimestamp(invocation.context.now)) }
+        try invocation.write(routine.record(of: logged), human: "'\(routine.name)': you got through \(count.label)")
         return .success
     }
 
     /// The one song_count record on standard input; nil when there is none.
-    static func songCountFromInput() throws -> SongCountSummary? {
-        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
+    static func songCountFromInput(_ input: StandardInput) throws -> SongCountSummary? {
         var counts: [SongCountSummary] = []
-        try reader.forEachLine { number, bytes in
-            guard let value = try? JSONValue.parse(buffer: bytes), value.objectValue != nil else {
-                throw ToolError.dataError("standard input: line \(number): not a JSON object; log reads songcount's song_count record")
-            }
+        try input.forEachObject(notAnObject: "not a JSON object; log reads songcount's song_count record") { value in
             guard let count = SongCountSummary(record: value) else {
                 let type = value["type"]?.stringValue.map { "a \($0) record" } ?? "a record without a type"
-                throw ToolError.dataError("standard input: line \(number): \(type), not a song_count record with songs; pipe it through songcount first")
+                throw StandardInput.Rejection("\(type), not a song_count record with songs; pipe it through songcount first")
             }
             counts.append(count)
-            return true
         }
         guard counts.count <= 1 else {
             throw ToolError.dataError("standard input has \(counts.count) song_count records; log takes one")
@@ -414,12 +400,12 @@ package enum RoutineLink {
         return counts.first
     }
 
-    static func runRoutine(_ session: Session) async throws -> ExitCode {
-        let context = session.context
-        let book = try book(session)
-        let routine = book.routines[try book.existingIndex(of: session.name)]
+    static func runRoutine(_ invocation: Invocation) async throws -> ExitCode {
+        let context = invocation.context
+        let book = try book(invocation)
+        let routine = book.routines[try book.existingIndex(of: invocation.name)]
         let watchMs: Int
-        if let text = session.command.value("for") {
+        if let text = invocation.command.value("for") {
             watchMs = try parseDuration(text)
         } else if let duration = routine.durationMs {
             watchMs = duration
@@ -431,39 +417,39 @@ package enum RoutineLink {
               let count = ListeningPipeline.sibling("songcount", environment: context.environment) else {
             throw ToolError.unavailable("run needs spotify-nowplaying and songcount beside routine-link or on PATH")
         }
-        let (_, started) = try await beginSession(session)
+        let (_, started) = try await beginSession(invocation)
 
         var environment = context.environment.variables
         environment.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")  // the children talk JSON Lines to each other
         let pipeline = ListeningPipeline(
             watchCommand: [watch, "--watch", "--json", "--for", "\(watchMs / 1000)"],
             countCommand: [count, "--json"], environment: environment)
-        let display = LiveDisplay(enabled: context.terminal.stderrIsTerminal)
+        let display = LiveDisplay(enabled: context.terminal.stderrIsTerminal, stderr: context.stderr)
         let outcome = try pipeline.run { line in display.show(line) }
         display.clear()
 
         let record = outcome.countStatus == 0 ? (try? JSONValue.parse(outcome.countOutput)).flatMap(SongCountSummary.init(record:)) : nil
         guard let record else {
-            _ = try session.store.update { $0.discardSession(started.id) }
+            _ = try invocation.store.update { $0.discardSession(started.id) }
             if outcome.watchStatus != 0 && outcome.watchStatus != 130 {
                 // The watch said why on stderr (not logged in, Spotify down...).
                 throw ToolError(ExitCode(rawValue: outcome.watchStatus) ?? .unavailable, "the watch failed (exit status \(outcome.watchStatus)); no session logged")
             }
             if outcome.countStatus != 1 {
-                StandardError.write(String(decoding: outcome.countErrors, as: UTF8.self))
+                context.stderr.write(String(decoding: outcome.countErrors, as: UTF8.self))
                 throw ToolError(ExitCode(rawValue: outcome.countStatus) ?? .software, "songcount failed (exit status \(outcome.countStatus)); no session logged")
             }
             context.warn("nothing heard; no session logged")
             return .notFound
         }
         if outcome.interrupted { context.warn("stopped early; logging what was heard") }
-        return try await logCount(record, session)
+        return try await logCount(record, invocation)
     }
 
-    static func history(_ session: Session) throws -> ExitCode {
-        let book = try book(session)
-        let records = try book.history(of: session.command.positionals.first)
-        if session.mode == .human {
+    static func history(_ invocation: Invocation) throws -> ExitCode {
+        let book = try book(invocation)
+        let records = try book.history(of: invocation.command.positionals.first)
+        if invocation.mode == .human {
             let rows = records.map { record -> [String] in
                 let started = record["started_at"]?.stringValue ?? ""
                 let length = record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "running"
@@ -472,12 +458,12 @@ package enum RoutineLink {
                         record["label"]?.stringValue ?? "-"]
             }
             if !rows.isEmpty {
-                try session.context.stdout.writeText(table(header: ["STARTED", "LENGTH", "ROUTINE", "PLAYLIST", "SONGS"], rows: rows))
+                try invocation.context.stdout.writeText(table(header: ["STARTED", "LENGTH", "ROUTINE", "PLAYLIST", "SONGS"], rows: rows))
             }
         } else {
-            for record in records { try session.context.stdout.write(record) }
+            for record in records { try invocation.context.stdout.write(record) }
         }
-        if records.isEmpty && session.context.terminal.stderrIsTerminal { session.context.warn("no sessions yet") }
+        if records.isEmpty && invocation.context.terminal.stderrIsTerminal { invocation.context.warn("no sessions yet") }
         return .success
     }
 
@@ -526,12 +512,14 @@ extension String {
 /// terminal. Fed the watch's now_playing records as they pass through routine-link.
 final class LiveDisplay: @unchecked Sendable {  // `counter` behind `lock`
     let enabled: Bool
+    let stderr: DiagnosticStream
     private let lock = NSLock()
     private var counter = SongCounter()
     private var drawn = false
 
-    init(enabled: Bool) {
+    init(enabled: Bool, stderr: DiagnosticStream) {
         self.enabled = enabled
+        self.stderr = stderr
     }
 
     func show(_ line: String) {
@@ -546,10 +534,10 @@ final class LiveDisplay: @unchecked Sendable {  // `counter` behind `lock`
             drawn = true
             return PlaybackObservation.humanLine(ofRecord: record) + " · " + songLabel(counter.result.songs) + " so far"
         }
-        StandardError.write("\r\(text.prefix(200))\u{1B}[K")
+        stderr.write("\r\(text.prefix(200))\u{1B}[K")
     }
 
     func clear() {
-        if lock.withLock({ drawn }) { StandardError.write("\r\u{1B}[K") }
+        if lock.withLock({ drawn }) { stderr.write("\r\u{1B}[K") }
     }
 }

@@ -29,8 +29,7 @@ enum PlaylistCacheOptions {
         // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either).
         let mode: CachePolicy.Mode = offline ? .offline : bypass || cache?.maxBytes == 0 ? .bypass : .normal
         let pager = offline ? nil : Pager(api: try PlaylistCommands.api(context), concurrency: concurrency)
-        let tool = context.toolName
-        return PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: { StandardError.report(tool, $0) })
+        return PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
     }
 
     /// The playlists named by the arguments or standard input, with the snapshot_id of any

@@ -50,7 +50,7 @@ enum PlaylistCommands {
         if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
             throw ToolError.usage("name a PLAYLIST (id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
         }
-        return try SpotifyReference.fromArgumentsOrInput(command.positionals, expecting: .playlist, make: make)
+        return try SpotifyReference.fromArgumentsOrInput(command.positionals, expecting: .playlist, input: context.stdin, make: make)
     }
 
     /// Why Spotify would not show a playlist's items (403) or the playlist (404), to report before

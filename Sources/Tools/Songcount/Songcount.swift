@@ -49,11 +49,12 @@ package enum Songcount {
             ExampleSpec("spotify-nowplaying --watch --for 15m | songcount --label", "How many songs you got through in the last fifteen minutes."),
             ExampleSpec("songcount --target 1h30m examples/morning-playlist.jsonl", "Count a saved playlist file."),
         ],
-        seeAlso: ["spotify-tracks", "spotify-nowplaying", "routine-link", "jq"]
+        seeAlso: ["spotify-tracks", "spotify-nowplaying", "routine-link", "jq"],
+        run: run
     )
 
     package static func main() async -> Never {
-        await ToolRunner.main(spec, run: run)
+        await ToolRunner.main(spec)
     }
 
     static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {

@@ -46,18 +46,18 @@ package enum SpotifyAuth {
                     ExampleSpec("spotify-auth login --client-id 0123456789abcdef0123456789abcdef", "The first login: opens the browser and remembers the client id."),
                     ExampleSpec("spotify-auth login --no-browser --scope user-modify-playback-state", "Log in on a machine without a browser, asking for playback control too."),
                 ]
-            ),
-            CommandSpec(name: "status", abstract: "show whether you are logged in, as whom, with which scopes, until when (exit 77 when not)"),
-            CommandSpec(name: "whoami", abstract: "print your Spotify user (GET /me)"),
+            ).running(handler { try await login($0, $1, store: $2, mode: $3) }),
+            CommandSpec(name: "status", abstract: "show whether you are logged in, as whom, with which scopes, until when (exit 77 when not)").running(handler { try status($1, store: $2, mode: $3) }),
+            CommandSpec(name: "whoami", abstract: "print your Spotify user (GET /me)").running(handler { try await whoami($1, store: $2, mode: $3) }),
             CommandSpec(
                 name: "token",
                 abstract: "print a valid access token and nothing else, refreshing it if needed",
                 examples: [ExampleSpec("spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.spotify.com/v1/me", "Call the Web API yourself; the header goes through a pipe, so the token never shows in the process list.")]
-            ),
-            CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status"),
+            ).running(handler(token)),
+            CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status").running(handler(refresh)),
             CommandSpec(name: "logout", abstract: "remove the stored tokens (idempotent)", options: [
                 OptionSpec("forget-links", help: "Also clear every routine's playlist link (routine-link forget-links), keeping routines and sessions."),
-            ]),
+            ]).running(handler(logout)),
         ],
         output: [
             "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one. whoami writes Spotify's user object as it comes.",
@@ -82,49 +82,51 @@ package enum SpotifyAuth {
     )
 
     package static func main() async -> Never {
-        await ToolRunner.main(spec, run: run)
+        await ToolRunner.main(spec)
     }
 
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let mode = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
-        let store = TokenStores.make(environment: context.environment)
-        switch command.subcommand {
-        case "login": return try await login(command, context, store: store, mode: mode)
-        case "status": return try status(context, store: store, mode: mode)
-        case "whoami": return try await whoami(context, store: store, mode: mode)
-        case "token":
-            let provider = try TokenProvider(environment: context.environment, store: store)
-            try context.stdout.writeText(try await provider.accessToken() + "\n")
-            return .success
-        case "refresh":
-            let provider = try TokenProvider(environment: context.environment, store: store)
-            if await provider.usesEnvironmentToken {
-                throw ToolError.usage("SPOTIFY_ACCESS_TOKEN is set: that token cannot be refreshed; unset it to use the stored login")
-            }
-            let tokens = try await provider.forceRefresh()
-            try write(AuthStatus(tokens: tokens, store: store, now: now()), context, mode)
-            return .success
-        case "logout":
-            // Under the refresh lock, so a refresh running in another process cannot write the
-            // tokens back after they are gone. A damaged store counts as present: logout clears it.
-            let existed = try await TokenStores.refreshLock(environment: context.environment).withLock {
-                let existed: Bool
-                do { existed = try store.load() != nil } catch { existed = true }
-                try store.remove()
-                return existed
-            }
-            context.warn(existed ? "logged out; removed the tokens from \(store.location)" : "not logged in; no tokens in \(store.location)")
-            if command.flag("forget-links") {
-                let cleared = try RoutineStore.forgetLinks(environment: context.environment)
-                context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
-            }
-            return .success
-        default:
-            throw ToolError.software("unhandled command \(command.commandName)")
+    /// A handler that gets the output mode and the token store every subcommand uses.
+    static func handler(
+        _ body: @escaping @Sendable (ParsedCommand, ToolContext, TokenStore, OutputMode) async throws -> ExitCode
+    ) -> CommandHandler {
+        { command, context in
+            let mode = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
+            return try await body(command, context, TokenStores.make(environment: context.environment), mode)
         }
     }
 
-    static func now() -> Double { Date().timeIntervalSince1970 }
+    static func token(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+        let provider = try TokenProvider(environment: context.environment, store: store)
+        try context.stdout.writeText(try await provider.accessToken() + "\n")
+        return .success
+    }
+
+    static func refresh(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+        let provider = try TokenProvider(environment: context.environment, store: store)
+        if await provider.usesEnvironmentToken {
+            throw ToolError.usage("SPOTIFY_ACCESS_TOKEN is set: that token cannot be refreshed; unset it to use the stored login")
+        }
+        let tokens = try await provider.forceRefresh()
+        try write(AuthStatus(tokens: tokens, store: store, now: context.now), context, mode)
+        return .success
+    }
+
+    static func logout(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+        // Under the refresh lock, so a refresh running in another process cannot write the
+        // tokens back after they are gone. A damaged store counts as present: logout clears it.
+        let existed = try await TokenStores.refreshLock(environment: context.environment).withLock {
+            let existed: Bool
+            do { existed = try store.load() != nil } catch { existed = true }
+            try store.remove()
+            return existed
+        }
+        context.warn(existed ? "logged out; removed the tokens from \(store.location)" : "not logged in; no tokens in \(store.location)")
+        if command.flag("forget-links") {
+            let cleared = try RoutineStore.forgetLinks(environment: context.environment)
+            context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+        }
+        return .success
+    }
 
     static func login(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
         let config = ConfigFile(environment: context.environment)
@@ -154,10 +156,10 @@ package enum SpotifyAuth {
         let flow = LoginFlow(
             clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag("no-browser"),
             timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag("show-dialog"),
-            accounts: accounts, environment: context.environment, say: { StandardError.write($0 + "\n") }
+            accounts: accounts, environment: context.environment, say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
         )
         let result = try await flow.run()
-        let authorizedAt = now()
+        let authorizedAt = context.now
         var tokens = StoredTokens(
             accessToken: result.tokens.accessToken, tokenType: result.tokens.tokenType ?? "Bearer",
             scope: result.tokens.scope ?? scopes.joined(separator: " "),
@@ -176,7 +178,7 @@ package enum SpotifyAuth {
             settings.clientID = clientID
             try config.save(settings)
         }
-        try write(AuthStatus(tokens: tokens, store: store, now: now()), context, mode)
+        try write(AuthStatus(tokens: tokens, store: store, now: context.now), context, mode)
         return .success
     }
 
@@ -189,7 +191,7 @@ package enum SpotifyAuth {
             try write(AuthStatus(loggedOutWith: store), context, mode)
             return .noPermission
         }
-        try write(AuthStatus(tokens: tokens, store: store, now: now()), context, mode)
+        try write(AuthStatus(tokens: tokens, store: store, now: context.now), context, mode)
         return .success
     }
 

@@ -9,12 +9,20 @@ import Foundation
 package enum SpotifyNowPlaying {
     static let deviceOption = OptionSpec("device", value: "NAME|ID", help: "Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.")
 
-    static func control(_ name: String, _ abstract: String, arguments: [ArgumentSpec] = [], discussion: [String] = [], examples: [ExampleSpec] = []) -> CommandSpec {
-        CommandSpec(name: name, abstract: abstract, discussion: discussion, arguments: arguments, options: [deviceOption], examples: examples)
+    /// What a playback command sends, and the words for it ("pause").
+    typealias Send = @Sendable (ParsedCommand, ToolContext, SpotifyPlayer, _ deviceID: String?) async throws -> String
+
+    static func control(
+        _ name: String, _ abstract: String, arguments: [ArgumentSpec] = [], discussion: [String] = [],
+        examples: [ExampleSpec] = [], send: @escaping Send
+    ) -> CommandSpec {
+        CommandSpec(
+            name: name, abstract: abstract, discussion: discussion, arguments: arguments, options: [deviceOption],
+            examples: examples, run: { command, context in try await control(command, context, send: send) })
     }
 
     package static let spec: CommandSpec = {
-        var spec = CommandSpec(
+        let spec = CommandSpec(
             name: "spotify-nowplaying",
             abstract: "what Spotify plays now, a watch that logs every change, playback control and history",
             discussion: [
@@ -39,13 +47,25 @@ package enum SpotifyNowPlaying {
                         examples: [
                             ExampleSpec("spotify-nowplaying play spotify:playlist:3cEYpjA9oz9GiPac4AsH4n", "Play a playlist on the active device."),
                             ExampleSpec("spotify-playlists local show Mix | spotify-nowplaying play --device Kitchen", "Play an app-local playlist on the kitchen speaker."),
-                        ]),
-                control("pause", "pause playback"),
-                control("next", "skip to the next track"),
-                control("previous", "go back to the previous track"),
+                        ], send: play),
+                control("pause", "pause playback") { _, _, player, deviceID in
+                    try await player.pause(deviceID: deviceID)
+                    return "pause"
+                },
+                control("next", "skip to the next track") { _, _, player, deviceID in
+                    try await player.next(deviceID: deviceID)
+                    return "skip to the next track"
+                },
+                control("previous", "go back to the previous track") { _, _, player, deviceID in
+                    try await player.previous(deviceID: deviceID)
+                    return "go back to the previous track"
+                },
                 control("queue", "add tracks or episodes to the queue, in order",
-                        arguments: [ArgumentSpec("URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.", repeatable: true)]),
-                CommandSpec(name: "devices", abstract: "list the devices Spotify can play on, as device records"),
+                        arguments: [ArgumentSpec("URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.", repeatable: true)],
+                        send: queue),
+                CommandSpec(
+                    name: "devices", abstract: "list the devices Spotify can play on, as device records",
+                    run: { command, context in try await devices(context, player: try makePlayer(context), mode: outputMode(command, context)) }),
                 CommandSpec(
                     name: "recent",
                     abstract: "recently played tracks, oldest first, as played records",
@@ -54,7 +74,10 @@ package enum SpotifyNowPlaying {
                         OptionSpec("since", value: "DURATION", help: "Only tracks played in the last DURATION (\(acceptedDurationForms))."),
                         OptionSpec("after", value: "TIME", help: "Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z)."),
                     ],
-                    examples: [ExampleSpec("spotify-nowplaying recent --since 1h | songcount --label", "How many songs you heard in the last hour.")]
+                    examples: [ExampleSpec("spotify-nowplaying recent --since 1h | songcount --label", "How many songs you heard in the last hour.")],
+                    run: { command, context in
+                        try await recent(command, context, player: try makePlayer(context), mode: outputMode(command, context))
+                    }
                 ),
             ],
             input: ["play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."],
@@ -79,40 +102,38 @@ package enum SpotifyNowPlaying {
                 ExampleSpec("spotify-nowplaying | jq -r .name", "The name of what plays now."),
                 ExampleSpec("spotify-nowplaying --watch --for 15m | songcount --label", "How many songs you get through in the next fifteen minutes."),
             ],
-            seeAlso: ["songcount", "spotify-auth", "spotify-tracks", "spotify-playlists", "routine-link"]
+            seeAlso: ["songcount", "spotify-auth", "spotify-tracks", "spotify-playlists", "routine-link"],
+            runsWithoutSubcommand: true,
+            run: nowPlaying
         )
-        spec.runsWithoutSubcommand = true
         return spec
     }()
 
     package static func main() async -> Never {
-        await ToolRunner.main(spec, run: run)
+        await ToolRunner.main(spec)
     }
 
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let mode = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
-        if command.subcommand == nil {
-            if !command.flag("watch") {
-                for option in ["for", "interval"] where command.value(option) != nil {
-                    throw ToolError.usage("--\(option) needs --watch")
-                }
+    static func outputMode(_ command: ParsedCommand, _ context: ToolContext) -> OutputMode {
+        OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
+    }
+
+    /// The tool alone: one look at what plays, or `--watch`.
+    static func nowPlaying(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let mode = outputMode(command, context)
+        if !command.flag("watch") {
+            for option in ["for", "interval"] where command.value(option) != nil {
+                throw ToolError.usage("--\(option) needs --watch")
             }
-            // Options are checked before anything touches the network or the login.
-            let schedule = try pollSchedule(command)
-            let watchFor = try command.value("for").map { try Double(parseDuration($0)) / 1000 }
-            let clock = try WatchClock.from(context.environment)
-            let player = try makePlayer(context)
-            if command.flag("watch") {
-                return try await watch(command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
-            }
-            return try await oneShot(command, context, player: player, mode: mode)
         }
+        // Options are checked before anything touches the network or the login.
+        let schedule = try pollSchedule(command)
+        let watchFor = try command.value("for").map { try Double(parseDuration($0)) / 1000 }
+        let clock = try WatchClock.from(context.environment)
         let player = try makePlayer(context)
-        switch command.subcommand {
-        case "devices": return try await devices(context, player: player, mode: mode)
-        case "recent": return try await recent(command, context, player: player, mode: mode)
-        default: return try await control(command, context, player: player)
+        if command.flag("watch") {
+            return try await watch(command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
         }
+        return try await oneShot(command, context, player: player, mode: mode)
     }
 
     static func makePlayer(_ context: ToolContext) throws -> SpotifyPlayer {
@@ -140,7 +161,7 @@ package enum SpotifyNowPlaying {
         if mode == .human {
             try context.stdout.writeText(observation.humanLine + "\n")
         } else {
-            try context.stdout.write(observation.record(observedAt: isoTimestamp(Date().timeIntervalSince1970)))
+            try context.stdout.write(observation.record(observedAt: isoTimestamp(context.now)))
         }
         return .success
     }
@@ -165,7 +186,9 @@ package enum SpotifyNowPlaying {
 
     static let playableKinds: [SpotifyReference.Kind] = [.track, .episode, .playlist, .album, .artist, .show]
 
-    static func control(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer) async throws -> ExitCode {
+    /// A playback command: to `--device` or the active device, then a note of what was sent.
+    static func control(_ command: ParsedCommand, _ context: ToolContext, send: Send) async throws -> ExitCode {
+        let player = try makePlayer(context)
         var deviceID: String?
         var deviceName = "the active device"
         if let name = command.value("device") {
@@ -173,35 +196,25 @@ package enum SpotifyNowPlaying {
             deviceID = device["id"]?.stringValue
             deviceName = "'\(device["name"]?.stringValue ?? name)'"
         }
-        let what: String
-        switch command.subcommand {
-        case "play":
-            let references = try playReferences(command, context)
-            let target = try SpotifyPlayer.PlayTarget.from(references)
-            try await player.play(target, deviceID: deviceID)
-            switch target {
-            case .resume: what = "resume"
-            case .context(let uri, _): what = "play \(uri)"
-            case .items(let uris): what = "play \(plural(uris.count, "item"))"
-            }
-        case "pause":
-            try await player.pause(deviceID: deviceID)
-            what = "pause"
-        case "next":
-            try await player.next(deviceID: deviceID)
-            what = "skip to the next track"
-        case "previous":
-            try await player.previous(deviceID: deviceID)
-            what = "go back to the previous track"
-        case "queue":
-            let references = try command.positionals.map { try SpotifyReference.argument($0, expectingOneOf: [.track, .episode]) }
-            for reference in references { try await player.queue(uri: reference.uri, deviceID: deviceID) }
-            what = "queue \(plural(references.count, "item"))"
-        default:
-            throw ToolError.software("unhandled command \(command.commandName)")
-        }
+        let what = try await send(command, context, player, deviceID)
         context.warn("sent to \(deviceName): \(what) (Spotify carries it out on the device)")
         return .success
+    }
+
+    static func play(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?) async throws -> String {
+        let target = try SpotifyPlayer.PlayTarget.from(try playReferences(command, context))
+        try await player.play(target, deviceID: deviceID)
+        switch target {
+        case .resume: return "resume"
+        case .context(let uri, _): return "play \(uri)"
+        case .items(let uris): return "play \(plural(uris.count, "item"))"
+        }
+    }
+
+    static func queue(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?) async throws -> String {
+        let references = try command.positionals.map { try SpotifyReference.argument($0, expectingOneOf: [.track, .episode]) }
+        for reference in references { try await player.queue(uri: reference.uri, deviceID: deviceID) }
+        return "queue \(plural(references.count, "item"))"
     }
 
     /// The arguments, or with none, the lines of standard input (unless it is a terminal: resume).
@@ -210,21 +223,14 @@ package enum SpotifyNowPlaying {
             return try command.positionals.map { try SpotifyReference.argument($0, expectingOneOf: playableKinds) }
         }
         if context.terminal.stdinIsTerminal { return [] }
-        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
         var references: [SpotifyReference] = []
         var localFiles = 0
-        try reader.forEachLine { number, bytes in
-            let line = String(decoding: bytes, as: UTF8.self)
+        try context.stdin.forEachLine { line in
             if line.contains("\"spotify:local:") || line.hasPrefix("spotify:local:") {
                 localFiles += 1
-                return true
+            } else {
+                references.append(try SpotifyReference.parseLine(line, expectingOneOf: playableKinds))
             }
-            do throws(SpotifyReference.ParseError) {
-                references.append(try SpotifyReference.parse(line, expectingOneOf: playableKinds))
-            } catch {
-                throw ToolError.dataError("standard input: line \(number): \(error.description)")
-            }
-            return true
         }
         if localFiles > 0 { context.warn("skipped \(plural(localFiles, "local file")) (Spotify cannot start local files remotely)") }
         if references.isEmpty && localFiles > 0 { throw ToolError.dataError("standard input has nothing Spotify can play") }
@@ -268,7 +274,7 @@ package enum SpotifyNowPlaying {
         }
         var after: Double?
         if let since = command.value("since") {
-            after = Date().timeIntervalSince1970 - Double(try parseDuration(since)) / 1000
+            after = context.now - Double(try parseDuration(since)) / 1000
         } else if let text = command.value("after") {
             guard let time = parseISOTimestamp(text) else {
                 throw ToolError.usage("--after needs an ISO 8601 time such as 2026-11-22T08:00:00Z, not '\(text.prefix(60))'")

@@ -97,8 +97,8 @@ extension SpotifyPlaylists {
             if context.terminal.stdinIsTerminal {
                 throw ToolError.usage("local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | spotify-playlists local \(action) NAME")
             }
-            let records = try readTrackRecords()
-            let now = timestamp()
+            let records = try readTrackRecords(context.stdin)
+            let now = timestamp(context)
             let playlist = try store.update { library -> LocalPlaylist in
                 if action == "create" {
                     if let index = library.index(of: name) {
@@ -121,7 +121,7 @@ extension SpotifyPlaylists {
                     throw ToolError.dataError("a local playlist called '\(library.playlists[other].name)' already exists")
                 }
                 library.playlists[index].name = pair[1]
-                library.playlists[index].updatedAt = timestamp()
+                library.playlists[index].updatedAt = timestamp(context)
                 return library.playlists[index]
             }
             try writeLocalList([playlist], context, human: human)
@@ -142,23 +142,16 @@ extension SpotifyPlaylists {
         ToolError(.notFound, "no local playlist called '\(name)'; 'spotify-playlists local list' shows them")
     }
 
-    static func timestamp() -> String {
-        ISO8601DateFormatter().string(from: Date())
+    static func timestamp(_ context: ToolContext) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: context.now))
     }
 
     /// Standard input's records, each checked to be a JSON object with a uri and kept compact.
-    static func readTrackRecords() throws -> [String] {
-        var reader = JSONLinesReader(fileDescriptor: 0, displayName: "standard input")
+    static func readTrackRecords(_ input: StandardInput) throws -> [String] {
         var records: [String] = []
-        try reader.forEachLine { number, bytes in
-            guard let value = try? JSONValue.parse(bytes), value.objectValue != nil else {
-                throw ToolError.dataError("standard input: line \(number): not a JSON object")
-            }
-            guard value["uri"]?.stringValue != nil else {
-                throw ToolError.dataError("standard input: line \(number): not a track record (no uri)")
-            }
+        try input.forEachObject { value in
+            guard value["uri"]?.stringValue != nil else { throw StandardInput.Rejection("not a track record (no uri)") }
             records.append(value.serialized())
-            return true
         }
         return records
     }

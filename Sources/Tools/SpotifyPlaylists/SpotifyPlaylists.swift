@@ -9,7 +9,7 @@ package enum SpotifyPlaylists {
     static let recordDescription = "One playlist record per playlist: type (\"playlist\"), id, uri, name, description (may hold HTML), owner {id, display_name}, public, collaborative, snapshot_id, images [{url, height, width}] (largest first; may be empty), items_total (null when Spotify does not say, as for playlists you neither own nor collaborate on), external_url."
 
     package static let spec: CommandSpec = {
-        var spec = CommandSpec(
+        let spec = CommandSpec(
             name: "spotify-playlists",
             abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
             discussion: [
@@ -18,7 +18,7 @@ package enum SpotifyPlaylists {
             ],
             options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
             subcommands: [
-                CommandSpec(name: "list", abstract: "list every playlist in your library (the default)"),
+                CommandSpec(name: "list", abstract: "list every playlist in your library (the default)").running(handler(list)),
                 CommandSpec(
                     name: "get",
                     abstract: "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
@@ -33,8 +33,8 @@ package enum SpotifyPlaylists {
                     examples: [
                         ExampleSpec("spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms", "How long a playlist plays, in milliseconds."),
                     ]
-                ),
-                localCommand,
+                ).running(handler(get)),
+                localCommand.running(handler(local)),
             ],
             input: [
                 "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
@@ -61,29 +61,28 @@ package enum SpotifyPlaylists {
                 ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
                 ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m", "How many songs of the playlist called Morning fill fifteen minutes."),
             ],
-            seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"]
-            )
-        spec.runsWithoutSubcommand = true  // alone, it lists
+            seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"],
+            runsWithoutSubcommand: true,  // alone, it lists
+            run: handler(list)
+        )
         return spec
     }()
 
     package static func main() async -> Never {
-        await ToolRunner.main(spec, run: run)
+        await ToolRunner.main(spec)
     }
 
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let human = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human
-        switch command.subcommand {
-        case nil, "list": return try await list(command, context, human: human)
-        case "get": return try await get(command, context, human: human)
-        case "local": return try await local(command, context, human: human)
-        default: throw ToolError.software("unhandled command \(command.commandName)")
+    /// A handler told whether the output is the human form (a terminal, no --json).
+    static func handler(_ body: @escaping @Sendable (ParsedCommand, ToolContext, _ human: Bool) async throws -> ExitCode) -> CommandHandler {
+        { command, context in
+            let mode = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
+            return try await body(command, context, mode == .human)
         }
     }
 
     static func list(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let pager = Pager(api: try PlaylistCommands.api(context), concurrency: try PlaylistCommands.concurrency(command))
-        let progress = ProgressLine(terminal: context.terminal, noun: "playlists", shownAbove: PagePlan.pageSize)
+        let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: false)
         _ = try await pager.fetchAll(
             path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context),
@@ -102,7 +101,7 @@ package enum SpotifyPlaylists {
         let source = try PlaylistCacheOptions.reader(command, context, concurrency: try PlaylistCommands.concurrency(command))
         let api = try source.requirePager(for: "playlists").api
         let withDuration = command.flag("duration")
-        let progress = ProgressLine(terminal: context.terminal, shownAbove: PagePlan.pageSize)
+        let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: withDuration)
         return try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
             let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]

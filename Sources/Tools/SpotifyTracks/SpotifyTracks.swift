@@ -56,11 +56,12 @@ package enum SpotifyTracks {
             ExampleSpec("spotify-tracks --liked | jq -r .name | head", "Your ten most recently liked songs."),
             ExampleSpec("spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl", "Keep Spotify's own entry objects."),
         ],
-        seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"]
+        seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"],
+        run: run
     )
 
     package static func main() async -> Never {
-        await ToolRunner.main(spec, run: run)
+        await ToolRunner.main(spec)
     }
 
     /// Which entries to write, and how.
@@ -88,7 +89,7 @@ package enum SpotifyTracks {
         let playlists = liked ? [] : try PlaylistCacheOptions.selectors(command, context, tool: spec.name)
         let human = !selection.raw && OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human
         let source = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency)
-        let progress = ProgressLine(terminal: context.terminal, shownAbove: PagePlan.pageSize)
+        let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
 
         if liked {
             let pager = try source.requirePager(for: "liked songs")

@@ -1,0 +1,155 @@
+import Foundation
+import ToolkitCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The streams and facts a command runs with: the process's own in `main`, files in a test that
+/// runs a tool in process. Nothing below the runner reaches fd 0, 1 or 2, `isatty` or the wall
+/// clock by itself.
+package struct ToolStreams: Sendable {
+    package var stdin: Int32
+    package var stdout: Int32
+    package var stderr: Int32
+    package var terminal: Terminal
+    /// Seconds since 1970.
+    package var clock: @Sendable () -> Double
+
+    package init(
+        stdin: Int32, stdout: Int32, stderr: Int32, terminal: Terminal,
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) {
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+        self.terminal = terminal
+        self.clock = clock
+    }
+
+    /// fd 0, 1 and 2 as they are, and the wall clock.
+    package static func standard(environment: ToolEnvironment) -> ToolStreams {
+        ToolStreams(stdin: 0, stdout: 1, stderr: 2, terminal: .current(environment: environment))
+    }
+}
+
+/// What a running command gets from the runner: its streams, terminal facts, environment and clock.
+package struct ToolContext {
+    package let toolName: String
+    package let environment: ToolEnvironment
+    package let terminal: Terminal
+    package let stdin: StandardInput
+    /// Standard output; the runner flushes it at exit and turns write errors into exit 74.
+    package let stdout: JSONLinesWriter
+    package let stderr: DiagnosticStream
+    /// Seconds since 1970.
+    package let clock: @Sendable () -> Double
+
+    package init(toolName: String, environment: ToolEnvironment, streams: ToolStreams) {
+        self.toolName = toolName
+        self.environment = environment
+        terminal = streams.terminal
+        stdin = StandardInput(fileDescriptor: streams.stdin)
+        stdout = JSONLinesWriter(fileDescriptor: streams.stdout)
+        stderr = DiagnosticStream(fileDescriptor: streams.stderr)
+        clock = streams.clock
+    }
+
+    package var now: Double { clock() }
+
+    /// A diagnostic line on stderr: `tool: message`. A closure, so layers below can be handed it.
+    package var warn: @Sendable (String) -> Void {
+        let stderr = stderr
+        let tool = toolName
+        return { stderr.report(tool, $0) }
+    }
+}
+
+/// Diagnostics for people: unbuffered, each line prefixed with the tool's name.
+package struct DiagnosticStream: Sendable {
+    package let fileDescriptor: Int32
+
+    package init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+    }
+
+    /// Writes `text` as it is; a failure is dropped (there is nowhere left to complain to).
+    package func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { raw in
+                systemWrite(fileDescriptor, raw.baseAddress!, raw.count)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return  // nowhere left to complain to
+            }
+            offset += written
+        }
+    }
+
+    /// `tool: message` on its own line.
+    package func report(_ tool: String, _ message: String) {
+        write("\(tool): \(message)\n")
+    }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#else
+private let systemWrite = Darwin.write
+#endif
+
+/// Standard input as commands read it: records one per line, every complaint naming its line.
+package struct StandardInput: Sendable {
+    package let fileDescriptor: Int32
+    package static let displayName = "standard input"
+
+    package init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+    }
+
+    /// Why a line cannot be used; `forEachLine` turns it into exit 65 naming the line.
+    package struct Rejection: Error {
+        package var reason: String
+        package init(_ reason: String) { self.reason = reason }
+    }
+
+    /// Each non-blank line, as text. A `Rejection` thrown by `body` becomes
+    /// `standard input: line N: reason` (exit 65); other errors pass through.
+    package func forEachLine(_ body: (String) throws -> Void) throws {
+        var reader = JSONLinesReader(fileDescriptor: fileDescriptor, displayName: Self.displayName)
+        try reader.forEachLine { number, bytes in
+            do {
+                try body(String(decoding: bytes, as: UTF8.self))
+            } catch let rejection as Rejection {
+                throw ToolError.dataError("\(Self.displayName): line \(number): \(rejection.reason)")
+            }
+            return true
+        }
+    }
+
+    /// Each line as a JSON object; a line that is not one is rejected with `notAnObject`.
+    package func forEachObject(notAnObject: String = "not a JSON object", _ body: (JSONValue) throws -> Void) throws {
+        try forEachLine { line in
+            guard let value = try? JSONValue.parse(line), value.objectValue != nil else { throw Rejection(notAnObject) }
+            try body(value)
+        }
+    }
+
+    /// One line typed at a prompt, without its newline; nil at end of input.
+    package func readAnswer() -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fileDescriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+}
