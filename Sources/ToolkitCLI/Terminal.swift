@@ -11,6 +11,15 @@ package struct Terminal: Sendable {
     package var stdoutIsTerminal: Bool
     package var stderrIsTerminal: Bool
 
+    package init(stdinIsTerminal: Bool, stdoutIsTerminal: Bool, stderrIsTerminal: Bool) {
+        self.stdinIsTerminal = stdinIsTerminal
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.stderrIsTerminal = stderrIsTerminal
+    }
+
+    /// What a pipe or a file shows: no terminal anywhere.
+    package static let none = Terminal(stdinIsTerminal: false, stdoutIsTerminal: false, stderrIsTerminal: false)
+
     package static func current(environment: ToolEnvironment) -> Terminal {
         let dumb = environment["TERM"] == "dumb"
         return Terminal(

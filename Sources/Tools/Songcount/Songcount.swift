@@ -74,7 +74,7 @@ package enum Songcount {
         if let target {
             var fit = SongFit(targetMs: target)
             context.stdout.flushesEachRecord = select
-            try readRecords(sources, identity: false, skipped: &skipped) { line, fields in
+            try readRecords(sources, stdin: context.stdin, identity: false, skipped: &skipped) { line, fields in
                 guard fields.isSong else { return .notSong }
                 guard let duration = fields.durationMs, duration > 0 else { return .skip }
                 if select { try context.stdout.writeLine(line) }
@@ -86,7 +86,7 @@ package enum Songcount {
             report = .fit(fit, targetMs: target)
         } else {
             var counter = SongCounter()
-            try readRecords(sources, identity: true, skipped: &skipped) { _, fields in
+            try readRecords(sources, stdin: context.stdin, identity: true, skipped: &skipped) { _, fields in
                 guard fields.isSong else { return .notSong }
                 // A watch's "nothing playing" record: a state, not a malformed song.
                 if fields.isPlaying == false && fields.durationMs == nil { return .next }
@@ -125,12 +125,12 @@ package enum Songcount {
 
     /// Streams every source in order, decoding each line's fields; stops when `body` says so.
     static func readRecords(
-        _ sources: [String], identity: Bool, skipped: inout SkippedRecords,
+        _ sources: [String], stdin: StandardInput, identity: Bool, skipped: inout SkippedRecords,
         _ body: (UnsafeRawBufferPointer, SongRecordFields) throws -> Step
     ) throws {
         for source in sources {
             let isStdin = source == "-"
-            let descriptor = isStdin ? 0 : try openForReading(source)
+            let descriptor = isStdin ? stdin.fileDescriptor : try openForReading(source)
             defer { if !isStdin { close(descriptor) } }
             let name: String? = sources == ["-"] ? nil : (isStdin ? "<stdin>" : source)
             var reader = JSONLinesReader(fileDescriptor: descriptor, displayName: name)

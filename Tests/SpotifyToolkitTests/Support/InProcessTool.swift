@@ -1,0 +1,139 @@
+import FakeSpotify
+import Foundation
+import Testing
+import ToolkitCLI
+import ToolkitCore
+import Tools
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a tool run in process did: the same three things a spawned one shows.
+struct ToolRun: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+}
+
+/// Runs a tool's command in this process, through the same `ToolRunner.execute` its `main` calls,
+/// with stdin, stdout and stderr as files in a scratch directory and no terminal (what a pipe
+/// shows). Signals, pipes, TTYs and process groups are left to the end-to-end tests.
+enum InProcess {
+    static func run(
+        _ tool: String, _ arguments: [String] = [], stdin: String = "", environment: [String: String] = [:]
+    ) async throws -> ToolRun {
+        let spec = try #require(ToolCatalog.all.first { $0.name == tool }, "no tool \(tool)")
+        let scratch = try Scratch()
+        let input = try scratch.open("stdin", contents: stdin, flags: O_RDONLY)
+        let output = try scratch.open("stdout", flags: O_WRONLY | O_CREAT | O_TRUNC)
+        let errors = try scratch.open("stderr", flags: O_WRONLY | O_CREAT | O_TRUNC)
+        defer { for fd in [input, output, errors] { close(fd) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")
+        for (key, value) in environment { variables[key] = value }
+        let streams = ToolStreams(
+            stdin: input, stdout: output, stderr: errors,
+            terminal: .none)
+        let status = await ToolRunner.execute(spec, arguments: arguments, environment: ToolEnvironment(variables), streams: streams)
+        return ToolRun(status: status, stdout: try scratch.read("stdout"), stderr: try scratch.read("stderr"))
+    }
+
+    /// A scratch directory removed when the run is over.
+    final class Scratch: Sendable {
+        let url: URL
+        init() throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("spotify-toolkit-run-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(at: url) }
+
+        func open(_ name: String, contents: String? = nil, flags: Int32) throws -> Int32 {
+            let path = url.appendingPathComponent(name).path
+            if let contents { try contents.write(toFile: path, atomically: false, encoding: .utf8) }
+            let fd = Foundation.open(path, flags, 0o600)
+            guard fd >= 0 else { throw ToolError.ioError("cannot open \(path)") }
+            return fd
+        }
+
+        var path: String { url.path }
+
+        /// Writes a file in the directory; its path.
+        func file(_ name: String, contents: String) throws -> String {
+            let path = url.appendingPathComponent(name).path
+            try contents.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+
+        func read(_ name: String) throws -> String {
+            String(decoding: try Data(contentsOf: url.appendingPathComponent(name)), as: UTF8.self)
+        }
+    }
+}
+
+/// fake-spotify in this process, on 127.0.0.1 and an ephemeral port, with a private home for
+/// the tools' config and cache. Call `stop()` when done (`defer`).
+final class InProcessFake: Sendable {
+    let server: FakeSpotifyServer
+    let home: InProcess.Scratch
+
+    init(_ configure: (inout FakeSpotifySettings) -> Void = { _ in }) throws {
+        var settings = FakeSpotifySettings()
+        settings.clientIDs = ["test-client"]
+        configure(&settings)
+        server = try FakeSpotifyServer(settings: settings)
+        server.start()
+        home = try InProcess.Scratch()
+    }
+
+    func stop() { server.stop() }
+
+    var base: String { server.baseURL }
+
+    /// The environment that points the tools at this server (as `FakeSpotifyProcess.environment`).
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var env = [
+            "SPOTIFY_ACCOUNTS_BASE": base,
+            "SPOTIFY_API_BASE": base + "/v1",
+            "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
+            "XDG_DATA_HOME": home.url.appendingPathComponent("data").path,
+            "XDG_CACHE_HOME": home.url.appendingPathComponent("cache").path,
+            "SPOTIFY_TOOLKIT_CACHE_SIZE": "0",
+            "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
+            "SPOTIFY_CLIENT_ID": "test-client",
+            "SPOTIFY_ACCESS_TOKEN": "",
+            "BROWSER": "",
+        ]
+        for (key, value) in extra { env[key] = value }
+        return env
+    }
+
+    /// Runs `tool` against this server.
+    func run(_ tool: String, _ arguments: [String] = [], stdin: String = "", environment extra: [String: String] = [:]) async throws -> ToolRun {
+        try await InProcess.run(tool, arguments, stdin: stdin, environment: environment(extra))
+    }
+
+    /// A test control of the fake (`/_fake/...`), as JSON.
+    @discardableResult
+    func call(_ method: String, _ path: String, form: [(String, String)] = []) async throws -> JSONValue {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        if !form.isEmpty {
+            request.httpBody = Data(URLForm.encode(form).utf8)
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return (try? JSONValue.parse(data)) ?? .string(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Logs the tools in with a freshly minted token (`SPOTIFY_ACCESS_TOKEN`).
+    func loggedIn(_ extra: [String: String] = [:]) async throws -> [String: String] {
+        let minted = try await call("POST", "/_fake/tokens", form: [("expires_in", "3600"), ("client_id", "test-client")])
+        var env = extra
+        env["SPOTIFY_ACCESS_TOKEN"] = try #require(minted["access_token"]?.stringValue)
+        return env
+    }
+}
+
+typealias TemporaryDirectory = InProcess.Scratch
