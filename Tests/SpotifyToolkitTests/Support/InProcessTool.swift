@@ -1,4 +1,5 @@
-import FakeSpotify
+@testable import FakeSpotify
+import SpotifyClient
 import Foundation
 import Testing
 import ToolkitCLI
@@ -78,11 +79,12 @@ final class InProcessFake: Sendable {
     let server: FakeSpotifyServer
     let home: InProcess.Scratch
 
-    init(_ configure: (inout FakeSpotifySettings) -> Void = { _ in }) throws {
-        var settings = FakeSpotifySettings()
-        settings.clientIDs = ["test-client"]
-        configure(&settings)
-        server = try FakeSpotifyServer(settings: settings)
+    /// `arguments` as `fake-spotify` takes them (`--extra-playlists 120`, `--legacy`, `--fault ...`).
+    init(_ arguments: [String] = []) throws {
+        let command = try CommandLineParser.parse(["--client-id", "test-client"] + arguments, spec: FakeSpotifyCommand.spec)
+        let launch = try FakeSpotifyCommand.parseLaunch(command)
+        server = try FakeSpotifyServer(settings: launch.settings)
+        server.service.addFaults(launch.faults)
         server.start()
         home = try InProcess.Scratch()
     }
@@ -127,13 +129,59 @@ final class InProcessFake: Sendable {
         return (try? JSONValue.parse(data)) ?? .string(String(decoding: data, as: UTF8.self))
     }
 
-    /// Logs the tools in with a freshly minted token (`SPOTIFY_ACCESS_TOKEN`).
-    func loggedIn(_ extra: [String: String] = [:]) async throws -> [String: String] {
-        let minted = try await call("POST", "/_fake/tokens", form: [("expires_in", "3600"), ("client_id", "test-client")])
-        var env = extra
-        env["SPOTIFY_ACCESS_TOKEN"] = try #require(minted["access_token"]?.stringValue)
-        return env
+    func counters() async throws -> JSONValue { try await call("GET", "/_fake/counters") }
+
+    var configDirectory: String { home.url.appendingPathComponent("config/spotify-toolkit").path }
+
+    /// Seeds the token store as if the user had logged in (as `FakeSpotifyProcess.seedLogin`).
+    @discardableResult
+    func seedLogin(expiresIn: Int) async throws -> StoredTokens {
+        let minted = try await call("POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
+        let now = Date().timeIntervalSince1970
+        let tokens = StoredTokens(
+            accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
+            expiresAt: now + Double(expiresIn), refreshToken: minted["refresh_token"]?.stringValue,
+            clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e", displayName: "Fixture User")
+        try FileTokenStore(directory: configDirectory).save(tokens)
+        return tokens
     }
+}
+
+/// A logged-in user of an in-process fake-spotify (the in-process twin of the end-to-end `Library`).
+struct Library {
+    let fake: InProcessFake
+    let tokens: StoredTokens
+
+    init(_ arguments: [String] = []) async throws {
+        fake = try InProcessFake(arguments)
+        tokens = try await fake.seedLogin(expiresIn: 3600)
+    }
+
+    func run(_ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> ToolRun {
+        let result = try await fake.run(tool, arguments, stdin: stdin ?? "", environment: environment)
+        #expect(!result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken), "no token in output")
+        return result
+    }
+
+    func tracks(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> ToolRun {
+        try await run("spotify-tracks", arguments, stdin: stdin, environment: environment)
+    }
+
+    func fault(_ fields: [(String, String)]) async throws {
+        let answer = try await fake.call("POST", "/_fake/faults", form: fields)
+        #expect(answer["kind"] != nil, "\(answer)")
+    }
+
+    func counters() async throws -> JSONValue { try await fake.counters() }
+}
+
+func records(_ result: ToolRun) throws -> [JSONValue] {
+    try result.stdoutLines.map { try JSONValue.parse($0) }
+}
+
+/// The id of a generated playlist of `count` tracks (see fake-spotify's generated library).
+func generated(_ count: Int, _ prefix: String = "gen") -> String {
+    prefix + String(repeating: "0", count: max(0, 19 - String(count).count)) + String(count)
 }
 
 typealias TemporaryDirectory = InProcess.Scratch
