@@ -5,7 +5,7 @@
 // The layers are targets whose dependencies run one way (docs/ARCHITECTURE.md):
 //   ToolkitCore ← LoopbackHTTP, HTTPClient ← SpotifyClient ← Tools ← the six executables
 //   ToolkitCore ← ToolkitCLI ← Tools
-//   ToolkitCore, LoopbackHTTP ← FakeSpotify (never the client it stands in for)
+//   ToolkitCore, LoopbackHTTP, ToolkitCLI ← FakeSpotify (never the client it stands in for)
 // No library product: across targets, code is `package`, not `public`.
 import PackageDescription
 
