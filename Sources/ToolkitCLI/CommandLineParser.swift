@@ -21,6 +21,11 @@ package struct ParsedCommand: Sendable {
     package func values(_ long: String) -> [String] { values[long] ?? [] }
 
     package var commandName: String { path.joined(separator: " ") }
+
+    /// Lookups by the option's own spec, so its name is written once, where it is declared.
+    package func flag(_ option: OptionSpec) -> Bool { flag(option.long) }
+    package func value(_ option: OptionSpec) -> String? { value(option.long) }
+    package func values(_ option: OptionSpec) -> [String] { values(option.long) }
 }
 
 package enum CommandLineParser {

@@ -22,12 +22,7 @@ package enum Songcount {
         arguments: [
             ArgumentSpec("FILE", help: "Read records from FILE; '-' or no FILE reads standard input.", optional: true, repeatable: true, completion: .file),
         ],
-        options: [
-            OptionSpec("target", short: "t", value: "DURATION", help: "Fit mode: how many songs fill DURATION. Accepts \(acceptedDurationForms)."),
-            OptionSpec("select", short: "s", help: "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."),
-            OptionSpec("label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications)."),
-            OptionSpec("json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal."),
-        ],
+        options: [Options.target, Options.select, Options.label, Options.json],
         input: [
             "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored.",
         ],
@@ -57,14 +52,40 @@ package enum Songcount {
         await ToolRunner.main(spec)
     }
 
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let target = try command.value("target").map(parseTarget)
-        let select = command.flag("select")
-        let labelOnly = command.flag("label")
-        if select && target == nil { throw ToolError.usage("--select needs --target") }
-        if select && labelOnly { throw ToolError.usage("--select and --label cannot be used together") }
+    /// The command line, read and checked once.
+    struct Options {
+        static let target = OptionSpec(
+            "target", short: "t", value: "DURATION", help: "Fit mode: how many songs fill DURATION. Accepts \(acceptedDurationForms).")
+        static let select = OptionSpec(
+            "select", short: "s",
+            help: "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."
+        )
+        static let label = OptionSpec(
+            "label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications).")
+        static let json = OptionSpec("json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal.")
 
-        let sources = command.positionals.isEmpty ? ["-"] : command.positionals
+        /// Fit mode's window in milliseconds; nil in count mode.
+        var target: Int?
+        var select: Bool
+        var labelOnly: Bool
+        var json: Bool
+        /// The files to read in turn; `-` is standard input.
+        var sources: [String]
+
+        init(_ command: ParsedCommand) throws {
+            target = try command.value(Self.target).map(Songcount.parseTarget)
+            select = command.flag(Self.select)
+            labelOnly = command.flag(Self.label)
+            json = command.flag(Self.json)
+            sources = command.positionals.isEmpty ? ["-"] : command.positionals
+            if select && target == nil { throw ToolError.usage("--select needs --target") }
+            if select && labelOnly { throw ToolError.usage("--select and --label cannot be used together") }
+        }
+    }
+
+    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let options = try Options(command)
+        let (target, select, labelOnly, sources) = (options.target, options.select, options.labelOnly, options.sources)
         if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
             throw ToolError.usage("reads records on standard input; pipe them in (spotify-tracks ID | songcount) or name a FILE")
         }
@@ -107,7 +128,7 @@ package enum Songcount {
 
         if labelOnly {
             try context.stdout.writeText(report.label + "\n")
-        } else if OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human {
+        } else if OutputMode.resolve(forcedJSON: options.json, terminal: context.terminal, environment: context.environment) == .human {
             try context.stdout.writeText(report.humanLine + "\n")
         } else {
             try context.stdout.write(report.record)
