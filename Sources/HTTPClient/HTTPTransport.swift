@@ -32,21 +32,20 @@ package struct HTTPTransport: Sendable {
     /// The URLSession, made on the first request. Making one starts FoundationNetworking and
     /// libcurl (about 5 MB), which every run that builds a client but never sends (no input, not
     /// logged in) would otherwise pay for. Copies of the transport share one session.
-    final class LazySession: @unchecked Sendable {  // `made` behind `lock`
+    final class LazySession: Sendable {
         let timeout: TimeInterval
-        private let lock = NSLock()
-        private var made: URLSession?
+        private let made = Locked<URLSession?>(nil)
 
         init(timeout: TimeInterval) { self.timeout = timeout }
 
         /// Whether a request has needed the session yet.
-        var isMade: Bool { lock.withLock { made != nil } }
+        var isMade: Bool { made.withLock { $0 != nil } }
 
         var urlSession: URLSession {
-            lock.withLock {
-                if let made { return made }
+            made.withLock {
+                if let session = $0 { return session }
                 let session = Self.make(timeout: timeout)
-                made = session
+                $0 = session
                 return session
             }
         }

@@ -5,13 +5,14 @@ import Foundation
 /// `@unchecked Sendable` is sound because `value` is only read or written while `lock` is held.
 /// (`Mutex` from Synchronization would need macOS 15; the package targets macOS 13.)
 package final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
-    package init(_ value: Value) { self.value = value }
+    @inlinable package init(_ value: Value) { self.value = value }
 
     /// `NSLocking.withLock` spelled out, so nothing depends on its SDK availability on macOS 13.
-    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    /// Inlinable: the pager's `InFlightLimit` takes it on every request.
+    @inlinable package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
