@@ -61,8 +61,8 @@ extension FakeSpotifyService {
         func value(_ name: String) -> String? { URLForm.value(name, in: form).flatMap { $0.isEmpty ? nil : $0 } }
         let settings = self.settings
 
-        let result: Result<IssuedTokens, OAuthError>
-        func requireClient() -> OAuthError? {
+        let result: Result<IssuedTokens, FakeOAuthError>
+        func requireClient() -> FakeOAuthError? {
             guard let clientID = value("client_id"),
                   settings.clientIDs.isEmpty || settings.clientIDs.contains(clientID)
             else { return .invalidClient }
@@ -70,7 +70,7 @@ extension FakeSpotifyService {
         }
         switch URLForm.value("grant_type", in: form) {
         case nil, "":
-            result = .failure(OAuthError(error: "unsupported_grant_type", description: "grant_type parameter is missing"))
+            result = .failure(FakeOAuthError(error: "unsupported_grant_type", description: "grant_type parameter is missing"))
         case "authorization_code":
             if let error = requireClient() {
                 result = .failure(error)
@@ -91,7 +91,7 @@ extension FakeSpotifyService {
                 result = state.withLock { $0.refresh(token: value("refresh_token")!, clientID: value("client_id")!) }
             }
         default:
-            result = .failure(OAuthError(error: "unsupported_grant_type",
+            result = .failure(FakeOAuthError(error: "unsupported_grant_type",
                                          description: "grant_type must be authorization_code or refresh_token"))
         }
 

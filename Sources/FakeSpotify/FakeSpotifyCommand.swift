@@ -122,21 +122,14 @@ package enum FakeSpotifyCommand {
             log = { request, response in StandardError.report(name, "\(request.method) \(request.target) -> \(response.status)") }
         }
         let server = try FakeSpotifyServer(settings: launch.settings, port: launch.port, log: log)
-        let stop = StopLatch()
-        // Handle SIGTERM/SIGINT on a queue instead of dying, so the server stops and we exit 0.
-        var signalSources: [any DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT] {
-            _ = signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.fire() }
-            source.resume()
-            signalSources.append(source)
-        }
-        defer { signalSources.forEach { $0.cancel() } }
+        let stop = StopSignal()
+        // SIGTERM/SIGINT stop the server instead of killing the process, so we exit 0.
+        let signals = stop.stopOnSignals([SIGTERM, SIGINT])
+        defer { signals.cancel() }
         if launch.exitAfter > 0 {
             DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(launch.exitAfter)) {
                 StandardError.report(name, "exiting after \(launch.exitAfter) s (--exit-after)")
-                stop.fire()
+                stop.stop()
             }
         }
 
@@ -153,34 +146,5 @@ package enum FakeSpotifyCommand {
     /// Writes `text` to a temporary file beside `path`, then renames it over `path`.
     static func writeAtomically(_ text: String, to path: String) throws {
         try AtomicFileWrite.write(Data(text.utf8), to: path)
-    }
-}
-
-/// Fires once; `wait()` returns when it has (also if it fired before the wait).
-final class StopLatch: @unchecked Sendable {  // every stored property is guarded by `lock`
-    private let lock = NSLock()
-    private var fired = false
-    private var waiter: CheckedContinuation<Void, Never>?
-
-    func fire() {
-        lock.lock()
-        let continuation = waiter
-        waiter = nil
-        fired = true
-        lock.unlock()
-        continuation?.resume()
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if fired {
-                lock.unlock()
-                continuation.resume()
-            } else {
-                waiter = continuation
-                lock.unlock()
-            }
-        }
     }
 }

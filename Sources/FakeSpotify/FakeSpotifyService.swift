@@ -5,12 +5,12 @@ import Foundation
 
 /// fake-spotify's logic: routes a request through the table in Routes.swift, with the shared
 /// steps around it (injected failures, the bearer check, counting). Thread-safe: the HTTP server
-/// calls `handle` from a thread per connection; all state is in one `LockedBox`.
+/// calls `handle` from a thread per connection; all state is in one `Locked`.
 package final class FakeSpotifyService: Sendable {
-    let state: LockedBox<FakeSpotifyState>
+    let state: Locked<FakeSpotifyState>
 
     package init(settings: FakeSpotifySettings = FakeSpotifySettings()) {
-        state = LockedBox(FakeSpotifyState(settings: settings))
+        state = Locked(FakeSpotifyState(settings: settings))
     }
 
     /// The current settings.

@@ -3,32 +3,15 @@ import LoopbackHTTP
 import ToolkitCLI
 import Foundation
 
-/// A value behind an `NSLock`; every access goes through `withLock`.
-///
-/// `@unchecked Sendable` is sound because `value` is only read or written while `lock` is held.
-/// (`Mutex` from Synchronization would need macOS 15; the package targets macOS 13.)
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
 /// An OAuth error answer of the accounts service: 400 `{"error":"...","error_description":"..."}`.
-struct OAuthError: Error, Equatable, Sendable {
+struct FakeOAuthError: Error, Equatable, Sendable {
     var error: String
     var description: String
 
-    static let invalidClient = OAuthError(error: "invalid_client", description: "Invalid client")
-    static func invalidGrant(_ description: String) -> OAuthError { OAuthError(error: "invalid_grant", description: description) }
-    static func missing(_ parameter: String) -> OAuthError {
-        OAuthError(error: "invalid_request", description: "Missing required parameter: \(parameter)")
+    static let invalidClient = FakeOAuthError(error: "invalid_client", description: "Invalid client")
+    static func invalidGrant(_ description: String) -> FakeOAuthError { FakeOAuthError(error: "invalid_grant", description: description) }
+    static func missing(_ parameter: String) -> FakeOAuthError {
+        FakeOAuthError(error: "invalid_request", description: "Missing required parameter: \(parameter)")
     }
 }
 
@@ -105,7 +88,7 @@ struct Counters: Sendable {
     }
 }
 
-/// Everything fake-spotify remembers. A plain value: `FakeSpotifyService` keeps it in a `LockedBox`
+/// Everything fake-spotify remembers. A plain value: `FakeSpotifyService` keeps it in a `Locked`
 /// and runs each operation below as one locked step, so concurrent clients see atomic grants.
 struct FakeSpotifyState: Sendable {
     struct PendingCode: Sendable {
@@ -161,7 +144,7 @@ struct FakeSpotifyState: Sendable {
 
     /// The authorization_code grant. A code is used up by the first exchange that names it,
     /// whether or not that exchange succeeds (RFC 6749 §4.1.2: single use).
-    mutating func exchange(code: String, redirectURI: String, clientID: String, verifier: String) -> Result<IssuedTokens, OAuthError> {
+    mutating func exchange(code: String, redirectURI: String, clientID: String, verifier: String) -> Result<IssuedTokens, FakeOAuthError> {
         let now = self.now
         guard let pending = codes.removeValue(forKey: code), pending.expiresAt > now else {
             return .failure(.invalidGrant("Invalid authorization code"))
@@ -184,7 +167,7 @@ struct FakeSpotifyState: Sendable {
     }
 
     /// The refresh_token grant, with the lifetime and rotation rules of the current settings.
-    mutating func refresh(token: String, clientID: String) -> Result<IssuedTokens, OAuthError> {
+    mutating func refresh(token: String, clientID: String) -> Result<IssuedTokens, FakeOAuthError> {
         let now = self.now
         guard let info = refreshTokens[token] else { return .failure(.invalidGrant("Invalid refresh token")) }
         guard info.clientID == clientID else { return .failure(.invalidClient) }

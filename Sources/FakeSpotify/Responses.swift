@@ -72,7 +72,7 @@ enum Accounts {
         HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: Array(value.serialized().utf8))
     }
 
-    static func error(_ error: OAuthError, status: Int = 400) -> HTTPResponse {
+    static func error(_ error: FakeOAuthError, status: Int = 400) -> HTTPResponse {
         json(["error": .string(error.error), "error_description": .string(error.description)], status: status)
     }
 

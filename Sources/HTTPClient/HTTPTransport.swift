@@ -17,8 +17,8 @@ package struct HTTPResult: Sendable {
     }
 }
 
-/// Sends requests with URLSession. Failures to reach the server become exit 69 naming the host,
-/// never a crash and never a token in the message. Redirects are never followed: URLSession would
+/// Sends requests with URLSession. Failures to reach the server are `HTTPFailure`s naming the
+/// host (exit 69 when reported), never a crash and never a token in the message. Redirects are never followed: URLSession would
 /// send the `Authorization` header (or a refresh token in the body) on to whatever host the
 /// redirect names, and Spotify does not redirect Web API or accounts requests; a 3xx is an error
 /// naming where it pointed.
@@ -32,21 +32,20 @@ package struct HTTPTransport: Sendable {
     /// The URLSession, made on the first request. Making one starts FoundationNetworking and
     /// libcurl (about 5 MB), which every run that builds a client but never sends (no input, not
     /// logged in) would otherwise pay for. Copies of the transport share one session.
-    final class LazySession: @unchecked Sendable {  // `made` behind `lock`
+    final class LazySession: Sendable {
         let timeout: TimeInterval
-        private let lock = NSLock()
-        private var made: URLSession?
+        private let made = Locked<URLSession?>(nil)
 
         init(timeout: TimeInterval) { self.timeout = timeout }
 
         /// Whether a request has needed the session yet.
-        var isMade: Bool { lock.withLock { made != nil } }
+        var isMade: Bool { made.withLock { $0 != nil } }
 
         var urlSession: URLSession {
-            lock.withLock {
-                if let made { return made }
+            made.withLock {
+                if let session = $0 { return session }
                 let session = Self.make(timeout: timeout)
-                made = session
+                $0 = session
                 return session
             }
         }
@@ -73,12 +72,13 @@ package struct HTTPTransport: Sendable {
         }
     }
 
-    /// Sends `request`; with a `slot`, only when its `InFlightLimit` has room.
+    /// Sends `request`; with a `slot`, only when its `InFlightLimit` has room. Throws
+    /// `HTTPFailure`, or `CancellationError` when withdrawn before it was sent.
     package func send(_ request: URLRequest, slot: InFlightSlot? = nil) async throws -> HTTPResult {
         do {
             let (data, response) = try await Self.load(request, in: session.urlSession, slot: slot)
             guard let http = response as? HTTPURLResponse else {
-                throw ToolError.unavailable("\(request.url?.host ?? "server") answered with something that is not HTTP")
+                throw HTTPFailure.notHTTP(host: request.url?.host ?? "server")
             }
             var headers: [String: String] = [:]
             for (key, value) in http.allHeaderFields {
@@ -89,22 +89,13 @@ package struct HTTPTransport: Sendable {
                 throw Self.refusedRedirect(result, request: request)
             }
             return result
-        } catch let error as ToolError {
+        } catch let error as HTTPFailure {
             throw error
         } catch let error as CancellationError {
             throw error  // withdrawn before it was sent: nothing failed
         } catch {
-            let host = request.url.map(Self.hostAndPort) ?? "server"
-            throw ToolError.unavailable("\(Self.unreachable)\(host): \((error as NSError).localizedDescription)")
+            throw HTTPFailure.unreachable(host: request.url.map(Self.hostAndPort) ?? "server", reason: (error as NSError).localizedDescription)
         }
-    }
-
-    static let unreachable = "cannot reach "
-
-    /// A failure worth trying again (the connection failed, was reset or timed out, the body was
-    /// cut short), as opposed to a refused redirect, which would only happen again.
-    package static func isTransient(_ error: ToolError) -> Bool {
-        error.exitCode == .unavailable && error.message.hasPrefix(unreachable)
     }
 
     /// `session.data(for:)` without its cancellation handler: on Linux that handler can deadlock
@@ -146,13 +137,12 @@ package struct HTTPTransport: Sendable {
         return .success((data ?? Data(), response))
     }
 
-    /// Exit 69 naming who redirected which request, and where to (host and port only: a query
-    /// could carry anything).
-    static func refusedRedirect(_ result: HTTPResult, request: URLRequest) -> ToolError {
+    /// Who redirected which request, and where to (host and port only: a query could carry anything).
+    static func refusedRedirect(_ result: HTTPResult, request: URLRequest) -> HTTPFailure {
         let location = result.header("Location").flatMap { URL(string: $0, relativeTo: request.url)?.absoluteURL }
-        let target = location.map(hostAndPort) ?? "an unnamed place (no Location header)"
-        let origin = request.url.map(hostAndPort) ?? "the server"
-        return ToolError.unavailable("\(origin) answered \(request.httpMethod ?? "GET") \(request.url?.path ?? "") with a redirect (HTTP \(result.status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)")
+        return .refusedRedirect(
+            origin: request.url.map(hostAndPort) ?? "the server", method: request.httpMethod ?? "GET", path: request.url?.path ?? "",
+            status: result.status, target: location.map(hostAndPort) ?? "an unnamed place (no Location header)")
     }
 
     static func hostAndPort(_ url: URL) -> String {

@@ -19,13 +19,8 @@ import Foundation
 /// is about 45 ms.
 ///
 /// Every ticket that entered and started must report `finished(ticket:status:)` exactly once.
-package final class InFlightLimit: @unchecked Sendable {  // every var behind `lock`
-    private let lock = NSLock()
-    private var window: ConcurrencyWindow
-    private var active = 0
-    private var waiting: [Waiter] = []
-    private var tickets: [Int: TicketState] = [:]
-    private var lastTicket = 0
+package final class InFlightLimit: Sendable {
+    private let lockedState: Locked<State>
 
     enum TicketState {
         case issued, waiting, started, withdrawn
@@ -38,36 +33,66 @@ package final class InFlightLimit: @unchecked Sendable {  // every var behind `l
         var abandon: @Sendable () -> Void
     }
 
+    private struct State {
+        var window: ConcurrencyWindow
+        var active = 0
+        var waiting: [Waiter] = []
+        var tickets: [Int: TicketState] = [:]
+        var lastTicket = 0
+
+        /// A 2xx is clean, a 429 is Spotify pushing back; anything else (5xx, no answer) says
+        /// nothing about the rate.
+        mutating func adjust(_ status: Int?) {
+            switch status {
+            case 429?: window.recordRateLimited()
+            case let status? where (200..<300).contains(status): window.recordClean()
+            default: break
+            }
+        }
+
+        /// The waiting exchanges that now have room, lowest order first, marked started.
+        mutating func takeStartable() -> [@Sendable () -> Void] {
+            var starts: [@Sendable () -> Void] = []
+            while active < window.size, let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order }) {
+                let waiter = waiting.remove(at: index)
+                tickets[waiter.ticket] = .started
+                starts.append(waiter.start)
+                active += 1
+            }
+            return starts
+        }
+    }
+
     package init(window: ConcurrencyWindow) {
-        self.window = window
+        lockedState = Locked(State(window: window))
     }
 
     /// How many exchanges are on the wire now, how many wait for a place, and the most allowed.
-    package var state: (active: Int, waiting: Int, limit: Int) { lock.withLock { (active, waiting.count, window.size) } }
+    package var state: (active: Int, waiting: Int, limit: Int) { lockedState.withLock { ($0.active, $0.waiting.count, $0.window.size) } }
 
     /// The most allowed on the wire now.
-    package var size: Int { lock.withLock { window.size } }
+    package var size: Int { lockedState.withLock { $0.window.size } }
 
     /// A new ticket, to enter with and to withdraw by.
     func ticket() -> Int {
-        lock.withLock {
-            lastTicket += 1
-            tickets[lastTicket] = .issued
-            return lastTicket
+        lockedState.withLock {
+            $0.lastTicket += 1
+            $0.tickets[$0.lastTicket] = .issued
+            return $0.lastTicket
         }
     }
 
     /// Calls `start` now if there is room, else later from whichever thread frees a place.
     /// `abandon` is called instead when the ticket is (or was already) withdrawn before it started.
     func enter(ticket: Int, order: Int, start: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) {
-        let run: [@Sendable () -> Void] = lock.withLock {
-            if tickets[ticket] == .withdrawn {
-                tickets[ticket] = nil
+        let run: [@Sendable () -> Void] = lockedState.withLock {
+            if $0.tickets[ticket] == .withdrawn {
+                $0.tickets[ticket] = nil
                 return [abandon]
             }
-            tickets[ticket] = .waiting
-            waiting.append(Waiter(ticket: ticket, order: order, start: start, abandon: abandon))
-            return takeStartable()
+            $0.tickets[ticket] = .waiting
+            $0.waiting.append(Waiter(ticket: ticket, order: order, start: start, abandon: abandon))
+            return $0.takeStartable()
         }
         run.forEach { $0() }
     }
@@ -75,52 +100,30 @@ package final class InFlightLimit: @unchecked Sendable {  // every var behind `l
     /// A started exchange has ended, with an HTTP `status` (nil: no answer): the window moves,
     /// and the freed place goes to the waiting one with the lowest order if there is room.
     func finished(ticket: Int, status: Int?) {
-        let starts = lock.withLock {
-            if tickets.removeValue(forKey: ticket) == .started { active -= 1 }
-            adjust(status)
-            return takeStartable()
+        let starts = lockedState.withLock {
+            if $0.tickets.removeValue(forKey: ticket) == .started { $0.active -= 1 }
+            $0.adjust(status)
+            return $0.takeStartable()
         }
         starts.forEach { $0() }
-    }
-
-    /// A 2xx is clean, a 429 is Spotify pushing back; anything else (5xx, no answer) says nothing
-    /// about the rate. Under `lock`.
-    private func adjust(_ status: Int?) {
-        switch status {
-        case 429?: window.recordRateLimited()
-        case let status? where (200..<300).contains(status): window.recordClean()
-        default: break
-        }
     }
 
     /// The ticket's task was cancelled: an exchange still waiting is abandoned and never started,
     /// one not yet entered is abandoned when it enters, one on the wire is left to finish.
     func withdraw(ticket: Int) {
-        let abandon: (@Sendable () -> Void)? = lock.withLock {
-            switch tickets[ticket] {
+        let abandon = lockedState.withLock { (state: inout State) -> (@Sendable () -> Void)? in
+            switch state.tickets[ticket] {
             case .issued?:
-                tickets[ticket] = .withdrawn
+                state.tickets[ticket] = .withdrawn
             case .waiting?:
-                tickets[ticket] = nil
-                if let index = waiting.firstIndex(where: { $0.ticket == ticket }) { return waiting.remove(at: index).abandon }
+                state.tickets[ticket] = nil
+                if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) { return state.waiting.remove(at: index).abandon }
             case .started?, .withdrawn?, nil:
                 break
             }
             return nil
         }
         abandon?()
-    }
-
-    /// The waiting exchanges that now have room, lowest order first, marked started. Under `lock`.
-    private func takeStartable() -> [@Sendable () -> Void] {
-        var starts: [@Sendable () -> Void] = []
-        while active < window.size, let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order }) {
-            let waiter = waiting.remove(at: index)
-            tickets[waiter.ticket] = .started
-            starts.append(waiter.start)
-            active += 1
-        }
-        return starts
     }
 }
 

@@ -302,105 +302,96 @@ package final class LoopbackHTTPServer: Sendable {
 
 // MARK: - State
 
-/// The server's mutable lifecycle state behind a lock.
-///
-/// `@unchecked Sendable` is sound because every stored property is read and written only while
-/// `lock` is held. (`Mutex` from Synchronization would need macOS 15; the package targets macOS 13.)
-private final class LockedState: @unchecked Sendable {
+/// The server's mutable lifecycle state, behind one lock.
+private final class LockedState: Sendable {
     enum StopAction {
         case alreadyStopped
         case neverStarted
         case running(wakeWriteFD: Int32, loopExited: DispatchSemaphore)
     }
 
-    private let lock = NSLock()
-    private var started = false
-    private var stopped = false
-    private var closed = false
-    private var wakeWriteFD: Int32 = -1
-    private var loopExited: DispatchSemaphore?
-    private var connections = 0
-    private var peak = 0
-    private var idle: Set<Int32> = []
+    private struct Fields {
+        var started = false
+        var stopped = false
+        var closed = false
+        var wakeWriteFD: Int32 = -1
+        var loopExited: DispatchSemaphore?
+        var connections = 0
+        var peak = 0
+        var idle: Set<Int32> = []
+    }
 
-    var isStopped: Bool { lock.locked { stopped } }
+    private let fields = Locked(Fields())
+
+    var isStopped: Bool { fields.withLock { $0.stopped } }
     /// Connections being served now, and the most there ever were at once.
-    var connectionCount: Int { lock.locked { connections } }
-    var peakConnectionCount: Int { lock.locked { peak } }
+    var connectionCount: Int { fields.withLock { $0.connections } }
+    var peakConnectionCount: Int { fields.withLock { $0.peak } }
 
     func connectionOpened() {
-        lock.locked {
-            connections += 1
-            peak = max(peak, connections)
+        fields.withLock {
+            $0.connections += 1
+            $0.peak = max($0.peak, $0.connections)
         }
     }
 
-    func connectionClosed() { lock.locked { connections -= 1 } }
+    func connectionClosed() { fields.withLock { $0.connections -= 1 } }
 
     /// A kept-alive connection starts waiting for its next request; false once stopped (close it).
     func connectionIdle(_ fd: Int32) -> Bool {
-        lock.locked {
-            guard !stopped else { return false }
-            idle.insert(fd)
+        fields.withLock {
+            guard !$0.stopped else { return false }
+            $0.idle.insert(fd)
             return true
         }
     }
 
     /// The connection is no longer waiting (it must be, before its descriptor is closed).
-    func connectionBusy(_ fd: Int32) { _ = lock.locked { idle.remove(fd) } }
+    func connectionBusy(_ fd: Int32) { _ = fields.withLock { $0.idle.remove(fd) } }
 
     /// Wakes every idle connection with end-of-file; registered descriptors are still open.
     func shutDownIdleConnections() {
-        lock.locked {
-            for fd in idle { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        fields.withLock {
+            for fd in $0.idle { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }
 
     /// Returns the wake-up pipe for the accept loop, or nil when already started or stopped.
     func markStarted() -> (read: Int32, write: Int32, exited: DispatchSemaphore)? {
-        lock.locked {
-            guard !started, !stopped else { return nil }
+        fields.withLock {
+            guard !$0.started, !$0.stopped else { return nil }
             guard let pipe = Socket.makeWakePipe() else { return nil }
-            started = true
-            wakeWriteFD = pipe.write
+            $0.started = true
+            $0.wakeWriteFD = pipe.write
             let exited = DispatchSemaphore(value: 0)
-            loopExited = exited
+            $0.loopExited = exited
             return (pipe.read, pipe.write, exited)
         }
     }
 
     func markStopped() -> StopAction {
-        lock.locked {
-            if stopped { return .alreadyStopped }
-            stopped = true
-            guard started, let exited = loopExited else { return .neverStarted }
-            return .running(wakeWriteFD: wakeWriteFD, loopExited: exited)
+        fields.withLock {
+            if $0.stopped { return .alreadyStopped }
+            $0.stopped = true
+            guard $0.started, let exited = $0.loopExited else { return .neverStarted }
+            return .running(wakeWriteFD: $0.wakeWriteFD, loopExited: exited)
         }
     }
 
     /// Runs `body` (closing the descriptors) exactly once over the server's life.
     func closeOnce(_ body: () -> Void) {
-        let first = lock.locked {
-            if closed { return false }
-            closed = true
+        let first = fields.withLock {
+            if $0.closed { return false }
+            $0.closed = true
             return true
         }
         guard first else { return }
         body()
-        let wake = lock.locked { () -> Int32 in
-            defer { wakeWriteFD = -1 }
-            return wakeWriteFD
+        let wake = fields.withLock { (fields: inout Fields) -> Int32 in
+            defer { fields.wakeWriteFD = -1 }
+            return fields.wakeWriteFD
         }
         if wake >= 0 { close(wake) }
-    }
-}
-
-private extension NSLock {
-    /// `NSLocking.withLock` spelled out, so nothing depends on its SDK availability on macOS 13.
-    func locked<R>(_ body: () throws -> R) rethrows -> R {
-        lock()
-        defer { unlock() }
-        return try body()
     }
 }
 
@@ -492,25 +483,7 @@ private enum Socket {
 
     /// Sends every byte; false if the peer went away or the send timed out. Never raises SIGPIPE.
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        #if canImport(Glibc)
-        let flags = Int32(MSG_NOSIGNAL)
-        #else
-        let flags: Int32 = 0  // SO_NOSIGPIPE is set on the socket instead
-        #endif
-        var offset = 0
-        return bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = send(fd, raw.baseAddress! + offset, raw.count - offset, flags)
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return false
-                }
-            }
-            return true
-        }
+        bytes.withUnsafeBytes { writeAll(fd, $0, using: .send) } == 0
     }
 
     /// Whether `fd` has something to read (a request, or end-of-file) within `seconds`.

@@ -47,23 +47,7 @@ package enum OutputMode: Sendable, Equatable {
 /// Diagnostics for people: unbuffered, on stderr, each line prefixed with the tool's name.
 package enum StandardError {
     package static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { raw in
-                #if canImport(Glibc)
-                Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
-                #else
-                Darwin.write(2, raw.baseAddress! + offset, raw.count - offset)
-                #endif
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return  // nowhere left to complain to
-            }
-            offset += written
-        }
-        bytes.removeAll()
+        Array(text.utf8).withUnsafeBytes { _ = writeAll(2, $0) }  // a failure leaves nowhere to complain to
     }
 
     /// `tool: message` on its own line.

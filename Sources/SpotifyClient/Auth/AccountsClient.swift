@@ -29,7 +29,7 @@ package struct AccountsClient: Sendable {
     }
 
     package func exchange(code: String, redirectURI: String, clientID: String, verifier: String) async throws -> TokenResponse {
-        let result = try await transport.postForm(tokenURL, [
+        let result = try await post([
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
             ("client_id", clientID), ("code_verifier", verifier),
         ])
@@ -46,7 +46,7 @@ package struct AccountsClient: Sendable {
     /// Throws `RefreshFailure.invalidGrant` when the session is over; ToolError for everything else
     /// (network, 5xx: the tokens stay).
     package func refresh(refreshToken: String, clientID: String) async throws -> TokenResponse {
-        let result = try await transport.postForm(tokenURL, [
+        let result = try await post([
             ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID),
         ])
         if result.status == 400 || result.status == 401, let error = OAuthError.decode(result.body), error.code == "invalid_grant" {
@@ -55,6 +55,15 @@ package struct AccountsClient: Sendable {
         return try decode(result, failure: { error in
             ToolError.noPermission("Spotify refused to refresh the access token: \(error)")
         })
+    }
+
+    /// The transport's failures end here as ToolErrors: a token request is never retried.
+    func post(_ fields: [(String, String)]) async throws -> HTTPResult {
+        do {
+            return try await transport.postForm(tokenURL, fields)
+        } catch let failure as HTTPFailure {
+            throw failure.toolError
+        }
     }
 
     var tokenURL: URL { URL(string: baseURL.absoluteString.trimmingSuffix("/") + "/api/token")! }

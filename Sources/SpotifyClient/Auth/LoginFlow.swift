@@ -149,13 +149,15 @@ package struct LoginFlow {
 /// Listens on the redirect URI for the browser's return from the consent page. Ignores
 /// requests that carry no code (browsers ask for /favicon.ico first) or a foreign `state`, and
 /// answers the browser with a short page it can close.
-final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
+final class CallbackListener: Sendable {
     let server: LoopbackHTTPServer
     let redirectURI: String
-    private let lock = NSLock()
-    private var isFinished = false
-    private var outcome: AuthorizationCallback?
-    private var continuation: CheckedContinuation<AuthorizationCallback?, Never>?
+    private struct State {
+        var isFinished = false
+        var outcome: AuthorizationCallback?
+        var continuation: CheckedContinuation<AuthorizationCallback?, Never>?
+    }
+    private let state = Locked(State())
 
     init(redirect: LoopbackRedirect, state: String, say: @escaping @Sendable (String) -> Void) throws {
         let box = OutcomeBox()
@@ -188,26 +190,25 @@ final class CallbackListener: @unchecked Sendable {  // state guarded by `lock`
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
-            lock.lock()
-            if isFinished {
-                lock.unlock()
-                continuation.resume(returning: outcome)
-            } else {
-                self.continuation = continuation
-                lock.unlock()
+            // Outer nil: not finished yet; the wait goes on.
+            let finished: AuthorizationCallback?? = state.withLock {
+                if $0.isFinished { return .some($0.outcome) }
+                $0.continuation = continuation
+                return .none
             }
+            if let finished { continuation.resume(returning: finished) }
         }
     }
 
     /// The first call wins: a callback, or nil when the time is up.
     fileprivate func finish(_ value: AuthorizationCallback?) {
-        lock.lock()
-        guard !isFinished else { return lock.unlock() }
-        isFinished = true
-        outcome = value
-        let waiting = continuation
-        continuation = nil
-        lock.unlock()
+        let waiting = state.withLock { (state: inout State) -> CheckedContinuation<AuthorizationCallback?, Never>? in
+            guard !state.isFinished else { return nil }
+            state.isFinished = true
+            state.outcome = value
+            defer { state.continuation = nil }
+            return state.continuation
+        }
         waiting?.resume(returning: value)
     }
 

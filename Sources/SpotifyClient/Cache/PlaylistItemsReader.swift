@@ -78,7 +78,7 @@ package struct PlaylistItemsReader {
             if step == .checkSnapshot {
                 switch try await currentSnapshot(id) {
                 case .refused(let result): return .refused(result)
-                case .snapshot(let current): step = CachePolicy.afterCheck(entry: entry?.header, wanted: wanted, current: current)
+                case .value(let current): step = CachePolicy.afterCheck(entry: entry?.header, wanted: wanted, current: current)
                 }
             }
             switch step {
@@ -180,7 +180,7 @@ package struct PlaylistItemsReader {
         if let refused = summary.refused { return .refused(refused) }
         if let kept, let cache, count == summary.total {
             // Asked again after the last page: only if the snapshot held throughout is every page of that version.
-            let after: String? = if case .snapshot(let current)? = try? await currentSnapshot(id) { current } else { nil }
+            let after: String? = if case .value(let current)? = try? await currentSnapshot(id) { current } else { nil }
             if CachePolicy.mayKeep(snapshotBefore: snapshot, snapshotAfter: after, totalChanged: totalChanged, bytes: kept.count, maxBytes: limit),
                let snapshot {
                 let header = CacheEntryHeader(playlistID: id, snapshotID: snapshot, view: fields == nil ? .full : .records, fetchedAt: cache.now, total: count)
@@ -194,20 +194,15 @@ package struct PlaylistItemsReader {
         return .delivered
     }
 
-    enum SnapshotAnswer: Sendable {
-        case snapshot(String?)
-        case refused(HTTPResult)
-    }
-
     /// `GET /playlists/{id}?fields=snapshot_id`: one small request.
-    func currentSnapshot(_ id: String) async throws -> SnapshotAnswer {
+    func currentSnapshot(_ id: String) async throws -> Answer<String?> {
         let pager = try requirePager(for: "playlists")
         return try await pager.api.perform(method: "GET", path: "/playlists/\(id)", query: [("fields", "snapshot_id")], passing: [404]) { result in
-            guard result.isSuccess else { return SnapshotAnswer.refused(result) }
+            guard result.isSuccess else { return Answer<String?>.refused(result) }
             guard let json = try? JSONValue.parse(result.body), json.objectValue != nil else {
                 throw SpotifyWebAPI.UnreadableBody("the body is not a JSON object")
             }
-            return .snapshot(json["snapshot_id"]?.stringValue)
+            return .value(json["snapshot_id"]?.stringValue)
         }.value
     }
 }

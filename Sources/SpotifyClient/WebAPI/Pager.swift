@@ -39,11 +39,6 @@ package struct Pager: Sendable {
         package var refused: HTTPResult?
     }
 
-    enum Answer: Sendable {
-        case page(Page)
-        case refused(HTTPResult)
-    }
-
     /// Fetches `path` page by page (`offset`, `limit=50`, then `query`) and calls `body` with each
     /// page in order. `passing`: statuses of the *first* page returned in `Summary.refused` instead
     /// of thrown (403/404 for playlists the caller explains itself). `progress` gets items handed
@@ -57,7 +52,7 @@ package struct Pager: Sendable {
         // The window caps the requests on the wire and moves with each answer as it arrives.
         let inFlight = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
         let first = try await fetch(path: path, query: query, offset: 0, plan: nil, passing: passing, slot: InFlightSlot(inFlight, order: -1))
-        guard case .page(let firstPage) = first.value else {
+        guard case .value(let firstPage) = first.value else {
             if case .refused(let result) = first.value { return Summary(total: 0, refused: result) }
             throw ToolError.software("pager: no first page")
         }
@@ -100,7 +95,7 @@ package struct Pager: Sendable {
             while nextHandOn < offsets.count {
                 launch()
                 guard let (index, outcome) = try await group.next() else { break }
-                guard case .page(let page) = outcome.value else {
+                guard case .value(let page) = outcome.value else {
                     throw ToolError.software("pager: a later page was refused without a status to pass")
                 }
                 arrived[index] = page
@@ -114,14 +109,14 @@ package struct Pager: Sendable {
         return Summary(total: plan.total)
     }
 
-    typealias Outcome = SpotifyWebAPI.Outcome<Answer>
+    typealias Outcome = SpotifyWebAPI.Outcome<Answer<Page>>
 
     /// One page, checked. `plan` is nil for the first page (which sets it).
     func fetch(path: String, query: [(String, String)], offset: Int, plan: PagePlan?, passing: Set<Int>, slot: InFlightSlot? = nil) async throws -> Outcome {
         let pageQuery = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))] + query
         return try await api.perform(method: "GET", path: path, query: pageQuery, passing: passing, slot: slot) { result in
             guard result.isSuccess else { return .refused(result) }
-            return .page(try Self.readPage(result.body, offset: offset, plan: plan))
+            return .value(try Self.readPage(result.body, offset: offset, plan: plan))
         }
     }
 

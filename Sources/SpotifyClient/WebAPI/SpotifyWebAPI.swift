@@ -93,9 +93,11 @@ package struct SpotifyWebAPI: Sendable {
             let result: HTTPResult
             do {
                 result = try await transport.send(request, slot: slot)
-            } catch let error as ToolError where HTTPTransport.isTransient(error) {
-                try await again(error)
+            } catch let failure as HTTPFailure where failure.isTransient {
+                try await again(failure.toolError)
                 continue
+            } catch let failure as HTTPFailure {
+                throw failure.toolError  // nothing above branches on how the exchange failed
             }
             if result.isSuccess || passing.contains(result.status) {
                 do {

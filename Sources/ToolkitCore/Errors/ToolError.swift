@@ -26,3 +26,14 @@ package struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     package static func tempFail(_ message: String) -> ToolError { ToolError(.tempFail, message) }
     package static func software(_ message: String) -> ToolError { ToolError(.software, message) }
 }
+
+/// An error with cases of its own for the code around it to branch on (an HTTP failure: worth
+/// another try or not), which becomes a ToolError, message and exit status, in one place: its
+/// `toolError`, taken at the boundary past which nothing branches on it any more.
+package protocol ToolErrorConvertible: Error {
+    var toolError: ToolError { get }
+}
+
+extension ToolError: ToolErrorConvertible {
+    package var toolError: ToolError { self }
+}

@@ -84,33 +84,10 @@ package final class JSONLinesWriter {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        guard var p = bytes.baseAddress else { return }
-        var remaining = bytes.count
-        while remaining > 0 {
-            let n = systemWrite(fileDescriptor, p, remaining)
-            if n > 0 {
-                p += n
-                remaining -= n
-                continue
-            }
-            if n == 0 { continue }  // not expected for a non-zero count; try again
-            let code = errno
-            switch code {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                var fds = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&fds, 1, -1)
-            case EPIPE:
-                throw BrokenPipe()
-            default:
-                throw ToolError.ioError("write to \(name) failed: \(String(cString: strerror(code)))")
-            }
+        switch ToolkitCore.writeAll(fileDescriptor, bytes, waitingWhenFull: true) {
+        case 0: return
+        case EPIPE: throw BrokenPipe()
+        case let code: throw ToolError.ioError("write to \(name) failed: \(String(cString: strerror(code)))")
         }
     }
-}
-
-@inline(__always)
-private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
-    write(fd, p, n)
 }

@@ -20,23 +20,26 @@ typealias sighandler_t = sig_t
 package struct SignalDeferral: Sendable {
     package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var depth = 0
-    nonisolated(unsafe) private static var previousHandlers: [Int32: sighandler_t?] = [:]
+    private struct State {
+        var depth = 0
+        var previousHandlers: [Int32: sighandler_t?] = [:]
+    }
+
+    private static let state = Locked(State())
 
     /// Starts deferring; call `end()` on the result exactly once.
     package static func begin() -> SignalDeferral {
-        lock.lock()
-        defer { lock.unlock() }
-        depth += 1
-        if depth == 1 {
-            pendingSignal = 0
-            for number in signals {
-                let previous = signal(number, recordPendingSignal)
-                if isIgnored(previous) {
-                    signal(number, SIG_IGN)  // ignored before: stays ignored, nothing to defer
+        state.withLock {
+            $0.depth += 1
+            if $0.depth == 1 {
+                pendingSignal = 0
+                for number in signals {
+                    let previous = signal(number, recordPendingSignal)
+                    if isIgnored(previous) {
+                        signal(number, SIG_IGN)  // ignored before: stays ignored, nothing to defer
+                    }
+                    $0.previousHandlers[number] = previous
                 }
-                previousHandlers[number] = previous
             }
         }
         return SignalDeferral()
@@ -49,16 +52,17 @@ package struct SignalDeferral: Sendable {
 
     /// Stops deferring: restores the previous handlers, then raises the signal that arrived, if any.
     package func end() {
-        Self.lock.lock()
-        Self.depth -= 1
-        guard Self.depth == 0 else { return Self.lock.unlock() }
-        for number in Self.signals {
-            if let previous = Self.previousHandlers[number] { signal(number, previous) }
+        let pending: Int32 = Self.state.withLock {
+            $0.depth -= 1
+            guard $0.depth == 0 else { return 0 }
+            for number in Self.signals {
+                if let previous = $0.previousHandlers[number] { signal(number, previous) }
+            }
+            $0.previousHandlers = [:]
+            let pending = pendingSignal
+            pendingSignal = 0
+            return pending
         }
-        Self.previousHandlers = [:]
-        let pending = pendingSignal
-        pendingSignal = 0
-        Self.lock.unlock()
         // kill, not raise: raise targets this thread, and a Dispatch worker thread blocks these signals.
         if pending != 0 { kill(getpid(), pending) }
     }

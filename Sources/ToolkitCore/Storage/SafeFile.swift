@@ -77,17 +77,8 @@ package enum SafeFile {
 
     /// Writes every byte at `offset`, retrying EINTR and short writes.
     static func writeAll(_ descriptor: Int32, _ data: Data, at offset: Int = 0) throws {
-        try data.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let written = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw SystemError(code: errno)
-                }
-                done += written
-            }
-        }
+        let code = data.withUnsafeBytes { ToolkitCore.writeAll(descriptor, $0, using: .positioned(at: offset)) }
+        if code != 0 { throw SystemError(code: code) }
     }
 
     /// A ToolError for a failed file operation: permission-like failures are configuration

@@ -75,8 +75,11 @@ package struct ListeningPipeline {
         close(countErr.write)
         stopper.watch(watchPID)
 
-        let errors = LockedBytes()
-        let errorReader = Thread { errors.set(Self.readAll(countErr.read)) }
+        let errors = Locked<Data?>(nil)
+        let errorReader = Thread {
+            let read = Self.readAll(countErr.read)
+            errors.withLock { $0 = read }
+        }
         errorReader.start()
 
         // The relay: the watch's bytes go on to songcount unchanged; whole lines go to `onLine`.
@@ -87,7 +90,7 @@ package struct ListeningPipeline {
             let count = buffer.withUnsafeMutableBytes { read(watchOut.read, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
-            if relaying { relaying = Self.writeAll(countIn.write, buffer[0..<count]) }
+            if relaying { relaying = buffer[0..<count].withUnsafeBytes { writeAll(countIn.write, $0) } == 0 }
             pending.append(contentsOf: buffer[0..<count])
             while let newline = pending.firstIndex(of: 0x0A) {
                 onLine(String(decoding: pending[..<newline], as: UTF8.self))
@@ -102,9 +105,9 @@ package struct ListeningPipeline {
         let watchStatus = Self.wait(watchPID)
         let countStatus = Self.wait(countPID)
         stopper.watch(nil)
-        while !errors.isSet { usleep(1000) }
+        while errors.withLock({ $0 == nil }) { usleep(1000) }
         close(countErr.read)
-        return Outcome(watchStatus: watchStatus, countStatus: countStatus, countOutput: output, countErrors: errors.value, interrupted: stopper.signalCount > 0)
+        return Outcome(watchStatus: watchStatus, countStatus: countStatus, countOutput: output, countErrors: errors.withLock { $0 ?? Data() }, interrupted: stopper.signalCount > 0)
     }
 
     // MARK: Processes
@@ -173,19 +176,6 @@ package struct ListeningPipeline {
         return signalNumber == 0 ? (status >> 8) & 0xff : 128 + signalNumber
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
-        var offset = bytes.startIndex
-        while offset < bytes.endIndex {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
-    }
-
     /// Everything until end of file, at most 16 MiB (songcount prints one record).
     static func readAll(_ fd: Int32) -> Data {
         var data = Data()
@@ -202,42 +192,39 @@ package struct ListeningPipeline {
 
 /// Turns SIGINT/SIGTERM to routine-link into a stop request for the watch: the first asks it
 /// to stop (SIGINT: it prints its final record), a second insists (SIGTERM), a third kills the group.
-final class Stopper: @unchecked Sendable {  // state behind `lock`
-    private let lock = NSLock()
-    private var watchPID: pid_t?
-    private var signals = 0
-    private var sources: [DispatchSourceSignal] = []
+final class Stopper: Sendable {
+    private struct State {
+        var watchPID: pid_t?
+        var signals = 0
+        var handlers: SignalHandlers?
+    }
 
-    var signalCount: Int { lock.withLock { signals } }
+    private let state = Locked(State())
+
+    var signalCount: Int { state.withLock { $0.signals } }
 
     func installSignalHandlers() {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in received() }
-            source.resume()
-            sources.append(source)
-        }
+        let handlers = SignalHandlers([SIGINT, SIGTERM]) { [self] _ in received() }
+        state.withLock { $0.handlers = handlers }
     }
 
     func restoreSignals() {
-        for source in sources { source.cancel() }
-        sources.removeAll()
+        state.withLock { $0.handlers }?.cancel()
     }
 
     /// The watch to stop; a signal that came before it started is passed on now.
     func watch(_ pid: pid_t?) {
-        let pending: Int = lock.withLock {
-            watchPID = pid
-            return pid == nil ? 0 : signals
+        let pending: Int = state.withLock {
+            $0.watchPID = pid
+            return pid == nil ? 0 : $0.signals
         }
         if let pid, pending > 0 { forward(pending, to: pid) }
     }
 
     private func received() {
-        let (pid, count): (pid_t?, Int) = lock.withLock {
-            signals += 1
-            return (watchPID, signals)
+        let (pid, count): (pid_t?, Int) = state.withLock {
+            $0.signals += 1
+            return ($0.watchPID, $0.signals)
         }
         if let pid { forward(count, to: pid) }
     }
@@ -249,12 +236,4 @@ final class Stopper: @unchecked Sendable {  // state behind `lock`
         default: kill(-pid, SIGKILL)
         }
     }
-}
-
-final class LockedBytes: @unchecked Sendable {  // behind `lock`
-    private let lock = NSLock()
-    private var data: Data?
-    func set(_ value: Data) { lock.withLock { data = value } }
-    var isSet: Bool { lock.withLock { data != nil } }
-    var value: Data { lock.withLock { data ?? Data() } }
 }

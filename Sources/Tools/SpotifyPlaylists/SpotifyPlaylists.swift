@@ -105,14 +105,14 @@ package enum SpotifyPlaylists {
         var output = Output(context: context, human: human, withDuration: withDuration)
         return try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
             let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
-            let answer = try await api.perform(method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]) { result -> Fetched in
+            let answer = try await api.perform(method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]) { result -> Answer<JSONObject> in
                 guard result.isSuccess else { return .refused(result) }
                 guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json) else {
                     throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
                 }
-                return .playlist(record)
+                return .value(record)
             }
-            guard case .playlist(var record) = answer.value else {
+            guard case .value(var record) = answer.value else {
                 if case .refused(let result) = answer.value { return try PlaylistCommands.refusal(result, playlist: playlist) }
                 return nil
             }
@@ -125,11 +125,6 @@ package enum SpotifyPlaylists {
             try output.write(record)
             return nil
         }
-    }
-
-    enum Fetched: Sendable {
-        case playlist(JSONObject)
-        case refused(HTTPResult)
     }
 
     /// The sum of the item durations, or null (with a note) when Spotify does not show the items.

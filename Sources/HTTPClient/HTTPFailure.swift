@@ -1,0 +1,31 @@
+import ToolkitCore
+
+/// Why an exchange brought back no answer to use. Retries branch on the case (`isTransient`),
+/// never on the message; `toolError` is where each becomes what a person reads, with exit 69.
+package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
+    /// The connection failed, was reset or timed out, or the body was cut short; `reason` is
+    /// URLSession's. `host` may carry a port.
+    case unreachable(host: String, reason: String)
+    /// What answered does not speak HTTP.
+    case notHTTP(host: String)
+    /// A 3xx, not followed (see `HTTPTransport`): `origin` answered `method path` with `status`,
+    /// pointing to `target` (host and port only).
+    case refusedRedirect(origin: String, method: String, path: String, status: Int, target: String)
+
+    /// Worth trying again, unlike a refused redirect or a server that is not HTTP, which would
+    /// only happen again.
+    package var isTransient: Bool {
+        if case .unreachable = self { true } else { false }
+    }
+
+    package var toolError: ToolError {
+        switch self {
+        case .unreachable(let host, let reason):
+            .unavailable("cannot reach \(host): \(reason)")
+        case .notHTTP(let host):
+            .unavailable("\(host) answered with something that is not HTTP")
+        case .refusedRedirect(let origin, let method, let path, let status, let target):
+            .unavailable("\(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)")
+        }
+    }
+}
