@@ -119,7 +119,7 @@ package enum FakeSpotifyCommand {
         let name = context.toolName
         var log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)?
         if launch.verbose {
-            log = { request, response in StandardError.report(name, "\(request.method) \(request.target) -> \(response.status)") }
+            log = { [stderr = context.stderr] request, response in stderr.report(name, "\(request.method) \(request.target) -> \(response.status)") }
         }
         let server = try FakeSpotifyServer(settings: launch.settings, port: launch.port, log: log)
         let stop = StopSignal()
@@ -127,8 +127,9 @@ package enum FakeSpotifyCommand {
         let signals = stop.stopOnSignals([SIGTERM, SIGINT])
         defer { signals.cancel() }
         if launch.exitAfter > 0 {
+            let warn = context.warn
             DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(launch.exitAfter)) {
-                StandardError.report(name, "exiting after \(launch.exitAfter) s (--exit-after)")
+                warn("exiting after \(launch.exitAfter) s (--exit-after)")
                 stop.stop()
             }
         }

@@ -43,15 +43,3 @@ package enum OutputMode: Sendable, Equatable {
         return .jsonLines
     }
 }
-
-/// Diagnostics for people: unbuffered, on stderr, each line prefixed with the tool's name.
-package enum StandardError {
-    package static func write(_ text: String) {
-        Array(text.utf8).withUnsafeBytes { _ = writeAll(2, $0) }  // a failure leaves nowhere to complain to
-    }
-
-    /// `tool: message` on its own line.
-    package static func report(_ tool: String, _ message: String) {
-        write("\(tool): \(message)\n")
-    }
-}

@@ -77,18 +77,7 @@ package struct DiagnosticStream: Sendable {
 
     /// Writes `text` as it is; a failure is dropped (there is nowhere left to complain to).
     package func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { raw in
-                systemWrite(fileDescriptor, raw.baseAddress!, raw.count)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return  // nowhere left to complain to
-            }
-            offset += written
-        }
+        Array(text.utf8).withUnsafeBytes { _ = writeAll(fileDescriptor, $0) }  // a failure leaves nowhere to complain to
     }
 
     /// `tool: message` on its own line.
@@ -96,12 +85,6 @@ package struct DiagnosticStream: Sendable {
         write("\(tool): \(message)\n")
     }
 }
-
-#if canImport(Glibc)
-private let systemWrite = Glibc.write
-#else
-private let systemWrite = Darwin.write
-#endif
 
 /// Standard input as commands read it: records one per line, every complaint naming its line.
 package struct StandardInput: Sendable {
