@@ -33,4 +33,28 @@ import Testing
         #expect(transport.session.isMade, "a copy of the transport sends through the same session")
         #expect(transport.session.urlSession === copy.session.urlSession)
     }
+
+    @Test func failuresAreTypedAndSayWhatTheyAlwaysSaid() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            HTTPResponse(status: 302, headers: [("Location", "http://elsewhere.example:8080/x?token=y")], body: [])
+        }
+        server.start()
+        defer { server.stop() }
+        let transport = HTTPTransport(timeout: 5)
+        let redirect = await #expect(throws: HTTPFailure.self) {
+            try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/a")!))
+        }
+        #expect(redirect?.isTransient == false)
+        #expect(redirect?.toolError == .unavailable("127.0.0.1:\(server.port) answered GET /a with a redirect (HTTP 302) to elsewhere.example:8080; Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"))
+
+        let closed = try LoopbackHTTPServer { _ in .text("never\n") }
+        let port = closed.port
+        closed.stop()
+        let unreachable = await #expect(throws: HTTPFailure.self) {
+            try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        }
+        #expect(unreachable?.isTransient == true)
+        #expect(unreachable?.toolError.exitCode == .unavailable)
+        #expect(unreachable?.toolError.message.hasPrefix("cannot reach 127.0.0.1:\(port): ") == true)
+    }
 }

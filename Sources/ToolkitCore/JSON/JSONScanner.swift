@@ -123,14 +123,7 @@ package struct JSONScanner {
     package mutating func readObject(_ body: (_ key: JSONKey, _ scanner: inout JSONScanner) throws -> Void) throws {
         skipWhitespace()
         guard pos < end, byte(pos) == UInt8(ascii: "{") else { throw expected("an object") }
-        try enterContainer()
-        pos &+= 1
-        skipWhitespace()
-        if pos < end && byte(pos) == UInt8(ascii: "}") {
-            pos &+= 1
-            depth &-= 1
-            return
-        }
+        if try enterContainer(closedBy: UInt8(ascii: "}")) { return }
         while true {
             guard pos < end else { throw endOfInput() }
             guard byte(pos) == UInt8(ascii: "\"") else { throw unexpected(at: pos) }
@@ -153,14 +146,7 @@ package struct JSONScanner {
     package mutating func readArray(_ body: (_ scanner: inout JSONScanner) throws -> Void) throws {
         skipWhitespace()
         guard pos < end, byte(pos) == UInt8(ascii: "[") else { throw expected("an array") }
-        try enterContainer()
-        pos &+= 1
-        skipWhitespace()
-        if pos < end && byte(pos) == UInt8(ascii: "]") {
-            pos &+= 1
-            depth &-= 1
-            return
-        }
+        if try enterContainer(closedBy: UInt8(ascii: "]")) { return }
         while true {
             let valueStart = pos
             try body(&self)
@@ -339,12 +325,20 @@ package struct JSONScanner {
         }
     }
 
+    /// Cursor at an opening bracket: steps inside, whitespace skipped. True when the container
+    /// is empty: the cursor is then past its closing bracket, outside it again.
     @inline(__always)
-    mutating func enterContainer() throws {
+    mutating func enterContainer(closedBy close: UInt8) throws -> Bool {
         depth &+= 1
         if depth > Self.maxDepth {
             throw JSONParseError(message: "nesting deeper than \(Self.maxDepth) levels at byte \(pos)", offset: pos)
         }
+        pos &+= 1
+        skipWhitespace()
+        guard pos < end && byte(pos) == close else { return false }
+        pos &+= 1
+        depth &-= 1
+        return true
     }
 
     /// After the `:` of a member: whitespace skipped, cursor at the value.
@@ -377,14 +371,7 @@ package struct JSONScanner {
     }
 
     mutating func skipObject() throws {
-        try enterContainer()
-        pos &+= 1
-        skipWhitespace()
-        if pos < end && byte(pos) == UInt8(ascii: "}") {
-            pos &+= 1
-            depth &-= 1
-            return
-        }
+        if try enterContainer(closedBy: UInt8(ascii: "}")) { return }
         while true {
             guard pos < end else { throw endOfInput() }
             guard byte(pos) == UInt8(ascii: "\"") else { throw unexpected(at: pos) }
@@ -398,14 +385,7 @@ package struct JSONScanner {
     }
 
     mutating func skipArray() throws {
-        try enterContainer()
-        pos &+= 1
-        skipWhitespace()
-        if pos < end && byte(pos) == UInt8(ascii: "]") {
-            pos &+= 1
-            depth &-= 1
-            return
-        }
+        if try enterContainer(closedBy: UInt8(ascii: "]")) { return }
         while true {
             try skipValue()
             if try afterMember(close: UInt8(ascii: "]")) { break }

@@ -67,14 +67,7 @@ package struct SongRecordFields: Sendable, Equatable {
                 topType = TypeValue(try scanner.readRawValue())
             } else if key.matches("currently_playing_type") {
                 playingType = TypeValue(try scanner.readRawValue())
-            } else if identity && key.matches("id") {
-                top.id = try scanner.readString()
-            } else if identity && key.matches("uri") {
-                top.uri = try scanner.readString()
-            } else if identity && key.matches("name") {
-                top.name = try scanner.readString()
-            } else if identity && key.matches("artists") {
-                top.artistNames = try readArtistNames(&scanner)
+            } else if identity, try top.readIdentity(key, &scanner) {
             } else if key.matches("item") || key.matches("track") {
                 // `track` is also a boolean flag inside playlist tracks; only an object holds a track.
                 guard scanner.nextKind == .object else { return }
@@ -129,6 +122,24 @@ package struct SongRecordFields: Sendable, Equatable {
         }
     }
 
+    /// Reads the value of `key` when it is one of the identity fields (id, uri, name, artists);
+    /// false, with nothing consumed, when it is not.
+    @inline(__always)
+    mutating func readIdentity(_ key: JSONKey, _ scanner: inout JSONScanner) throws -> Bool {
+        if key.matches("id") {
+            id = try scanner.readString()
+        } else if key.matches("uri") {
+            uri = try scanner.readString()
+        } else if key.matches("name") {
+            name = try scanner.readString()
+        } else if key.matches("artists") {
+            artistNames = try Self.readArtistNames(&scanner)
+        } else {
+            return false
+        }
+        return true
+    }
+
     static func readTrack(_ scanner: inout JSONScanner, identity: Bool) throws -> SongRecordFields {
         var fields = SongRecordFields()
         try scanner.readObject { key, scanner in
@@ -140,14 +151,7 @@ package struct SongRecordFields: Sendable, Equatable {
                 case .absent: break
                 case .wrapper, .other: fields.kind = .other
                 }
-            } else if identity && key.matches("id") {
-                fields.id = try scanner.readString()
-            } else if identity && key.matches("uri") {
-                fields.uri = try scanner.readString()
-            } else if identity && key.matches("name") {
-                fields.name = try scanner.readString()
-            } else if identity && key.matches("artists") {
-                fields.artistNames = try readArtistNames(&scanner)
+            } else if identity, try fields.readIdentity(key, &scanner) {
             }
         }
         return fields
