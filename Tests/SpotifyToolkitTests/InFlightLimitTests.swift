@@ -91,7 +91,9 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         let server = try LoopbackHTTPServer { request in
             seen.enter(request.path)
             defer { seen.leave() }
-            Thread.sleep(forTimeInterval: 0.05)
+            // The blocker holds its place long enough for the waiter to queue behind it, however
+            // slowly a loaded machine schedules the test.
+            Thread.sleep(forTimeInterval: request.path == "/blocker" ? 2 : 0.05)
             if request.path == "/busy" { return HTTPResponse(status: 429, headers: [("Retry-After", "1")], body: []) }
             return .text("\(request.path)\n")
         }
@@ -125,11 +127,12 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         let blocker = Task {
             try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!), slot: InFlightSlot(one, order: 0))
         }
-        while one.state.active == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        for _ in 0..<2_000 where one.state.active == 0 { try await Task.sleep(nanoseconds: 1_000_000) }  // bounded
         let waiter = Task {
             try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/never")!), slot: InFlightSlot(one, order: 1))
         }
-        while one.state.waiting == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        for _ in 0..<2_000 where one.state.waiting == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(one.state.waiting == 1, "the waiter queued behind the blocker")
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(try await blocker.value.status == 200)

@@ -89,7 +89,10 @@ final class InProcessFake: Sendable {
         home = try InProcess.Scratch()
     }
 
+    /// Stops the server (the test's `defer`, or when the last reference goes).
     func stop() { server.stop() }
+
+    deinit { server.stop() }
 
     var base: String { server.baseURL }
 
