@@ -11,7 +11,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all demo build release test lint docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-startup clean
+.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-startup clean
 
 all: build
 
@@ -29,9 +29,11 @@ release:
 test: build
 	$(SWIFT) test
 
-# Lints what ships, as committed: every man page with groff, every completion script with its
-# own shell. A missing program is an error (CI installs them; see .ci/run).
+# Lints what ships, as committed: the Swift sources with swift format (its configuration is
+# .swift-format), every man page with groff, every completion script with its own shell. A missing
+# program is an error (CI installs them; see .ci/run).
 lint:
+	$(SWIFT) format lint --strict --recursive --parallel --configuration .swift-format Package.swift Sources Tests
 	@for tool in groff bash zsh fish; do command -v $$tool >/dev/null || { echo "lint: $$tool is not installed" >&2; exit 1; }; done
 	@status=0; \
 	for page in man/man1/*.1; do \
@@ -39,7 +41,11 @@ lint:
 	for script in completions/bash/*; do bash -n "$$script" || status=1; done; \
 	for script in completions/zsh/_*; do zsh -n "$$script" || status=1; done; \
 	for script in completions/fish/*.fish; do fish --no-execute "$$script" || status=1; done; \
-	[ $$status -eq 0 ] && echo "lint: man pages and completion scripts are clean"; exit $$status
+	[ $$status -eq 0 ] && echo "lint: Swift sources, man pages and completion scripts are clean"; exit $$status
+
+# Formats the Swift sources in place with the committed configuration (make lint checks it).
+format:
+	$(SWIFT) format format --in-place --recursive --parallel --configuration .swift-format Package.swift Sources Tests
 
 # Regenerates man/ and completions/ from the command specs in the core.
 docs: build
