@@ -31,7 +31,9 @@ let package = Package(
         .target(name: "Tools", dependencies: ["ToolkitCore", "HTTPClient", "SpotifyClient", "ToolkitCLI"]),
     ] + tools.map { .executableTarget(name: $0, dependencies: ["Tools"]) } + [
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
-        .target(name: "FakeSpotify", dependencies: ["ToolkitCore", "LoopbackHTTP", "ToolkitCLI"], resources: [.copy("Fixtures")]),
+        .target(
+            name: "FakeSpotify", dependencies: ["ToolkitCore", "LoopbackHTTP", "ToolkitCLI"],
+            resources: [.copy("Fixtures")]),
         .executableTarget(name: "fake-spotify", dependencies: ["FakeSpotify"]),
         // Development only: writes man/ and completions/ from the command specs.
         .executableTarget(name: "toolkit-docs", dependencies: ["Tools", "ToolkitCLI"]),
@@ -39,10 +41,17 @@ let package = Package(
         .executableTarget(name: "document-store-writer", dependencies: ["ToolkitCore"]),
         .testTarget(
             name: "SpotifyToolkitTests",
-            dependencies: ["ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify"]),
+            dependencies: [
+                "ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify",
+            ]),
         // Spawns the built executables; `make test` builds them first.
-        .testTarget(name: "EndToEndTests", dependencies: ["ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify"]),
-        .testTarget(name: "FakeSpotifyTests", dependencies: ["FakeSpotify", "ToolkitCore", "LoopbackHTTP", "SpotifyClient"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify",
+            ]),
+        .testTarget(
+            name: "FakeSpotifyTests", dependencies: ["FakeSpotify", "ToolkitCore", "LoopbackHTTP", "SpotifyClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 extension FakeSpotifyService {
     /// `GET /authorize`: the consent step. The user always agrees (unless `deny`), so this answers
@@ -12,12 +12,14 @@ extension FakeSpotifyService {
         let settings = self.settings
 
         guard let clientID = value("client_id"), !clientID.isEmpty,
-              settings.clientIDs.isEmpty || settings.clientIDs.contains(clientID)
+            settings.clientIDs.isEmpty || settings.clientIDs.contains(clientID)
         else { return Accounts.errorPage("INVALID_CLIENT: Invalid client") }
         guard let redirectURI = value("redirect_uri"), !redirectURI.isEmpty else {
             return Accounts.errorPage("INVALID_REQUEST: Missing required parameter: redirect_uri")
         }
-        if RedirectURIRules.isInsecure(redirectURI) { return Accounts.errorPage("INVALID_CLIENT: Insecure redirect URI") }
+        if RedirectURIRules.isInsecure(redirectURI) {
+            return Accounts.errorPage("INVALID_CLIENT: Insecure redirect URI")
+        }
         guard RedirectURIRules.isRegistered(redirectURI, in: settings.redirectURIs) else {
             return Accounts.errorPage("INVALID_CLIENT: Invalid redirect URI")
         }
@@ -37,7 +39,8 @@ extension FakeSpotifyService {
             return Accounts.errorPage("INVALID_REQUEST: Missing required parameter: code_challenge")
         }
         guard challenge.utf8.count == 43, challenge.utf8.allSatisfy(Self.isBase64URLByte) else {
-            return Accounts.errorPage("INVALID_REQUEST: Invalid code_challenge: expected 43 base64url characters (S256)")
+            return Accounts.errorPage(
+                "INVALID_REQUEST: Invalid code_challenge: expected 43 base64url characters (S256)")
         }
 
         var answer: [(String, String)]
@@ -64,13 +67,14 @@ extension FakeSpotifyService {
         let result: Result<IssuedTokens, FakeOAuthError>
         func requireClient() -> FakeOAuthError? {
             guard let clientID = value("client_id"),
-                  settings.clientIDs.isEmpty || settings.clientIDs.contains(clientID)
+                settings.clientIDs.isEmpty || settings.clientIDs.contains(clientID)
             else { return .invalidClient }
             return nil
         }
         switch URLForm.value("grant_type", in: form) {
         case nil, "":
-            result = .failure(FakeOAuthError(error: "unsupported_grant_type", description: "grant_type parameter is missing"))
+            result = .failure(
+                FakeOAuthError(error: "unsupported_grant_type", description: "grant_type parameter is missing"))
         case "authorization_code":
             if let error = requireClient() {
                 result = .failure(error)
@@ -78,8 +82,9 @@ extension FakeSpotifyService {
                 result = .failure(.missing(missing))
             } else {
                 result = state.withLock {
-                    $0.exchange(code: value("code")!, redirectURI: value("redirect_uri")!, clientID: value("client_id")!,
-                                verifier: value("code_verifier")!)
+                    $0.exchange(
+                        code: value("code")!, redirectURI: value("redirect_uri")!, clientID: value("client_id")!,
+                        verifier: value("code_verifier")!)
                 }
             }
         case "refresh_token":
@@ -91,8 +96,10 @@ extension FakeSpotifyService {
                 result = state.withLock { $0.refresh(token: value("refresh_token")!, clientID: value("client_id")!) }
             }
         default:
-            result = .failure(FakeOAuthError(error: "unsupported_grant_type",
-                                         description: "grant_type must be authorization_code or refresh_token"))
+            result = .failure(
+                FakeOAuthError(
+                    error: "unsupported_grant_type",
+                    description: "grant_type must be authorization_code or refresh_token"))
         }
 
         if settings.tokenDelayMs > 0 { Thread.sleep(forTimeInterval: Double(settings.tokenDelayMs) / 1000) }
@@ -105,7 +112,7 @@ extension FakeSpotifyService {
     static func isBase64URLByte(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
             return true
         default:
             return false

@@ -1,20 +1,22 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// The `/_fake/` test controls. Fields come from the form body or the query string.
 extension FakeSpotifyService {
     /// The scopes `POST /_fake/tokens` grants when none are asked for: the toolkit's read-only default.
-    static let defaultScope = "playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state user-library-read"
+    static let defaultScope =
+        "playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state user-library-read"
     /// The client id `POST /_fake/tokens` uses when none is given and none is registered.
     static let defaultClientID = "fake-spotify-client"
 
     func resetCounters() -> HTTPResponse {
-        Control.json(state.withLock {
-            $0.counters = Counters()
-            return $0.counters.json
-        })
+        Control.json(
+            state.withLock {
+                $0.counters = Counters()
+                return $0.counters.json
+            })
     }
 
     /// `POST /_fake/tokens` [expires_in] [scope] [client_id]: a token pair as if the user had just logged in.
@@ -24,11 +26,14 @@ extension FakeSpotifyService {
             if let text = request.field("expires_in") {
                 expiresIn = try FakeSpotifySettings.int("expires_in", text)
             }
-            let scope = request.field("scope").map { $0.split(separator: " ").joined(separator: " ") } ?? Self.defaultScope
+            let scope =
+                request.field("scope").map { $0.split(separator: " ").joined(separator: " ") } ?? Self.defaultScope
             let tokens = state.withLock { state in
-                let clientID = request.field("client_id").flatMap { $0.isEmpty ? nil : $0 }
+                let clientID =
+                    request.field("client_id").flatMap { $0.isEmpty ? nil : $0 }
                     ?? state.settings.clientIDs.first ?? Self.defaultClientID
-                return state.login(clientID: clientID, scope: scope, expiresIn: expiresIn ?? state.settings.accessTokenLifetime)
+                return state.login(
+                    clientID: clientID, scope: scope, expiresIn: expiresIn ?? state.settings.accessTokenLifetime)
             }
             return Control.json(tokens.json(includingClientID: true))
         } catch {
@@ -88,10 +93,13 @@ extension FakeSpotifyService {
             let contentType: String
             if let given = request.field("body") {
                 body = given
-                contentType = request.field("content_type")
+                contentType =
+                    request.field("content_type")
                     ?? (given.hasPrefix("{") ? WebAPI.contentType : "text/plain; charset=utf-8")
             } else if path == "/api/token" {
-                let error: JSONValue = ["error": "server_error", "error_description": .string(HTTPResponse.reasonPhrase(for: status))]
+                let error: JSONValue = [
+                    "error": "server_error", "error_description": .string(HTTPResponse.reasonPhrase(for: status)),
+                ]
                 body = error.serialized()
                 contentType = request.field("content_type") ?? Accounts.contentType
             } else {
@@ -102,8 +110,9 @@ extension FakeSpotifyService {
             }
             headers.append(("Content-Type", contentType))
             if let retryAfter = request.field("retry_after") { headers.append(("Retry-After", retryAfter)) }
-            let rule = FailureRule(method: method, path: path, remaining: count,
-                                   response: HTTPResponse(status: status, headers: headers, body: Array(body.utf8)))
+            let rule = FailureRule(
+                method: method, path: path, remaining: count,
+                response: HTTPResponse(status: status, headers: headers, body: Array(body.utf8)))
             let pending = state.withLock {
                 $0.failures.append(rule)
                 return $0.failures.filter { $0.path == path }.reduce(0) { $0 + $1.remaining }

@@ -1,8 +1,9 @@
-import ToolkitCore
+import Dispatch
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
-import Dispatch
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,23 +24,59 @@ package enum FakeSpotifyCommand {
             "Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer (answer=ok|premium_required|no_active_device|restricted: how player commands are answered); history (count=N finished plays ending now); GET /_fake/playback reports the session, its changes and polls in virtual milliseconds. Fields go in a form body or the query string.",
         ],
         options: [
-            OptionSpec("port", short: "p", value: "N", help: "Listen on 127.0.0.1:N; 0 picks a free port.", default: "0"),
-            OptionSpec("port-file", value: "PATH", help: "Once listening, write the port number and a newline to PATH (atomically).", completion: .file),
-            OptionSpec("client-id", value: "ID", help: "Accept only this client id (repeatable). Without any, every non-empty client_id is accepted.", repeatable: true),
-            OptionSpec("redirect-uri", value: "URI", help: "A registered redirect URI (repeatable); a loopback URI without a port matches any port. Default: http://127.0.0.1/callback and http://[::1]/callback.", repeatable: true),
-            OptionSpec("access-token-lifetime", value: "SECONDS", help: "expires_in of issued access tokens; they stop working after it.", default: "3600"),
-            OptionSpec("refresh-token-lifetime", value: "SECONDS", help: "Refresh fails with invalid_grant \"Refresh token revoked\" this long after the original login. Default: never."),
-            OptionSpec("no-rotation", help: "Refresh returns the same refresh token, which keeps working (default: a new one each time, the old one dies)."),
-            OptionSpec("omit-refresh-token", help: "Refresh responses carry no refresh_token; the old one keeps working."),
+            OptionSpec(
+                "port", short: "p", value: "N", help: "Listen on 127.0.0.1:N; 0 picks a free port.", default: "0"),
+            OptionSpec(
+                "port-file", value: "PATH",
+                help: "Once listening, write the port number and a newline to PATH (atomically).", completion: .file),
+            OptionSpec(
+                "client-id", value: "ID",
+                help: "Accept only this client id (repeatable). Without any, every non-empty client_id is accepted.",
+                repeatable: true),
+            OptionSpec(
+                "redirect-uri", value: "URI",
+                help:
+                    "A registered redirect URI (repeatable); a loopback URI without a port matches any port. Default: http://127.0.0.1/callback and http://[::1]/callback.",
+                repeatable: true),
+            OptionSpec(
+                "access-token-lifetime", value: "SECONDS",
+                help: "expires_in of issued access tokens; they stop working after it.", default: "3600"),
+            OptionSpec(
+                "refresh-token-lifetime", value: "SECONDS",
+                help:
+                    "Refresh fails with invalid_grant \"Refresh token revoked\" this long after the original login. Default: never."
+            ),
+            OptionSpec(
+                "no-rotation",
+                help:
+                    "Refresh returns the same refresh token, which keeps working (default: a new one each time, the old one dies)."
+            ),
+            OptionSpec(
+                "omit-refresh-token", help: "Refresh responses carry no refresh_token; the old one keeps working."),
             OptionSpec("deny", help: "The user refuses consent: /authorize redirects with error=access_denied."),
-            OptionSpec("token-delay-ms", value: "MS", help: "Wait this long in POST /api/token before answering.", default: "0"),
-            OptionSpec("exit-after", value: "DURATION", help: "Exit by itself after DURATION (a safety net); 0 never. Accepts \(acceptedDurationForms).", default: "3600"),
+            OptionSpec(
+                "token-delay-ms", value: "MS", help: "Wait this long in POST /api/token before answering.", default: "0"
+            ),
+            OptionSpec(
+                "exit-after", value: "DURATION",
+                help: "Exit by itself after DURATION (a safety net); 0 never. Accepts \(acceptedDurationForms).",
+                default: "3600"),
             OptionSpec("verbose", short: "v", help: "Log each request and its status on standard error."),
-            OptionSpec("legacy", help: "Serve pre-2026 shapes: playlists with tracks, entries with track; /playlists/{id}/tracks works (otherwise 403)."),
+            OptionSpec(
+                "legacy",
+                help:
+                    "Serve pre-2026 shapes: playlists with tracks, entries with track; /playlists/{id}/tracks works (otherwise 403)."
+            ),
             OptionSpec("latency-ms", value: "MS", help: "Add MS milliseconds to every Web API request.", default: "0"),
             OptionSpec("saved-tracks", value: "N", help: "How many liked songs /me/tracks holds.", default: "120"),
-            OptionSpec("extra-playlists", value: "N", help: "Add N generated playlists (of 0 to N-1 items) to /me/playlists.", default: "0"),
-            OptionSpec("fault", value: "SPEC", help: "Inject a fault, e.g. 'kind=server_error rate=0.05' or 'kind=reset at=3+7' (fields as for POST /_fake/faults). Repeatable.", repeatable: true),
+            OptionSpec(
+                "extra-playlists", value: "N", help: "Add N generated playlists (of 0 to N-1 items) to /me/playlists.",
+                default: "0"),
+            OptionSpec(
+                "fault", value: "SPEC",
+                help:
+                    "Inject a fault, e.g. 'kind=server_error rate=0.05' or 'kind=reset at=3+7' (fields as for POST /_fake/faults). Repeatable.",
+                repeatable: true),
         ],
         output: ["One line, http://127.0.0.1:PORT, once listening."],
         exitCodes: [
@@ -48,7 +85,8 @@ package enum FakeSpotifyCommand {
         ],
         examples: [
             ExampleSpec("fake-spotify --port-file /tmp/fake.port &", "Start it in the background on a free port."),
-            ExampleSpec("curl -s -d expires_in=0 http://127.0.0.1:PORT/_fake/tokens", "Mint an already-expired token pair."),
+            ExampleSpec(
+                "curl -s -d expires_in=0 http://127.0.0.1:PORT/_fake/tokens", "Mint an already-expired token pair."),
         ]
     )
 
@@ -95,14 +133,18 @@ package enum FakeSpotifyCommand {
         launch.settings.omitRefreshToken = command.flag("omit-refresh-token")
         launch.settings.deny = command.flag("deny")
         if let text = command.value("token-delay-ms") {
-            guard let ms = Int(text), ms >= 0 else { throw ToolError.usage("--token-delay-ms must be a whole number of milliseconds, not '\(text)'") }
+            guard let ms = Int(text), ms >= 0 else {
+                throw ToolError.usage("--token-delay-ms must be a whole number of milliseconds, not '\(text)'")
+            }
             launch.settings.tokenDelayMs = ms
         }
         if let text = command.value("exit-after") { launch.exitAfter = try parseDuration(text) / 1000 }
         launch.verbose = command.flag("verbose")
         var library: [(name: String, value: String)] = []
         if command.flag("legacy") { library.append(("legacy", "true")) }
-        for (option, field) in [("latency-ms", "latency_ms"), ("saved-tracks", "saved_tracks"), ("extra-playlists", "extra_playlists")] {
+        for (option, field) in [
+            ("latency-ms", "latency_ms"), ("saved-tracks", "saved_tracks"), ("extra-playlists", "extra_playlists"),
+        ] {
             if let value = command.value(option) { library.append((field, value)) }
         }
         do {
@@ -119,7 +161,9 @@ package enum FakeSpotifyCommand {
         let name = context.toolName
         var log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)?
         if launch.verbose {
-            log = { [stderr = context.stderr] request, response in stderr.report(name, "\(request.method) \(request.target) -> \(response.status)") }
+            log = { [stderr = context.stderr] request, response in
+                stderr.report(name, "\(request.method) \(request.target) -> \(response.status)")
+            }
         }
         let server = try FakeSpotifyServer(settings: launch.settings, port: launch.port, log: log)
         let stop = StopSignal()

@@ -1,6 +1,6 @@
-import ToolkitCore
 import LoopbackHTTP
 import ToolkitCLI
+import ToolkitCore
 
 /// fake-spotify on a socket: a `FakeSpotifyService` behind a `LoopbackHTTPServer` on 127.0.0.1.
 /// Tests start one in process; the `fake-spotify` executable runs one until a signal.
@@ -10,8 +10,10 @@ package final class FakeSpotifyServer: Sendable {
 
     /// Binds 127.0.0.1:`port` (0: a free port); call `start()` to serve.
     /// `log`, when given, is called after each answer (from the connection's thread).
-    package init(settings: FakeSpotifySettings = FakeSpotifySettings(), port: UInt16 = 0,
-                log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)? = nil) throws {
+    package init(
+        settings: FakeSpotifySettings = FakeSpotifySettings(), port: UInt16 = 0,
+        log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)? = nil
+    ) throws {
         let service = FakeSpotifyService(settings: settings)
         self.service = service
         // Kept-alive connections, as Spotify keeps them: a client pays for connecting once, not per request.

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// fake-spotify's logic: routes a request through the table in Routes.swift, with the shared
 /// steps around it (injected failures, the bearer check, counting). Thread-safe: the HTTP server

@@ -1,6 +1,6 @@
-import ToolkitCore
 import LoopbackHTTP
 import ToolkitCLI
+import ToolkitCore
 
 /// How fake-spotify behaves. Set from the command line at launch; everything but the client ids and
 /// redirect URIs can also be changed while it runs (`POST /_fake/settings`).
@@ -60,7 +60,9 @@ package struct FakeSpotifySettings: Sendable, Equatable {
                 guard ms >= 0 else { throw ControlError("token_delay_ms must not be negative") }
                 updated.tokenDelayMs = ms
             default:
-                throw ControlError("unknown setting '\(name)'; known: deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms")
+                throw ControlError(
+                    "unknown setting '\(name)'; known: deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms"
+                )
             }
         }
         self = updated

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// An OAuth error answer of the accounts service: 400 `{"error":"...","error_description":"..."}`.
 struct FakeOAuthError: Error, Equatable, Sendable {
@@ -9,7 +9,9 @@ struct FakeOAuthError: Error, Equatable, Sendable {
     var description: String
 
     static let invalidClient = FakeOAuthError(error: "invalid_client", description: "Invalid client")
-    static func invalidGrant(_ description: String) -> FakeOAuthError { FakeOAuthError(error: "invalid_grant", description: description) }
+    static func invalidGrant(_ description: String) -> FakeOAuthError {
+        FakeOAuthError(error: "invalid_grant", description: description)
+    }
     static func missing(_ parameter: String) -> FakeOAuthError {
         FakeOAuthError(error: "invalid_request", description: "Missing required parameter: \(parameter)")
     }
@@ -137,14 +139,17 @@ struct FakeSpotifyState: Sendable {
         let now = self.now
         codes = codes.filter { $0.value.expiresAt > now }  // keep the table small
         let code = Self.randomToken(prefix: "AQ", bytes: 96)
-        codes[code] = PendingCode(clientID: clientID, redirectURI: redirectURI, challenge: challenge, scope: scope,
-                                  expiresAt: now.addingTimeInterval(Self.codeLifetime))
+        codes[code] = PendingCode(
+            clientID: clientID, redirectURI: redirectURI, challenge: challenge, scope: scope,
+            expiresAt: now.addingTimeInterval(Self.codeLifetime))
         return code
     }
 
     /// The authorization_code grant. A code is used up by the first exchange that names it,
     /// whether or not that exchange succeeds (RFC 6749 §4.1.2: single use).
-    mutating func exchange(code: String, redirectURI: String, clientID: String, verifier: String) -> Result<IssuedTokens, FakeOAuthError> {
+    mutating func exchange(code: String, redirectURI: String, clientID: String, verifier: String) -> Result<
+        IssuedTokens, FakeOAuthError
+    > {
         let now = self.now
         guard let pending = codes.removeValue(forKey: code), pending.expiresAt > now else {
             return .failure(.invalidGrant("Invalid authorization code"))
@@ -162,8 +167,9 @@ struct FakeSpotifyState: Sendable {
         let now = self.now
         let refresh = Self.randomToken(prefix: "AQ", bytes: 64)
         refreshTokens[refresh] = RefreshTokenInfo(clientID: clientID, scope: scope, authorizedAt: now)
-        return IssuedTokens(accessToken: issueAccessToken(clientID: clientID, scope: scope, expiresIn: expiresIn, now: now),
-                            expiresIn: expiresIn, refreshToken: refresh, scope: scope, clientID: clientID)
+        return IssuedTokens(
+            accessToken: issueAccessToken(clientID: clientID, scope: scope, expiresIn: expiresIn, now: now),
+            expiresIn: expiresIn, refreshToken: refresh, scope: scope, clientID: clientID)
     }
 
     /// The refresh_token grant, with the lifetime and rotation rules of the current settings.
@@ -171,7 +177,9 @@ struct FakeSpotifyState: Sendable {
         let now = self.now
         guard let info = refreshTokens[token] else { return .failure(.invalidGrant("Invalid refresh token")) }
         guard info.clientID == clientID else { return .failure(.invalidClient) }
-        if let lifetime = settings.refreshTokenLifetime, now >= info.authorizedAt.addingTimeInterval(TimeInterval(lifetime)) {
+        if let lifetime = settings.refreshTokenLifetime,
+            now >= info.authorizedAt.addingTimeInterval(TimeInterval(lifetime))
+        {
             return .failure(.invalidGrant("Refresh token revoked"))
         }
         let expiresIn = settings.accessTokenLifetime
@@ -187,12 +195,16 @@ struct FakeSpotifyState: Sendable {
         } else {
             returned = token
         }
-        return .success(IssuedTokens(accessToken: access, expiresIn: expiresIn, refreshToken: returned, scope: info.scope, clientID: clientID))
+        return .success(
+            IssuedTokens(
+                accessToken: access, expiresIn: expiresIn, refreshToken: returned, scope: info.scope, clientID: clientID
+            ))
     }
 
     private mutating func issueAccessToken(clientID: String, scope: String, expiresIn: Int, now: Date) -> String {
         let token = Self.randomToken(prefix: "BQ", bytes: 48)
-        accessTokens[token] = AccessTokenInfo(clientID: clientID, scope: scope, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)))
+        accessTokens[token] = AccessTokenInfo(
+            clientID: clientID, scope: scope, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)))
         return token
     }
 
@@ -203,7 +215,7 @@ struct FakeSpotifyState: Sendable {
         guard let header else { return .missing }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer",
-              let info = accessTokens[parts[1].trimmingCharacters(in: .whitespaces)]
+            let info = accessTokens[parts[1].trimmingCharacters(in: .whitespaces)]
         else { return .invalid }
         return now < info.expiresAt ? .valid(info) : .expired
     }
@@ -223,7 +235,8 @@ struct FakeSpotifyState: Sendable {
 
     /// The injected response for this request, if a rule matches; uses one of the rule's count.
     mutating func takeFailure(method: String, path: String) -> HTTPResponse? {
-        guard let index = failures.firstIndex(where: { $0.path == path && ($0.method == nil || $0.method == method) }) else { return nil }
+        guard let index = failures.firstIndex(where: { $0.path == path && ($0.method == nil || $0.method == method) })
+        else { return nil }
         let response = failures[index].response
         failures[index].remaining -= 1
         if failures[index].remaining <= 0 { failures.remove(at: index) }
@@ -257,7 +270,9 @@ struct FakeSpotifyState: Sendable {
         bytes.reserveCapacity(count + 8)
         while bytes.count < count {
             let word: UInt64 = rng.next()
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
         }
         return prefix + Base64URL.encode(bytes.prefix(count))
     }

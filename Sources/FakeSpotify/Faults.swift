@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// A fault fake-spotify injects into Web API answers, by rate or on a schedule: a 429 with
 /// Retry-After, a quota 429, a 5xx, a reset connection, a truncated body, an unparsable body, or a
@@ -56,11 +56,14 @@ package struct FaultRule: Sendable, Equatable {
             switch name {
             case "kind":
                 guard let parsed = Kind(rawValue: value) else {
-                    throw ControlError("kind must be one of \(Kind.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'")
+                    throw ControlError(
+                        "kind must be one of \(Kind.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'")
                 }
                 kind = parsed
             case "rate":
-                guard let rate = Double(value), rate >= 0, rate <= 1 else { throw ControlError("rate must be a number from 0 to 1, not '\(value)'") }
+                guard let rate = Double(value), rate >= 0, rate <= 1 else {
+                    throw ControlError("rate must be a number from 0 to 1, not '\(value)'")
+                }
                 try setTrigger(.rate(rate))
             case "every":
                 let every = try FakeSpotifySettings.int(name, value)
@@ -69,7 +72,9 @@ package struct FaultRule: Sendable, Equatable {
             case "at":
                 var numbers = Set<Int>()
                 for part in value.split(whereSeparator: { $0 == "+" || $0 == ";" || $0 == " " }) {
-                    guard let number = Int(part), number >= 1 else { throw ControlError("at takes request numbers from 1, separated by '+', not '\(value)'") }
+                    guard let number = Int(part), number >= 1 else {
+                        throw ControlError("at takes request numbers from 1, separated by '+', not '\(value)'")
+                    }
                     numbers.insert(number)
                 }
                 guard !numbers.isEmpty else { throw ControlError("at needs at least one request number") }
@@ -79,7 +84,9 @@ package struct FaultRule: Sendable, Equatable {
                 pathPrefix = value
             case "status":
                 status = try FakeSpotifySettings.int(name, value)
-                guard (500...599).contains(status) else { throw ControlError("status must be 500...599 for server_error") }
+                guard (500...599).contains(status) else {
+                    throw ControlError("status must be 500...599 for server_error")
+                }
             case "retry_after": retryAfter = value
             case "delay_ms":
                 delayMs = try FakeSpotifySettings.int(name, value)
@@ -92,7 +99,9 @@ package struct FaultRule: Sendable, Equatable {
                 guard let value = UInt64(value) else { throw ControlError("seed must be a whole number") }
                 seed = value
             default:
-                throw ControlError("unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, status, retry_after, delay_ms, count, seed")
+                throw ControlError(
+                    "unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, status, retry_after, delay_ms, count, seed"
+                )
             }
         }
         guard let kind else { throw ControlError("kind is required") }
@@ -104,7 +113,8 @@ package struct FaultRule: Sendable, Equatable {
 
     /// `--fault 'kind=reset every=20'` (spaces or commas between fields).
     package init(launchSpec: String) throws {
-        let fields = launchSpec.split(whereSeparator: { $0 == " " || $0 == "," }).map { part -> (name: String, value: String) in
+        let fields = launchSpec.split(whereSeparator: { $0 == " " || $0 == "," }).map {
+            part -> (name: String, value: String) in
             let pieces = part.split(separator: "=", maxSplits: 1)
             return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
         }
@@ -142,7 +152,8 @@ package struct FaultRule: Sendable, Equatable {
         case .rateLimit:
             return Fixtures.response("error-429.json", status: 429, headers: [("Retry-After", retryAfter)])
         case .quota:
-            return Fixtures.response("error-429-quota-exceeded.json", status: 429, headers: [("Retry-After", retryAfter)])
+            return Fixtures.response(
+                "error-429-quota-exceeded.json", status: 429, headers: [("Retry-After", retryAfter)])
         case .serverError:
             let message = status == 502 ? "Backend respond with 500" : HTTPResponse.reasonPhrase(for: status)
             return WebAPI.error(status, message)
@@ -165,11 +176,12 @@ package struct FaultRule: Sendable, Equatable {
     }
 
     var json: JSONValue {
-        let trigger: JSONValue = switch self.trigger {
-        case .rate(let rate): ["rate": .double(rate)]
-        case .every(let n): ["every": .int(n)]
-        case .at(let numbers): ["at": .array(numbers.sorted().map(JSONValue.int))]
-        }
+        let trigger: JSONValue =
+            switch self.trigger {
+            case .rate(let rate): ["rate": .double(rate)]
+            case .every(let n): ["every": .int(n)]
+            case .at(let numbers): ["at": .array(numbers.sorted().map(JSONValue.int))]
+            }
         return [
             "kind": .string(kind.rawValue), "trigger": trigger, "path_prefix": .string(pathPrefix),
             "count": limit.map(JSONValue.int) ?? .null, "seen": .int(seen), "fired": .int(fired),

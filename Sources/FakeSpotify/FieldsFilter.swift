@@ -1,6 +1,6 @@
-import ToolkitCore
 import LoopbackHTTP
 import ToolkitCLI
+import ToolkitCore
 
 /// Spotify's `fields` filter: a comma list of names; `a.b` reaches into an object, `a(b,c)` selects
 /// inside an object or inside every element of a list, `!a` excludes. Members keep the order of

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// fake-spotify's music library: the fixture user's playlists, plus deterministic generated ones
 /// of any size, built item by item on demand (a page of a 10,000-item playlist costs 50 items).
@@ -77,17 +77,24 @@ enum GeneratedLibrary {
             let all = fixtureEntries(legacy: legacy)
             return Array(all[range.clamped(to: 0..<all.count)])
         case .generated(let count, let mixed):
-            return range.clamped(to: 0..<count).map { generatedEntry(playlistID: id, index: $0, mixed: mixed, legacy: legacy) }
+            return range.clamped(to: 0..<count).map {
+                generatedEntry(playlistID: id, index: $0, mixed: mixed, legacy: legacy)
+            }
         case .shrinking:
             let total = total(of: playlist, offset: range.lowerBound)
-            return range.clamped(to: 0..<total).map { generatedEntry(playlistID: id, index: $0, mixed: false, legacy: legacy) }
+            return range.clamped(to: 0..<total).map {
+                generatedEntry(playlistID: id, index: $0, mixed: false, legacy: legacy)
+            }
         case .notOwned:
             return []
         }
     }
 
     static func fixtureEntries(legacy: Bool) -> [JSONValue] {
-        let pages = legacy ? ["playlist-tracks-page1.json", "playlist-tracks-page2.json"] : ["playlist-items-page1.json", "playlist-items-page2.json"]
+        let pages =
+            legacy
+            ? ["playlist-tracks-page1.json", "playlist-tracks-page2.json"]
+            : ["playlist-items-page1.json", "playlist-items-page2.json"]
         return pages.flatMap { Fixtures.json($0)?["items"]?.arrayValue ?? [] }
     }
 
@@ -116,7 +123,10 @@ enum GeneratedLibrary {
 
     /// The saved tracks (`/me/tracks`): `{added_at, track}` (never renamed to `item`), newest first.
     static func savedTrack(index: Int) -> JSONValue {
-        ["added_at": .string(timestamp(index: 1_000_000 - index)), "track": track(seed: "liked", index: index, inPlaylist: false)]
+        [
+            "added_at": .string(timestamp(index: 1_000_000 - index)),
+            "track": track(seed: "liked", index: index, inPlaylist: false),
+        ]
     }
 
     // MARK: Objects
@@ -174,14 +184,19 @@ enum GeneratedLibrary {
         let id = objectID(seed: seed + "episode", index: index)
         let showID = objectID(seed: "show", index: index % 7)
         return [
-            "audio_preview_url": .null, "description": "A generated episode.", "duration_ms": .int(duration(seed: seed, index: index) * 6),
+            "audio_preview_url": .null, "description": "A generated episode.",
+            "duration_ms": .int(duration(seed: seed, index: index) * 6),
             "explicit": false, "external_urls": ["spotify": .string("https://open.spotify.com/episode/\(id)")],
-            "href": .string("https://api.spotify.com/v1/episodes/\(id)"), "html_description": "<p>A generated episode.</p>",
+            "href": .string("https://api.spotify.com/v1/episodes/\(id)"),
+            "html_description": "<p>A generated episode.</p>",
             "id": .string(id), "images": images(showID), "is_externally_hosted": false, "is_playable": true,
-            "languages": ["en"], "name": .string("Episode \(index + 1)"), "release_date": "2026-01-15", "release_date_precision": "day",
+            "languages": ["en"], "name": .string("Episode \(index + 1)"), "release_date": "2026-01-15",
+            "release_date_precision": "day",
             "show": [
-                "description": "Generated talk.", "external_urls": ["spotify": .string("https://open.spotify.com/show/\(showID)")],
-                "href": .string("https://api.spotify.com/v1/shows/\(showID)"), "id": .string(showID), "images": images(showID),
+                "description": "Generated talk.",
+                "external_urls": ["spotify": .string("https://open.spotify.com/show/\(showID)")],
+                "href": .string("https://api.spotify.com/v1/shows/\(showID)"), "id": .string(showID),
+                "images": images(showID),
                 "name": .string("Show \(index % 7)"), "type": "show", "uri": .string("spotify:show:\(showID)"),
             ],
             "type": "episode", "uri": .string("spotify:episode:\(id)"),
@@ -191,9 +206,18 @@ enum GeneratedLibrary {
     static func localFile(index: Int) -> JSONValue {
         let seconds = 120 + index % 200
         return [
-            "album": ["album_type": .null, "external_urls": [:], "href": .null, "id": .null, "images": [], "name": "Home Recordings", "type": "album", "uri": .null],
-            "artists": [["external_urls": [:], "href": .null, "id": .null, "name": "Local Artist", "type": "artist", "uri": .null]],
-            "disc_number": 0, "duration_ms": .int(seconds * 1000), "explicit": false, "external_ids": [:], "external_urls": [:],
+            "album": [
+                "album_type": .null, "external_urls": [:], "href": .null, "id": .null, "images": [],
+                "name": "Home Recordings", "type": "album", "uri": .null,
+            ],
+            "artists": [
+                [
+                    "external_urls": [:], "href": .null, "id": .null, "name": "Local Artist", "type": "artist",
+                    "uri": .null,
+                ]
+            ],
+            "disc_number": 0, "duration_ms": .int(seconds * 1000), "explicit": false, "external_ids": [:],
+            "external_urls": [:],
             "href": .null, "id": .null, "is_local": true, "name": .string("Demo \(index + 1)"), "preview_url": .null,
             "track_number": 0, "type": "track",
             "uri": .string("spotify:local:Local+Artist:Home+Recordings:Demo+\(index + 1):\(seconds)"),
@@ -201,9 +225,10 @@ enum GeneratedLibrary {
     }
 
     static func images(_ id: String) -> JSONValue {
-        .array([640, 300, 64].map { size in
-            ["height": .int(size), "url": .string("https://i.scdn.co/image/fake\(size)\(id)"), "width": .int(size)]
-        })
+        .array(
+            [640, 300, 64].map { size in
+                ["height": .int(size), "url": .string("https://i.scdn.co/image/fake\(size)\(id)"), "width": .int(size)]
+            })
     }
 
     static func user(_ id: String) -> JSONValue {

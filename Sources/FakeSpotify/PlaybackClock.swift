@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// fake-spotify's player: a queue of tracks playing from a position at a chosen speed, so a test
 /// can run a 15-minute session in 15 seconds (speed 60). Time is "virtual": real time since the
@@ -76,7 +76,9 @@ struct PlaybackClock: Sendable {
         ("Late Bus", 238), ("Paper Planes Again", 189), ("Green Light", 205), ("Warm Tiles", 167),
         ("Down the Stairs", 212), ("Keys on the Hook", 183), ("Out the Door", 229), ("Long Way Round", 196),
     ].enumerated().map { index, entry in
-        Track(id: fakeID(index), name: entry.0, artist: index % 2 == 0 ? "The Fixtures" : "Mock Orchestra", durationMs: entry.1 * 1000)
+        Track(
+            id: fakeID(index), name: entry.0, artist: index % 2 == 0 ? "The Fixtures" : "Mock Orchestra",
+            durationMs: entry.1 * 1000)
     }
 
     /// A 22-character base62 id, stable per number.
@@ -93,7 +95,10 @@ struct PlaybackClock: Sendable {
 
     // MARK: Session
 
-    mutating func start(tracks: [Track], index: Int, positionMs: Double, speed: Double, playing: Bool, context: String?, mode: Mode, now: Date) {
+    mutating func start(
+        tracks: [Track], index: Int, positionMs: Double, speed: Double, playing: Bool, context: String?, mode: Mode,
+        now: Date
+    ) {
         self.tracks = tracks
         self.index = min(max(index, 0), max(tracks.count - 1, 0))
         self.positionMs = positionMs
@@ -212,8 +217,13 @@ struct PlaybackClock: Sendable {
         case .nothing:
             return nil
         case .ad, .episode:
-            let name = mode == .ad ? "currently-playing-ad.json" : (episodes ? "currently-playing-episode.json" : "currently-playing-episode-no-additional-types.json")
-            guard let bytes = Fixtures.files[name], let fixture = try? JSONValue.parse(bytes), let object = fixture.objectValue else { return nil }
+            let name =
+                mode == .ad
+                ? "currently-playing-ad.json"
+                : (episodes ? "currently-playing-episode.json" : "currently-playing-episode-no-additional-types.json")
+            guard let bytes = Fixtures.files[name], let fixture = try? JSONValue.parse(bytes),
+                let object = fixture.objectValue
+            else { return nil }
             body = object
             body["timestamp"] = timestamp
             body["is_playing"] = .bool(isPlaying)
@@ -230,7 +240,9 @@ struct PlaybackClock: Sendable {
             ]
         }
         guard withDevice else { return .object(body) }
-        var state: JSONObject = ["device": device, "shuffle_state": false, "smart_shuffle": false, "repeat_state": "off"]
+        var state: JSONObject = [
+            "device": device, "shuffle_state": false, "smart_shuffle": false, "repeat_state": "off",
+        ]
         for (key, value) in body { state[key] = value }
         return .object(state)
     }
@@ -253,14 +265,21 @@ struct PlaybackClock: Sendable {
         let artist: JSONValue = [
             "external_urls": ["spotify": .string("https://open.spotify.com/artist/\(artistID)")],
             "href": .string("https://api.spotify.com/v1/artists/\(artistID)"),
-            "id": .string(artistID), "name": .string(track.artist), "type": "artist", "uri": .string("spotify:artist:\(artistID)"),
+            "id": .string(artistID), "name": .string(track.artist), "type": "artist",
+            "uri": .string("spotify:artist:\(artistID)"),
         ]
         let albumID = fakeID(1, prefix: "0FakeAlbum")
         return [
             "album": [
                 "album_type": "album", "artists": [artist], "id": .string(albumID),
-                "images": [["height": 640, "url": "https://i.scdn.co/image/ab67616d0000b273fake0000000000000000000001", "width": 640]],
-                "name": "Fake Mornings", "release_date": "2026-01-01", "release_date_precision": "day", "total_tracks": 12,
+                "images": [
+                    [
+                        "height": 640, "url": "https://i.scdn.co/image/ab67616d0000b273fake0000000000000000000001",
+                        "width": 640,
+                    ]
+                ],
+                "name": "Fake Mornings", "release_date": "2026-01-01", "release_date_precision": "day",
+                "total_tracks": 12,
                 "type": "album", "uri": .string("spotify:album:\(albumID)"),
             ],
             "artists": [artist],
@@ -282,7 +301,8 @@ struct PlaybackClock: Sendable {
     /// The track a URI names: from the catalog or the queue, else a made-up 3:20 one.
     func track(forURI uri: String) -> Track {
         let id = String(uri.split(separator: ":").last ?? "")
-        return (tracks + Self.catalog).first { $0.id == id } ?? Track(id: id, name: "Track \(id.prefix(6))", artist: "Someone", durationMs: 200_000)
+        return (tracks + Self.catalog).first { $0.id == id }
+            ?? Track(id: id, name: "Track \(id.prefix(6))", artist: "Someone", durationMs: 200_000)
     }
 
     /// What the session looks like, for tests and the benchmark (`GET /_fake/playback`).
@@ -291,12 +311,20 @@ struct PlaybackClock: Sendable {
             "mode": .string(mode.rawValue),
             "is_playing": .bool(isPlaying),
             "index": .int(index),
-            "track": current.map { ["id": .string($0.id), "name": .string($0.name), "duration_ms": .int($0.durationMs)] } ?? .null,
+            "track": current.map {
+                ["id": .string($0.id), "name": .string($0.name), "duration_ms": .int($0.durationMs)]
+            } ?? .null,
             "position_ms": .int(Int(positionMs)),
             "speed": .double(speed),
             "virtual_ms": .int(Int(virtualMs(now))),
             "answer": .string(answer.rawValue),
-            "events": .array(events.map { ["at_ms": .int(Int($0.atMs)), "kind": .string($0.kind), "track_id": $0.trackID.map(JSONValue.string) ?? .null] }),
+            "events": .array(
+                events.map {
+                    [
+                        "at_ms": .int(Int($0.atMs)), "kind": .string($0.kind),
+                        "track_id": $0.trackID.map(JSONValue.string) ?? .null,
+                    ]
+                }),
             "polls": .array(polls.map { .int(Int($0)) }),
             "commands": .array(commands),
             "history": .int(history.count),

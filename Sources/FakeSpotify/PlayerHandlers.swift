@@ -1,23 +1,33 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// The player endpoints and their test controls, driven by `PlaybackClock`.
 extension FakeSpotifyService {
     static let devices: [JSONValue] = [
-        ["id": "0d1841b0976bae2a3a310dd74c0f3df354899bc8", "is_active": true, "is_private_session": false, "is_restricted": false,
-         "name": "Fixture MacBook Pro", "supports_volume": true, "type": "Computer", "volume_percent": 59],
-        ["id": "a2b7e0c1d3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8", "is_active": false, "is_private_session": false, "is_restricted": false,
-         "name": "Kitchen", "supports_volume": true, "type": "Speaker", "volume_percent": 30],
-        ["id": .null, "is_active": false, "is_private_session": false, "is_restricted": true,
-         "name": "Living Room", "supports_volume": false, "type": "Speaker", "volume_percent": .null],
+        [
+            "id": "0d1841b0976bae2a3a310dd74c0f3df354899bc8", "is_active": true, "is_private_session": false,
+            "is_restricted": false,
+            "name": "Fixture MacBook Pro", "supports_volume": true, "type": "Computer", "volume_percent": 59,
+        ],
+        [
+            "id": "a2b7e0c1d3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8", "is_active": false, "is_private_session": false,
+            "is_restricted": false,
+            "name": "Kitchen", "supports_volume": true, "type": "Speaker", "volume_percent": 30,
+        ],
+        [
+            "id": .null, "is_active": false, "is_private_session": false, "is_restricted": true,
+            "name": "Living Room", "supports_volume": false, "type": "Speaker", "volume_percent": .null,
+        ],
     ]
 
     static let insufficientScope = WebAPI.error(403, "Insufficient client scope")
 
     func requires(_ scopes: [String], _ request: RouteRequest) -> HTTPResponse? {
-        guard let token = request.token, scopes.contains(where: token.scopes.contains) else { return Self.insufficientScope }
+        guard let token = request.token, scopes.contains(where: token.scopes.contains) else {
+            return Self.insufficientScope
+        }
         return nil
     }
 
@@ -25,7 +35,10 @@ extension FakeSpotifyService {
 
     /// `GET /me/player/currently-playing` and `GET /me/player`: 204 when nothing plays.
     func playerState(_ request: RouteRequest, withDevice: Bool) -> HTTPResponse {
-        if let refused = requires(withDevice ? ["user-read-playback-state"] : ["user-read-currently-playing", "user-read-playback-state"], request) {
+        if let refused = requires(
+            withDevice ? ["user-read-playback-state"] : ["user-read-currently-playing", "user-read-playback-state"],
+            request)
+        {
             return refused
         }
         let episodes = request.http.queryValue("additional_types")?.split(separator: ",").contains("episode") ?? false
@@ -85,7 +98,8 @@ extension FakeSpotifyService {
         return WebAPI.json([
             "items": .array(items),
             "next": more && oldest != nil ? .string("\(base)?before=\(oldest!)&limit=\(limit)") : .null,
-            "cursors": page.isEmpty ? .null : ["after": .string(String(Int(page[0].1))), "before": .string(String(oldest!))],
+            "cursors": page.isEmpty
+                ? .null : ["after": .string(String(Int(page[0].1))), "before": .string(String(oldest!))],
             "limit": .int(limit),
             "href": .string("\(base)?limit=\(limit)"),
         ])
@@ -94,24 +108,36 @@ extension FakeSpotifyService {
     // MARK: Commands
 
     /// One player command: the scope, then the answer the test chose, then the device, then the change.
-    func playerCommand(_ request: RouteRequest, _ change: @escaping (inout PlaybackClock, RouteRequest, Date) -> HTTPResponse?) -> HTTPResponse {
+    func playerCommand(
+        _ request: RouteRequest, _ change: @escaping (inout PlaybackClock, RouteRequest, Date) -> HTTPResponse?
+    ) -> HTTPResponse {
         if let refused = requires(["user-modify-playback-state"], request) { return refused }
         let now = Date()
         return state.withLock { state in
             var record: JSONObject = ["method": .string(request.http.method), "path": .string(request.http.path)]
             record["device_id"] = request.http.queryValue("device_id").map(JSONValue.string) ?? .null
-            record["body"] = request.http.body.isEmpty ? .null : ((try? JSONValue.parse(request.http.body)) ?? .string(request.http.bodyText))
+            record["body"] =
+                request.http.body.isEmpty
+                ? .null : ((try? JSONValue.parse(request.http.body)) ?? .string(request.http.bodyText))
             state.playback.commands.append(.object(record))
             switch state.playback.answer {
             case .premiumRequired: return Fixtures.response("error-403-premium-required.json", status: 403)
             case .noActiveDevice where request.http.queryValue("device_id") == nil:
                 return Fixtures.response("error-404-no-active-device.json", status: 404)
             case .restricted:
-                return WebAPI.json(["error": ["status": 403, "message": "Player command failed: Restriction violated", "reason": "UNKNOWN"]], status: 403)
+                return WebAPI.json(
+                    [
+                        "error": [
+                            "status": 403, "message": "Player command failed: Restriction violated",
+                            "reason": "UNKNOWN",
+                        ]
+                    ], status: 403)
             case .ok, .noActiveDevice:
                 break
             }
-            if let id = request.http.queryValue("device_id"), !Self.devices.contains(where: { $0["id"]?.stringValue == id }) {
+            if let id = request.http.queryValue("device_id"),
+                !Self.devices.contains(where: { $0["id"]?.stringValue == id })
+            {
                 return WebAPI.error(404, "Device not found")
             }
             state.playback.settle(now)
@@ -122,7 +148,9 @@ extension FakeSpotifyService {
     func play(_ request: RouteRequest) -> HTTPResponse {
         playerCommand(request) { clock, request, now in
             guard !request.http.body.isEmpty else {
-                guard clock.mode != .nothing else { return Fixtures.response("error-404-no-active-device.json", status: 404) }
+                guard clock.mode != .nothing else {
+                    return Fixtures.response("error-404-no-active-device.json", status: 404)
+                }
                 clock.resume(now)
                 return nil
             }
@@ -131,7 +159,9 @@ extension FakeSpotifyService {
             }
             if let context = body["context_uri"]?.stringValue {
                 // The session's own context keeps its tracks; any other plays the catalog's first five.
-                let tracks = context == clock.contextURI && !clock.tracks.isEmpty ? clock.tracks : Array(PlaybackClock.catalog.prefix(5))
+                let tracks =
+                    context == clock.contextURI && !clock.tracks.isEmpty
+                    ? clock.tracks : Array(PlaybackClock.catalog.prefix(5))
                 clock.play(tracks, context: context, now)
             } else if let uris = body["uris"]?.arrayValue?.compactMap(\.stringValue), !uris.isEmpty {
                 clock.play(uris.map { clock.track(forURI: $0) }, context: nil, now)
@@ -145,7 +175,13 @@ extension FakeSpotifyService {
     func pausePlayback(_ request: RouteRequest) -> HTTPResponse {
         playerCommand(request) { clock, _, now in
             guard clock.isPlaying else {
-                return WebAPI.json(["error": ["status": 403, "message": "Player command failed: Already paused", "reason": "ALREADY_PAUSED"]], status: 403)
+                return WebAPI.json(
+                    [
+                        "error": [
+                            "status": 403, "message": "Player command failed: Already paused",
+                            "reason": "ALREADY_PAUSED",
+                        ]
+                    ], status: 403)
             }
             clock.pause(now)
             return nil
@@ -162,7 +198,9 @@ extension FakeSpotifyService {
 
     func enqueue(_ request: RouteRequest) -> HTTPResponse {
         playerCommand(request) { clock, request, now in
-            guard let uri = request.http.queryValue("uri"), uri.hasPrefix("spotify:track:") || uri.hasPrefix("spotify:episode:") else {
+            guard let uri = request.http.queryValue("uri"),
+                uri.hasPrefix("spotify:track:") || uri.hasPrefix("spotify:episode:")
+            else {
                 return WebAPI.error(400, "Invalid track uri")
             }
             clock.enqueue(clock.track(forURI: uri), now)
@@ -179,34 +217,43 @@ extension FakeSpotifyService {
             var tracks = PlaybackClock.catalog
             if let text = request.field("durations") {
                 let seconds = try text.split(separator: ",").map { part -> Int in
-                    guard let value = Int(part.trimmingCharacters(in: .whitespaces)), (1...86_400).contains(value) else {
+                    guard let value = Int(part.trimmingCharacters(in: .whitespaces)), (1...86_400).contains(value)
+                    else {
                         throw ControlError("durations must be seconds, 1...86400, separated by commas")
                     }
                     return value
                 }
                 tracks = seconds.enumerated().map { index, duration in
                     let base = PlaybackClock.catalog[index % PlaybackClock.catalog.count]
-                    return PlaybackClock.Track(id: PlaybackClock.fakeID(index), name: base.name, artist: base.artist, durationMs: duration * 1000)
+                    return PlaybackClock.Track(
+                        id: PlaybackClock.fakeID(index), name: base.name, artist: base.artist,
+                        durationMs: duration * 1000)
                 }
             }
             let index = try request.field("index").map { try FakeSpotifySettings.int("index", $0) } ?? 0
             let position = try request.field("position_ms").map { try FakeSpotifySettings.int("position_ms", $0) } ?? 0
             let speed = request.field("speed").flatMap(Double.init) ?? 1
-            guard speed.isFinite, speed > 0, speed <= 10_000 else { throw ControlError("speed must be above 0 and at most 10000") }
+            guard speed.isFinite, speed > 0, speed <= 10_000 else {
+                throw ControlError("speed must be above 0 and at most 10000")
+            }
             let playing = try request.field("playing").map { try FakeSpotifySettings.bool("playing", $0) } ?? true
             let modeText = request.field("mode") ?? "tracks"
             guard let mode = PlaybackClock.Mode(rawValue: modeText) else {
-                throw ControlError("mode must be one of: \(PlaybackClock.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ControlError(
+                    "mode must be one of: \(PlaybackClock.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let pageSize = try request.field("page_size").map { try FakeSpotifySettings.int("page_size", $0) }
             let context = request.field("context") ?? PlaybackClock.defaultContext
             let now = Date()
-            return Control.json(state.withLock { state in
-                state.playback.start(tracks: tracks, index: index, positionMs: Double(max(position, 0)), speed: speed, playing: playing,
-                                     context: context.isEmpty ? nil : context, mode: mode, now: now)
-                state.playback.historyPageSize = pageSize
-                return state.playback.json(now)
-            })
+            return Control.json(
+                state.withLock { state in
+                    state.playback.start(
+                        tracks: tracks, index: index, positionMs: Double(max(position, 0)), speed: speed,
+                        playing: playing,
+                        context: context.isEmpty ? nil : context, mode: mode, now: now)
+                    state.playback.historyPageSize = pageSize
+                    return state.playback.json(now)
+                })
         } catch {
             return Control.error(error)
         }
@@ -220,52 +267,65 @@ extension FakeSpotifyService {
         let now = Date()
         if action == "answer" {
             guard let text = request.field("answer"), let answer = PlaybackClock.Answer(rawValue: text) else {
-                return Control.error(ControlError("answer must be one of: \(PlaybackClock.Answer.allCases.map(\.rawValue).joined(separator: ", "))"))
+                return Control.error(
+                    ControlError(
+                        "answer must be one of: \(PlaybackClock.Answer.allCases.map(\.rawValue).joined(separator: ", "))"
+                    ))
             }
-            return Control.json(state.withLock { state in
-                state.playback.answer = answer
-                return state.playback.json(now)
-            })
+            return Control.json(
+                state.withLock { state in
+                    state.playback.answer = answer
+                    return state.playback.json(now)
+                })
         }
         if action == "history" {
             guard let count = request.field("count").flatMap(Int.init), (0...500).contains(count) else {
                 return Control.error(ControlError("count must be 0...500"))
             }
-            return Control.json(state.withLock { state in
-                state.playback.settle(now)
-                var endMs = state.playback.virtualMs(now)
-                var plays: [PlaybackClock.Play] = []
-                for number in 0..<count {
-                    let track = PlaybackClock.catalog[number % PlaybackClock.catalog.count]
-                    plays.append(PlaybackClock.Play(track: track, playedAtMs: endMs, contextURI: PlaybackClock.defaultContext))
-                    endMs -= Double(track.durationMs)
+            return Control.json(
+                state.withLock { state in
+                    state.playback.settle(now)
+                    var endMs = state.playback.virtualMs(now)
+                    var plays: [PlaybackClock.Play] = []
+                    for number in 0..<count {
+                        let track = PlaybackClock.catalog[number % PlaybackClock.catalog.count]
+                        plays.append(
+                            PlaybackClock.Play(
+                                track: track, playedAtMs: endMs, contextURI: PlaybackClock.defaultContext))
+                        endMs -= Double(track.durationMs)
+                    }
+                    state.playback.history = plays.reversed() + state.playback.history
+                    return state.playback.json(now)
+                })
+        }
+        return Control.json(
+            state.withLock { state in
+                switch action {
+                case "pause": state.playback.pause(now)
+                case "resume": state.playback.resume(now)
+                case "next": state.playback.skip(by: 1, now)
+                case "previous": state.playback.skip(by: -1, now)
+                default:
+                    guard let mode = PlaybackClock.Mode(rawValue: action) else {
+                        return [
+                            "error": .string(
+                                "unknown action '\(action)'; known: pause, resume, next, previous, nothing, ad, episode, tracks, answer, history"
+                            )
+                        ]
+                    }
+                    state.playback.setMode(mode, now)
                 }
-                state.playback.history = plays.reversed() + state.playback.history
+                state.playback.settle(now)
                 return state.playback.json(now)
             })
-        }
-        return Control.json(state.withLock { state in
-            switch action {
-            case "pause": state.playback.pause(now)
-            case "resume": state.playback.resume(now)
-            case "next": state.playback.skip(by: 1, now)
-            case "previous": state.playback.skip(by: -1, now)
-            default:
-                guard let mode = PlaybackClock.Mode(rawValue: action) else {
-                    return ["error": .string("unknown action '\(action)'; known: pause, resume, next, previous, nothing, ad, episode, tracks, answer, history")]
-                }
-                state.playback.setMode(mode, now)
-            }
-            state.playback.settle(now)
-            return state.playback.json(now)
-        })
     }
 
     func playbackReport() -> HTTPResponse {
         let now = Date()
-        return Control.json(state.withLock { state in
-            state.playback.settle(now)
-            return state.playback.json(now)
-        })
+        return Control.json(
+            state.withLock { state in
+                state.playback.settle(now)
+                return state.playback.json(now)
+            })
     }
 }

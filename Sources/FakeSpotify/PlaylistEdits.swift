@@ -1,6 +1,6 @@
-import ToolkitCore
 import LoopbackHTTP
 import ToolkitCLI
+import ToolkitCore
 
 /// Edits someone made to a playlist (`POST /_fake/edit-playlist`), as caches must notice them:
 /// each edit gives the playlist a new snapshot_id and changes one of its items.
@@ -17,12 +17,16 @@ extension FakeSpotifyService {
     /// Answers `{"id", "edits", "position", "snapshot_id"}`.
     func editPlaylist(_ request: RouteRequest) -> HTTPResponse {
         do {
-            guard let id = request.field("id"), let playlist = GeneratedLibrary.playlist(id), playlist != .notOwned else {
-                throw ControlError("id must name a playlist of the user's with items (gen…, mix…, or a fixture playlist)")
+            guard let id = request.field("id"), let playlist = GeneratedLibrary.playlist(id), playlist != .notOwned
+            else {
+                throw ControlError(
+                    "id must name a playlist of the user's with items (gen…, mix…, or a fixture playlist)")
             }
             let total = GeneratedLibrary.total(of: playlist)
             let position = try request.field("position").map { try FakeSpotifySettings.int("position", $0) } ?? 0
-            guard (0..<max(total, 1)).contains(position) else { throw ControlError("position must be 0...\(max(total - 1, 0))") }
+            guard (0..<max(total, 1)).contains(position) else {
+                throw ControlError("position must be 0...\(max(total - 1, 0))")
+            }
             let edit = state.withLock { state in
                 var edit = state.playlistEdits[id] ?? PlaylistEdit()
                 edit.count += 1
@@ -30,8 +34,13 @@ extension FakeSpotifyService {
                 state.playlistEdits[id] = edit
                 return edit
             }
-            let snapshot = applyingEdits(toPlaylist: ["id": .string(id), "snapshot_id": .string(Self.snapshotID(of: id, playlist: playlist))])
-            return Control.json(["id": .string(id), "edits": .int(edit.count), "position": .int(position), "snapshot_id": snapshot["snapshot_id"] ?? .null])
+            let snapshot = applyingEdits(toPlaylist: [
+                "id": .string(id), "snapshot_id": .string(Self.snapshotID(of: id, playlist: playlist)),
+            ])
+            return Control.json([
+                "id": .string(id), "edits": .int(edit.count), "position": .int(position),
+                "snapshot_id": snapshot["snapshot_id"] ?? .null,
+            ])
         } catch {
             return Control.error(error)
         }
@@ -46,8 +55,11 @@ extension FakeSpotifyService {
     /// A playlist object (simplified or full) as edited: its snapshot_id, and its embedded first page.
     func applyingEdits(toPlaylist value: JSONValue) -> JSONValue {
         guard var object = value.objectValue, let id = object["id"]?.stringValue,
-              let edit = state.withLock({ $0.playlistEdits[id] }) else { return value }
-        if let snapshot = object["snapshot_id"]?.stringValue { object["snapshot_id"] = .string(snapshot + "E\(edit.count)") }
+            let edit = state.withLock({ $0.playlistEdits[id] })
+        else { return value }
+        if let snapshot = object["snapshot_id"]?.stringValue {
+            object["snapshot_id"] = .string(snapshot + "E\(edit.count)")
+        }
         for key in ["items", "tracks"] {
             guard var page = object[key]?.objectValue, let entries = page["items"]?.arrayValue else { continue }
             page["items"] = .array(Self.edited(entries, offset: page["offset"]?.intValue ?? 0, edit: edit))

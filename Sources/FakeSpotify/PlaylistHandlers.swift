@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// The library's shape and the Web API's pace; `--legacy`, `--latency-ms`, `--saved-tracks`,
 /// `--extra-playlists` at launch, `POST /_fake/library` while running.
@@ -20,7 +20,10 @@ package struct LibrarySettings: Sendable, Equatable {
     package init() {}
 
     var json: JSONValue {
-        ["legacy": .bool(legacy), "latency_ms": .int(latencyMs), "saved_tracks": .int(savedTracks), "extra_playlists": .int(extraPlaylists)]
+        [
+            "legacy": .bool(legacy), "latency_ms": .int(latencyMs), "saved_tracks": .int(savedTracks),
+            "extra_playlists": .int(extraPlaylists),
+        ]
     }
 
     /// Applies form fields; nothing changes when one is bad.
@@ -37,7 +40,9 @@ package struct LibrarySettings: Sendable, Equatable {
             case "latency_ms": updated.latencyMs = try count(name, value, max: 60_000)
             case "saved_tracks": updated.savedTracks = try count(name, value, max: GeneratedLibrary.maxGenerated)
             case "extra_playlists": updated.extraPlaylists = try count(name, value, max: 100_000)
-            default: throw ControlError("unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists")
+            default:
+                throw ControlError(
+                    "unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists")
             }
         }
         self = updated
@@ -64,7 +69,10 @@ extension FakeSpotifyService {
     func myPlaylists(_ request: RouteRequest) -> HTTPResponse {
         let library = self.library
         let playlists = Self.libraryPlaylists(library)
-        return page(request, maxLimit: 50, total: playlists.count, path: "/users/\(GeneratedLibrary.userID)/playlists", extraQuery: []) { range in
+        return page(
+            request, maxLimit: 50, total: playlists.count, path: "/users/\(GeneratedLibrary.userID)/playlists",
+            extraQuery: []
+        ) { range in
             playlists[range].map { applyingEdits(toPlaylist: Self.simplified($0, legacy: library.legacy)) }
         }
     }
@@ -77,16 +85,24 @@ extension FakeSpotifyService {
         case nil:
             return Fixtures.response("error-404-not-found.json", status: 404)
         case .notOwned:
-            guard let fixture = Fixtures.json("playlist-not-owned.json") else { return WebAPI.error(500, "fixture missing") }
+            guard let fixture = Fixtures.json("playlist-not-owned.json") else {
+                return WebAPI.error(500, "fixture missing")
+            }
             object = fixture
         case .fixture:
-            guard let fixture = Fixtures.json(legacy ? "playlist-legacy.json" : "playlist.json") else { return WebAPI.error(500, "fixture missing") }
+            guard let fixture = Fixtures.json(legacy ? "playlist-legacy.json" : "playlist.json") else {
+                return WebAPI.error(500, "fixture missing")
+            }
             object = fixture
         case .some(let playlist):
-            let summary = Self.libraryPlaylists(library).first { $0["id"]?.stringValue == id } ?? Self.generatedPlaylist(id: id, total: GeneratedLibrary.total(of: playlist))
+            let summary =
+                Self.libraryPlaylists(library).first { $0["id"]?.stringValue == id }
+                ?? Self.generatedPlaylist(id: id, total: GeneratedLibrary.total(of: playlist))
             var full = Self.simplified(summary, legacy: legacy).objectValue ?? [:]
-            let embedded = pageObject(request, id: id, path: "/playlists/\(id)/items", offset: 0, limit: 100, total: GeneratedLibrary.total(of: playlist),
-                                      items: GeneratedLibrary.entries(of: playlist, id: id, range: 0..<100, legacy: legacy), extraQuery: [])
+            let embedded = pageObject(
+                request, id: id, path: "/playlists/\(id)/items", offset: 0, limit: 100,
+                total: GeneratedLibrary.total(of: playlist),
+                items: GeneratedLibrary.entries(of: playlist, id: id, range: 0..<100, legacy: legacy), extraQuery: [])
             full[legacy ? "tracks" : "items"] = embedded
             if !legacy { full["tracks"] = nil }
             full["followers"] = ["href": .null, "total": 0]
@@ -103,11 +119,19 @@ extension FakeSpotifyService {
         case nil: return Fixtures.response("error-404-not-found.json", status: 404)
         case .notOwned: return Fixtures.response("error-403-forbidden.json", status: 403)
         case .some(let playlist):
-            let keep = ["additional_types", "fields"].compactMap { name in request.http.queryValue(name).map { (name, $0) } }
+            let keep = ["additional_types", "fields"].compactMap { name in
+                request.http.queryValue(name).map { (name, $0) }
+            }
             let offset = request.http.queryValue("offset").flatMap { Int($0) } ?? 0
-            return page(request, maxLimit: legacyEndpoint ? 100 : 50, total: GeneratedLibrary.total(of: playlist, offset: offset),
-                        path: "/playlists/\(id)/\(legacyEndpoint ? "tracks" : "items")", extraQuery: keep) { range in
-                applyingEdits(toEntries: GeneratedLibrary.entries(of: playlist, id: id, range: range, legacy: legacy || legacyEndpoint), id: id, offset: range.lowerBound)
+            return page(
+                request, maxLimit: legacyEndpoint ? 100 : 50,
+                total: GeneratedLibrary.total(of: playlist, offset: offset),
+                path: "/playlists/\(id)/\(legacyEndpoint ? "tracks" : "items")", extraQuery: keep
+            ) { range in
+                applyingEdits(
+                    toEntries: GeneratedLibrary.entries(
+                        of: playlist, id: id, range: range, legacy: legacy || legacyEndpoint), id: id,
+                    offset: range.lowerBound)
             }
         }
     }
@@ -122,8 +146,10 @@ extension FakeSpotifyService {
 
     /// A paging object for `offset`/`limit` of the request (400 `Invalid limit` outside 1...maxLimit),
     /// filtered by its `fields`.
-    func page(_ request: RouteRequest, maxLimit: Int, total: Int, path: String, extraQuery: [(String, String)],
-              items: (Range<Int>) -> [JSONValue]) -> HTTPResponse {
+    func page(
+        _ request: RouteRequest, maxLimit: Int, total: Int, path: String, extraQuery: [(String, String)],
+        items: (Range<Int>) -> [JSONValue]
+    ) -> HTTPResponse {
         let limitText = request.http.queryValue("limit")
         guard let limit = limitText.map({ Int($0) }) ?? 20, (1...maxLimit).contains(limit) else {
             return Fixtures.response("error-400-invalid-limit.json", status: 400)
@@ -132,13 +158,20 @@ extension FakeSpotifyService {
             return WebAPI.error(400, "Invalid offset")
         }
         let range = min(offset, total)..<min(offset + limit, total)
-        return filtered(pageObject(request, id: nil, path: path, offset: offset, limit: limit, total: total, items: items(range), extraQuery: extraQuery), request)
+        return filtered(
+            pageObject(
+                request, id: nil, path: path, offset: offset, limit: limit, total: total, items: items(range),
+                extraQuery: extraQuery), request)
     }
 
-    func pageObject(_ request: RouteRequest, id: String?, path: String, offset: Int, limit: Int, total: Int, items: [JSONValue], extraQuery: [(String, String)]) -> JSONValue {
+    func pageObject(
+        _ request: RouteRequest, id: String?, path: String, offset: Int, limit: Int, total: Int, items: [JSONValue],
+        extraQuery: [(String, String)]
+    ) -> JSONValue {
         let base = "http://\(request.http.header("Host") ?? "127.0.0.1")/v1"
         func link(_ offset: Int) -> JSONValue {
-            .string(base + path + "?" + URLForm.encode([("offset", String(offset)), ("limit", String(limit))] + extraQuery))
+            .string(
+                base + path + "?" + URLForm.encode([("offset", String(offset)), ("limit", String(limit))] + extraQuery))
         }
         return [
             "href": link(offset),
@@ -166,12 +199,16 @@ extension FakeSpotifyService {
     /// The user's playlists: the fixture ones (one of them Spotify's editorial playlist, which
     /// answers 404), a 10,000-item one, a mixed one, then `extraPlaylists` generated ones.
     static func libraryPlaylists(_ library: LibrarySettings) -> [JSONValue] {
-        let fixtures = ["me-playlists-page1.json", "me-playlists-page2.json"].flatMap { Fixtures.json($0)?["items"]?.arrayValue ?? [] }
+        let fixtures = ["me-playlists-page1.json", "me-playlists-page2.json"].flatMap {
+            Fixtures.json($0)?["items"]?.arrayValue ?? []
+        }
         let generated = [
             generatedPlaylist(id: GeneratedLibrary.generatedID(count: 10_000), total: 10_000, name: "Long Run"),
             generatedPlaylist(id: GeneratedLibrary.generatedID(count: 120, mixed: true), total: 120, name: "Mixed Bag"),
         ]
-        let extra = (0..<library.extraPlaylists).map { generatedPlaylist(id: GeneratedLibrary.generatedID(count: $0), total: $0) }
+        let extra = (0..<library.extraPlaylists).map {
+            generatedPlaylist(id: GeneratedLibrary.generatedID(count: $0), total: $0)
+        }
         return fixtures + generated + extra
     }
 
@@ -179,7 +216,9 @@ extension FakeSpotifyService {
         let owner = GeneratedLibrary.user(GeneratedLibrary.userID)
         var ownerObject = owner.objectValue ?? [:]
         ownerObject["display_name"] = "Fixture User"
-        let reference: JSONValue = ["href": .string("https://api.spotify.com/v1/playlists/\(id)/items"), "total": .int(total)]
+        let reference: JSONValue = [
+            "href": .string("https://api.spotify.com/v1/playlists/\(id)/items"), "total": .int(total),
+        ]
         return [
             "collaborative": false,
             "description": .string("Generated: \(total) items."),

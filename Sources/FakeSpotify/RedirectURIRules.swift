@@ -1,6 +1,7 @@
-import ToolkitCore
 import LoopbackHTTP
 import ToolkitCLI
+import ToolkitCore
+
 /// Spotify's rules for redirect URIs at the authorize step.
 enum RedirectURIRules {
     /// A URI split into the parts the rules look at. `rest` is everything from the path on.
@@ -40,7 +41,7 @@ enum RedirectURIRules {
         if host == "::1" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
         guard octets.count == 4,
-              octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && Int($0)! <= 255 })
+            octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && Int($0)! <= 255 })
         else { return false }
         return octets[0] == "127"
     }
@@ -57,7 +58,7 @@ enum RedirectURIRules {
         registered.contains { candidate in
             if candidate == uri { return true }
             guard let want = parse(candidate), want.port == nil, want.scheme == "http", isLoopbackLiteral(want.host),
-                  let got = parse(uri), got.scheme == want.scheme, got.host == want.host, got.rest == want.rest
+                let got = parse(uri), got.scheme == want.scheme, got.host == want.host, got.rest == want.rest
             else { return false }
             if let port = got.port { return !port.isEmpty && port.allSatisfy(\.isASCIIDigit) }
             return true
@@ -65,6 +66,6 @@ enum RedirectURIRules {
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

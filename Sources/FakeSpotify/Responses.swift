@@ -1,14 +1,14 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// The response bodies fake-spotify serves verbatim, from `Fixtures/` in the module's bundle
 /// (copies of the team's fixture files). Loaded once, on first use.
 enum Fixtures {
     static let files: [String: [UInt8]] = {
         guard let folder = Bundle.module.url(forResource: "Fixtures", withExtension: nil),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
         else { return [:] }
         var files: [String: [UInt8]] = [:]
         for name in names where name.hasSuffix(".json") {
@@ -35,7 +35,8 @@ enum WebAPI {
     /// `{"error":{"status":N,"message":"..."}}`.
     static func error(_ status: Int, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
         let body: JSONValue = ["error": ["status": .int(status), "message": .string(message)]]
-        return HTTPResponse(status: status, headers: [("Content-Type", contentType)] + headers, body: Array(body.serialized().utf8))
+        return HTTPResponse(
+            status: status, headers: [("Content-Type", contentType)] + headers, body: Array(body.serialized().utf8))
     }
 
     static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
@@ -55,11 +56,13 @@ enum WebAPI {
         case .missing, .valid:
             return Fixtures.response("error-401-no-token.json", status: 401, headers: [("WWW-Authenticate", realm)])
         case .invalid:
-            return Fixtures.response("error-401-invalid-token.json", status: 401,
-                                     headers: [("WWW-Authenticate", challenge("Invalid access token"))])
+            return Fixtures.response(
+                "error-401-invalid-token.json", status: 401,
+                headers: [("WWW-Authenticate", challenge("Invalid access token"))])
         case .expired:
-            return Fixtures.response("error-401.json", status: 401,
-                                     headers: [("WWW-Authenticate", challenge("The access token expired"))])
+            return Fixtures.response(
+                "error-401.json", status: 401,
+                headers: [("WWW-Authenticate", challenge("The access token expired"))])
         }
     }
 }
@@ -79,7 +82,8 @@ enum Accounts {
     /// The authorize step's error page: 400, HTML, no redirect.
     static func errorPage(_ message: String) -> HTTPResponse {
         let text = htmlEscaped(message)
-        return .html("""
+        return .html(
+            """
             <!DOCTYPE html>
             <html><head><meta charset="utf-8"><title>Error</title></head>
             <body><h1>Oops! Something went wrong</h1><p>\(text)</p></body></html>

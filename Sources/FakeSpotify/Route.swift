@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import LoopbackHTTP
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// One endpoint of fake-spotify: method, path pattern (`/v1/playlists/{id}/items`) and handler.
 /// The table itself is `FakeSpotifyService.routes` (Routes.swift).
@@ -33,7 +33,8 @@ struct Route: Sendable {
         self.pattern = pattern
         self.access = access
         self.segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         self.handler = handler
     }

@@ -1,6 +1,6 @@
-import ToolkitCore
 import LoopbackHTTP
 import ToolkitCLI
+import ToolkitCore
 
 extension FakeSpotifyService {
     /// Every endpoint fake-spotify serves. First match by path and method wins; a path that matches
@@ -21,9 +21,13 @@ extension FakeSpotifyService {
         Route("GET", "/v1/me/tracks", .bearer) { service, request in service.savedTracks(request) },
         Route("GET", "/v1/playlists/{id}", .bearer) { service, request in service.playlist(request) },
         Route("GET", "/v1/playlists/{id}/items", .bearer) { service, request in service.playlistItems(request) },
-        Route("GET", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.playlistItems(request, legacyEndpoint: true) },
+        Route("GET", "/v1/playlists/{id}/tracks", .bearer) { service, request in
+            service.playlistItems(request, legacyEndpoint: true)
+        },
         // Player (PlayerHandlers.swift)
-        Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in service.playerState(request, withDevice: false) },
+        Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in
+            service.playerState(request, withDevice: false)
+        },
         Route("GET", "/v1/me/player", .bearer) { service, request in service.playerState(request, withDevice: true) },
         Route("GET", "/v1/me/player/devices", .bearer) { service, request in service.devicesResponse(request) },
         Route("GET", "/v1/me/player/recently-played", .bearer) { service, request in service.recentlyPlayed(request) },

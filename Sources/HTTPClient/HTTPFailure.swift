@@ -25,7 +25,9 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
         case .notHTTP(let host):
             .unavailable("\(host) answered with something that is not HTTP")
         case .refusedRedirect(let origin, let method, let path, let status, let target):
-            .unavailable("\(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)")
+            .unavailable(
+                "\(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
-import ToolkitCore
 import Foundation
+import ToolkitCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -66,8 +67,10 @@ package struct HTTPTransport: Sendable {
 
     /// Answers every redirect with "do not follow": the 3xx itself becomes the response.
     final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {  // stateless
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
             completionHandler(nil)
         }
     }
@@ -94,7 +97,8 @@ package struct HTTPTransport: Sendable {
         } catch let error as CancellationError {
             throw error  // withdrawn before it was sent: nothing failed
         } catch {
-            throw HTTPFailure.unreachable(host: request.url.map(Self.hostAndPort) ?? "server", reason: (error as NSError).localizedDescription)
+            throw HTTPFailure.unreachable(
+                host: request.url.map(Self.hostAndPort) ?? "server", reason: (error as NSError).localizedDescription)
         }
     }
 
@@ -102,7 +106,9 @@ package struct HTTPTransport: Sendable {
     /// with a response being delivered (swift-corelibs-foundation #5412), which hung the pager when
     /// one page failed while the others were in flight. A request on the wire is left to finish; a
     /// cancelled caller whose request still waits for a place in its `slot` withdraws it unsent.
-    static func load(_ request: URLRequest, in session: URLSession, slot: InFlightSlot? = nil) async throws -> (Data, URLResponse) {
+    static func load(_ request: URLRequest, in session: URLSession, slot: InFlightSlot? = nil) async throws -> (
+        Data, URLResponse
+    ) {
         guard let slot else {
             return try await withCheckedThrowingContinuation { continuation in
                 session.dataTask(with: request) { data, response, error in
@@ -116,22 +122,27 @@ package struct HTTPTransport: Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 // Started by whichever thread frees a place: often URLSession's own, as the
                 // previous answer is handed back, so the next request goes out without a task hop.
-                limit.enter(ticket: ticket, order: slot.order, start: {
-                    session.dataTask(with: request) { data, response, error in
-                        // The next waiting request is started before this answer is handed on.
-                        limit.finished(ticket: ticket, status: (response as? HTTPURLResponse)?.statusCode)
-                        continuation.resume(with: outcome(data, response, error))
-                    }.resume()
-                }, abandon: {
-                    continuation.resume(throwing: CancellationError())
-                })
+                limit.enter(
+                    ticket: ticket, order: slot.order,
+                    start: {
+                        session.dataTask(with: request) { data, response, error in
+                            // The next waiting request is started before this answer is handed on.
+                            limit.finished(ticket: ticket, status: (response as? HTTPURLResponse)?.statusCode)
+                            continuation.resume(with: outcome(data, response, error))
+                        }.resume()
+                    },
+                    abandon: {
+                        continuation.resume(throwing: CancellationError())
+                    })
             }
         } onCancel: {
             limit.withdraw(ticket: ticket)
         }
     }
 
-    private static func outcome(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) -> Result<(Data, URLResponse), any Error> {
+    private static func outcome(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) -> Result<
+        (Data, URLResponse), any Error
+    > {
         if let error { return .failure(error) }
         guard let response else { return .failure(URLError(.badServerResponse)) }
         return .success((data ?? Data(), response))
@@ -141,7 +152,8 @@ package struct HTTPTransport: Sendable {
     static func refusedRedirect(_ result: HTTPResult, request: URLRequest) -> HTTPFailure {
         let location = result.header("Location").flatMap { URL(string: $0, relativeTo: request.url)?.absoluteURL }
         return .refusedRedirect(
-            origin: request.url.map(hostAndPort) ?? "the server", method: request.httpMethod ?? "GET", path: request.url?.path ?? "",
+            origin: request.url.map(hostAndPort) ?? "the server", method: request.httpMethod ?? "GET",
+            path: request.url?.path ?? "",
             status: result.status, target: location.map(hostAndPort) ?? "an unnamed place (no Location header)")
     }
 

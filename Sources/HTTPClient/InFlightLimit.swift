@@ -1,5 +1,5 @@
-import ToolkitCore
 import Foundation
+import ToolkitCore
 
 /// Caps how many HTTP exchanges are on the wire at once at its `ConcurrencyWindow`'s size, and
 /// hands a freed place straight to the waiting exchange with the lowest `order`, starting it on
@@ -68,7 +68,9 @@ package final class InFlightLimit: Sendable {
     }
 
     /// How many exchanges are on the wire now, how many wait for a place, and the most allowed.
-    package var state: (active: Int, waiting: Int, limit: Int) { lockedState.withLock { ($0.active, $0.waiting.count, $0.window.size) } }
+    package var state: (active: Int, waiting: Int, limit: Int) {
+        lockedState.withLock { ($0.active, $0.waiting.count, $0.window.size) }
+    }
 
     /// The most allowed on the wire now.
     package var size: Int { lockedState.withLock { $0.window.size } }
@@ -84,7 +86,8 @@ package final class InFlightLimit: Sendable {
 
     /// Calls `start` now if there is room, else later from whichever thread frees a place.
     /// `abandon` is called instead when the ticket is (or was already) withdrawn before it started.
-    func enter(ticket: Int, order: Int, start: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) {
+    func enter(ticket: Int, order: Int, start: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void)
+    {
         let run: [@Sendable () -> Void] = lockedState.withLock {
             if $0.tickets[ticket] == .withdrawn {
                 $0.tickets[ticket] = nil
@@ -94,7 +97,7 @@ package final class InFlightLimit: Sendable {
             $0.waiting.append(Waiter(ticket: ticket, order: order, start: start, abandon: abandon))
             return $0.takeStartable()
         }
-        run.forEach { $0() }
+        for start in run { start() }
     }
 
     /// A started exchange has ended, with an HTTP `status` (nil: no answer): the window moves,
@@ -105,7 +108,7 @@ package final class InFlightLimit: Sendable {
             $0.adjust(status)
             return $0.takeStartable()
         }
-        starts.forEach { $0() }
+        for start in starts { start() }
     }
 
     /// The ticket's task was cancelled: an exchange still waiting is abandoned and never started,
@@ -117,7 +120,9 @@ package final class InFlightLimit: Sendable {
                 state.tickets[ticket] = .withdrawn
             case .waiting?:
                 state.tickets[ticket] = nil
-                if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) { return state.waiting.remove(at: index).abandon }
+                if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) {
+                    return state.waiting.remove(at: index).abandon
+                }
             case .started?, .withdrawn?, nil:
                 break
             }

@@ -1,4 +1,5 @@
 import ToolkitCore
+
 /// An HTTP/1.1 request as received by `LoopbackHTTPServer`.
 package struct HTTPRequest: Sendable {
     /// The method as sent, e.g. "GET" (methods are case-sensitive).
@@ -109,7 +110,9 @@ package struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    package static func text(_ s: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+    package static func text(_ s: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8")
+        -> HTTPResponse
+    {
         HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: Array(s.utf8))
     }
 
@@ -231,8 +234,12 @@ package enum HTTPRequestParser {
     /// Throws `HTTPParseError` for a malformed request (400), a head over `maxHeaderBytes` (431),
     /// a `Transfer-Encoding` body (411: only Content-Length bodies are supported), a body over
     /// `maxBodyBytes` (413, thrown as soon as Content-Length is seen) or a version other than 1.x (505).
-    package static func parse(_ buffer: [UInt8], maxHeaderBytes: Int = 64 << 10, maxBodyBytes: Int = 8 << 20) throws -> (request: HTTPRequest, consumed: Int)? {
-        guard var head = try parseHead(buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) else { return nil }
+    package static func parse(_ buffer: [UInt8], maxHeaderBytes: Int = 64 << 10, maxBodyBytes: Int = 8 << 20) throws
+        -> (request: HTTPRequest, consumed: Int)?
+    {
+        guard var head = try parseHead(buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) else {
+            return nil
+        }
         let end = head.headLength + head.contentLength
         guard buffer.count >= end else { return nil }
         head.request.body = Array(buffer[head.headLength..<end])
@@ -241,7 +248,8 @@ package enum HTTPRequestParser {
 
     /// Parses the head only; nil when the blank line ending it has not arrived yet.
     static func parseHead(_ buffer: [UInt8], maxHeaderBytes: Int, maxBodyBytes: Int) throws -> Head? {
-        let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+        let lf = UInt8(ascii: "\n")
+        let cr = UInt8(ascii: "\r")
         // Split into lines (LF, with an optional preceding CR) up to the first empty line
         // that follows the request line; empty lines before the request line are ignored (RFC 9112 §2.2).
         var lines: [ArraySlice<UInt8>] = []
@@ -256,7 +264,10 @@ package enum HTTPRequestParser {
                 let line = buffer[lineStart..<lineEnd]
                 lineStart = i + 1
                 if line.isEmpty {
-                    if !lines.isEmpty { headEnd = i + 1; break }
+                    if !lines.isEmpty {
+                        headEnd = i + 1
+                        break
+                    }
                 } else {
                     lines.append(line)
                 }
@@ -277,7 +288,9 @@ package enum HTTPRequestParser {
         let requestLine = lines[0]
         let parts = requestLine.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw HTTPParseError(status: 400, "malformed request line") }
-        let methodBytes = parts[0], targetBytes = parts[1], versionBytes = parts[2]
+        let methodBytes = parts[0]
+        let targetBytes = parts[1]
+        let versionBytes = parts[2]
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
             throw HTTPParseError(status: 400, "malformed method")
         }
@@ -286,9 +299,9 @@ package enum HTTPRequestParser {
         }
         let version = String(decoding: versionBytes, as: UTF8.self)
         guard version.utf8.count == 8, version.hasPrefix("HTTP/"),
-              let major = version.utf8.dropFirst(5).first, let dot = version.utf8.dropFirst(6).first,
-              let minor = version.utf8.dropFirst(7).first,
-              (0x30...0x39).contains(major), dot == UInt8(ascii: "."), (0x30...0x39).contains(minor)
+            let major = version.utf8.dropFirst(5).first, let dot = version.utf8.dropFirst(6).first,
+            let minor = version.utf8.dropFirst(7).first,
+            (0x30...0x39).contains(major), dot == UInt8(ascii: "."), (0x30...0x39).contains(minor)
         else { throw HTTPParseError(status: 400, "malformed HTTP version") }
         guard major == UInt8(ascii: "1") else {
             throw HTTPParseError(status: 505, "unsupported HTTP version \(version)")
@@ -320,7 +333,8 @@ package enum HTTPRequestParser {
             headers.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         }
 
-        var request = HTTPRequest(method: String(decoding: methodBytes, as: UTF8.self), target: target, headers: headers)
+        var request = HTTPRequest(
+            method: String(decoding: methodBytes, as: UTF8.self), target: target, headers: headers)
         request.minorVersion = Int(minor - UInt8(ascii: "0"))
         if request.header("Transfer-Encoding") != nil {
             throw HTTPParseError(status: 411, "Transfer-Encoding bodies are not supported; send Content-Length")
@@ -331,13 +345,14 @@ package enum HTTPRequestParser {
             // Repeated identical values (also "5, 5") are allowed; anything else is an error (RFC 9110 §8.6).
             let values = lengths.flatMap { $0.split(separator: ",").map { $0.trimmingSpaces() } }
             guard values.allSatisfy({ $0 == values[0] }),
-                  let v = values.first, !v.isEmpty, v.utf8.count <= 18, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let n = Int(v)
+                let v = values.first, !v.isEmpty, v.utf8.count <= 18, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let n = Int(v)
             else { throw HTTPParseError(status: 400, "malformed Content-Length: \(firstLength)") }
             contentLength = n
         }
         if contentLength > maxBodyBytes {
-            throw HTTPParseError(status: 413, "request body of \(contentLength) bytes exceeds the \(maxBodyBytes)-byte limit")
+            throw HTTPParseError(
+                status: 413, "request body of \(contentLength) bytes exceeds the \(maxBodyBytes)-byte limit")
         }
         return Head(request: request, headLength: headLength, contentLength: contentLength)
     }
@@ -345,7 +360,8 @@ package enum HTTPRequestParser {
     /// tchar from RFC 9110 §5.6.2.
     static func isTokenByte(_ b: UInt8) -> Bool {
         switch b {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(b)
@@ -353,8 +369,8 @@ package enum HTTPRequestParser {
     }
 }
 
-private extension Substring {
-    func trimmingSpaces() -> String {
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
         var s = self[...]
         while s.first == " " || s.first == "\t" { s = s.dropFirst() }
         while s.last == " " || s.last == "\t" { s = s.dropLast() }

@@ -1,6 +1,7 @@
-import ToolkitCore
-import Foundation
 import Dispatch
+import Foundation
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -50,7 +51,9 @@ package final class LoopbackHTTPServer: Sendable {
         keepAliveIdleSeconds: Int? = nil, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) throws {
         guard let address = LoopbackAddress(host) else {
-            throw ToolError.usage("refusing to listen on '\(host)': only a loopback address (127.0.0.1, another 127.x.y.z, or ::1) is allowed")
+            throw ToolError.usage(
+                "refusing to listen on '\(host)': only a loopback address (127.0.0.1, another 127.x.y.z, or ::1) is allowed"
+            )
         }
         let display = address.isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
         func failure(_ err: Int32) -> ToolError {
@@ -75,9 +78,7 @@ package final class LoopbackHTTPServer: Sendable {
             sa.sin_family = sa_family_t(AF_INET)
             sa.sin_port = port.bigEndian
             sa.sin_addr = addr
-            rc = withUnsafePointer(to: &sa) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            rc = Self.bind(fd, to: sa)
         case .v6(let addr):
             var sa = sockaddr_in6()
             #if canImport(Darwin)
@@ -86,9 +87,7 @@ package final class LoopbackHTTPServer: Sendable {
             sa.sin6_family = sa_family_t(AF_INET6)
             sa.sin6_port = port.bigEndian
             sa.sin6_addr = addr
-            rc = withUnsafePointer(to: &sa) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            rc = Self.bind(fd, to: sa)
         }
         if rc != 0 {
             let err = errno
@@ -112,8 +111,12 @@ package final class LoopbackHTTPServer: Sendable {
         if gotName == 0 {
             boundPort = withUnsafePointer(to: &storage) { ptr in
                 address.isIPv6
-                    ? ptr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
-                    : ptr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+                    ? ptr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        UInt16(bigEndian: $0.pointee.sin6_port)
+                    }
+                    : ptr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                        UInt16(bigEndian: $0.pointee.sin_port)
+                    }
             }
         } else {
             boundPort = port
@@ -141,6 +144,16 @@ package final class LoopbackHTTPServer: Sendable {
         guard let wake = state.markStarted() else { return }
         Thread.detachNewThread { [self] in
             acceptLoop(wakeFD: wake)
+        }
+    }
+
+    /// bind(2) with an IPv4 or IPv6 socket address.
+    private static func bind<SocketAddress>(_ fd: Int32, to address: SocketAddress) -> Int32 {
+        var address = address
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                systemBind(fd, $0, socklen_t(MemoryLayout<SocketAddress>.size))
+            }
         }
     }
 
@@ -202,7 +215,8 @@ package final class LoopbackHTTPServer: Sendable {
                 }
             }
             let handler = self.handler
-            let limits = ConnectionLimits(requestTimeoutSeconds: requestTimeoutSeconds, keepAliveIdleSeconds: keepAliveIdleSeconds)
+            let limits = ConnectionLimits(
+                requestTimeoutSeconds: requestTimeoutSeconds, keepAliveIdleSeconds: keepAliveIdleSeconds)
             let state = self.state
             state.connectionOpened()
             Thread.detachNewThread {
@@ -222,12 +236,16 @@ package final class LoopbackHTTPServer: Sendable {
     /// Serves requests on one connection: just one, or with keep-alive one after another until
     /// the client closes or goes quiet, a response must close (a fault, a parse error), or the
     /// server stops.
-    private static func serve(client fd: Int32, limits: ConnectionLimits, state: LockedState, handler: @Sendable (HTTPRequest) -> HTTPResponse) {
+    private static func serve(
+        client fd: Int32, limits: ConnectionLimits, state: LockedState, handler: @Sendable (HTTPRequest) -> HTTPResponse
+    ) {
         defer { close(fd) }
         Socket.configureConnection(fd, timeoutSeconds: ioTimeoutSeconds)
         var buffer: [UInt8] = []
         while true {
-            guard let (request, consumed, response) = readRequest(fd, buffer: &buffer, timeoutSeconds: limits.requestTimeoutSeconds, handler: handler)
+            guard
+                let (request, consumed, response) = readRequest(
+                    fd, buffer: &buffer, timeoutSeconds: limits.requestTimeoutSeconds, handler: handler)
             else { return }
             if response.transportFault == .reset {
                 _ = Socket.sendAll(fd, Array(response.statusLine.utf8))
@@ -235,9 +253,13 @@ package final class LoopbackHTTPServer: Sendable {
                 return
             }
             // How long to wait for another request on this connection; nil: close after this one.
-            let idleSeconds = response.transportFault == nil && request?.allowsPersistentConnection == true && !state.isStopped
+            let idleSeconds =
+                response.transportFault == nil && request?.allowsPersistentConnection == true && !state.isStopped
                 ? limits.keepAliveIdleSeconds : nil
-            guard Socket.sendAll(fd, response.serialized(omitBody: request?.method == "HEAD", keepAlive: idleSeconds != nil)) else { return }
+            guard
+                Socket.sendAll(
+                    fd, response.serialized(omitBody: request?.method == "HEAD", keepAlive: idleSeconds != nil))
+            else { return }
             guard let idleSeconds else {
                 Socket.lingeringClose(fd)
                 return
@@ -267,15 +289,19 @@ package final class LoopbackHTTPServer: Sendable {
         var sentContinue = false
         while true {
             do {
-                if let (request, consumed) = try HTTPRequestParser.parse(buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) {
+                if let (request, consumed) = try HTTPRequestParser.parse(
+                    buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes)
+                {
                     return (request, consumed, handler(request))
                 }
                 // A client that asked "Expect: 100-continue" waits for this before sending the body.
                 if !sentContinue,
-                   let head = try HTTPRequestParser.parseHead(buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes),
-                   head.contentLength > 0,
-                   buffer.count == head.headLength,
-                   head.request.header("Expect").map({ HTTPRequest.lowercasedASCII($0) == "100-continue" }) == true {
+                    let head = try HTTPRequestParser.parseHead(
+                        buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes),
+                    head.contentLength > 0,
+                    buffer.count == head.headLength,
+                    head.request.header("Expect").map({ HTTPRequest.lowercasedASCII($0) == "100-continue" }) == true
+                {
                     sentContinue = true
                     guard Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return nil }
                 }
@@ -407,7 +433,8 @@ private enum LoopbackAddress {
     init?(_ host: String) {
         var a4 = in_addr()
         if host.utf8.allSatisfy({ $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }),
-           inet_pton(AF_INET, host, &a4) == 1 {
+            inet_pton(AF_INET, host, &a4) == 1
+        {
             // s_addr is in network byte order: the first octet is the high byte of the big-endian value.
             guard UInt32(bigEndian: a4.s_addr) >> 24 == 127 else { return nil }
             self = .v4(a4)
@@ -529,3 +556,9 @@ private enum Socket {
         }
     }
 }
+
+#if canImport(Glibc)
+private let systemBind = Glibc.bind
+#else
+private let systemBind = Darwin.bind
+#endif

@@ -1,4 +1,5 @@
 import ToolkitCore
+
 /// The result of parsing argv against a spec.
 package struct ParsedCommand: Sendable {
     /// The command chain, e.g. `["spotify-auth", "login"]`.
@@ -33,7 +34,9 @@ package enum CommandLineParser {
     /// so `tool --bogus --help` still shows help.
     package static func parse(_ arguments: [String], spec root: CommandSpec) throws -> ParsedCommand {
         var chain = [root]
-        var result = ParsedCommand(path: [root.name], spec: root, positionals: [], values: [:], flagCounts: [:], wantsHelp: false, wantsVersion: false)
+        var result = ParsedCommand(
+            path: [root.name], spec: root, positionals: [], values: [:], flagCounts: [:], wantsHelp: false,
+            wantsVersion: false)
         var firstError: ToolError?
         var index = 0
         var onlyPositionals = false
@@ -53,7 +56,10 @@ package enum CommandLineParser {
             default:
                 if let value {
                     if let choices = option.choices, !choices.contains(value) {
-                        fail(.usage("invalid value '\(value)' for --\(option.long); expected one of: \(choices.joined(separator: ", "))"))
+                        fail(
+                            .usage(
+                                "invalid value '\(value)' for --\(option.long); expected one of: \(choices.joined(separator: ", "))"
+                            ))
                     }
                     result.values[option.long, default: []].append(value)
                 } else {
@@ -82,11 +88,16 @@ package enum CommandLineParser {
                 let name = String(body.prefix { $0 != "=" })
                 let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
                 guard let option = lookup(long: name) else {
-                    fail(.usage("unknown option '--\(name)'\(suggestion(for: name, among: options().filter { !$0.isHidden }.map(\.long), prefix: "--"))"))
+                    fail(
+                        .usage(
+                            "unknown option '--\(name)'\(suggestion(for: name, among: options().filter { !$0.isHidden }.map(\.long), prefix: "--"))"
+                        ))
                     continue
                 }
                 if option.takesValue {
-                    if let value = inlineValue ?? nextValue(for: option, shown: "--\(name)") { record(option, value: value) }
+                    if let value = inlineValue ?? nextValue(for: option, shown: "--\(name)") {
+                        record(option, value: value)
+                    }
                 } else if inlineValue != nil {
                     fail(.usage("option '--\(name)' does not take a value"))
                 } else {
@@ -102,7 +113,8 @@ package enum CommandLineParser {
                         break
                     }
                     if option.takesValue {
-                        let value = characters.isEmpty ? nextValue(for: option, shown: "-\(character)") : String(characters)
+                        let value =
+                            characters.isEmpty ? nextValue(for: option, shown: "-\(character)") : String(characters)
                         if let value { record(option, value: value) }
                         break
                     }
@@ -128,7 +140,8 @@ package enum CommandLineParser {
             if let firstError { throw firstError }
             let leaf = chain.last!
             if !leaf.subcommands.isEmpty && !leaf.runsWithoutSubcommand {
-                throw ToolError.usage("missing command; one of: \(leaf.subcommands.map(\.name).joined(separator: ", "))")
+                throw ToolError.usage(
+                    "missing command; one of: \(leaf.subcommands.map(\.name).joined(separator: ", "))")
             }
             try checkPositionals(result.positionals, against: leaf.arguments)
             return result
@@ -153,13 +166,14 @@ package enum CommandLineParser {
     static func suggestion(for typed: String, among names: [String], prefix: String) -> String {
         let scored = names.map { (name: $0, distance: editDistance(typed, $0)) }
         guard let best = scored.min(by: { $0.distance < $1.distance }),
-              best.distance <= max(1, typed.count / 3) || best.name.hasPrefix(typed) && !typed.isEmpty
+            best.distance <= max(1, typed.count / 3) || best.name.hasPrefix(typed) && !typed.isEmpty
         else { return "" }
         return "; did you mean '\(prefix)\(best.name)'?"
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var previous = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var current = [i] + Array(repeating: 0, count: b.count)

@@ -1,4 +1,5 @@
 import ToolkitCore
+
 /// What a command does once its arguments are parsed: the exit status, or a thrown `ToolError`.
 package typealias CommandHandler = @Sendable (ParsedCommand, ToolContext) async throws -> ExitCode
 
@@ -130,6 +131,9 @@ package struct OptionSpec: Sendable {
 
     package static let help = OptionSpec("help", short: "h", help: "Show this help and exit.")
     package static let version = OptionSpec("version", help: "Show the version and exit.")
+    /// `--json` as the record-writing tools offer it.
+    package static let jsonRecords = OptionSpec(
+        "json", short: "j", help: "Write records as JSON Lines even on a terminal.")
 }
 
 package struct ArgumentSpec: Sendable {
@@ -139,7 +143,10 @@ package struct ArgumentSpec: Sendable {
     package var isRepeatable: Bool
     package var completion: CompletionKind
 
-    package init(_ name: String, help: String, optional: Bool = false, repeatable: Bool = false, completion: CompletionKind = .none) {
+    package init(
+        _ name: String, help: String, optional: Bool = false, repeatable: Bool = false,
+        completion: CompletionKind = .none
+    ) {
         self.name = name
         self.help = help
         self.isOptional = optional

@@ -1,5 +1,5 @@
-import ToolkitCore
 import Foundation
+import ToolkitCore
 
 /// bash, zsh and fish completion scripts, derived from the spec.
 package enum Shell: String, Sendable, CaseIterable {
@@ -40,22 +40,23 @@ package enum CompletionRenderer {
 
     static func bash(_ spec: CommandSpec) -> String {
         let function = functionName(spec.name)
-        let commands: [(name: String, spec: CommandSpec, parent: CommandSpec?)] = [("", spec, nil)] + spec.subcommands.map { ($0.name, $0, spec) }
+        let commands: [(name: String, spec: CommandSpec, parent: CommandSpec?)] =
+            [("", spec, nil)] + spec.subcommands.map { ($0.name, $0, spec) }
         var out = """
-        # bash completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.
-        \(function)() {
-            local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" command="" i word
-
-        """
-        if !spec.subcommands.isEmpty {
-            out += """
-                for ((i = 1; i < COMP_CWORD; i++)); do
-                    case "${COMP_WORDS[i]}" in
-                        \(spec.subcommands.map(\.name).joined(separator: "|"))) command="${COMP_WORDS[i]}"; break ;;
-                    esac
-                done
+            # bash completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.
+            \(function)() {
+                local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" command="" i word
 
             """
+        if !spec.subcommands.isEmpty {
+            out += """
+                    for ((i = 1; i < COMP_CWORD; i++)); do
+                        case "${COMP_WORDS[i]}" in
+                            \(spec.subcommands.map(\.name).joined(separator: "|"))) command="${COMP_WORDS[i]}"; break ;;
+                        esac
+                    done
+
+                """
         }
         // Values of options that take one.
         out += "    case \"$command:$prev\" in\n"
@@ -74,12 +75,14 @@ package enum CompletionRenderer {
             }
             var words = "\(options.joined(separator: " "))"
             if command.parent == nil && !spec.subcommands.isEmpty {
-                out += "        \"\") if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words)\" -- \"$cur\")); else COMPREPLY=($(compgen -W \"\(spec.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\")); fi ;;\n"
+                out +=
+                    "        \"\") if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words)\" -- \"$cur\")); else COMPREPLY=($(compgen -W \"\(spec.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\")); fi ;;\n"
                 continue
             }
             words = "\"\(words)\""
             let positional = completesFiles(command.spec) ? bashValueCompletion(.file) : "COMPREPLY=()"
-            out += "        \(command.parent == nil ? "\"\"" : command.name)) if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \(words) -- \"$cur\")); else \(positional); fi ;;\n"
+            out +=
+                "        \(command.parent == nil ? "\"\"" : command.name)) if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \(words) -- \"$cur\")); else \(positional); fi ;;\n"
         }
         out += "    esac\n}\ncomplete -o filenames -F \(function) \(spec.name)\n"
         return out
@@ -90,7 +93,8 @@ package enum CompletionRenderer {
         case .none: "COMPREPLY=()"
         // One name per line, never split on spaces or glob-expanded.
         case .file: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -f -- \"$cur\")"
-        case .directory: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -d -- \"$cur\")"
+        case .directory:
+            "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -d -- \"$cur\")"
         case .choices(let values): "COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\"))"
         }
     }
@@ -99,7 +103,8 @@ package enum CompletionRenderer {
 
     static func zsh(_ spec: CommandSpec) -> String {
         let function = functionName(spec.name)
-        var out = "#compdef \(spec.name)\n# zsh completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.\n\n"
+        var out =
+            "#compdef \(spec.name)\n# zsh completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.\n\n"
         if spec.subcommands.isEmpty {
             out += "\(function)() {\n    _arguments -s -S \\\n"
             out += zshSpecs(spec, parent: nil).map { "        \($0)" }.joined(separator: " \\\n") + "\n}\n\n"
@@ -115,7 +120,9 @@ package enum CompletionRenderer {
             out += "        arguments)\n            case $line[1] in\n"
             for command in spec.subcommands {
                 out += "                \(command.name))\n                    _arguments -s -S \\\n"
-                out += zshSpecs(command, parent: spec).map { "                        \($0)" }.joined(separator: " \\\n") + " ;;\n"
+                out +=
+                    zshSpecs(command, parent: spec).map { "                        \($0)" }.joined(separator: " \\\n")
+                    + " ;;\n"
             }
             out += "            esac ;;\n    esac\n}\n\n"
         }
@@ -129,12 +136,13 @@ package enum CompletionRenderer {
             let help = "[\(zshEscape(option.help))]"
             var value = ""
             if let name = option.valueName {
-                let action: String = switch option.completion {
-                case .none: " "
-                case .file: "_files"
-                case .directory: "_files -/"
-                case .choices(let values): "(\(values.joined(separator: " ")))"
-                }
+                let action: String =
+                    switch option.completion {
+                    case .none: " "
+                    case .file: "_files"
+                    case .directory: "_files -/"
+                    case .choices(let values): "(\(values.joined(separator: " ")))"
+                    }
                 value = ":\(zshEscape(name.lowercased())):\(action)"
             }
             let repetition = option.repeatable ? "*" : ""
@@ -173,13 +181,17 @@ package enum CompletionRenderer {
         out += "complete -c \(tool) -f\n"
         // Global options complete everywhere; --help and --version only before a command.
         out += spec.options.filter { !$0.isHidden }.map { fishOption($0, tool: tool, condition: nil) }.joined()
-        out += [OptionSpec.help, .version].map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }.joined()
+        out += [OptionSpec.help, .version].map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }
+            .joined()
         for command in spec.subcommands {
-            out += "complete -c \(tool) -n '__fish_use_subcommand' -a \(command.name) -d '\(fishEscape(command.abstract))'\n"
+            out +=
+                "complete -c \(tool) -n '__fish_use_subcommand' -a \(command.name) -d '\(fishEscape(command.abstract))'\n"
         }
         for command in spec.subcommands {
             let condition = "__fish_seen_subcommand_from \(command.name)"
-            out += (command.options.filter { !$0.isHidden } + [.help]).map { fishOption($0, tool: tool, condition: condition) }.joined()
+            out += (command.options.filter { !$0.isHidden } + [.help]).map {
+                fishOption($0, tool: tool, condition: condition)
+            }.joined()
             if completesFiles(command) { out += "complete -c \(tool) -n '\(condition)' -F\n" }
         }
         return out

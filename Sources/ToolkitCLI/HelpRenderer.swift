@@ -1,4 +1,5 @@
 import ToolkitCore
+
 /// `--help` text, derived from the spec. Fixed at 79 columns so the output is the same
 /// everywhere (tests and man pages compare it), like ripgrep's.
 package enum HelpRenderer {
@@ -21,12 +22,15 @@ package enum HelpRenderer {
             out += "\nArguments:\n" + table(spec.arguments.map { ($0.synopsis, $0.help) })
         }
         let options = spec.effectiveOptions(under: parent).filter { !$0.isHidden }
-        out += "\nOptions:\n" + table(options.map { option in
-            let name = option.short == nil ? "    " + option.displayName : option.displayName
-            var help = option.help
-            if let value = option.defaultValue { help += " (default: \(value))" }
-            return (name, help)
-        })
+        out +=
+            "\nOptions:\n"
+            + table(
+                options.map { option in
+                    let name = option.short == nil ? "    " + option.displayName : option.displayName
+                    var help = option.help
+                    if let value = option.defaultValue { help += " (default: \(value))" }
+                    return (name, help)
+                })
         if !spec.subcommands.isEmpty {
             out += "\nRun '\(path.joined(separator: " ")) COMMAND --help' for a command's options.\n"
         }
@@ -42,7 +46,8 @@ package enum HelpRenderer {
                 out += "  $ \(example.command)\n" + wrap(example.explanation, indent: 6) + "\n"
             }
         }
-        out += isRoot ? "\nSee 'man \(path[0])' for more.\n" : "\nSee '\(path[0]) --help' and 'man \(path[0])' for more.\n"
+        out +=
+            isRoot ? "\nSee 'man \(path[0])' for more.\n" : "\nSee '\(path[0]) --help' and 'man \(path[0])' for more.\n"
         return out
     }
 

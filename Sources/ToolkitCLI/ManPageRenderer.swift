@@ -1,5 +1,5 @@
-import ToolkitCore
 import Foundation
+import ToolkitCore
 
 /// man(7) roff for section 1, derived from the spec. Deterministic (no date) so the committed
 /// pages can be compared with what the spec generates now.
@@ -9,11 +9,13 @@ package enum ManPageRenderer {
         out += ".SH NAME\n\(escape(spec.name)) \\- \(escape(spec.abstract))\n"
 
         out += ".SH SYNOPSIS\n"
-        var synopses = spec.subcommands.isEmpty ? [(spec, [spec.name])] : spec.subcommands.map { ($0, [spec.name, $0.name]) }
+        var synopses =
+            spec.subcommands.isEmpty ? [(spec, [spec.name])] : spec.subcommands.map { ($0, [spec.name, $0.name]) }
         if spec.runsWithoutSubcommand && !spec.subcommands.isEmpty { synopses.insert((spec, [spec.name]), at: 0) }
-        out += synopses.map { command, path in
-            ".B \(escape(path.joined(separator: " ")))\n" + synopsisArguments(command)
-        }.joined(separator: "\n.br\n") + "\n"
+        out +=
+            synopses.map { command, path in
+                ".B \(escape(path.joined(separator: " ")))\n" + synopsisArguments(command)
+            }.joined(separator: "\n.br\n") + "\n"
 
         out += ".SH DESCRIPTION\n" + paragraphs(spec.discussion)
         if !spec.input.isEmpty { out += ".SS INPUT\n" + paragraphs(spec.input) }
@@ -37,11 +39,15 @@ package enum ManPageRenderer {
 
         out += ".SH ENVIRONMENT\n"
         let environment = spec.allEnvironment
-        out += environment.isEmpty ? "\(escape(spec.name)) reads no environment variables of its own.\n"
+        out +=
+            environment.isEmpty
+            ? "\(escape(spec.name)) reads no environment variables of its own.\n"
             : environment.map { ".TP\n.B \(escape($0.name))\n\(escape($0.help))\n" }.joined()
 
         out += ".SH FILES\n"
-        out += spec.files.isEmpty ? "\(escape(spec.name)) reads and writes no files of its own.\n"
+        out +=
+            spec.files.isEmpty
+            ? "\(escape(spec.name)) reads and writes no files of its own.\n"
             : spec.files.map { ".TP\n.I \(escape($0.path))\n\(escape($0.help))\n" }.joined()
 
         out += ".SH EXIT STATUS\n"
@@ -50,7 +56,8 @@ package enum ManPageRenderer {
         let examples = spec.examples + spec.subcommands.flatMap(\.examples)
         if !examples.isEmpty {
             out += ".SH EXAMPLES\n"
-            out += examples.map { "\(escape($0.explanation))\n.PP\n.RS\n.nf\n\(escape($0.command))\n.fi\n.RE\n.PP\n" }.joined()
+            out += examples.map { "\(escape($0.explanation))\n.PP\n.RS\n.nf\n\(escape($0.command))\n.fi\n.RE\n.PP\n" }
+                .joined()
         }
 
         let seeAlso = spec.seeAlso.map { "\\fB\(escape($0))\\fR(1)" }.joined(separator: ",\n")

@@ -1,5 +1,6 @@
-import ToolkitCore
 import Foundation
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -59,6 +59,11 @@ package struct ToolContext {
 
     package var now: Double { clock() }
 
+    /// The human form on a terminal, JSON Lines when piped or when `forcedJSON` (`--json`).
+    package func outputMode(forcedJSON: Bool) -> OutputMode {
+        OutputMode.resolve(forcedJSON: forcedJSON, terminal: terminal, environment: environment)
+    }
+
     /// A diagnostic line on stderr: `tool: message`. A closure, so layers below can be handed it.
     package var warn: @Sendable (String) -> Void {
         let stderr = stderr
@@ -77,7 +82,7 @@ package struct DiagnosticStream: Sendable {
 
     /// Writes `text` as it is; a failure is dropped (there is nowhere left to complain to).
     package func write(_ text: String) {
-        Array(text.utf8).withUnsafeBytes { _ = writeAll(fileDescriptor, $0) }  // a failure leaves nowhere to complain to
+        Array(text.utf8).withUnsafeBytes { _ = writeAll(fileDescriptor, $0) }
     }
 
     /// `tool: message` on its own line.

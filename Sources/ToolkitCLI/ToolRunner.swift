@@ -1,4 +1,5 @@
 import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,13 +34,16 @@ package enum ToolRunner {
             let parsed = try CommandLineParser.parse(arguments, spec: spec)
             let status: ExitCode
             if parsed.wantsHelp {
-                try stdout.writeText(HelpRenderer.help(for: parsed.spec, path: parsed.path, parent: parsed.path.count > 1 ? spec : nil))
+                try stdout.writeText(
+                    HelpRenderer.help(for: parsed.spec, path: parsed.path, parent: parsed.path.count > 1 ? spec : nil))
                 status = .success
             } else if parsed.wantsVersion {
                 try stdout.writeText("\(spec.name) \(Toolkit.version)\n")
                 status = .success
             } else {
-                guard let run = parsed.spec.run else { throw ToolError.software("\(parsed.commandName) has no handler") }
+                guard let run = parsed.spec.run else {
+                    throw ToolError.software("\(parsed.commandName) has no handler")
+                }
                 status = try await run(parsed, context)
             }
             try stdout.flush()

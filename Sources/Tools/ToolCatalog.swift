@@ -1,10 +1,14 @@
-import ToolkitCore
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
+import ToolkitCore
+
 /// The installed tools, in the order the docs list them.
 package enum ToolCatalog {
-    package static let all: [CommandSpec] = [SpotifyAuth.spec, SpotifyPlaylists.spec, SpotifyTracks.spec, Songcount.spec, SpotifyNowPlaying.spec, RoutineLink.spec]
+    package static let all: [CommandSpec] = [
+        SpotifyAuth.spec, SpotifyPlaylists.spec, SpotifyTracks.spec, Songcount.spec, SpotifyNowPlaying.spec,
+        RoutineLink.spec,
+    ]
 }
 
 extension GeneratedDocs {

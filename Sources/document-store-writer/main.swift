@@ -1,8 +1,8 @@
-import ToolkitCore
 // Development only (tests): hammers a DocumentStore from a separate process.
 //   document-store-writer append DIR COUNT TAG   appends TAG-1...TAG-COUNT, one update each
 //   document-store-writer churn DIR              rewrites a large document until killed
 import Foundation
+import ToolkitCore
 
 /// The test document: a list of entries, and in churn mode a generation that every entry repeats,
 /// so a reader can tell a torn write (mixed generations) from a whole one.

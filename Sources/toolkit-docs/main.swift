@@ -1,8 +1,8 @@
-import Tools
-import ToolkitCLI
 // Regenerates man/ and completions/ from the command specs (`make docs`).
 // With --check it changes nothing and exits 1 when a committed file is out of date.
 import Foundation
+import ToolkitCLI
+import Tools
 
 let check = CommandLine.arguments.contains("--check")
 let root = FileManager.default.currentDirectoryPath

@@ -9,8 +9,11 @@ import Testing
         let scratch = try TemporaryDirectory()
         // TMPDIR decides where the demo's throwaway home goes: here, so the test can see it was removed.
         let scratchPath = scratch.path
-        let result = try await offThePool { try ToolProcess.shell("'\(root)/scripts/demo.sh' '\(ToolProcess.binDirectory.path)'",
-                                           environment: ["TMPDIR": scratchPath, "NO_COLOR": "1"], timeout: 120) }
+        let result = try await offThePool {
+            try ToolProcess.shell(
+                "'\(root)/scripts/demo.sh' '\(ToolProcess.binDirectory.path)'",
+                environment: ["TMPDIR": scratchPath, "NO_COLOR": "1"], timeout: 120)
+        }
         #expect(result.status == 0, "\(result.stderr)")
         let out = result.stdout
         // Each command is printed before its output, in order.

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// DocumentStore shared by real processes (`document-store-writer`, a development executable).
@@ -50,7 +51,9 @@ import Testing
             usleep(UInt32(20_000 + generator.next() % 150_000))
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
-            #expect(writer.terminationReason == .uncaughtSignal && writer.terminationStatus == SIGKILL, "the writer must die of our SIGKILL, not crash")
+            #expect(
+                writer.terminationReason == .uncaughtSignal && writer.terminationStatus == SIGKILL,
+                "the writer must die of our SIGKILL, not crash")
             guard let log = try store(directory).read() else { continue }  // killed before the first write
             #expect(log.entries.count == 5_000)
             #expect(log.entries.allSatisfy { $0.hasPrefix("generation \(log.generation) ") })

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// Extreme and random values through both songcount modes and the token store, with a fixed
@@ -34,7 +35,9 @@ import Testing
             let id = ["a", "b", "c"][Int(random.next() % 3)]
             var fields = [#""id":"\#(id)""#, #""duration_ms":\#(number(&random))"#]
             if random.next() % 4 != 0 { fields.append(#""progress_ms":\#(number(&random))"#) }
-            if random.next() % 5 == 0 { return #"{"item":{"id":"\#(id)","duration_ms":\#(number(&random))},"progress_ms":\#(number(&random))}"# }
+            if random.next() % 5 == 0 {
+                return #"{"item":{"id":"\#(id)","duration_ms":\#(number(&random))},"progress_ms":\#(number(&random))}"#
+            }
             return "{" + fields.joined(separator: ",") + "}"
         }.joined(separator: "\n") + "\n"
     }
@@ -54,7 +57,10 @@ import Testing
             let result = counter.result
             #expect(result.songs.isFinite && result.songs >= 0)
             #expect(result.listenedMs >= 0 && result.totalDurationMs >= 0)
-            _ = (songLabel(result.songs), roundedSongs(fit.songs), formatClock(milliseconds: result.listenedMs), fit.shortByMs.map { formatClock(milliseconds: $0) })
+            _ = (
+                songLabel(result.songs), roundedSongs(fit.songs), formatClock(milliseconds: result.listenedMs),
+                fit.shortByMs.map { formatClock(milliseconds: $0) }
+            )
         }
     }
 
@@ -63,7 +69,9 @@ import Testing
         for round in 0..<6 {
             let input = Self.log(&random, records: 400)
             for arguments in [["--json"], ["--target", "15m", "--json"], ["--target", "1000000h"], ["--label"]] {
-                let result = try ToolProcess.run("songcount", arguments, stdin: input, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": round % 2 == 0 ? "1" : "0"])
+                let result = try ToolProcess.run(
+                    "songcount", arguments, stdin: input,
+                    environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": round % 2 == 0 ? "1" : "0"])
                 #expect(result.status == 0, "round \(round) \(arguments): \(result.status) \(result.stderr)")
             }
         }
@@ -74,12 +82,17 @@ import Testing
         chmod(home.path, 0o700)
         let store = FileTokenStore(directory: home.path + "/spotify-toolkit")
         var random = SplitMix64(seed: Self.seed ^ 2)
-        let times: [Double] = [0, -1, 1e300, -1e300, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 9.3e18, -9.3e18, 1e16, 253_402_300_800, -62_135_596_801]
+        let times: [Double] = [
+            0, -1, 1e300, -1e300, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 9.3e18, -9.3e18, 1e16,
+            253_402_300_800, -62_135_596_801,
+        ]
         func time() -> Double {
-            random.next() % 3 == 0 ? Double(Int64(bitPattern: random.next())) : times[Int(random.next() % UInt64(times.count))]
+            random.next() % 3 == 0
+                ? Double(Int64(bitPattern: random.next())) : times[Int(random.next() % UInt64(times.count))]
         }
         for _ in 0..<300 {
-            let tokens = StoredTokens(accessToken: "A", scope: "s", expiresAt: time(), refreshToken: "R", clientID: "c", authorizedAt: time())
+            let tokens = StoredTokens(
+                accessToken: "A", scope: "s", expiresAt: time(), refreshToken: "R", clientID: "c", authorizedAt: time())
             try store.save(tokens)
             let loaded = try #require(try store.load())
             #expect(loaded == tokens)
@@ -89,11 +102,15 @@ import Testing
             let response = TokenResponse(accessToken: "B", expiresIn: Int(bitPattern: UInt(random.next())))
             let next = loaded.refreshed(with: response, now: now)
             #expect(next.expiresAt.isFinite || !now.isFinite)
-            _ = (next.needsRefresh(now: now), TokenProvider.sessionEnded(reason: "x", authorizedAt: loaded.authorizedAt, now: now))
+            _ = (
+                next.needsRefresh(now: now),
+                TokenProvider.sessionEnded(reason: "x", authorizedAt: loaded.authorizedAt, now: now)
+            )
         }
         // Numbers JSON can write but a Double cannot hold: a damaged store (78), never a trap.
         for raw in ["1e400", "-1e400", "123456789012345678901234567890"] {
-            let json = #"{"access_token":"a","token_type":"Bearer","scope":"s","expires_at":\#(raw),"client_id":"c","authorized_at":\#(raw)}"#
+            let json =
+                #"{"access_token":"a","token_type":"Bearer","scope":"s","expires_at":\#(raw),"client_id":"c","authorized_at":\#(raw)}"#
             try PrivateDirectory(store.directory).write(Data(json.utf8), to: "tokens.json")
             do {
                 _ = try store.load().map { AuthStatus(tokens: $0, store: store, now: 0).humanText }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// Reproductions from the adversarial review (issue 6): each one crashed, lost a session or
@@ -14,19 +15,20 @@ import Testing
 
     @Test func countModeSurvivesExtremeProgress() throws {
         let input = """
-        {"id":"a","duration_ms":1000,"progress_ms":9223372036854775807}
-        {"id":"a","duration_ms":1000,"progress_ms":-1}
-        {"id":"a","duration_ms":1000,"progress_ms":-9223372036854775808}
-        {"id":"a","duration_ms":9223372036854775807,"progress_ms":9223372036854775807}
+            {"id":"a","duration_ms":1000,"progress_ms":9223372036854775807}
+            {"id":"a","duration_ms":1000,"progress_ms":-1}
+            {"id":"a","duration_ms":1000,"progress_ms":-9223372036854775808}
+            {"id":"a","duration_ms":9223372036854775807,"progress_ms":9223372036854775807}
 
-        """
+            """
         let result = try ToolProcess.run("songcount", ["--json"], stdin: input)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try JSONValue.parse(result.stdout)["type"] == "song_count")
     }
 
     func seed(_ fake: FakeSpotifyProcess, expiresAt: String, authorizedAt: String = "1700000000") throws {
-        let json = #"{"access_token":"a","token_type":"Bearer","scope":"s","expires_at":\#(expiresAt),"refresh_token":"r","client_id":"test-client","authorized_at":\#(authorizedAt)}"#
+        let json =
+            #"{"access_token":"a","token_type":"Bearer","scope":"s","expires_at":\#(expiresAt),"refresh_token":"r","client_id":"test-client","authorized_at":\#(authorizedAt)}"#
         try PrivateDirectory(fake.configDirectory).write(Data(json.utf8), to: "tokens.json")
     }
 
@@ -35,7 +37,8 @@ import Testing
         let fake = try FakeSpotifyProcess()
         try seed(fake, expiresAt: expiresAt, authorizedAt: expiresAt)
         for force in ["0", "1"] {
-            let result = try ToolProcess.run("spotify-auth", ["status"], environment: fake.environment(["SPOTIFY_TOOLKIT_FORCE_TTY": force]))
+            let result = try ToolProcess.run(
+                "spotify-auth", ["status"], environment: fake.environment(["SPOTIFY_TOOLKIT_FORCE_TTY": force]))
             #expect(result.status == 0, "\(expiresAt) tty=\(force): \(result.stderr)")
         }
     }
@@ -45,7 +48,8 @@ import Testing
         try fake.seedLogin(expiresIn: 0)
         let refresh = try ToolProcess.run("spotify-auth", ["refresh"], environment: fake.environment())
         #expect(refresh.status == 0, "\(refresh.stderr)")
-        let status = try ToolProcess.run("spotify-auth", ["status"], environment: fake.environment(["SPOTIFY_TOOLKIT_FORCE_TTY": "1"]))
+        let status = try ToolProcess.run(
+            "spotify-auth", ["status"], environment: fake.environment(["SPOTIFY_TOOLKIT_FORCE_TTY": "1"]))
         #expect(status.status == 0, "\(status.stderr)")
     }
 
@@ -53,27 +57,37 @@ import Testing
     func anAbsurdRetryAfterIsNotACrash(retryAfter: String) throws {
         let fake = try FakeSpotifyProcess()
         try fake.seedLogin(expiresIn: 3600)
-        try fake.call("POST", "/_fake/fail", form: [("path", "/v1/me"), ("status", "429"), ("retry_after", retryAfter), ("count", "10")])
-        let result = try ToolProcess.run("spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "0.1"]))
+        try fake.call(
+            "POST", "/_fake/fail",
+            form: [("path", "/v1/me"), ("status", "429"), ("retry_after", retryAfter), ("count", "10")])
+        let result = try ToolProcess.run(
+            "spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "0.1"]))
         #expect([69, 75].contains(result.status), "\(retryAfter): \(result.status) \(result.stderr)")
     }
 
-    @Test(arguments: [("inf", "a few"), ("\u{1b}[31m", "a few"), ("99999999999999999999", "9223372036854775807"), ("7", "7")])
+    @Test(arguments: [
+        ("inf", "a few"), ("\u{1b}[31m", "a few"), ("99999999999999999999", "9223372036854775807"), ("7", "7"),
+    ])
     func theAccountsRateLimitShowsRetryAfterOnlyAsANumber(retryAfter: String, shown: String) throws {
         let fake = try FakeSpotifyProcess()
         try fake.seedLogin(expiresIn: 0)
-        try fake.call("POST", "/_fake/fail", form: [("path", "/api/token"), ("status", "429"), ("retry_after", retryAfter)])
+        try fake.call(
+            "POST", "/_fake/fail", form: [("path", "/api/token"), ("status", "429"), ("retry_after", retryAfter)])
         let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(result.status == 75)
-        #expect(result.stderr == "spotify-auth: the Spotify accounts service is rate limiting; try again in \(shown) seconds\n")
+        #expect(
+            result.stderr
+                == "spotify-auth: the Spotify accounts service is rate limiting; try again in \(shown) seconds\n")
     }
 
     @Test(arguments: ["inf", "1e300", "nan", "-1"])
     func anAbsurdRetryWaitCapIsNotACrash(cap: String) throws {
         let fake = try FakeSpotifyProcess()
         try fake.seedLogin(expiresIn: 3600)
-        try fake.call("POST", "/_fake/fail", form: [("path", "/v1/me"), ("status", "429"), ("retry_after", "0"), ("count", "10")])
-        let result = try ToolProcess.run("spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": cap]))
+        try fake.call(
+            "POST", "/_fake/fail", form: [("path", "/v1/me"), ("status", "429"), ("retry_after", "0"), ("count", "10")])
+        let result = try ToolProcess.run(
+            "spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": cap]))
         #expect([69, 75].contains(result.status), "\(cap): \(result.status) \(result.stderr)")
     }
 
@@ -86,7 +100,8 @@ import Testing
         let fake = try FakeSpotifyProcess(["--token-delay-ms", "1500"])
         let seeded = try fake.seedLogin(expiresIn: 0)
         // set -m: job control, so the background job does not start with SIGINT ignored.
-        let script = "set -m; spotify-auth token > /dev/null 2>&1 & sleep 0.7; kill -\(signal) $!; wait $!; echo status=$?"
+        let script =
+            "set -m; spotify-auth token > /dev/null 2>&1 & sleep 0.7; kill -\(signal) $!; wait $!; echo status=$?"
         let result = try ToolProcess.shell(script, environment: fake.environment())
         #expect(result.stdout == "status=\(status)\n")
         let stored = try #require(try fake.store.load())
@@ -106,7 +121,9 @@ import Testing
         #expect(result.stderr.hasPrefix("spotify-auth: cannot write \(fake.store.path): "))
         #expect(try fake.counters()["refreshes"] == 0)
         #expect(try fake.store.load() == seeded)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fake.configDirectory).filter { $0.contains(".tmp") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fake.configDirectory).filter {
+            $0.contains(".tmp")
+        }
         #expect(leftovers.isEmpty)
     }
 
@@ -118,7 +135,10 @@ import Testing
         try fake.store.save(old)
         let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(result.status == 77)
-        #expect(result.stderr.hasPrefix("spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); refresh tokens last six months and this login is from "))
+        #expect(
+            result.stderr.hasPrefix(
+                "spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); refresh tokens last six months and this login is from "
+            ))
         #expect(result.stderr.hasSuffix("; run 'spotify-auth login' to log in again\n"))
     }
 
@@ -133,7 +153,10 @@ import Testing
         for arguments in [["token"], ["status"], ["logout"]] {
             let result = try ToolProcess.run("spotify-auth", arguments, environment: fake.environment())
             #expect(result.status == 78, "\(arguments)")
-            #expect(result.stderr.hasSuffix("fix: chown root \(fake.configDirectory) && chmod 700 \(fake.configDirectory)\n"), "\(result.stderr)")
+            #expect(
+                result.stderr.hasSuffix(
+                    "fix: chown root \(fake.configDirectory) && chmod 700 \(fake.configDirectory)\n"),
+                "\(result.stderr)")
             #expect(!result.stdout.contains("access"))
         }
         #expect(FileManager.default.fileExists(atPath: fake.store.path))  // logout did not act on it either
@@ -145,7 +168,10 @@ import Testing
         chmod(fake.configDirectory, 0o770)
         let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(result.status == 78)
-        #expect(result.stderr == "spotify-auth: refusing to use \(fake.configDirectory): it is writable by group or others (mode 770), so another user could replace what is in it; fix: chmod 700 \(fake.configDirectory)\n")
+        #expect(
+            result.stderr
+                == "spotify-auth: refusing to use \(fake.configDirectory): it is writable by group or others (mode 770), so another user could replace what is in it; fix: chmod 700 \(fake.configDirectory)\n"
+        )
         #expect(result.stdout == "")
     }
 
@@ -155,7 +181,10 @@ import Testing
         chmod(fake.store.path, 0o644)
         let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(result.status == 78)
-        #expect(result.stderr.hasSuffix("is readable or writable by group or others (mode 644), so another user could read or replace it; fix: chmod 600 \(fake.store.path)\n"))
+        #expect(
+            result.stderr.hasSuffix(
+                "is readable or writable by group or others (mode 644), so another user could read or replace it; fix: chmod 600 \(fake.store.path)\n"
+            ))
         #expect(result.stdout == "")
     }
 
@@ -175,13 +204,15 @@ import Testing
     @Test func aDirectoryWhereTheTokensBelongGetsAdviceThatWorks() throws {
         let fake = try FakeSpotifyProcess()
         try FileManager.default.createDirectory(atPath: fake.store.path, withIntermediateDirectories: true)
-        let advice = "\(fake.store.path) is a directory; move it out of the way (mv \(fake.store.path) \(fake.store.path).old) and try again\n"
+        let advice =
+            "\(fake.store.path) is a directory; move it out of the way (mv \(fake.store.path) \(fake.store.path).old) and try again\n"
         for arguments in [["token"], ["status"], ["logout"]] {
             let result = try ToolProcess.run("spotify-auth", arguments, environment: fake.environment())
             #expect(result.status == 78, "\(arguments)")
             #expect(result.stderr == "spotify-auth: " + advice, "\(arguments)")
         }
-        let followed = try ToolProcess.shell("mv \(fake.store.path) \(fake.store.path).old && spotify-auth status", environment: fake.environment())
+        let followed = try ToolProcess.shell(
+            "mv \(fake.store.path) \(fake.store.path).old && spotify-auth status", environment: fake.environment())
         #expect(followed.status == 77)  // logged out, and usable again
     }
 
@@ -195,7 +226,8 @@ import Testing
         func record(_ request: HTTPRequest) { lock.withLock { seen.append(request) } }
     }
 
-    func redirectingServers() throws -> (redirector: LoopbackHTTPServer, target: LoopbackHTTPServer, recorder: Recorder) {
+    func redirectingServers() throws -> (redirector: LoopbackHTTPServer, target: LoopbackHTTPServer, recorder: Recorder)
+    {
         let recorder = Recorder()
         let target = try LoopbackHTTPServer(host: "127.0.0.1", port: 0) { request in
             recorder.record(request)
@@ -203,7 +235,8 @@ import Testing
         }
         let targetPort = target.port
         let redirector = try LoopbackHTTPServer(host: "127.0.0.1", port: 0) { request in
-            .redirect(to: "http://127.0.0.1:\(targetPort)\(request.target)", status: request.method == "POST" ? 307 : 302)
+            .redirect(
+                to: "http://127.0.0.1:\(targetPort)\(request.target)", status: request.method == "POST" ? 307 : 302)
         }
         target.start()
         redirector.start()
@@ -212,12 +245,21 @@ import Testing
 
     @Test func aWebAPIRedirectIsRefusedAndTheTokenStaysHome() throws {
         let servers = try redirectingServers()
-        defer { servers.redirector.stop(); servers.target.stop() }
-        let result = try ToolProcess.run("spotify-auth", ["whoami"], environment: [
-            "SPOTIFY_API_BASE": "http://127.0.0.1:\(servers.redirector.port)/v1", "SPOTIFY_ACCESS_TOKEN": "BQsecret-token",
-        ])
+        defer {
+            servers.redirector.stop()
+            servers.target.stop()
+        }
+        let result = try ToolProcess.run(
+            "spotify-auth", ["whoami"],
+            environment: [
+                "SPOTIFY_API_BASE": "http://127.0.0.1:\(servers.redirector.port)/v1",
+                "SPOTIFY_ACCESS_TOKEN": "BQsecret-token",
+            ])
         #expect(result.status == 69)
-        #expect(result.stderr == "spotify-auth: 127.0.0.1:\(servers.redirector.port) answered GET /v1/me with a redirect (HTTP 302) to 127.0.0.1:\(servers.target.port); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)\n")
+        #expect(
+            result.stderr
+                == "spotify-auth: 127.0.0.1:\(servers.redirector.port) answered GET /v1/me with a redirect (HTTP 302) to 127.0.0.1:\(servers.target.port); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)\n"
+        )
         #expect(servers.recorder.requests.isEmpty)
         #expect(!result.stderr.contains("BQsecret-token"))
     }
@@ -226,10 +268,15 @@ import Testing
         let fake = try FakeSpotifyProcess()
         let seeded = try fake.seedLogin(expiresIn: 0)
         let servers = try redirectingServers()
-        defer { servers.redirector.stop(); servers.target.stop() }
-        let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment([
-            "SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:\(servers.redirector.port)",
-        ]))
+        defer {
+            servers.redirector.stop()
+            servers.target.stop()
+        }
+        let result = try ToolProcess.run(
+            "spotify-auth", ["token"],
+            environment: fake.environment([
+                "SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:\(servers.redirector.port)"
+            ]))
         #expect(result.status == 69)
         #expect(result.stderr.contains("with a redirect (HTTP 307) to 127.0.0.1:\(servers.target.port)"))
         #expect(servers.recorder.requests.isEmpty)
@@ -241,7 +288,9 @@ import Testing
     @Test func pasteModeHonoursTheTimeout() throws {
         let fake = try FakeSpotifyProcess()
         // stdin stays open and silent, like a terminal nobody types in.
-        let result = try ToolProcess.shell("sleep 4 | spotify-auth login --no-browser --timeout 1s; echo status=$?", environment: fake.environment(), timeout: 30)
+        let result = try ToolProcess.shell(
+            "sleep 4 | spotify-auth login --no-browser --timeout 1s; echo status=$?", environment: fake.environment(),
+            timeout: 30)
         #expect(result.stdout == "status=75\n")
         #expect(result.stderr.contains("spotify-auth: login timed out after 0:01 waiting for the pasted redirect URL"))
         #expect(try fake.store.load() == nil)
@@ -250,7 +299,8 @@ import Testing
     @Test(arguments: ["0", "0s", "0:00"])
     func aZeroTimeoutIsAUsageError(timeout: String) throws {
         let fake = try FakeSpotifyProcess()
-        let result = try ToolProcess.run("spotify-auth", ["login", "--timeout", timeout], environment: fake.environment(["BROWSER": "true"]))
+        let result = try ToolProcess.run(
+            "spotify-auth", ["login", "--timeout", timeout], environment: fake.environment(["BROWSER": "true"]))
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("spotify-auth: --timeout must be longer than zero\n"))
     }

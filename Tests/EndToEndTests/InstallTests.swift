@@ -1,10 +1,10 @@
 import Foundation
-import Testing
-import ToolkitCore
-import LoopbackHTTP
 import HTTPClient
+import LoopbackHTTP
 import SpotifyClient
+import Testing
 import ToolkitCLI
+import ToolkitCore
 import Tools
 
 /// `make install` puts each shipped tool, its man page and its three completion scripts where
@@ -19,7 +19,9 @@ import Tools
         var result = Set<String>()
         while let path = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 result.insert(path)
             }
         }

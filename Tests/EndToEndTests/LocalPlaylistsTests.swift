@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// `spotify-playlists local ...` against a private XDG_DATA_HOME, spawned for real.
@@ -22,7 +23,8 @@ import Testing
         var file: String { data + "/spotify-toolkit/local-playlists.json" }
 
         func run(_ arguments: [String], stdin: String? = nil) throws -> ToolResult {
-            try library.run("spotify-playlists", ["local"] + arguments, stdin: stdin, environment: ["XDG_DATA_HOME": data])
+            try library.run(
+                "spotify-playlists", ["local"] + arguments, stdin: stdin, environment: ["XDG_DATA_HOME": data])
         }
 
         func shell(_ script: String) throws -> ToolResult {
@@ -53,7 +55,8 @@ import Testing
 
     @Test func addRenameDeleteAndTheirErrors() throws {
         let local = try Local()
-        let one = #"{"type":"track","uri":"spotify:track:4iV5W9uYEdYUVa79Axb7Rh","name":"The Funeral","duration_ms":322506}"#
+        let one =
+            #"{"type":"track","uri":"spotify:track:4iV5W9uYEdYUVa79Axb7Rh","name":"The Funeral","duration_ms":322506}"#
         #expect(try local.run(["create", "Run"], stdin: one + "\n").status == 0)
         let added = try local.run(["add", "run"], stdin: one + "\n\n" + one + "\n")
         #expect(added.status == 0)
@@ -61,7 +64,10 @@ import Testing
 
         let taken = try local.run(["create", "RUN"], stdin: "")
         #expect(taken.status == 65)
-        #expect(taken.stderr == "spotify-playlists: a local playlist called 'Run' already exists; add to it with 'local add' or pick another name\n")
+        #expect(
+            taken.stderr
+                == "spotify-playlists: a local playlist called 'Run' already exists; add to it with 'local add' or pick another name\n"
+        )
         #expect(try local.run(["create", "Walk"], stdin: "").status == 0)
         #expect(try local.run(["rename", "walk", "run"]).status == 65)
         let renamed = try local.run(["rename", "run", "Long Run"])
@@ -79,7 +85,10 @@ import Testing
         for arguments in [["show", "walk"], ["delete", "walk"], ["rename", "walk", "x"]] {
             let missing = try local.run(arguments)
             #expect(missing.status == 1, "\(arguments)")
-            #expect(missing.stderr == "spotify-playlists: no local playlist called '\(arguments[1])'; 'spotify-playlists local list' shows them\n")
+            #expect(
+                missing.stderr
+                    == "spotify-playlists: no local playlist called '\(arguments[1])'; 'spotify-playlists local list' shows them\n"
+            )
         }
         #expect(try local.run(["add", "walk"], stdin: one + "\n").status == 1)
 
@@ -92,7 +101,9 @@ import Testing
         #expect(noURI.stderr.contains("line 1: not a track record (no uri)"))
         #expect(try String(contentsOfFile: local.file, encoding: .utf8) == before, "nothing stored from bad input")
 
-        for arguments in [["create", " "], ["create", "a\u{1B}[2Jb"], ["show"], ["show", "a", "b"], ["list", "x"], ["play", "x"]] {
+        for arguments in [
+            ["create", " "], ["create", "a\u{1B}[2Jb"], ["show"], ["show", "a", "b"], ["list", "x"], ["play", "x"],
+        ] {
             let result = try local.run(arguments, stdin: "")
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
         }
@@ -102,36 +113,48 @@ import Testing
         let local = try Local()
         #expect(try local.run(["create", "Mix"], stdin: "").status == 0)
         // 20 processes append one record each, and 20 others create a playlist each, all at once.
-        let result = try local.shell("""
-        for i in $(seq 1 20); do
-          printf '{"type":"track","uri":"spotify:track:%022d","duration_ms":1000}\\n' "$i" | spotify-playlists local add Mix > /dev/null &
-          printf '' | spotify-playlists local create "List $i" > /dev/null &
-        done
-        wait
-        """)
+        let result = try local.shell(
+            """
+            for i in $(seq 1 20); do
+              printf '{"type":"track","uri":"spotify:track:%022d","duration_ms":1000}\\n' "$i" | spotify-playlists local add Mix > /dev/null &
+              printf '' | spotify-playlists local create "List $i" > /dev/null &
+            done
+            wait
+            """)
         #expect(result.status == 0, "\(result.stderr)")
         let shown = try records(try local.run(["show", "mix"]))
-        #expect(Set(shown.compactMap { $0["uri"]?.stringValue }) == Set((1...20).map { "spotify:track:" + String(repeating: "0", count: 22 - String($0).count) + String($0) }))
+        #expect(
+            Set(shown.compactMap { $0["uri"]?.stringValue })
+                == Set(
+                    (1...20).map {
+                        "spotify:track:" + String(repeating: "0", count: 22 - String($0).count) + String($0)
+                    }))
         #expect(try records(try local.run(["list"])).count == 21)
     }
 
     @Test func aWriterKilledAtAnyMomentLeavesTheOldOrTheNewFile() throws {
         let local = try Local()
         #expect(try local.run(["create", "Big"], stdin: "").status == 0)
-        let big = try local.library.fake.home.file("big.jsonl", contents: String(repeating: #"{"type":"track","uri":"spotify:track:4iV5W9uYEdYUVa79Axb7Rh","name":"The Funeral","duration_ms":322506}"# + "\n", count: 20_000))
+        let big = try local.library.fake.home.file(
+            "big.jsonl",
+            contents: String(
+                repeating:
+                    #"{"type":"track","uri":"spotify:track:4iV5W9uYEdYUVa79Axb7Rh","name":"The Funeral","duration_ms":322506}"#
+                    + "\n", count: 20_000))
         // Bounded: 12 writers, each killed with SIGKILL after 0 to 0.3 s; after each, the file must read.
-        let result = try local.shell("""
-        for i in $(seq 1 12); do
-          spotify-playlists local add Big < '\(big)' > /dev/null 2>&1 &
-          pid=$!
-          sleep 0.$(( RANDOM % 300 ))
-          kill -9 $pid 2> /dev/null
-          wait $pid 2> /dev/null
-          n=$(spotify-playlists local show Big | wc -l) || exit 1
-          [ $(( n % 20000 )) -eq 0 ] || { echo "torn: $n records" >&2; exit 1; }
-        done
-        spotify-playlists local list > /dev/null
-        """)
+        let result = try local.shell(
+            """
+            for i in $(seq 1 12); do
+              spotify-playlists local add Big < '\(big)' > /dev/null 2>&1 &
+              pid=$!
+              sleep 0.$(( RANDOM % 300 ))
+              kill -9 $pid 2> /dev/null
+              wait $pid 2> /dev/null
+              n=$(spotify-playlists local show Big | wc -l) || exit 1
+              [ $(( n % 20000 )) -eq 0 ] || { echo "torn: $n records" >&2; exit 1; }
+            done
+            spotify-playlists local list > /dev/null
+            """)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: local.file + ".tmp"))
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// Every recipe in the README runs here, as printed, against fake-spotify: a fenced block right
@@ -58,7 +59,8 @@ import Testing
             work = try TemporaryDirectory()
             try fake.seedLogin(expiresIn: 3600)
             let home = fake.home.url
-            let browser = try fake.home.file("browser.sh", contents: "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(home.path)/opened'\n")
+            let browser = try fake.home.file(
+                "browser.sh", contents: "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(home.path)/opened'\n")
             chmod(browser, 0o755)
             environment = fake.environment([
                 "XDG_DATA_HOME": home.appendingPathComponent("data").path,
@@ -80,10 +82,14 @@ import Testing
             switch recipe.language {
             case "sh":
                 script = try work.file("recipe.sh", contents: "set -e\n" + recipe.body)
-                return try ToolProcess.shell("cd '\(work.path)' && bash '\(script)'", environment: environment.merging(extra) { $1 }, timeout: 90)
+                return try ToolProcess.shell(
+                    "cd '\(work.path)' && bash '\(script)'", environment: environment.merging(extra) { $1 }, timeout: 90
+                )
             case "make":
                 _ = try work.file("Makefile", contents: recipe.body)
-                return try ToolProcess.shell("cd '\(work.path)' && make --no-print-directory", environment: environment.merging(extra) { $1 }, timeout: 90)
+                return try ToolProcess.shell(
+                    "cd '\(work.path)' && make --no-print-directory", environment: environment.merging(extra) { $1 },
+                    timeout: 90)
             default:
                 Issue.record("recipe \(recipe.name): a ```\(recipe.language) block; only sh and make recipes can run")
                 return ToolResult(status: -1, stdout: "", stderr: "")
@@ -105,7 +111,8 @@ import Testing
         let names = recipes.map(\.name)
         #expect(Set(names).count == names.count, "recipe names repeat: \(names)")
         for recipe in recipes {
-            #expect(Self.checks[recipe.name] != nil, "README recipe '\(recipe.name)' is not exercised by ReadmeRecipeTests")
+            #expect(
+                Self.checks[recipe.name] != nil, "README recipe '\(recipe.name)' is not exercised by ReadmeRecipeTests")
             #expect(!recipe.body.isEmpty, "README marker '\(recipe.name)' has no fenced block right after it")
         }
         for name in Self.checks.keys {
@@ -117,7 +124,9 @@ import Testing
     @Test(arguments: ["fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile"])
     func recipeRunsAsPrinted(name: String) async throws {
         for tool in ["jq", "make"] {
-            #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/\(tool)"), "the README recipes need \(tool) (.ci/run installs it)")
+            #expect(
+                FileManager.default.isExecutableFile(atPath: "/usr/bin/\(tool)"),
+                "the README recipes need \(tool) (.ci/run installs it)")
         }
         let recipe = try #require(try Self.recipes().first { $0.name == name }, "README has no recipe '\(name)'")
         let check = try #require(Self.checks[name])
@@ -131,10 +140,15 @@ import Testing
         let result = try kitchen.run(recipe)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdoutLines
-        #expect(lines.first == #"{"type":"song_count","target_ms":900000,"track_count":4,"total_duration_ms":904132,"songs":3.98,"label":"4 songs"}"#)
-        #expect(Array(lines.dropFirst()) == [
-            "The Funeral — Band of Horses", "Snomads Island — David Wise", "Neckbrace — Ratatat", "Say It Ain't So — Weezer",
-        ])
+        #expect(
+            lines.first
+                == #"{"type":"song_count","target_ms":900000,"track_count":4,"total_duration_ms":904132,"songs":3.98,"label":"4 songs"}"#
+        )
+        #expect(
+            Array(lines.dropFirst()) == [
+                "The Funeral — Band of Horses", "Snomads Island — David Wise", "Neckbrace — Ratatat",
+                "Say It Ain't So — Weezer",
+            ])
     }
 
     static func routine(_ recipe: Recipe) throws {
@@ -161,14 +175,15 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let csv = try String(contentsOfFile: kitchen.work.path + "/morning.csv", encoding: .utf8)
-        #expect(csv == """
-        "position","name","artists","album","seconds"
-        0,"The Funeral","Band of Horses","Everything All the Time",323
-        1,"Snomads Island","David Wise","Donkey Kong Country: Tropical Freeze",127
-        4,"Neckbrace","Ratatat","LP4",196
-        5,"Say It Ain't So","Weezer","Weezer (Blue Album)",259
+        #expect(
+            csv == """
+                "position","name","artists","album","seconds"
+                0,"The Funeral","Band of Horses","Everything All the Time",323
+                1,"Snomads Island","David Wise","Donkey Kong Country: Tropical Freeze",127
+                4,"Neckbrace","Ratatat","LP4",196
+                5,"Say It Ain't So","Weezer","Weezer (Blue Album)",259
 
-        """)
+                """)
     }
 
     static func statusBar(_ recipe: Recipe) throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// A private data directory, a `$BROWSER` that records what it was given, and fake `xdg-mime` /
@@ -23,7 +24,9 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try FileManager.default.createDirectory(atPath: home.path + "/bin", withIntermediateDirectories: true)
         try script("record-browser", "printf '%s\\n' \"$1\" >> '\(home.path)/browser.log'")
         // Says a handler is registered only when the test wrote one into ./handler.
-        try script("xdg-mime", "[ \"$*\" = 'query default x-scheme-handler/spotify' ] && cat '\(home.path)/handler' 2>/dev/null; exit 0")
+        try script(
+            "xdg-mime",
+            "[ \"$*\" = 'query default x-scheme-handler/spotify' ] && cat '\(home.path)/handler' 2>/dev/null; exit 0")
         try script("xdg-open", "exit 3")
     }
 
@@ -37,7 +40,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var env = [
             "XDG_DATA_HOME": home.path + "/data", "XDG_CONFIG_HOME": home.path + "/config",
-            "BROWSER": recorder, "PATH": bin + ":" + ToolProcess.binDirectory.path + ":/usr/bin:/bin", "SPOTIFY_API_BASE": "http://127.0.0.1:9/v1",
+            "BROWSER": recorder, "PATH": bin + ":" + ToolProcess.binDirectory.path + ":/usr/bin:/bin",
+            "SPOTIFY_API_BASE": "http://127.0.0.1:9/v1",
             "SPOTIFY_ACCESS_TOKEN": "", "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
         ]
         for (key, value) in extra { env[key] = value }
@@ -71,7 +75,10 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let home = try RoutineHome()
         let added = try home.records(["add", "Morning", "--duration", "15m", "--note", "stretch, then coffee"])
         #expect(added.count == 1)
-        #expect(added[0].objectValue?.keys == ["type", "name", "duration_ms", "note", "playlist", "created_at", "session_count"])
+        #expect(
+            added[0].objectValue?.keys == [
+                "type", "name", "duration_ms", "note", "playlist", "created_at", "session_count",
+            ])
         #expect(added[0]["type"] == "routine")
         #expect(added[0]["duration_ms"] == 900_000)
         #expect(added[0]["playlist"] == .null)
@@ -79,7 +86,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
 
         let duplicate = try home.rl(["add", "MORNING"])
         #expect(duplicate.status == 65)
-        #expect(duplicate.stderr == "routine-link: a routine named 'Morning' already exists (names are case-insensitive)\n")
+        #expect(
+            duplicate.stderr == "routine-link: a routine named 'Morning' already exists (names are case-insensitive)\n")
         #expect(try home.rl(["add", "x", "--duration", "soon"]).status == 64)
         #expect(try home.rl(["add", "x", "--duration", "0"]).status == 64)
         #expect(try home.rl(["add", " "]).status == 64)
@@ -132,18 +140,25 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try home.rl(["add", "b"])
         let offline = try home.rl(["link", "a", "https://open.spotify.com/playlist/\(RoutineHome.playlistID)?si=abc"])
         #expect(offline.status == 0)
-        #expect(offline.stderr.hasPrefix("routine-link: linked the playlist id alone, without its name and cover: not logged in"))
+        #expect(
+            offline.stderr.hasPrefix(
+                "routine-link: linked the playlist id alone, without its name and cover: not logged in"))
         let linked = try JSONValue.parse(offline.stdout)
-        #expect(linked["playlist"] == ["id": .string(RoutineHome.playlistID), "uri": .string(Self.playlist), "name": .null, "image_url": .null])
+        #expect(
+            linked["playlist"] == [
+                "id": .string(RoutineHome.playlistID), "uri": .string(Self.playlist), "name": .null, "image_url": .null,
+            ])
 
-        let record = #"{"type":"playlist","id":"37i9dQZF1DXcBWIGoYBM5M","uri":"spotify:playlist:37i9dQZF1DXcBWIGoYBM5M","name":"Today's Top Hits","images":[{"url":"https://i.scdn.co/image/small","height":60,"width":60},{"url":"https://i.scdn.co/image/large","height":640,"width":640}]}"#
+        let record =
+            #"{"type":"playlist","id":"37i9dQZF1DXcBWIGoYBM5M","uri":"spotify:playlist:37i9dQZF1DXcBWIGoYBM5M","name":"Today's Top Hits","images":[{"url":"https://i.scdn.co/image/small","height":60,"width":60},{"url":"https://i.scdn.co/image/large","height":640,"width":640}]}"#
         let fromStdin = try home.rl(["link", "B"], stdin: record + "\n")
         #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
         #expect(fromStdin.stderr == "")
-        #expect(try JSONValue.parse(fromStdin.stdout)["playlist"] == [
-            "id": "37i9dQZF1DXcBWIGoYBM5M", "uri": "spotify:playlist:37i9dQZF1DXcBWIGoYBM5M",
-            "name": "Today's Top Hits", "image_url": "https://i.scdn.co/image/large",
-        ])
+        #expect(
+            try JSONValue.parse(fromStdin.stdout)["playlist"] == [
+                "id": "37i9dQZF1DXcBWIGoYBM5M", "uri": "spotify:playlist:37i9dQZF1DXcBWIGoYBM5M",
+                "name": "Today's Top Hits", "image_url": "https://i.scdn.co/image/large",
+            ])
 
         #expect(try home.rl(["link", "a", "spotify:track:4iV5W9uYEdYUVa79Axb7Rh"]).status == 64)
         let twoRecords = try home.rl(["link", "a"], stdin: record + "\n" + record + "\n")
@@ -159,11 +174,13 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try home.rl(["link", "a", Self.playlist])
         try home.rl(["start", "a"])
         let forgot = try home.rl(["forget-links"])
-        #expect(forgot.stderr == "routine-link: cleared the playlist links of 2 routines; routines and sessions are kept\n")
+        #expect(
+            forgot.stderr == "routine-link: cleared the playlist links of 2 routines; routines and sessions are kept\n")
         let after = try home.records(["list"])
         #expect(after.count == 2)
         #expect(after.allSatisfy { $0["playlist"] == .null })
-        #expect(try home.records(["history"]).first?["playlist"]?["id"] == .string(RoutineHome.playlistID))  // history keeps what was played
+        // History keeps what was played.
+        #expect(try home.records(["history"]).first?["playlist"]?["id"] == .string(RoutineHome.playlistID))
     }
 
     @Test func spotifyAuthLogoutForgetLinksClearsThemToo() throws {
@@ -176,7 +193,9 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(try home.records(["show", "a"]).first?["playlist"] == .null)
         // Without a store there is nothing to clear and nothing is created.
         let fresh = try RoutineHome()
-        #expect(try ToolProcess.run("spotify-auth", ["logout", "--forget-links"], environment: fresh.environment()).status == 0)
+        #expect(
+            try ToolProcess.run("spotify-auth", ["logout", "--forget-links"], environment: fresh.environment()).status
+                == 0)
         #expect(fresh.storeBytes == nil)
     }
 
@@ -187,9 +206,14 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try home.rl(["add", "a"])
         let hits = LockedData()
         let server = try LoopbackHTTPServer { request in
-            hits.set(Data((request.path + "?" + request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")).utf8))
-            guard request.path == "/v1/playlists/\(RoutineHome.playlistID)" else { return .json(#"{"error":{"status":404,"message":"Not found."}}"#, status: 404) }
-            return .json(#"{"id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning Mix","images":[{"url":"https://mosaic.scdn.co/640/abc","height":640,"width":640}]}"#)
+            hits.set(
+                Data((request.path + "?" + request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")).utf8))
+            guard request.path == "/v1/playlists/\(RoutineHome.playlistID)" else {
+                return .json(#"{"error":{"status":404,"message":"Not found."}}"#, status: 404)
+            }
+            return .json(
+                #"{"id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning Mix","images":[{"url":"https://mosaic.scdn.co/640/abc","height":640,"width":640}]}"#
+            )
         }
         server.start()
         defer { server.stop() }
@@ -197,14 +221,19 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let linked = try home.rl(["link", "a", RoutineHome.playlistID], env)
         #expect(linked.status == 0, "\(linked.stderr)")
         #expect(linked.stderr == "")
-        #expect(try JSONValue.parse(linked.stdout)["playlist"] == [
-            "id": .string(RoutineHome.playlistID), "uri": .string(Self.playlist), "name": "Morning Mix", "image_url": "https://mosaic.scdn.co/640/abc",
-        ])
-        #expect(String(decoding: hits.value, as: UTF8.self) == "/v1/playlists/\(RoutineHome.playlistID)?fields=id,uri,name,images")
+        #expect(
+            try JSONValue.parse(linked.stdout)["playlist"] == [
+                "id": .string(RoutineHome.playlistID), "uri": .string(Self.playlist), "name": "Morning Mix",
+                "image_url": "https://mosaic.scdn.co/640/abc",
+            ])
+        #expect(
+            String(decoding: hits.value, as: UTF8.self)
+                == "/v1/playlists/\(RoutineHome.playlistID)?fields=id,uri,name,images")
         let unknown = try home.rl(["link", "a", "0000000000000000000000"], env)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("Spotify has no playlist 0000000000000000000000"))
-        #expect(try home.records(["show", "a"]).first?["playlist"]?["name"] == "Morning Mix")  // the failed link changed nothing
+        // The failed link changed nothing.
+        #expect(try home.records(["show", "a"]).first?["playlist"]?["name"] == "Morning Mix")
 
         // Logged in but offline: the id alone, and it says so.
         let offline = try home.rl(["link", "a", RoutineHome.playlistID], ["SPOTIFY_ACCESS_TOKEN": "test-token"])
@@ -219,7 +248,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try home.rl(["add", "m"])
         let none = try home.rl(["open", "m"])
         #expect(none.status == 1)
-        #expect(none.stderr == "routine-link: 'm' has no playlist linked; link one with: routine-link link 'm' PLAYLIST\n")
+        #expect(
+            none.stderr == "routine-link: 'm' has no playlist linked; link one with: routine-link link 'm' PLAYLIST\n")
         #expect(home.browserCalls.isEmpty)
 
         try home.rl(["link", "m", Self.playlist])
@@ -239,7 +269,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         // Nothing works (the fake xdg-open fails too): 69 with the link to open by hand.
         let failed = try home.rl(["open", "m"], ["BROWSER": "false"])
         #expect(failed.status == 69)
-        #expect(failed.stderr.contains("could not open \(Self.playlist) (false: exit status 1; xdg-open: exit status 3)"))
+        #expect(
+            failed.stderr.contains("could not open \(Self.playlist) (false: exit status 1; xdg-open: exit status 3)"))
     }
 
     @Test func startRecordsASessionAndOpensThePlaylist() throws {
@@ -271,7 +302,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try home.rl(["add", "m", "--duration", "15m"])
         try home.rl(["link", "m", Self.playlist])
         try home.rl(["start", "m"])
-        let count = #"{"type":"song_count","track_count":5,"total_duration_ms":1000000,"listened_ms":900000,"songs":4.38,"label":"4.5 songs"}"#
+        let count =
+            #"{"type":"song_count","track_count":5,"total_duration_ms":1000000,"listened_ms":900000,"songs":4.38,"label":"4.5 songs"}"#
         let logged = try home.rl(["log", "M"], stdin: count + "\n")
         #expect(logged.status == 0, "\(logged.stderr)")
         let session = try JSONValue.parse(logged.stdout)
@@ -289,7 +321,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let nothing = try home.rl(["log", "m"], stdin: "")
         #expect(nothing.status == 1)
         #expect(nothing.stderr == "routine-link: no song_count record on standard input; nothing logged\n")
-        let forgotSongcount = try home.rl(["log", "m"], stdin: #"{"type":"now_playing","name":"x","duration_ms":1000}"# + "\n")
+        let forgotSongcount = try home.rl(
+            ["log", "m"], stdin: #"{"type":"now_playing","name":"x","duration_ms":1000}"# + "\n")
         #expect(forgotSongcount.status == 65)
         #expect(forgotSongcount.stderr.contains("line 1: a now_playing record, not a song_count record"))
         #expect(try home.rl(["log", "m"], stdin: "garbage\n").status == 65)
@@ -306,7 +339,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let home = try RoutineHome()
         try home.rl(["add", "m"])
         let env = home.environment()
-        let tracks = #"{"type":"track","id":"a","duration_ms":180000}\n{"type":"track","id":"b","duration_ms":200000}\n"#
+        let tracks =
+            #"{"type":"track","id":"a","duration_ms":180000}\n{"type":"track","id":"b","duration_ms":200000}\n"#
         let heard = try ToolProcess.shell("printf '\(tracks)' | songcount | routine-link log m", environment: env)
         #expect(heard.status == 0, "\(heard.stderr)")
         #expect(try JSONValue.parse(heard.stdout)["label"] == "2 songs")
@@ -322,9 +356,10 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let home = try RoutineHome()
         try home.rl(["add", "shared"])
         // 20 processes at once: each adds its own routine and logs a session on the shared one.
-        let script = (1...20).map { i in
-            "( routine-link add r\(i) >/dev/null && printf '{\"type\":\"song_count\",\"songs\":\(i),\"label\":\"x\"}\\n' | routine-link log shared >/dev/null ) & "
-        }.joined() + "wait"
+        let script =
+            (1...20).map { i in
+                "( routine-link add r\(i) >/dev/null && printf '{\"type\":\"song_count\",\"songs\":\(i),\"label\":\"x\"}\\n' | routine-link log shared >/dev/null ) & "
+            }.joined() + "wait"
         let result = try ToolProcess.shell(script, environment: home.environment(), timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
@@ -340,9 +375,13 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let home = try RoutineHome()
         // A big store (about 1 MB) so a write takes long enough to be interrupted.
         let note = String(repeating: "n", count: 400)
-        let routines = (0..<2_000).map { #"{"id":"r\#($0)","name":"routine \#($0)","note":"\#(note)","created_at":"2026-11-22T08:00:00.000Z","sessions":[]}"# }
-        try FileManager.default.createDirectory(atPath: home.home.path + "/data/spotify-toolkit", withIntermediateDirectories: true)
-        try ("{\"routines\":[" + routines.joined(separator: ",") + "],\"schema_version\":1}\n").write(toFile: home.storePath, atomically: true, encoding: .utf8)
+        let routines = (0..<2_000).map {
+            #"{"id":"r\#($0)","name":"routine \#($0)","note":"\#(note)","created_at":"2026-11-22T08:00:00.000Z","sessions":[]}"#
+        }
+        try FileManager.default.createDirectory(
+            atPath: home.home.path + "/data/spotify-toolkit", withIntermediateDirectories: true)
+        try ("{\"routines\":[" + routines.joined(separator: ",") + "],\"schema_version\":1}\n").write(
+            toFile: home.storePath, atomically: true, encoding: .utf8)
         chmod(home.storePath, 0o600)
         var generator = SplitMix64(seed: 0xC0FFEE)
         var counts = Set<Int>()
@@ -367,19 +406,26 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
     @Test func aCorruptOrNewerStoreIsNamedAndLeftByteIdentical() throws {
         for (contents, status, phrase) in [
             ("{\"routines\": [ this is not json", Int32(65), "cannot be read"),
-            ("{\"routines\":[],\"schema_version\":7,\"from\":\"the future\"}\n", Int32(78), "newer spotify-toolkit (schema_version 7"),
+            (
+                "{\"routines\":[],\"schema_version\":7,\"from\":\"the future\"}\n", Int32(78),
+                "newer spotify-toolkit (schema_version 7"
+            ),
         ] {
             let home = try RoutineHome()
-            try FileManager.default.createDirectory(atPath: home.home.path + "/data/spotify-toolkit", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: home.home.path + "/data/spotify-toolkit", withIntermediateDirectories: true)
             try contents.write(toFile: home.storePath, atomically: true, encoding: .utf8)
             chmod(home.storePath, 0o600)
-            for arguments in [["list"], ["add", "x"], ["link", "x", Self.playlist], ["forget-links"], ["history"], ["start", "x"]] {
+            for arguments in [
+                ["list"], ["add", "x"], ["link", "x", Self.playlist], ["forget-links"], ["history"], ["start", "x"],
+            ] {
                 let result = try home.rl(arguments)
                 #expect(result.status == status, "\(arguments): \(result.stderr)")
                 #expect(result.stderr.contains(home.storePath) && result.stderr.contains(phrase), "\(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1)
             }
-            let logout = try ToolProcess.run("spotify-auth", ["logout", "--forget-links"], environment: home.environment())
+            let logout = try ToolProcess.run(
+                "spotify-auth", ["logout", "--forget-links"], environment: home.environment())
             #expect(logout.status == status)
             #expect(home.storeBytes == Data(contents.utf8))
         }
@@ -387,8 +433,10 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
 
     @Test func aVersion0StoreIsMigrated() throws {
         let home = try RoutineHome()
-        try FileManager.default.createDirectory(atPath: home.home.path + "/data/spotify-toolkit", withIntermediateDirectories: true)
-        try #"{"schema_version":0,"routines":{"morning":{"duration_seconds":900,"playlist_uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"}}}"#
+        try FileManager.default.createDirectory(
+            atPath: home.home.path + "/data/spotify-toolkit", withIntermediateDirectories: true)
+        try
+            #"{"schema_version":0,"routines":{"morning":{"duration_seconds":900,"playlist_uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"}}}"#
             .write(toFile: home.storePath, atomically: true, encoding: .utf8)
         chmod(home.storePath, 0o600)
         let listed = try home.records(["list"])
@@ -407,26 +455,31 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try home.rl(["add", "m"])
         #expect(try home.rl(["link", "m", Self.playlist], ["SPOTIFY_ACCESS_TOKEN": "x"]).status == 0)
         #expect(try home.rl(["start", "m"]).status == 0)
-        #expect(try home.rl(["log", "m"], stdin: #"{"type":"song_count","songs":1,"label":"1 song"}"# + "\n").status == 0)
+        #expect(
+            try home.rl(["log", "m"], stdin: #"{"type":"song_count","songs":1,"label":"1 song"}"# + "\n").status == 0)
         #expect(try home.records(["history"]).count == 1)
     }
 }
 
 /// start --play and run against fake-spotify.
 @Suite struct RoutineLinkSpotifyTests {
-    static let allScopes = "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
+    static let allScopes =
+        "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
 
     func setUp(scope: String = allScopes) throws -> (FakeSpotifyProcess, RoutineHome, [String: String]) {
         let fake = try FakeSpotifyProcess()
         let minted = try fake.call("POST", "/_fake/tokens", form: [("scope", scope)])
         let home = try RoutineHome()
         var env = fake.environment(["SPOTIFY_ACCESS_TOKEN": minted["access_token"]?.stringValue ?? ""])
-        for (key, value) in home.environment() where env[key] == nil || ["BROWSER", "PATH"].contains(key) { env[key] = value }
+        for (key, value) in home.environment() where env[key] == nil || ["BROWSER", "PATH"].contains(key) {
+            env[key] = value
+        }
         env.removeValue(forKey: "SPOTIFY_API_BASE")
         env["SPOTIFY_API_BASE"] = fake.base + "/v1"
         _ = try ToolProcess.run("routine-link", ["add", "morning", "--duration", "15m"], environment: env)
         // A record with a name: no GET /playlists/{id} (this branch's fake-spotify has no playlist routes).
-        let record = #"{"type":"playlist","id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning Mix","images":[]}"#
+        let record =
+            #"{"type":"playlist","id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning Mix","images":[]}"#
         let linked = try ToolProcess.run("routine-link", ["link", "morning"], stdin: record + "\n", environment: env)
         #expect(linked.status == 0, "\(linked.stderr)")
         return (fake, home, env)
@@ -446,10 +499,15 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
             let before = home.browserCalls.count
             let fellBack = try ToolProcess.run("routine-link", ["start", "morning", "--play"], environment: env)
             #expect(fellBack.status == 0, "\(answer): \(fellBack.stderr)")
-            #expect(fellBack.stderr.contains("could not start playback, opening the playlist instead: ") && fellBack.stderr.contains(why), "\(fellBack.stderr)")
+            #expect(
+                fellBack.stderr.contains("could not start playback, opening the playlist instead: ")
+                    && fellBack.stderr.contains(why), "\(fellBack.stderr)")
             #expect(home.browserCalls.count == before + 1)
         }
-        #expect(try JSONValue.parse(try ToolProcess.run("routine-link", ["history"], environment: env).stdoutLines.first ?? "")["type"] == "session")
+        #expect(
+            try JSONValue.parse(
+                try ToolProcess.run("routine-link", ["history"], environment: env).stdoutLines.first ?? "")["type"]
+                == "session")
         #expect(try ToolProcess.run("routine-link", ["history"], environment: env).stdoutLines.count == 3)
     }
 
@@ -466,8 +524,12 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
     /// about 4.4 songs, "4.5 songs".
     @Test func runWatchesForTheRoutinesDurationAndLogsTheCount() throws {
         let (fake, home, env) = try setUp()
-        try fake.call("POST", "/_fake/playback", form: [("durations", "200,180,240,210,190,300"), ("position_ms", "50000"), ("speed", "60")])
-        let run = try ToolProcess.run("routine-link", ["run", "morning"], environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 }, timeout: 90)
+        try fake.call(
+            "POST", "/_fake/playback",
+            form: [("durations", "200,180,240,210,190,300"), ("position_ms", "50000"), ("speed", "60")])
+        let run = try ToolProcess.run(
+            "routine-link", ["run", "morning"], environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 },
+            timeout: 90)
         #expect(run.status == 0, "\(run.stderr)")
         let session = try JSONValue.parse(run.stdout)
         #expect(session["type"] == "session")
@@ -489,7 +551,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
     @Test func ctrlCDuringRunStillLogsWhatWasHeard() throws {
         let (fake, home, env) = try setUp()
         defer { withExtendedLifetime(home) {} }
-        try fake.call("POST", "/_fake/playback", form: [("durations", "200,180,240"), ("position_ms", "10000"), ("speed", "60")])
+        try fake.call(
+            "POST", "/_fake/playback", form: [("durations", "200,180,240"), ("position_ms", "10000"), ("speed", "60")])
         let script = """
             set -m
             routine-link run morning --for 1h > "$HOME_DIR/out" 2> "$HOME_DIR/err" &
@@ -522,7 +585,9 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let (fake, home, env) = try setUp()
         defer { withExtendedLifetime(home) {} }
         try fake.call("POST", "/_fake/playback", form: [("mode", "nothing")])
-        let run = try ToolProcess.run("routine-link", ["run", "morning", "--for", "2m"], environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 }, timeout: 90)
+        let run = try ToolProcess.run(
+            "routine-link", ["run", "morning", "--for", "2m"],
+            environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 }, timeout: 90)
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.contains("routine-link: nothing heard; no session logged"))
         #expect(run.stdout == "")

@@ -15,7 +15,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let big = (1...50_000).map { track("t\($0)", seconds: 200) }.joined(separator: "\n")
         let path = try dir.file("big.jsonl", contents: big)
-        let result = try ToolProcess.shell("songcount --select --target 100000h '\(path)' | head -1; echo \"status ${PIPESTATUS[0]}\"")
+        let result = try ToolProcess.shell(
+            "songcount --select --target 100000h '\(path)' | head -1; echo \"status ${PIPESTATUS[0]}\"")
         #expect(result.stderr == "")
         #expect(result.stdoutLines.count == 2)
         #expect(result.stdoutLines.last == "status 141" || result.stdoutLines.last == "status 0")
@@ -32,7 +33,9 @@ extension SongcountEndToEndTests {
     @Test func waitingOnATerminalShowsUsageInsteadOfHanging() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
         // `script` gives songcount a terminal on stdin; with no FILE it must not sit waiting.
-        let result = try ToolProcess.shell("script -qec 'songcount --target 15m; echo status=$?' /dev/null < /dev/null", timeout: 20)
+        let result = try ToolProcess.shell(
+            "script -qec 'songcount --target 15m; echo status=$?' /dev/null < /dev/null", timeout: 20)
         #expect(result.stdout.contains("reads records on standard input"))
         #expect(result.stdout.contains("status=64"))
-    }}
+    }
+}

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// Spawns the built `spotify-auth` against a spawned `fake-spotify` over loopback sockets.
@@ -14,19 +15,25 @@ import Testing
     /// A "browser" that fetches /favicon.ico from the callback first (as browsers do), then
     /// follows Spotify's redirect to the callback. `mangle` rewrites the redirect first.
     func browser(in fake: FakeSpotifyProcess, mangle: String = "") throws -> String {
-        try fake.home.file("browser.sh", contents: """
-        #!/bin/sh
-        loc=$(curl -s --max-time 10 -o /dev/null -w '%{redirect_url}' "$1")
-        base=$(printf '%s' "$loc" | sed 's|^\\(http://[^/]*\\)/.*|\\1|')
-        curl -s --max-time 10 -o /dev/null "$base/favicon.ico"
-        loc=$(printf '%s' "$loc" \(mangle))
-        curl -s --max-time 10 -o /dev/null "$loc"
-        """).withExecutableBit()
+        try fake.home.file(
+            "browser.sh",
+            contents: """
+                #!/bin/sh
+                loc=$(curl -s --max-time 10 -o /dev/null -w '%{redirect_url}' "$1")
+                base=$(printf '%s' "$loc" | sed 's|^\\(http://[^/]*\\)/.*|\\1|')
+                curl -s --max-time 10 -o /dev/null "$base/favicon.ico"
+                loc=$(printf '%s' "$loc" \(mangle))
+                curl -s --max-time 10 -o /dev/null "$loc"
+                """
+        ).withExecutableBit()
     }
 
-    func login(_ fake: FakeSpotifyProcess, _ arguments: [String] = [], browser: String, extra: [String: String] = [:]) throws -> ToolResult {
-        try ToolProcess.run("spotify-auth", ["login", "--redirect-uri", "http://127.0.0.1/callback"] + arguments,
-                            environment: fake.environment(["BROWSER": browser].merging(extra) { $1 }))
+    func login(_ fake: FakeSpotifyProcess, _ arguments: [String] = [], browser: String, extra: [String: String] = [:])
+        throws -> ToolResult
+    {
+        try ToolProcess.run(
+            "spotify-auth", ["login", "--redirect-uri", "http://127.0.0.1/callback"] + arguments,
+            environment: fake.environment(["BROWSER": browser].merging(extra) { $1 }))
     }
 
     @Test func fullLoginThroughTheBrowser() throws {
@@ -39,7 +46,10 @@ import Testing
         #expect(record["user"]?["id"]?.stringValue == Self.userID)
         #expect(record["scopes"]?.arrayValue?.count == LoginFlow.defaultScopes.count)
         #expect(record["token_store"]?.stringValue == fake.store.path)
-        #expect(result.stderr.contains("\(fake.base)/authorize?client_id=test-client&response_type=code&redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
+        #expect(
+            result.stderr.contains(
+                "\(fake.base)/authorize?client_id=test-client&response_type=code&redirect_uri=http%3A%2F%2F127.0.0.1%3A"
+            ))
         #expect(result.stderr.contains("code_challenge_method=S256"))
 
         // The store is private from creation and holds what the fake issued; no token leaked.
@@ -67,31 +77,38 @@ import Testing
 
     @Test func loginOnIPv6Loopback() throws {
         let fake = try FakeSpotifyProcess()
-        let result = try ToolProcess.run("spotify-auth", ["login", "--redirect-uri", "http://[::1]/callback"],
-                                         environment: fake.environment(["BROWSER": try browser(in: fake)]))
+        let result = try ToolProcess.run(
+            "spotify-auth", ["login", "--redirect-uri", "http://[::1]/callback"],
+            environment: fake.environment(["BROWSER": try browser(in: fake)]))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("redirect_uri=http%3A%2F%2F%5B%3A%3A1%5D%3A"))
     }
 
     @Test func aRedirectWithAForeignStateIsIgnoredAndTheRealOneStillCounts() throws {
         let fake = try FakeSpotifyProcess()
-        let script = try fake.home.file("forger.sh", contents: """
-        #!/bin/sh
-        loc=$(curl -s --max-time 10 -o /dev/null -w '%{redirect_url}' "$1")
-        forged=$(printf '%s' "$loc" | sed 's/state=[^&]*/state=forged/; s/code=[^&]*/code=stolen/')
-        curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$forged" > "$(dirname "$0")/forged-status"
-        curl -s --max-time 10 -o /dev/null "$loc"
-        """).withExecutableBit()
+        let script = try fake.home.file(
+            "forger.sh",
+            contents: """
+                #!/bin/sh
+                loc=$(curl -s --max-time 10 -o /dev/null -w '%{redirect_url}' "$1")
+                forged=$(printf '%s' "$loc" | sed 's/state=[^&]*/state=forged/; s/code=[^&]*/code=stolen/')
+                curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$forged" > "$(dirname "$0")/forged-status"
+                curl -s --max-time 10 -o /dev/null "$loc"
+                """
+        ).withExecutableBit()
         let result = try login(fake, browser: script)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("spotify-auth: ignored a request to the redirect URI that carried a different state"))
+        #expect(
+            result.stderr.contains("spotify-auth: ignored a request to the redirect URI that carried a different state")
+        )
         #expect(try String(contentsOfFile: fake.home.path + "/forged-status", encoding: .utf8) == "400")
         #expect(try fake.counters()["grants"]?["authorization_code"] == 1)
     }
 
     @Test func onlyAForeignStateMeansNoLogin() throws {
         let fake = try FakeSpotifyProcess()
-        let result = try login(fake, ["--timeout", "2s"], browser: try browser(in: fake, mangle: "| sed 's/state=[^&]*/state=forged/'"))
+        let result = try login(
+            fake, ["--timeout", "2s"], browser: try browser(in: fake, mangle: "| sed 's/state=[^&]*/state=forged/'"))
         #expect(result.status == 75)
         #expect(result.stderr.contains("ignored a request to the redirect URI that carried a different state"))
         #expect(try fake.store.load() == nil)
@@ -101,8 +118,12 @@ import Testing
     @Test func aFailedIdentityCheckStoresNothing() throws {
         let fake = try FakeSpotifyProcess()
         let previous = try fake.seedLogin(expiresIn: 3600)
-        try fake.call("POST", "/_fake/fail", form: [("method", "GET"), ("path", "/v1/me"), ("status", "403"),
-                                                    ("body", "Check settings on developer.spotify.com/dashboard, the user may not be registered.")])
+        try fake.call(
+            "POST", "/_fake/fail",
+            form: [
+                ("method", "GET"), ("path", "/v1/me"), ("status", "403"),
+                ("body", "Check settings on developer.spotify.com/dashboard, the user may not be registered."),
+            ])
         let result = try login(fake, browser: try browser(in: fake))
         #expect(result.status == 77)
         #expect(result.stderr.contains("User Management"))
@@ -112,8 +133,9 @@ import Testing
     @Test func logoutWaitsForARefreshInFlight() throws {
         let fake = try FakeSpotifyProcess(["--token-delay-ms", "1500"])
         try fake.seedLogin(expiresIn: 3600)
-        let result = try ToolProcess.shell("spotify-auth refresh > /dev/null & sleep 0.5; spotify-auth logout; wait; spotify-auth status > /dev/null; echo status=$?",
-                                           environment: fake.environment())
+        let result = try ToolProcess.shell(
+            "spotify-auth refresh > /dev/null & sleep 0.5; spotify-auth logout; wait; spotify-auth status > /dev/null; echo status=$?",
+            environment: fake.environment())
         #expect(result.stdout == "status=77\n")
         #expect(try fake.store.load() == nil)
     }
@@ -137,11 +159,16 @@ import Testing
         let fake = try FakeSpotifyProcess()
         let process = Process()
         process.executableURL = ToolProcess.url(of: "spotify-auth")
-        process.arguments = ["login", "--no-browser", "--redirect-uri", "http://127.0.0.1:8888/callback", "--scope", "user-modify-playback-state"]
+        process.arguments = [
+            "login", "--no-browser", "--redirect-uri", "http://127.0.0.1:8888/callback", "--scope",
+            "user-modify-playback-state",
+        ]
         var env = ProcessInfo.processInfo.environment
         for (key, value) in fake.environment() { env[key] = value }
         process.environment = env
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -152,7 +179,10 @@ import Testing
         while !seen.contains("Then paste"), case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
             seen += String(decoding: chunk, as: UTF8.self)
         }
-        let url = try #require(seen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("http://127.0.0.1:\(fake.port)/authorize?") })
+        let url = try #require(
+            seen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first {
+                $0.hasPrefix("http://127.0.0.1:\(fake.port)/authorize?")
+            })
         #expect(url.contains("user-modify-playback-state"))
         let redirected = try curlRedirect(url)
         #expect(redirected.hasPrefix("http://127.0.0.1:8888/callback?code="))
@@ -169,14 +199,17 @@ import Testing
 
     @Test func localhostRedirectURIsAreRefused() throws {
         let fake = try FakeSpotifyProcess()
-        let result = try ToolProcess.run("spotify-auth", ["login", "--redirect-uri", "http://localhost:8888/callback"], environment: fake.environment())
+        let result = try ToolProcess.run(
+            "spotify-auth", ["login", "--redirect-uri", "http://localhost:8888/callback"],
+            environment: fake.environment())
         #expect(result.status == 78)
         #expect(result.stderr.contains("Spotify refuses redirect URIs with 'localhost'"))
     }
 
     @Test func aMissingClientIDExplainsTheSteps() throws {
         let fake = try FakeSpotifyProcess()
-        let result = try ToolProcess.run("spotify-auth", ["login"], environment: fake.environment(["SPOTIFY_CLIENT_ID": ""]))
+        let result = try ToolProcess.run(
+            "spotify-auth", ["login"], environment: fake.environment(["SPOTIFY_CLIENT_ID": ""]))
         #expect(result.status == 78)
         #expect(result.stderr.hasPrefix("spotify-auth: no client id."))
         #expect(result.stderr.contains("developer.spotify.com/dashboard"))
@@ -187,7 +220,8 @@ import Testing
         let fake = try FakeSpotifyProcess()
         let status = try ToolProcess.run("spotify-auth", ["status"], environment: fake.environment())
         #expect(status.status == 77)
-        #expect(status.stdout == #"{"type":"auth_status","logged_in":false,"token_store":"\#(fake.store.path)"}"# + "\n")
+        #expect(
+            status.stdout == #"{"type":"auth_status","logged_in":false,"token_store":"\#(fake.store.path)"}"# + "\n")
         let token = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(token.status == 77)
         #expect(token.stderr == "spotify-auth: not logged in; run 'spotify-auth login'\n")
@@ -246,7 +280,10 @@ import Testing
         try fake.seedLogin(expiresIn: 0)
         let result = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(result.status == 77)
-        #expect(result.stderr == "spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); run 'spotify-auth login' to log in again\n")
+        #expect(
+            result.stderr
+                == "spotify-auth: Spotify ended the session (Refresh token revoked (invalid_grant)); run 'spotify-auth login' to log in again\n"
+        )
         #expect(result.stdout == "")
         #expect(try fake.store.load() == nil)
     }
@@ -258,7 +295,8 @@ import Testing
         let failed = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment())
         #expect(failed.status == 69)
         #expect(try fake.store.load() == seeded)
-        let offline = try ToolProcess.run("spotify-auth", ["token"], environment: fake.environment(["SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:9"]))
+        let offline = try ToolProcess.run(
+            "spotify-auth", ["token"], environment: fake.environment(["SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:9"]))
         #expect(offline.status == 69)
         #expect(offline.stderr.hasPrefix("spotify-auth: cannot reach 127.0.0.1:9"))
         #expect(!offline.stderr.contains(seeded.refreshToken!))
@@ -267,14 +305,17 @@ import Testing
 
     @Test func anUnreadableStoreIsAConfigErrorAndIsNotOverwritten() throws {
         let fake = try FakeSpotifyProcess()
-        try FileManager.default.createDirectory(atPath: fake.store.path, withIntermediateDirectories: true)  // a directory where the file should be
+        // A directory where the file should be.
+        try FileManager.default.createDirectory(atPath: fake.store.path, withIntermediateDirectories: true)
         for arguments in [["token"], ["status"], ["login"]] {
-            let result = try ToolProcess.run("spotify-auth", arguments, environment: fake.environment(["BROWSER": "true"]))
+            let result = try ToolProcess.run(
+                "spotify-auth", arguments, environment: fake.environment(["BROWSER": "true"]))
             #expect(result.status == 78)
             #expect(result.stderr.contains(fake.store.path))
         }
         var isDirectory: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: fake.store.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        #expect(
+            FileManager.default.fileExists(atPath: fake.store.path, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     @Test func anAccessTokenFromTheEnvironmentIsUsedAsIsAndNeverStored() throws {
@@ -286,7 +327,8 @@ import Testing
         let whoami = try ToolProcess.run("spotify-auth", ["whoami"], environment: env)
         #expect(whoami.status == 0)
         #expect(try fake.store.load() == nil)
-        let rejected = try ToolProcess.run("spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_ACCESS_TOKEN": "BQnot-a-real-token"]))
+        let rejected = try ToolProcess.run(
+            "spotify-auth", ["whoami"], environment: fake.environment(["SPOTIFY_ACCESS_TOKEN": "BQnot-a-real-token"]))
         #expect(rejected.status == 77)
         #expect(!rejected.stderr.contains("BQnot-a-real-token"))
     }
@@ -319,7 +361,9 @@ import Testing
         }
         let missing = try ToolProcess.run("spotify-auth", [])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("spotify-auth: missing command; one of: login, status, whoami, token, refresh, logout\n"))
+        #expect(
+            missing.stderr.hasPrefix(
+                "spotify-auth: missing command; one of: login, status, whoami, token, refresh, logout\n"))
     }
 
     func curlRedirect(_ url: String) throws -> String {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// A tool running in the background whose stdout lines the test can wait for (event-driven, no
@@ -23,7 +24,8 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         env.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -72,7 +74,8 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
 }
 
 @Suite struct SpotifyNowPlayingEndToEndTests {
-    static let allScopes = "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
+    static let allScopes =
+        "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
 
     /// A fake with a token for `scope` in SPOTIFY_ACCESS_TOKEN.
     func fakeWithToken(scope: String = allScopes) throws -> (FakeSpotifyProcess, [String: String]) {
@@ -102,8 +105,11 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         let result = try nowplaying([], env)
         #expect(result.status == 0, "\(result.stderr)")
         let record = try JSONValue.parse(result.stdout)
-        #expect(record.objectValue?.keys == ["type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local",
-                                             "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at"])
+        #expect(
+            record.objectValue?.keys == [
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local",
+                "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at",
+            ])
         #expect(record["type"] == "now_playing")
         #expect(record["name"] == "Sunrise Drive")
         #expect(record["duration_ms"] == 198_000)
@@ -124,7 +130,10 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         let (fake, env) = try fakeWithToken()
         try fake.call("POST", "/_fake/playback")
         let record = try JSONValue.parse(try nowplaying(["--device"], env).stdout)
-        #expect(record["device"] == ["id": "0d1841b0976bae2a3a310dd74c0f3df354899bc8", "name": "Fixture MacBook Pro", "type": "Computer"])
+        #expect(
+            record["device"] == [
+                "id": "0d1841b0976bae2a3a310dd74c0f3df354899bc8", "name": "Fixture MacBook Pro", "type": "Computer",
+            ])
         #expect(record["shuffle_state"] == false)
         #expect(record["repeat_state"] == "off")
         #expect(try fake.counters()["requests"]?["GET /v1/me/player"] == 1)
@@ -176,9 +185,12 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
     /// 5 songs from 0:50 into the first, 15 minutes at 60x: 0.75 + 1 + 1 + 1 + 120/190 ≈ 4.38 songs.
     @Test func aWatchOverAKnownSessionCountsRight() throws {
         let (fake, env) = try fakeWithToken()
-        try fake.call("POST", "/_fake/playback", form: [("durations", "200,180,240,210,190,300"), ("position_ms", "50000"), ("speed", "60")])
-        let watch = try ToolProcess.shell("spotify-nowplaying --watch --for 15m | songcount",
-                                          environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 })
+        try fake.call(
+            "POST", "/_fake/playback",
+            form: [("durations", "200,180,240,210,190,300"), ("position_ms", "50000"), ("speed", "60")])
+        let watch = try ToolProcess.shell(
+            "spotify-nowplaying --watch --for 15m | songcount",
+            environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 })
         #expect(watch.status == 0, "\(watch.stderr)")
         let count = try JSONValue.parse(watch.stdout)
         #expect(count["track_count"] == 5)
@@ -190,7 +202,8 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
     @Test func aWatchPrintsExactlyTheChangesInOrderAndEndsOnSIGINTWithAFinalRecord() throws {
         let (fake, env) = try fakeWithToken()
         try fake.call("POST", "/_fake/playback", form: [("durations", "600,120,900"), ("speed", "60")])
-        let watch = try BackgroundTool("spotify-nowplaying", ["--watch"], environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 })
+        let watch = try BackgroundTool(
+            "spotify-nowplaying", ["--watch"], environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 })
         #expect(watch.waitForLines(1))
         try fake.call("POST", "/_fake/playback/pause")
         #expect(watch.waitForLines(2))
@@ -203,15 +216,18 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         let (status, lines, stderr) = watch.finish()
         #expect(status == 0, "\(stderr)")
         let records = try lines.map { try JSONValue.parse($0) }
-        let summary = records.map { "\($0["name"]?.stringValue ?? "-") \($0["is_playing"] == true ? "playing" : "paused")\($0["final"] == true ? " final" : "")" }
-        #expect(summary == [
-            "Sunrise Drive playing", "Sunrise Drive paused", "Sunrise Drive playing",
-            "Coffee First playing", "Open Windows playing", "Open Windows playing final",
-        ])
+        let summary = records.map {
+            "\($0["name"]?.stringValue ?? "-") \($0["is_playing"] == true ? "playing" : "paused")\($0["final"] == true ? " final" : "")"
+        }
+        #expect(
+            summary == [
+                "Sunrise Drive playing", "Sunrise Drive paused", "Sunrise Drive playing",
+                "Coffee First playing", "Open Windows playing", "Open Windows playing final",
+            ])
         #expect(records.allSatisfy { $0["type"] == "now_playing" })
     }
 
-    @Test func SIGTERMEndsAWatchWithTheFinalRecordToo() throws {
+    @Test func sigtermEndsAWatchWithTheFinalRecordToo() throws {
         let (fake, env) = try fakeWithToken()
         try fake.call("POST", "/_fake/playback", form: [("position_ms", "10000")])
         let watch = try BackgroundTool("spotify-nowplaying", ["--watch"], environment: env)
@@ -287,21 +303,25 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         let (fake, env) = try fakeWithToken()
         try fake.call("POST", "/_fake/playback", form: [("playing", "false")])
         #expect(try nowplaying(["play"], env).status == 0)
-        #expect(try nowplaying(["play", "https://open.spotify.com/album/4aawyAB9vmqN3uQ7FjRGTy?si=x", "--device", "kitchen"], env).status == 0)
+        #expect(
+            try nowplaying(
+                ["play", "https://open.spotify.com/album/4aawyAB9vmqN3uQ7FjRGTy?si=x", "--device", "kitchen"], env
+            ).status == 0)
         let records = """
-        {"type":"track","id":"0FakeTrack000000000003","uri":"spotify:track:0FakeTrack000000000003","name":"Bicycle Bell","duration_ms":151000}
-        {"type":"track","id":null,"uri":"spotify:local:::Snomads+Island:127","name":"Snomads Island","duration_ms":127000,"is_local":true}
-        spotify:track:0FakeTrack000000000004
-        """
+            {"type":"track","id":"0FakeTrack000000000003","uri":"spotify:track:0FakeTrack000000000003","name":"Bicycle Bell","duration_ms":151000}
+            {"type":"track","id":null,"uri":"spotify:local:::Snomads+Island:127","name":"Snomads Island","duration_ms":127000,"is_local":true}
+            spotify:track:0FakeTrack000000000004
+            """
         let fromStdin = try nowplaying(["play"], env, stdin: records)
         #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
         #expect(fromStdin.stderr.contains("skipped 1 local file"))
         let commands = try #require(try fake.call("GET", "/_fake/playback")["commands"]?.arrayValue)
-        #expect(commands.map { $0["body"] ?? .null } == [
-            .null,
-            ["context_uri": "spotify:album:4aawyAB9vmqN3uQ7FjRGTy"],
-            ["uris": ["spotify:track:0FakeTrack000000000003", "spotify:track:0FakeTrack000000000004"]],
-        ])
+        #expect(
+            commands.map { $0["body"] ?? .null } == [
+                .null,
+                ["context_uri": "spotify:album:4aawyAB9vmqN3uQ7FjRGTy"],
+                ["uris": ["spotify:track:0FakeTrack000000000003", "spotify:track:0FakeTrack000000000004"]],
+            ])
         #expect(commands[1]["device_id"] == "a2b7e0c1d3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8")
         let now = try JSONValue.parse(try nowplaying([], env).stdout)
         #expect(now["name"] == "Bicycle Bell")
@@ -348,7 +368,8 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         // The last 10 minutes: plays that ended now, 3:18, 6:12 and 9:53 ago.
         let recent = try nowplaying(["recent", "--since", "10m"], env)
         #expect(recent.stdoutLines.count == 4)
-        let counted = try ToolProcess.shell("spotify-nowplaying recent --since 10m | songcount --label", environment: env)
+        let counted = try ToolProcess.shell(
+            "spotify-nowplaying recent --since 10m | songcount --label", environment: env)
         #expect(counted.stdout == "4 songs\n")
         let future = try nowplaying(["recent", "--after", "2999-01-01T00:00:00Z"], env)
         #expect(future.status == 1)
@@ -360,6 +381,9 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         defer { withExtendedLifetime(fake) {} }
         let result = try nowplaying(["recent"], env)
         #expect(result.status == 77)
-        #expect(result.stderr == "spotify-nowplaying: listening history needs the user-read-recently-played scope; log in again with it: spotify-auth login --scope user-read-recently-played\n")
+        #expect(
+            result.stderr
+                == "spotify-nowplaying: listening history needs the user-read-recently-played scope; log in again with it: spotify-auth login --scope user-read-recently-played\n"
+        )
     }
 }

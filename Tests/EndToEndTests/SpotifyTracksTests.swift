@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// A fake-spotify with a stored login, and the tools run against it.
@@ -17,9 +18,14 @@ struct Library {
         tokens = try fake.seedLogin(expiresIn: 3600)
     }
 
-    func run(_ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> ToolResult {
-        let result = try ToolProcess.run(tool, arguments, stdin: stdin, environment: fake.environment(environment), timeout: 120)
-        #expect(!result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken), "no token in output")
+    func run(_ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
+        -> ToolResult
+    {
+        let result = try ToolProcess.run(
+            tool, arguments, stdin: stdin, environment: fake.environment(environment), timeout: 120)
+        #expect(
+            !result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken),
+            "no token in output")
         return result
     }
 
@@ -47,10 +53,17 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
 @Suite struct SpotifyTracksEndToEndTests {
     @Test func playlistRecordsFromStdinAndBadInput() throws {
         let library = try Library()
-        let piped = try ToolProcess.shell("spotify-playlists | grep -v Top | spotify-tracks | wc -l", environment: library.fake.environment())
-        #expect(piped.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(5 + 143 + 0 + 10_000 + 108)", "\(piped.stderr)")
+        let piped = try ToolProcess.shell(
+            "spotify-playlists | grep -v Top | spotify-tracks | wc -l", environment: library.fake.environment())
+        #expect(
+            piped.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(5 + 143 + 0 + 10_000 + 108)",
+            "\(piped.stderr)")
 
-        let stdin = try library.tracks([], stdin: "\(generated(2))\n\nspotify:playlist:\(generated(1))\n{\"type\":\"playlist\",\"id\":\"\(generated(3))\"}\n")
+        let stdin = try library.tracks(
+            [],
+            stdin:
+                "\(generated(2))\n\nspotify:playlist:\(generated(1))\n{\"type\":\"playlist\",\"id\":\"\(generated(3))\"}\n"
+        )
         #expect(stdin.status == 0)
         #expect(stdin.stdoutLines.count == 6)
 
@@ -78,7 +91,9 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
 
     @Test func aClosedPipeStopsItEarlyAndQuietly() throws {
         let library = try Library(["--latency-ms", "20"])
-        let result = try ToolProcess.shell("spotify-tracks \(generated(10_000)) | head -1; echo \"${PIPESTATUS[0]}\" >&2", environment: library.fake.environment())
+        let result = try ToolProcess.shell(
+            "spotify-tracks \(generated(10_000)) | head -1; echo \"${PIPESTATUS[0]}\" >&2",
+            environment: library.fake.environment())
         #expect(try JSONValue.parse(result.stdoutLines[0])["position"] == 0)
         #expect(result.stderr == "141\n", "killed by SIGPIPE, nothing said")
         let pages = try library.counters()["requests"]?["GET /v1/playlists/{id}/items"]?.intValue ?? 0
@@ -90,10 +105,12 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
         let tool = ToolProcess.url(of: "spotify-tracks").path
         // script(1) gives the tool a pseudo-terminal; stdout still goes to a file.
         let out = library.fake.home.url.appendingPathComponent("out.jsonl").path
-        let result = try ToolProcess.shell("script -qec '\(tool) \(generated(10_000)) > \(out)' /dev/null", environment: library.fake.environment())
+        let result = try ToolProcess.shell(
+            "script -qec '\(tool) \(generated(10_000)) > \(out)' /dev/null", environment: library.fake.environment())
         #expect(result.stdout.contains("/10,000 items"), "\(result.stdout.suffix(200))")
         #expect(result.stdout.contains("\r10,000/10,000 items"))
         #expect(result.stdout.hasSuffix("\r\u{1B}[K"), "cleared at the end")
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 10_000, "progress never reaches stdout")
-    }}
+    }
+}

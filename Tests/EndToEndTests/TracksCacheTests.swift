@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// The snapshot cache, end to end: the built spotify-tracks and spotify-playlists against a
@@ -149,7 +150,10 @@ import Testing
         let none = try setup.tracks(["--offline", Self.small])
         #expect(none.status == 69)
         #expect(none.stdout.isEmpty)
-        #expect(none.stderr == "spotify-tracks: playlist \(Self.small): --offline: nothing is cached for it; run once without --offline to keep a copy\n")
+        #expect(
+            none.stderr
+                == "spotify-tracks: playlist \(Self.small): --offline: nothing is cached for it; run once without --offline to keep a copy\n"
+        )
 
         let online = try setup.tracks([Self.small])
         _ = try setup.requests()
@@ -205,7 +209,14 @@ import Testing
         let damages: [(String, Data)] = [
             ("cut short", good.prefix(good.count / 2)),
             ("cut before the trailer", good.prefix(good.count - 30)),
-            ("one byte changed", { var d = good; d[d.count / 3] ^= 0x01; return d }()),
+            (
+                "one byte changed",
+                {
+                    var d = good
+                    d[d.count / 3] ^= 0x01
+                    return d
+                }()
+            ),
             ("empty", Data()),
             ("garbage", Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 131) })),
             ("another playlist's entry", good.replacingOccurrences(of: Self.small, with: "gen0000000000000000121")),
@@ -215,7 +226,9 @@ import Testing
             let rerun = try setup.tracks([Self.small])
             #expect(rerun.status == 0, "\(what): \(rerun.stderr)")
             #expect(rerun.stdout == clean.stdout, "\(what)")
-            #expect(rerun.stderr.hasPrefix("spotify-tracks: ignoring the cached copy \(path): "), "\(what): \(rerun.stderr)")
+            #expect(
+                rerun.stderr.hasPrefix("spotify-tracks: ignoring the cached copy \(path): "), "\(what): \(rerun.stderr)"
+            )
             #expect(try setup.requests() == Self.filling(pages: 3), "\(what)")
             // Replaced by a good entry.
             #expect(try setup.tracks([Self.small]).stdout == clean.stdout)
@@ -375,7 +388,9 @@ import Testing
 
     @Test func readmeMakefileRebuildsTheReportOnlyWhenThePlaylistChanged() throws {
         for tool in ["make", "jq"] {
-            #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/\(tool)"), "the README recipe needs \(tool) (.ci/run installs it)")
+            #expect(
+                FileManager.default.isExecutableFile(atPath: "/usr/bin/\(tool)"),
+                "the README recipe needs \(tool) (.ci/run installs it)")
         }
         let setup = try Setup()
         let readme = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
@@ -413,12 +428,14 @@ import Testing
 
     // MARK: Helpers
 
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The first fenced block of `language` in a Markdown text.
     static func fencedBlock(in text: String, language: String) -> String? {
         guard let start = text.range(of: "```\(language)\n"),
-              let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex) else { return nil }
+            let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex)
+        else { return nil }
         return String(text[start.upperBound..<end.lowerBound]) + "\n"
     }
 

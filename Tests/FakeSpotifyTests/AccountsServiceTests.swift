@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import FakeSpotify
-import ToolkitCore
 import LoopbackHTTP
 import SpotifyClient
+import Testing
+import ToolkitCore
+
+@testable import FakeSpotify
 
 @Suite struct AuthorizeTests {
     @Test func consentRedirectsWithCodeAndState() async throws {
@@ -50,7 +51,10 @@ import SpotifyClient
     @Test func unregisteredRedirectURIIsRefused() async throws {
         let fake = try Fake()
         defer { fake.stop() }
-        for uri in ["http://127.0.0.1:8888/other", "http://127.0.0.1:8888/callback/", "https://example.com/callback", "http://127.0.0.2/callback"] {
+        for uri in [
+            "http://127.0.0.1:8888/other", "http://127.0.0.1:8888/callback/", "https://example.com/callback",
+            "http://127.0.0.2/callback",
+        ] {
             let reply = try await fake.authorize(redirectURI: uri)
             #expect(reply.status == 400)
             #expect(reply.text.contains("INVALID_CLIENT: Invalid redirect URI"), "\(uri)")
@@ -60,7 +64,10 @@ import SpotifyClient
     @Test func loopbackURIRegisteredWithoutPortMatchesAnyPort() async throws {
         let fake = try Fake()  // default registrations: http://127.0.0.1/callback, http://[::1]/callback
         defer { fake.stop() }
-        for uri in ["http://127.0.0.1:8888/callback", "http://127.0.0.1:53127/callback", "http://127.0.0.1/callback", "http://[::1]:41234/callback"] {
+        for uri in [
+            "http://127.0.0.1:8888/callback", "http://127.0.0.1:53127/callback", "http://127.0.0.1/callback",
+            "http://[::1]:41234/callback",
+        ] {
             let reply = try await fake.authorize(redirectURI: uri)
             #expect(reply.status == 302, "\(uri)")
             #expect(reply.header("Location")?.hasPrefix(uri + "?code=") == true)
@@ -128,7 +135,8 @@ import SpotifyClient
         #expect(json.string("token_type") == "Bearer")
         #expect(json["expires_in"] == 3600)
         #expect(json.string("scope") == Fake.scope)
-        let access = json.string("access_token"), refresh = json.string("refresh_token")
+        let access = json.string("access_token")
+        let refresh = json.string("refresh_token")
         #expect(access.hasPrefix("BQ") && access.count == 66)
         #expect(refresh.hasPrefix("AQ") && refresh.count == 88)
         #expect(!reply.text.contains(": ") && !reply.text.contains(", "), "compact JSON")
@@ -160,11 +168,17 @@ import SpotifyClient
     @Test func unknownAndExpiredCodes() async throws {
         let fake = try Fake()
         defer { fake.stop() }
-        #expect(try oauthError(try await fake.exchange(code: "nope", verifier: PKCE.makeVerifier())) == ("invalid_grant", "Invalid authorization code"))
+        #expect(
+            try oauthError(try await fake.exchange(code: "nope", verifier: PKCE.makeVerifier())) == (
+                "invalid_grant", "Invalid authorization code"
+            ))
         let verifier = PKCE.makeVerifier()
         let code = try #require(try await fake.authorize(verifier: verifier).locationValue("code"))
         fake.server.service.advanceClock(by: 601)
-        #expect(try oauthError(try await fake.exchange(code: code, verifier: verifier)) == ("invalid_grant", "Invalid authorization code"))
+        #expect(
+            try oauthError(try await fake.exchange(code: code, verifier: verifier)) == (
+                "invalid_grant", "Invalid authorization code"
+            ))
     }
 
     @Test func wrongVerifier() async throws {
@@ -180,9 +194,12 @@ import SpotifyClient
         let fake = try Fake()
         defer { fake.stop() }
         let verifier = PKCE.makeVerifier()
-        let code = try #require(try await fake.authorize(redirectURI: "http://127.0.0.1:8888/callback", verifier: verifier).locationValue("code"))
+        let code = try #require(
+            try await fake.authorize(redirectURI: "http://127.0.0.1:8888/callback", verifier: verifier).locationValue(
+                "code"))
         // Same registration, other port: still not the URI the code was issued for.
-        let reply = try await fake.exchange(code: code, verifier: verifier, redirectURI: "http://127.0.0.1:9999/callback")
+        let reply = try await fake.exchange(
+            code: code, verifier: verifier, redirectURI: "http://127.0.0.1:9999/callback")
         #expect(reply.status == 400)
         #expect(try oauthError(reply) == ("invalid_grant", "Invalid redirect URI"))
     }
@@ -209,21 +226,30 @@ import SpotifyClient
         defer { fake.stop() }
         let unknown = try await fake.post("/api/token", [("grant_type", "client_credentials")])
         #expect(unknown.status == 400)
-        #expect(unknown.text == #"{"error":"unsupported_grant_type","error_description":"grant_type must be authorization_code or refresh_token"}"#)
+        #expect(
+            unknown.text
+                == #"{"error":"unsupported_grant_type","error_description":"grant_type must be authorization_code or refresh_token"}"#
+        )
         let missing = try await fake.post("/api/token", [("code", "x")])
         #expect(try oauthError(missing).0 == "unsupported_grant_type")
-        let noVerifier = try await fake.post("/api/token", [("grant_type", "authorization_code"), ("code", "x"),
-                                                            ("redirect_uri", Fake.redirectURI), ("client_id", Fake.clientID)])
+        let noVerifier = try await fake.post(
+            "/api/token",
+            [
+                ("grant_type", "authorization_code"), ("code", "x"),
+                ("redirect_uri", Fake.redirectURI), ("client_id", Fake.clientID),
+            ])
         #expect(noVerifier.status == 400)
         #expect(try oauthError(noVerifier) == ("invalid_request", "Missing required parameter: code_verifier"))
-        let noRefreshToken = try await fake.post("/api/token", [("grant_type", "refresh_token"), ("client_id", Fake.clientID)])
+        let noRefreshToken = try await fake.post(
+            "/api/token", [("grant_type", "refresh_token"), ("client_id", Fake.clientID)])
         #expect(try oauthError(noRefreshToken).0 == "invalid_request")
     }
 
     @Test func tokensAreDistinct() async throws {
         let fake = try Fake()
         defer { fake.stop() }
-        let a = try await fake.login(), b = try await fake.login()
+        let a = try await fake.login()
+        let b = try await fake.login()
         #expect(a.string("access_token") != b.string("access_token"))
         #expect(a.string("refresh_token") != b.string("refresh_token"))
     }
@@ -300,7 +326,8 @@ import SpotifyClient
         let fake = try Fake { $0.clientIDs = [] }
         defer { fake.stop() }
         let token = try await fake.login().string("refresh_token")
-        #expect(try oauthError(try await fake.refresh(token, clientID: "other")) == ("invalid_client", "Invalid client"))
+        #expect(
+            try oauthError(try await fake.refresh(token, clientID: "other")) == ("invalid_client", "Invalid client"))
         let noClient = try await fake.post("/api/token", [("grant_type", "refresh_token"), ("refresh_token", token)])
         #expect(try oauthError(noClient) == ("invalid_client", "Invalid client"))
         #expect(try await fake.refresh(token).status == 200)

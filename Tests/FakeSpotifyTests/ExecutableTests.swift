@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,18 +10,20 @@ import Darwin
 /// Spawns the built `fake-spotify` (beside the test bundle; `swift test` builds it).
 @Suite struct ExecutableTests {
     static let binary: URL? = {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL,
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-        ] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        let candidates =
+            [
+                URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                Bundle.main.bundleURL,
+                Bundle.main.bundleURL.deletingLastPathComponent(),
+            ] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
         return candidates.map { $0.appendingPathComponent("fake-spotify") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
     @Test func servesUntilSIGTERMThenExitsZero() async throws {
         let binary = try #require(Self.binary, "fake-spotify not found beside the test bundle")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fake-spotify-test-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fake-spotify-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let portFile = folder.appendingPathComponent("port").path
@@ -63,7 +66,9 @@ import Darwin
 
     @Test func usageErrorsExit64() throws {
         let binary = try #require(Self.binary)
-        for arguments in [["--port", "99999"], ["--bogus"], ["--access-token-lifetime", "-1"]].map({ $0 + ["--exit-after", "5"] }) {
+        for arguments in [["--port", "99999"], ["--bogus"], ["--access-token-lifetime", "-1"]].map({
+            $0 + ["--exit-after", "5"]
+        }) {
             let process = Process()
             process.executableURL = binary
             process.arguments = arguments

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import FakeSpotify
-import ToolkitCore
 import LoopbackHTTP
 import SpotifyClient
+import Testing
+import ToolkitCore
+
+@testable import FakeSpotify
 
 /// `POST /_fake/edit-playlist` and the `fields=snapshot_id` filter that caches check it with.
 @Suite struct PlaylistEditTests {
@@ -41,7 +42,9 @@ import SpotifyClient
         let full = try await fake.get("/v1/playlists/\(Self.id)", token: token).json()
         #expect(full["snapshot_id"] == answer["snapshot_id"])
         let second = try await fake.post("/_fake/edit-playlist", [("id", Self.id)])
-        let embedded = try await fake.get("/v1/playlists/\(Self.id)?fields=snapshot_id,items.items(item(name))", token: token).json()
+        let embedded = try await fake.get(
+            "/v1/playlists/\(Self.id)?fields=snapshot_id,items.items(item(name))", token: token
+        ).json()
         #expect(embedded["snapshot_id"] == (try second.json())["snapshot_id"])
         #expect(embedded["items"]?["items"]?.arrayValue?.first?["item"]?["name"]?.stringValue == "Track 1 (edit 1)")
     }
@@ -49,7 +52,10 @@ import SpotifyClient
     @Test func badEdits() async throws {
         let fake = try Fake()
         defer { fake.stop() }
-        for form in [[("id", "nope")], [("id", "5MlKAGFZNoN2d0Up8sQc0N")], [("id", Self.id), ("position", "120")], [("id", Self.id), ("position", "x")]] {
+        for form in [
+            [("id", "nope")], [("id", "5MlKAGFZNoN2d0Up8sQc0N")], [("id", Self.id), ("position", "120")],
+            [("id", Self.id), ("position", "x")],
+        ] {
             let reply = try await fake.post("/_fake/edit-playlist", form)
             #expect(reply.status == 400, "\(form): \(reply.text)")
         }

@@ -1,20 +1,28 @@
 import Foundation
-import Testing
-@testable import FakeSpotify
-import ToolkitCore
 import LoopbackHTTP
 import SpotifyClient
+import Testing
+import ToolkitCore
+
+@testable import FakeSpotify
 
 @Suite struct FieldsFilterTests {
     let entry: JSONValue = [
         "added_at": "2026-01-01T00:00:00Z", "added_by": ["id": "me"], "is_local": false,
-        "item": ["id": "a", "name": "A", "artists": [["id": "x", "name": "X", "uri": "u"]], "album": ["id": "b", "name": "B", "images": []]],
+        "item": [
+            "id": "a", "name": "A", "artists": [["id": "x", "name": "X", "uri": "u"]],
+            "album": ["id": "b", "name": "B", "images": []],
+        ],
     ]
 
     @Test func nestedSelectionsKeepTheAnswersOrder() throws {
         let filter = try FieldsFilter.parse("total,items(item(name,id,artists(name)),added_at)")
         let page: JSONValue = ["href": "h", "items": [entry, entry], "limit": 50, "total": 2]
-        let expected: JSONValue = ["items": [["added_at": "2026-01-01T00:00:00Z", "item": ["id": "a", "name": "A", "artists": [["name": "X"]]]]], "total": 2]
+        let expected: JSONValue = [
+            "items": [
+                ["added_at": "2026-01-01T00:00:00Z", "item": ["id": "a", "name": "A", "artists": [["name": "X"]]]]
+            ], "total": 2,
+        ]
         let result = filter.apply(page)
         #expect(result["items"]?.arrayValue?.count == 2)
         #expect(result["items"]?.arrayValue?.first == expected["items"]?.arrayValue?.first)
@@ -23,14 +31,27 @@ import SpotifyClient
     }
 
     @Test func dottedPathsAndMerging() throws {
-        let playlist: JSONValue = ["name": "P", "items": ["href": "h", "total": 6, "items": []], "owner": ["id": "o", "display_name": "O"]]
-        #expect(try FieldsFilter.parse("items.total,owner(id),owner.display_name").apply(playlist) == ["items": ["total": 6], "owner": ["id": "o", "display_name": "O"]])
-        #expect(try FieldsFilter.parse("name,owner").apply(playlist) == ["name": "P", "owner": ["id": "o", "display_name": "O"]])
-        #expect(try FieldsFilter.parse("tracks.total,name").apply(playlist) == ["name": "P"], "absent fields are just absent")
+        let playlist: JSONValue = [
+            "name": "P", "items": ["href": "h", "total": 6, "items": []], "owner": ["id": "o", "display_name": "O"],
+        ]
+        #expect(
+            try FieldsFilter.parse("items.total,owner(id),owner.display_name").apply(playlist) == [
+                "items": ["total": 6], "owner": ["id": "o", "display_name": "O"],
+            ])
+        #expect(
+            try FieldsFilter.parse("name,owner").apply(playlist) == [
+                "name": "P", "owner": ["id": "o", "display_name": "O"],
+            ])
+        #expect(
+            try FieldsFilter.parse("tracks.total,name").apply(playlist) == ["name": "P"],
+            "absent fields are just absent")
     }
 
     @Test func exclusions() throws {
-        #expect(try FieldsFilter.parse("!added_by,!item").apply(entry) == ["added_at": "2026-01-01T00:00:00Z", "is_local": false])
+        #expect(
+            try FieldsFilter.parse("!added_by,!item").apply(entry) == [
+                "added_at": "2026-01-01T00:00:00Z", "is_local": false,
+            ])
     }
 
     @Test(arguments: ["", "items(", "items)", "a,,b", "!a.b", "a(b))", "a b"])
@@ -53,7 +74,9 @@ import SpotifyClient
         let last = try await fake.get("/v1/me/playlists?offset=50&limit=50", token: token).json()
         #expect(last["items"]?.arrayValue?.count == 16)
         #expect(last["next"] == .null)
-        #expect(try await fake.get(URL(string: first.string("next"))!.path, token: token).status == 404, "the next link's endpoint is gone")
+        #expect(
+            try await fake.get(URL(string: first.string("next"))!.path, token: token).status == 404,
+            "the next link's endpoint is gone")
         for limit in ["0", "51", "x"] {
             let reply = try await fake.get("/v1/me/playlists?limit=\(limit)", token: token)
             #expect(reply.status == 400)
@@ -75,18 +98,29 @@ import SpotifyClient
         #expect(ids.count == 50 && Set(ids).count == 50)
         #expect(ids.allSatisfy(SpotifyReference.isValidID))
         #expect(page["items"]?.arrayValue?.last?["item"]?["name"] == "Track 10000")
-        let beyond = try await fake.get("/v1/playlists/gen0000000000000010000/items?offset=10000&limit=50", token: token).json()
+        let beyond = try await fake.get(
+            "/v1/playlists/gen0000000000000010000/items?offset=10000&limit=50", token: token
+        ).json()
         #expect(beyond["items"] == [])
     }
 
     @Test func theMixedPlaylistHasLocalFilesEpisodesAndNullItems() async throws {
         let fake = try Fake()
         defer { fake.stop() }
-        let page = try await fake.get("/v1/playlists/mix0000000000000000020/items?limit=20", token: try await token(fake)).json()
+        let page = try await fake.get(
+            "/v1/playlists/mix0000000000000000020/items?limit=20", token: try await token(fake)
+        ).json()
         let items = page["items"]?.arrayValue ?? []
-        #expect(items.map(PlaylistEntry.kind(of:)) == (0..<20).map { i -> PlaylistEntry.Kind in
-            switch i % 10 { case 3: .local; case 6: .episode; case 8: .unavailable; default: .track }
-        })
+        #expect(
+            items.map(PlaylistEntry.kind(of:))
+                == (0..<20).map { i -> PlaylistEntry.Kind in
+                    switch i % 10 {
+                    case 3: .local
+                    case 6: .episode
+                    case 8: .unavailable
+                    default: .track
+                    }
+                })
     }
 
     @Test func metadataWithTheFieldsFilter() async throws {
@@ -128,7 +162,8 @@ import SpotifyClient
         #expect(old.status == 200)
         #expect(try old.json()["items"]?.arrayValue?.count == 6)
         let library = try await fake.get("/v1/me/playlists", token: token).json()
-        #expect(library["items"]?.arrayValue?.allSatisfy { $0["items"] == nil && $0["tracks"]?["total"] != nil } == true)
+        #expect(
+            library["items"]?.arrayValue?.allSatisfy { $0["items"] == nil && $0["tracks"]?["total"] != nil } == true)
         let playlist = try await fake.get("/v1/playlists/gen0000000000000000003", token: token).json()
         #expect(playlist["tracks"]?["total"] == 3 && playlist["items"] == nil)
     }
@@ -138,7 +173,10 @@ import SpotifyClient
         defer { fake.stop() }
         let page = try await fake.get("/v1/me/tracks?limit=50", token: try await token(fake)).json()
         #expect(page["total"] == 7)
-        #expect(page["items"]?.arrayValue?.allSatisfy { $0["track"]?["type"] == "track" && $0["added_at"]?.stringValue != nil } == true)
+        #expect(
+            page["items"]?.arrayValue?.allSatisfy {
+                $0["track"]?["type"] == "track" && $0["added_at"]?.stringValue != nil
+            } == true)
     }
 }
 
@@ -147,7 +185,9 @@ import SpotifyClient
         let fake = try Fake()
         defer { fake.stop() }
         let token = try await fake.login().string("access_token")
-        let added = try await fake.post("/_fake/faults", [("kind", "rate_limit"), ("at", "2+4"), ("retry_after", "3"), ("path_prefix", "/v1/me/tracks")])
+        let added = try await fake.post(
+            "/_fake/faults",
+            [("kind", "rate_limit"), ("at", "2+4"), ("retry_after", "3"), ("path_prefix", "/v1/me/tracks")])
         #expect(added.status == 200, "\(added.text)")
         var statuses: [Int] = []
         for _ in 0..<5 {
@@ -187,7 +227,9 @@ import SpotifyClient
         _ = try await fake.post("/_fake/faults", [("kind", "truncate"), ("at", "2")])
         _ = try await fake.post("/_fake/faults", [("kind", "garbage"), ("at", "3")])
         await #expect(throws: (any Error).self, "reset") { _ = try await fake.get("/v1/me", token: token) }
-        await #expect(throws: (any Error).self, "truncated: fewer bytes than Content-Length") { _ = try await fake.get("/v1/me", token: token) }
+        await #expect(throws: (any Error).self, "truncated: fewer bytes than Content-Length") {
+            _ = try await fake.get("/v1/me", token: token)
+        }
         let garbage = try await fake.get("/v1/me", token: token)
         #expect(garbage.status == 200)
         #expect(throws: (any Error).self) { try garbage.json() }
@@ -207,7 +249,8 @@ import SpotifyClient
 
     @Test(arguments: [
         [("kind", "boom"), ("rate", "1")], [("kind", "reset")], [("kind", "reset"), ("rate", "2")],
-        [("kind", "reset"), ("rate", "0.5"), ("every", "2")], [("kind", "reset"), ("at", "0")], [("kind", "reset"), ("every", "1"), ("colour", "red")],
+        [("kind", "reset"), ("rate", "0.5"), ("every", "2")], [("kind", "reset"), ("at", "0")],
+        [("kind", "reset"), ("every", "1"), ("colour", "red")],
     ])
     func badRulesAreRefused(fields: [(String, String)]) async throws {
         let fake = try Fake()

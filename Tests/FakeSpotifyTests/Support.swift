@@ -1,12 +1,14 @@
 import Foundation
+import LoopbackHTTP
+import SpotifyClient
 import Testing
+import ToolkitCore
+
 @testable import FakeSpotify
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import ToolkitCore
-import LoopbackHTTP
-import SpotifyClient
 
 // Every test starts its own fake-spotify on 127.0.0.1 with an ephemeral port and talks to it over
 // HTTP; every request has a timeout, so nothing here can hang or reach the network.
@@ -33,8 +35,10 @@ struct Reply: Sendable {
 enum HTTPClient {
     /// Refuses redirects, so a 302 and its `Location` reach the test.
     final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
             completionHandler(nil)
         }
     }
@@ -48,8 +52,10 @@ enum HTTPClient {
         return URLSession(configuration: config, delegate: NoRedirects(), delegateQueue: nil)
     }()
 
-    static func fetch(_ url: URL, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
-                      timeout: TimeInterval = 10) async throws -> Reply {
+    static func fetch(
+        _ url: URL, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
+        timeout: TimeInterval = 10
+    ) async throws -> Reply {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
         request.httpBody = body
@@ -63,7 +69,8 @@ enum HTTPClient {
                     for (key, value) in http.allHeaderFields {
                         if let key = key as? String, let value = value as? String { headers[key] = value }
                     }
-                    continuation.resume(returning: Reply(status: http.statusCode, data: data ?? Data(), headers: headers))
+                    continuation.resume(
+                        returning: Reply(status: http.statusCode, data: data ?? Data(), headers: headers))
                 } else {
                     continuation.resume(throwing: URLError(.badServerResponse))
                 }
@@ -97,14 +104,17 @@ final class Fake: Sendable {
     }
 
     func post(_ path: String, _ form: [(String, String)] = []) async throws -> Reply {
-        try await HTTPClient.fetch(url(path), method: "POST", body: Data(URLForm.encode(form).utf8),
-                                   headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        try await HTTPClient.fetch(
+            url(path), method: "POST", body: Data(URLForm.encode(form).utf8),
+            headers: ["Content-Type": "application/x-www-form-urlencoded"])
     }
 
     /// GET /authorize with the given parameters (nil leaves one out).
-    func authorize(clientID: String? = Fake.clientID, redirectURI: String? = Fake.redirectURI,
-                   verifier: String = PKCE.makeVerifier(), challenge: String? = nil, method: String? = "S256",
-                   responseType: String? = "code", state: String? = "st4te", scope: String? = Fake.scope) async throws -> Reply {
+    func authorize(
+        clientID: String? = Fake.clientID, redirectURI: String? = Fake.redirectURI,
+        verifier: String = PKCE.makeVerifier(), challenge: String? = nil, method: String? = "S256",
+        responseType: String? = "code", state: String? = "st4te", scope: String? = Fake.scope
+    ) async throws -> Reply {
         var query: [(String, String)] = []
         if let clientID { query.append(("client_id", clientID)) }
         if let responseType { query.append(("response_type", responseType)) }
@@ -116,13 +126,20 @@ final class Fake: Sendable {
         return try await get("/authorize?" + URLForm.encode(query))
     }
 
-    func exchange(code: String, verifier: String, redirectURI: String = Fake.redirectURI, clientID: String = Fake.clientID) async throws -> Reply {
-        try await post("/api/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
-                                      ("client_id", clientID), ("code_verifier", verifier)])
+    func exchange(
+        code: String, verifier: String, redirectURI: String = Fake.redirectURI, clientID: String = Fake.clientID
+    ) async throws -> Reply {
+        try await post(
+            "/api/token",
+            [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+                ("client_id", clientID), ("code_verifier", verifier),
+            ])
     }
 
     func refresh(_ refreshToken: String, clientID: String = Fake.clientID) async throws -> Reply {
-        try await post("/api/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
+        try await post(
+            "/api/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
     }
 
     /// The whole browser login: authorize, then exchange the code; returns the token response.

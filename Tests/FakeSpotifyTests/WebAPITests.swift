@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import FakeSpotify
-import ToolkitCore
 import LoopbackHTTP
 import SpotifyClient
+import Testing
+import ToolkitCore
+
+@testable import FakeSpotify
 
 @Suite struct WebAPITests {
     @Test func meWithAValidToken() async throws {
@@ -35,7 +36,9 @@ import SpotifyClient
             let reply = try await HTTPClient.fetch(fake.url("/v1/me"), headers: ["Authorization": header])
             #expect(reply.status == 401)
             #expect(try reply.json() == ["error": ["status": 401, "message": "Invalid access token"]], "\(header)")
-            #expect(reply.header("WWW-Authenticate") == #"Bearer realm="spotify", error="invalid_token", error_description="Invalid access token""#)
+            #expect(
+                reply.header("WWW-Authenticate")
+                    == #"Bearer realm="spotify", error="invalid_token", error_description="Invalid access token""#)
         }
     }
 
@@ -47,7 +50,9 @@ import SpotifyClient
         let reply = try await fake.get("/v1/me", token: token)
         #expect(reply.status == 401)
         #expect(try reply.json() == ["error": ["status": 401, "message": "The access token expired"]])
-        #expect(reply.header("WWW-Authenticate") == #"Bearer realm="spotify", error="invalid_token", error_description="The access token expired""#)
+        #expect(
+            reply.header("WWW-Authenticate")
+                == #"Bearer realm="spotify", error="invalid_token", error_description="The access token expired""#)
     }
 
     @Test func unknownRoutesAndMethods() async throws {
@@ -79,13 +84,19 @@ import SpotifyClient
 
         let reply = try await fake.get("/_fake/counters")
         #expect(reply.status == 200)
-        #expect(reply.text == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1,"max_in_flight":1,"faults_fired":0}"#)
+        #expect(
+            reply.text
+                == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1,"max_in_flight":1,"faults_fired":0}"#
+        )
 
         let reset = try await fake.post("/_fake/reset-counters")
         #expect(reset.status == 200)
-        #expect(try await fake.counters() == ["requests": [:], "grants": ["authorization_code": 0, "refresh_token": 0],
-                                              "refreshes": 0, "rejected_refreshes": 0, "unauthorized": 0,
-                                              "max_in_flight": 0, "faults_fired": 0])
+        #expect(
+            try await fake.counters() == [
+                "requests": [:], "grants": ["authorization_code": 0, "refresh_token": 0],
+                "refreshes": 0, "rejected_refreshes": 0, "unauthorized": 0,
+                "max_in_flight": 0, "faults_fired": 0,
+            ])
     }
 
     @Test func mintedTokens() async throws {
@@ -94,7 +105,10 @@ import SpotifyClient
         let reply = try await fake.post("/_fake/tokens", [("scope", "user-library-read")])
         #expect(reply.status == 200)
         let json = try reply.json()
-        #expect(json.objectValue?.keys == ["access_token", "token_type", "expires_in", "refresh_token", "scope", "client_id"])
+        #expect(
+            json.objectValue?.keys == [
+                "access_token", "token_type", "expires_in", "refresh_token", "scope", "client_id",
+            ])
         #expect(json["expires_in"] == 3600)
         #expect(json.string("scope") == "user-library-read")
         #expect(json.string("client_id") == Fake.clientID)
@@ -128,7 +142,8 @@ import SpotifyClient
         let reply = try await fake.post("/_fake/expire-access-tokens")
         #expect(try reply.json() == ["expired": 2])
         for token in [a, b] {
-            #expect(try await fake.get("/v1/me", token: token).json()["error"]?["message"] == "The access token expired")
+            #expect(
+                try await fake.get("/v1/me", token: token).json()["error"]?["message"] == "The access token expired")
         }
         let fresh = try await fake.post("/_fake/tokens").json().string("access_token")
         #expect(try await fake.get("/v1/me", token: fresh).status == 200)
@@ -140,18 +155,27 @@ import SpotifyClient
         let initial = try await fake.get("/_fake/settings").json()
         #expect(initial["rotation"] == true)
         #expect(initial["refresh_token_lifetime"] == .null)
-        let changed = try await fake.post("/_fake/settings", [("deny", "true"), ("access_token_lifetime", "5"), ("refresh_token_lifetime", "0")])
+        let changed = try await fake.post(
+            "/_fake/settings", [("deny", "true"), ("access_token_lifetime", "5"), ("refresh_token_lifetime", "0")])
         #expect(changed.status == 200)
-        #expect(try changed.json().objectValue?.keys == ["deny", "rotation", "omit_refresh_token", "access_token_lifetime",
-                                                          "refresh_token_lifetime", "token_delay_ms", "client_ids", "redirect_uris"])
+        #expect(
+            try changed.json().objectValue?.keys == [
+                "deny", "rotation", "omit_refresh_token", "access_token_lifetime",
+                "refresh_token_lifetime", "token_delay_ms", "client_ids", "redirect_uris",
+            ])
         #expect(try changed.json()["deny"] == true)
         #expect(try changed.json()["access_token_lifetime"] == 5)
         #expect(try await fake.authorize().locationValue("error") == "access_denied")
         let minted = try await fake.post("/_fake/tokens").json()
         #expect(minted["expires_in"] == 5)
-        #expect(try oauthError(try await fake.refresh(minted.string("refresh_token"))) == ("invalid_grant", "Refresh token revoked"))
+        #expect(
+            try oauthError(try await fake.refresh(minted.string("refresh_token"))) == (
+                "invalid_grant", "Refresh token revoked"
+            ))
 
-        _ = try await fake.post("/_fake/settings", [("refresh_token_lifetime", "none"), ("rotation", "false"), ("omit_refresh_token", "false")])
+        _ = try await fake.post(
+            "/_fake/settings",
+            [("refresh_token_lifetime", "none"), ("rotation", "false"), ("omit_refresh_token", "false")])
         let kept = try await fake.refresh(minted.string("refresh_token")).json()
         #expect(kept.string("refresh_token") == minted.string("refresh_token"))
 
@@ -176,10 +200,17 @@ import SpotifyClient
         let fake = try Fake()
         defer { fake.stop() }
         let token = try await fake.post("/_fake/tokens").json().string("access_token")
-        let added = try await fake.post("/_fake/fail", [("method", "GET"), ("path", "/v1/me"), ("status", "503"), ("count", "2")])
+        let added = try await fake.post(
+            "/_fake/fail", [("method", "GET"), ("path", "/v1/me"), ("status", "503"), ("count", "2")])
         #expect(added.status == 200)
         _ = try await fake.post("/_fake/fail", [("path", "/v1/me"), ("status", "429"), ("retry_after", "7")])
-        _ = try await fake.post("/_fake/fail", [("path", "/v1/me"), ("status", "403"), ("body", "Check settings on developer.spotify.com/dashboard, the user may not be registered."), ("content_type", "text/plain")])
+        _ = try await fake.post(
+            "/_fake/fail",
+            [
+                ("path", "/v1/me"), ("status", "403"),
+                ("body", "Check settings on developer.spotify.com/dashboard, the user may not be registered."),
+                ("content_type", "text/plain"),
+            ])
 
         for _ in 0..<2 {
             let unavailable = try await fake.get("/v1/me", token: token)
@@ -219,7 +250,12 @@ import SpotifyClient
         // A path no route serves (the player routes exist now).
         let fake = try Fake()
         defer { fake.stop() }
-        _ = try await fake.post("/_fake/fail", [("path", "/v1/me/shows"), ("status", "502"), ("body", #"{"error":{"status":502,"message":"Backend respond with 500"}}"#)])
+        _ = try await fake.post(
+            "/_fake/fail",
+            [
+                ("path", "/v1/me/shows"), ("status", "502"),
+                ("body", #"{"error":{"status":502,"message":"Backend respond with 500"}}"#),
+            ])
         let reply = try await fake.get("/v1/me/shows")
         #expect(reply.status == 502)
         #expect(reply.header("Content-Type") == "application/json; charset=utf-8")
@@ -235,7 +271,8 @@ import SpotifyClient
         #expect(try await fake.post("/_fake/fail", [("status", "500")]).status == 400)
         #expect(try await fake.post("/_fake/fail", [("path", "/v1/me")]).status == 400)
         #expect(try await fake.post("/_fake/fail", [("path", "/v1/me"), ("status", "abc")]).status == 400)
-        #expect(try await fake.post("/_fake/fail", [("path", "/v1/me"), ("status", "500"), ("count", "0")]).status == 400)
+        #expect(
+            try await fake.post("/_fake/fail", [("path", "/v1/me"), ("status", "500"), ("count", "0")]).status == 400)
     }
 
     @Test func advanceClock() async throws {
@@ -244,7 +281,9 @@ import SpotifyClient
         let token = try await fake.post("/_fake/tokens", [("expires_in", "3600")]).json().string("access_token")
         #expect(try await fake.get("/v1/me", token: token).status == 200)
         // A long lifetime, so a slow machine cannot expire the token before the clock moves.
-        #expect(try await fake.post("/_fake/advance-clock", [("seconds", "3601")]).json()["clock_offset"]?.doubleValue == 3601)
+        #expect(
+            try await fake.post("/_fake/advance-clock", [("seconds", "3601")]).json()["clock_offset"]?.doubleValue
+                == 3601)
         #expect(try await fake.get("/v1/me", token: token).status == 401)
     }
 }

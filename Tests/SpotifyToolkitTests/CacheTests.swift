@@ -1,16 +1,18 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct CachePolicyTests {
     typealias P = CachePolicy
     static func header(_ snapshot: String = "S1", view: CacheView = .records) -> CacheEntryHeader {
-        CacheEntryHeader(playlistID: "gen0000000000000000120", snapshotID: snapshot, view: view, fetchedAt: 1000, total: 3)
+        CacheEntryHeader(
+            playlistID: "gen0000000000000000120", snapshotID: snapshot, view: view, fetchedAt: 1000, total: 3)
     }
 
     @Test func viewsServe() {
@@ -21,26 +23,51 @@ import Testing
     @Test func firstStepNormal() {
         let entry = Self.header()
         // Nothing known: ask for the snapshot.
-        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: nil, snapshotIsCurrent: false) == .checkSnapshot)
-        #expect(P.firstStep(mode: .normal, entry: nil, wanted: .records, snapshot: nil, snapshotIsCurrent: false) == .checkSnapshot)
+        #expect(
+            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: nil, snapshotIsCurrent: false)
+                == .checkSnapshot)
+        #expect(
+            P.firstStep(mode: .normal, entry: nil, wanted: .records, snapshot: nil, snapshotIsCurrent: false)
+                == .checkSnapshot)
         // A piped record naming the cached version: no request.
-        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: false) == .serve)
+        #expect(
+            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: false)
+                == .serve)
         // A record naming another version: check, it may be stale.
-        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S0", snapshotIsCurrent: false) == .checkSnapshot)
+        #expect(
+            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S0", snapshotIsCurrent: false)
+                == .checkSnapshot)
         // Known current (get --duration's metadata): serve or fetch, no check.
-        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: true) == .serve)
-        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S2", snapshotIsCurrent: true) == .fetch(snapshot: "S2"))
+        #expect(
+            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: true)
+                == .serve)
+        #expect(
+            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S2", snapshotIsCurrent: true)
+                == .fetch(snapshot: "S2"))
         // A records entry cannot serve --raw.
-        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .full, snapshot: "S1", snapshotIsCurrent: true) == .fetch(snapshot: "S1"))
-        #expect(P.firstStep(mode: .normal, entry: Self.header(view: .full), wanted: .full, snapshot: "S1", snapshotIsCurrent: false) == .serve)
+        #expect(
+            P.firstStep(mode: .normal, entry: entry, wanted: .full, snapshot: "S1", snapshotIsCurrent: true)
+                == .fetch(snapshot: "S1"))
+        #expect(
+            P.firstStep(
+                mode: .normal, entry: Self.header(view: .full), wanted: .full, snapshot: "S1", snapshotIsCurrent: false)
+                == .serve)
     }
 
     @Test func firstStepBypassAndOffline() {
         let entry = Self.header()
-        #expect(P.firstStep(mode: .bypass, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: true) == .fetch(snapshot: nil))
-        #expect(P.firstStep(mode: .offline, entry: entry, wanted: .records, snapshot: "S9", snapshotIsCurrent: false) == .serve)
-        #expect(P.firstStep(mode: .offline, entry: nil, wanted: .records, snapshot: nil, snapshotIsCurrent: false) == .unavailable(.nothingCached))
-        #expect(P.firstStep(mode: .offline, entry: entry, wanted: .full, snapshot: nil, snapshotIsCurrent: false) == .unavailable(.needsFull))
+        #expect(
+            P.firstStep(mode: .bypass, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: true)
+                == .fetch(snapshot: nil))
+        #expect(
+            P.firstStep(mode: .offline, entry: entry, wanted: .records, snapshot: "S9", snapshotIsCurrent: false)
+                == .serve)
+        #expect(
+            P.firstStep(mode: .offline, entry: nil, wanted: .records, snapshot: nil, snapshotIsCurrent: false)
+                == .unavailable(.nothingCached))
+        #expect(
+            P.firstStep(mode: .offline, entry: entry, wanted: .full, snapshot: nil, snapshotIsCurrent: false)
+                == .unavailable(.needsFull))
     }
 
     @Test func afterTheCheck() {
@@ -56,8 +83,10 @@ import Testing
 
     @Test func keepingAFetch() {
         #expect(P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S1", totalChanged: false, bytes: 10, maxBytes: 10))
-        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S2", totalChanged: false, bytes: 10, maxBytes: 10))  // edited meanwhile
-        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: nil, totalChanged: false, bytes: 10, maxBytes: 10))   // could not ask
+        // Edited meanwhile:
+        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S2", totalChanged: false, bytes: 10, maxBytes: 10))
+        // Could not ask:
+        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: nil, totalChanged: false, bytes: 10, maxBytes: 10))
         #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S1", totalChanged: true, bytes: 10, maxBytes: 10))
         #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S1", totalChanged: false, bytes: 11, maxBytes: 10))
         #expect(!P.mayKeep(snapshotBefore: nil, snapshotAfter: nil, totalChanged: false, bytes: 1, maxBytes: 10))
@@ -77,7 +106,10 @@ import Testing
         #expect(P.evictions(files, maxBytes: 39, keep: "b") == ["c", "a", "b"])
         #expect(P.evictions([], maxBytes: 0).isEmpty)
         // Ties: by name, so the order is stable.
-        #expect(P.evictions([P.StoredFile(name: "y", bytes: 5, lastUsed: 1), P.StoredFile(name: "x", bytes: 5, lastUsed: 1)], maxBytes: 5) == ["x"])
+        #expect(
+            P.evictions(
+                [P.StoredFile(name: "y", bytes: 5, lastUsed: 1), P.StoredFile(name: "x", bytes: 5, lastUsed: 1)],
+                maxBytes: 5) == ["x"])
     }
 
     @Test func sizes() throws {
@@ -116,16 +148,21 @@ import Testing
         var body: [UInt8] = []
         for (position, entry) in entries.enumerated() {
             let kind = PlaylistEntry.kind(of: entry)
-            CacheEntryFormat.appendEntry(entry, kind: kind, record: PlaylistEntry.record(entry, position: position, playlist: nil), to: &body)
+            CacheEntryFormat.appendEntry(
+                entry, kind: kind, record: PlaylistEntry.record(entry, position: position, playlist: nil), to: &body)
         }
-        let header = CacheEntryHeader(playlistID: id, snapshotID: "S1", view: .full, fetchedAt: 1_795_000_000.25, total: total ?? entries.count)
+        let header = CacheEntryHeader(
+            playlistID: id, snapshotID: "S1", view: .full, fetchedAt: 1_795_000_000.25, total: total ?? entries.count)
         return CacheEntryFormat.encode(header, body: body, count: entries.count)
     }
 
     @Test func roundTrip() throws {
         let data = Self.encoded()
         let validated = try CacheEntryFormat.validate(data, playlistID: Self.id)
-        #expect(validated.header == CacheEntryHeader(playlistID: Self.id, snapshotID: "S1", view: .full, fetchedAt: 1_795_000_000.25, total: 3))
+        #expect(
+            validated.header
+                == CacheEntryHeader(
+                    playlistID: Self.id, snapshotID: "S1", view: .full, fetchedAt: 1_795_000_000.25, total: 3))
         #expect(try CacheEntryFormat.entries(data, validated) == Self.entries)
         // The fast path: kinds, the records as spotify-tracks prints them, the entries as Spotify sent them.
         var lines: [(PlaylistEntry.Kind, String, String)] = []
@@ -133,9 +170,13 @@ import Testing
             lines.append((kind, String(decoding: record, as: UTF8.self), String(decoding: entry, as: UTF8.self)))
         }
         #expect(lines.map(\.0) == [.track, .unavailable, .local])
-        #expect(lines.map(\.1) == Self.entries.enumerated().map { position, entry in
-            PlaylistEntry.record(entry, position: position, playlist: nil).map { JSONValue.object($0).serialized() } ?? ""
-        })
+        #expect(
+            lines.map(\.1)
+                == Self.entries.enumerated().map { position, entry in
+                    PlaylistEntry.record(entry, position: position, playlist: nil).map {
+                        JSONValue.object($0).serialized()
+                    } ?? ""
+                })
         #expect(lines.map(\.2) == Self.entries.map { $0.serialized() })
         let empty = Self.encoded([])
         #expect(try CacheEntryFormat.entries(empty, CacheEntryFormat.validate(empty, playlistID: Self.id)).isEmpty)
@@ -162,16 +203,28 @@ import Testing
     }
 
     @Test func wrongPlaylistCountOrExtraLinesAreRefused() {
-        #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Self.encoded(), playlistID: "gen0000000000000000004") }
-        #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Self.encoded(total: 4), playlistID: Self.id) }
-        #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Self.encoded() + Self.encoded(), playlistID: Self.id) }
-        #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Data("\n\n\n".utf8), playlistID: Self.id) }
-        #expect(throws: CacheEntryFormat.Damage.self) { try CacheEntryFormat.validate(Data([0xff, 0xfe, 0x0a]), playlistID: Self.id) }
+        #expect(throws: CacheEntryFormat.Damage.self) {
+            try CacheEntryFormat.validate(Self.encoded(), playlistID: "gen0000000000000000004")
+        }
+        #expect(throws: CacheEntryFormat.Damage.self) {
+            try CacheEntryFormat.validate(Self.encoded(total: 4), playlistID: Self.id)
+        }
+        #expect(throws: CacheEntryFormat.Damage.self) {
+            try CacheEntryFormat.validate(Self.encoded() + Self.encoded(), playlistID: Self.id)
+        }
+        #expect(throws: CacheEntryFormat.Damage.self) {
+            try CacheEntryFormat.validate(Data("\n\n\n".utf8), playlistID: Self.id)
+        }
+        #expect(throws: CacheEntryFormat.Damage.self) {
+            try CacheEntryFormat.validate(Data([0xff, 0xfe, 0x0a]), playlistID: Self.id)
+        }
         // Lines that are not KIND TAB RECORD TAB ENTRY, even under a matching checksum.
         for line in ["{\"a\":1}", "x\t{}\t{}", "t\t{}", "t\t{}\t{}\t{}", "u\t{}\t{}", "t\t\t{}", "t\t{}\t"] {
             let header = CacheEntryHeader(playlistID: Self.id, snapshotID: "S1", view: .records, fetchedAt: 1, total: 1)
             let forged = CacheEntryFormat.encode(header, body: Array((line + "\n").utf8), count: 1)
-            #expect(throws: CacheEntryFormat.Damage.self, "\(line)") { try CacheEntryFormat.validate(forged, playlistID: Self.id) }
+            #expect(throws: CacheEntryFormat.Damage.self, "\(line)") {
+                try CacheEntryFormat.validate(forged, playlistID: Self.id)
+            }
         }
     }
 }
@@ -192,16 +245,23 @@ import Testing
         var body: [UInt8] = []
         for index in 0..<entries {
             let entry: JSONValue = ["item": ["id": .int(index)]]
-            CacheEntryFormat.appendEntry(entry, kind: .track, record: PlaylistEntry.record(entry, position: index, playlist: nil), to: &body)
+            CacheEntryFormat.appendEntry(
+                entry, kind: .track, record: PlaylistEntry.record(entry, position: index, playlist: nil), to: &body)
         }
-        try cache.store(CacheEntryHeader(playlistID: id, snapshotID: snapshot, view: .records, fetchedAt: cache.now, total: entries), body: body, count: entries)
+        try cache.store(
+            CacheEntryHeader(
+                playlistID: id, snapshotID: snapshot, view: .records, fetchedAt: cache.now, total: entries), body: body,
+            count: entries)
     }
 
     @Test func storeAndLoad() throws {
         let home = Home()
         let cache = try home.cache()
         #expect(cache.directory.path == home.path + "/spotify-toolkit/playlists")
-        guard case .absent = try cache.load("gen0000000000000000010") else { Issue.record("expected nothing"); return }
+        guard case .absent = try cache.load("gen0000000000000000010") else {
+            Issue.record("expected nothing")
+            return
+        }
         try Self.store(cache, "gen0000000000000000010")
         let entry = try #require(try cache.load("gen0000000000000000010").entry)
         #expect(entry.header.snapshotID == "S1")
@@ -209,9 +269,15 @@ import Testing
         // A second store replaces the entry whole.
         try Self.store(cache, "gen0000000000000000010", snapshot: "S2", entries: 3)
         #expect(try cache.load("gen0000000000000000010").entry?.header.snapshotID == "S2")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.directory.path) == ["gen0000000000000000010.jsonl"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: cache.directory.path) == [
+                "gen0000000000000000010.jsonl"
+            ])
         // Never a path from input.
-        guard case .absent = try cache.load("../../etc/passwd") else { Issue.record("a path was read"); return }
+        guard case .absent = try cache.load("../../etc/passwd") else {
+            Issue.record("a path was read")
+            return
+        }
     }
 
     @Test func damagedIsNotAnError() throws {
@@ -221,7 +287,10 @@ import Testing
         let path = cache.path(of: "gen0000000000000000010")
         let truncated = try Data(contentsOf: URL(fileURLWithPath: path)).dropLast(5)
         try truncated.write(to: URL(fileURLWithPath: path))
-        guard case .damaged(let where_, let reason) = try cache.load("gen0000000000000000010") else { Issue.record("not damaged"); return }
+        guard case .damaged(let where_, let reason) = try cache.load("gen0000000000000000010") else {
+            Issue.record("not damaged")
+            return
+        }
         #expect(where_ == path)
         #expect(reason.contains("cut short"))
     }
@@ -231,7 +300,8 @@ import Testing
         let now = Date().timeIntervalSince1970
         let probe = try home.cache(now: now)
         try Self.store(probe, "gen0000000000000000001")
-        let size = try FileManager.default.attributesOfItem(atPath: probe.path(of: "gen0000000000000000001"))[.size] as! Int
+        let size =
+            try FileManager.default.attributesOfItem(atPath: probe.path(of: "gen0000000000000000001"))[.size] as! Int
         let cache = try home.cache(size: String(size * 2), now: now)  // room for two entries of this size
         try Self.store(cache, "gen0000000000000000002")
         // Make 1 the most recently used, then a third entry pushes out 2.
@@ -239,13 +309,18 @@ import Testing
         cache.touch("gen0000000000000000001")
         let stray = cache.directory.file("gen0000000000000000009.jsonl.tmp-1-2")
         #expect(FileManager.default.createFile(atPath: stray, contents: Data("x".utf8)))
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stray)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stray)
         try Self.store(cache, "gen0000000000000000003")
         let left = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path).sorted()
         #expect(left == ["gen0000000000000000001.jsonl", "gen0000000000000000003.jsonl"])
         // Nothing is kept when an entry alone is over the bound, or the bound is 0.
         let none = try home.cache(size: "0")
-        #expect(try none.store(CacheEntryHeader(playlistID: "gen0000000000000000004", snapshotID: "S", view: .full, fetchedAt: 0, total: 0), body: [], count: 0) == false)
+        #expect(
+            try none.store(
+                CacheEntryHeader(
+                    playlistID: "gen0000000000000000004", snapshotID: "S", view: .full, fetchedAt: 0, total: 0),
+                body: [], count: 0) == false)
         #expect(!FileManager.default.fileExists(atPath: none.path(of: "gen0000000000000000004")))
     }
 

@@ -1,9 +1,10 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct CommandLineParserTests {
@@ -24,7 +25,8 @@ import Testing
         abstract: "subcommands",
         options: [OptionSpec("verbose", short: "v", help: "global flag")],
         subcommands: [
-            CommandSpec(name: "login", abstract: "log in", options: [OptionSpec("timeout", value: "DURATION", help: "t")]),
+            CommandSpec(
+                name: "login", abstract: "log in", options: [OptionSpec("timeout", value: "DURATION", help: "t")]),
             CommandSpec(name: "status", abstract: "status"),
         ]
     )
@@ -104,7 +106,9 @@ import Testing
     }
 
     @Test func usageErrorsNameTheCommandTheyAreAbout() throws {
-        let error = try #require(throws: ToolError.self) { try CommandLineParser.parse(["login", "--bogus"], spec: auth) }
+        let error = try #require(throws: ToolError.self) {
+            try CommandLineParser.parse(["login", "--bogus"], spec: auth)
+        }
         #expect(error.commandPath == ["auth", "login"])
         #expect(try CommandLineParser.parse(["bogus", "--help"], spec: auth).wantsHelp)  // --help still wins
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct DocumentStoreTests {
@@ -14,14 +15,19 @@ import Testing
     }
 
     func scratch() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("document-store-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("document-store-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         chmod(path, 0o700)
         return path
     }
 
-    func store(_ directory: String, version: Int = 2, migrate: (@Sendable (Int, Data) throws -> Notes)? = nil) -> DocumentStore<Notes> {
-        DocumentStore(directory: directory + "/spotify-toolkit", fileName: "notes.json", schemaVersion: version, empty: Notes(), migrate: migrate)
+    func store(_ directory: String, version: Int = 2, migrate: (@Sendable (Int, Data) throws -> Notes)? = nil)
+        -> DocumentStore<Notes>
+    {
+        DocumentStore(
+            directory: directory + "/spotify-toolkit", fileName: "notes.json", schemaVersion: version, empty: Notes(),
+            migrate: migrate)
     }
 
     @Test func readsNothingThenWhatWasWritten() throws {
@@ -55,7 +61,9 @@ import Testing
         #expect(try notes.read()?.notes == ["kept"])
     }
 
-    @Test(arguments: ["{not json", "[1,2]", #"{"notes":["a"]}"#, #"{"schema_version":"2"}"#, #"{"schema_version":2,"notes":"a"}"#, ""])
+    @Test(arguments: [
+        "{not json", "[1,2]", #"{"notes":["a"]}"#, #"{"schema_version":"2"}"#, #"{"schema_version":2,"notes":"a"}"#, "",
+    ])
     func anUnreadableFileIsADataErrorAndIsLeftByteForByte(content: String) throws {
         let base = try scratch()
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -77,7 +85,10 @@ import Testing
         try notes.folder.write(Data(content.utf8), to: notes.fileName)
         let error = #expect(throws: ToolError.self) { try notes.update { $0.notes.append("x") } }
         #expect(error?.exitCode == .config)
-        #expect(error?.message == "\(notes.path) was written by a newer spotify-toolkit (schema_version 3; this one knows up to 2); it was left as it is; upgrade spotify-toolkit to use it")
+        #expect(
+            error?.message
+                == "\(notes.path) was written by a newer spotify-toolkit (schema_version 3; this one knows up to 2); it was left as it is; upgrade spotify-toolkit to use it"
+        )
         #expect(try String(contentsOfFile: notes.path, encoding: .utf8) == content)
     }
 
@@ -92,7 +103,9 @@ import Testing
         try notes.folder.write(Data(#"{"schema_version":1,"lines":["old"]}"#.utf8), to: notes.fileName)
         #expect(try notes.read() == Notes(notes: ["old"]))
         try notes.update { $0.owner = "me" }
-        #expect(try String(contentsOfFile: notes.path, encoding: .utf8) == #"{"notes":["old"],"owner":"me","schema_version":2}"# + "\n")
+        #expect(
+            try String(contentsOfFile: notes.path, encoding: .utf8)
+                == #"{"notes":["old"],"owner":"me","schema_version":2}"# + "\n")
     }
 
     @Test func anUntrustedDirectoryIsRefused() throws {

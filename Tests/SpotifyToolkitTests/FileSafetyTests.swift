@@ -1,34 +1,52 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct FileTrustTests {
     @Test func ownPrivateObjectsAreTrusted() {
-        #expect(FileTrust.directory.problem(ownerID: 1000, mode: 0o40700, userID: 1000, userName: "me", path: "/d") == nil)
-        #expect(FileTrust.directory.problem(ownerID: 1000, mode: 0o40755, userID: 1000, userName: "me", path: "/d") == nil)
+        #expect(
+            FileTrust.directory.problem(ownerID: 1000, mode: 0o40700, userID: 1000, userName: "me", path: "/d") == nil)
+        #expect(
+            FileTrust.directory.problem(ownerID: 1000, mode: 0o40755, userID: 1000, userName: "me", path: "/d") == nil)
         #expect(FileTrust.file.problem(ownerID: 1000, mode: 0o100644, userID: 1000, userName: "me", path: "/f") == nil)
-        #expect(FileTrust.secret.problem(ownerID: 1000, mode: 0o100600, userID: 1000, userName: "me", path: "/f") == nil)
+        #expect(
+            FileTrust.secret.problem(ownerID: 1000, mode: 0o100600, userID: 1000, userName: "me", path: "/f") == nil)
     }
 
     @Test func writableByOthersIsRefusedWithTheChmod() {
-        let problem = FileTrust.directory.problem(ownerID: 1000, mode: 0o40777, userID: 1000, userName: "me", path: "/home/me/.config/spotify-toolkit")
-        #expect(problem == "refusing to use /home/me/.config/spotify-toolkit: it is writable by group or others (mode 777), so another user could replace what is in it; fix: chmod 700 /home/me/.config/spotify-toolkit")
-        #expect(FileTrust.file.problem(ownerID: 1000, mode: 0o100620, userID: 1000, userName: "me", path: "/f")?.hasSuffix("fix: chmod 600 /f") == true)
+        let problem = FileTrust.directory.problem(
+            ownerID: 1000, mode: 0o40777, userID: 1000, userName: "me", path: "/home/me/.config/spotify-toolkit")
+        #expect(
+            problem
+                == "refusing to use /home/me/.config/spotify-toolkit: it is writable by group or others (mode 777), so another user could replace what is in it; fix: chmod 700 /home/me/.config/spotify-toolkit"
+        )
+        #expect(
+            FileTrust.file.problem(ownerID: 1000, mode: 0o100620, userID: 1000, userName: "me", path: "/f")?.hasSuffix(
+                "fix: chmod 600 /f") == true)
     }
 
     @Test func aSecretReadableByOthersIsRefused() {
-        let problem = FileTrust.secret.problem(ownerID: 1000, mode: 0o100644, userID: 1000, userName: "me", path: "/c/tokens.json")
-        #expect(problem == "refusing to use /c/tokens.json: it is readable or writable by group or others (mode 644), so another user could read or replace it; fix: chmod 600 /c/tokens.json")
+        let problem = FileTrust.secret.problem(
+            ownerID: 1000, mode: 0o100644, userID: 1000, userName: "me", path: "/c/tokens.json")
+        #expect(
+            problem
+                == "refusing to use /c/tokens.json: it is readable or writable by group or others (mode 644), so another user could read or replace it; fix: chmod 600 /c/tokens.json"
+        )
     }
 
     @Test func someoneElsesDirectoryIsRefusedWithTheChownAndChmod() {
-        let problem = FileTrust.directory.problem(ownerID: 1001, mode: 0o40777, userID: 1000, userName: "me", path: "/tmp/my dir")
-        #expect(problem == "refusing to use /tmp/my dir: it is owned by uid 1001, not by you (me) and is writable by group or others (mode 777), so another user could replace what is in it; fix: chown me '/tmp/my dir' && chmod 700 '/tmp/my dir'")
+        let problem = FileTrust.directory.problem(
+            ownerID: 1001, mode: 0o40777, userID: 1000, userName: "me", path: "/tmp/my dir")
+        #expect(
+            problem
+                == "refusing to use /tmp/my dir: it is owned by uid 1001, not by you (me) and is writable by group or others (mode 777), so another user could replace what is in it; fix: chown me '/tmp/my dir' && chmod 700 '/tmp/my dir'"
+        )
     }
 
     @Test func shellQuoting() {
@@ -41,7 +59,8 @@ import Testing
 
 @Suite struct PrivateDirectoryTests {
     func scratch() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("file-safety-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("file-safety-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         chmod(path, 0o700)  // another test may have set a wide umask meanwhile
         return path
@@ -101,7 +120,10 @@ import Testing
         let readError = try #require(throws: ToolError.self) { try folder.read("x.json", trust: .file) }
         let removeError = try #require(throws: ToolError.self) { try folder.remove("x.json") }
         #expect(readError == removeError)
-        #expect(readError.message == "\(base)/x.json is a directory; move it out of the way (mv \(base)/x.json \(base)/x.json.old) and try again")
+        #expect(
+            readError.message
+                == "\(base)/x.json is a directory; move it out of the way (mv \(base)/x.json \(base)/x.json.old) and try again"
+        )
     }
 
     @Test func aReservedWriteLeavesTheOldFileUntilCommitted() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// The committed man pages and completion scripts must be exactly what the specs generate now.
@@ -40,7 +41,9 @@ import Testing
             let help = HelpRenderer.help(for: command, path: path, parent: parent)
             for option in command.effectiveOptions(under: parent) where !option.isHidden {
                 #expect(help.contains("--\(option.long)"), "help of \(path) lacks --\(option.long)")
-                #expect(man.contains("\\-\\-\(option.long.replacingOccurrences(of: "-", with: "\\-"))"), "man page lacks --\(option.long)")
+                #expect(
+                    man.contains("\\-\\-\(option.long.replacingOccurrences(of: "-", with: "\\-"))"),
+                    "man page lacks --\(option.long)")
                 for script in scripts {
                     #expect(script.contains(option.long), "a completion script lacks --\(option.long)")
                 }
@@ -51,7 +54,11 @@ import Testing
     @Test func manPageHasTheSectionsInOrder() throws {
         let man = ManPageRenderer.render(Songcount.spec, version: "9.9.9")
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { String($0.dropFirst(4)) }
-        #expect(sections == ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO"])
+        #expect(
+            sections == [
+                "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES",
+                "SEE ALSO",
+            ])
         #expect(man.hasPrefix(".TH SONGCOUNT 1 \"\" \"spotify-toolkit 9.9.9\""))
     }
 
@@ -61,8 +68,11 @@ import Testing
 
     /// The program's path, or nil (a failed expectation when linters are required).
     static func linter(_ name: String) -> String? {
-        let found = ["/usr/bin/\(name)", "/bin/\(name)", "/usr/local/bin/\(name)"].first(where: FileManager.default.isExecutableFile)
-        if found == nil && lintersRequired { Issue.record("\(name) is missing, and SPOTIFY_TOOLKIT_REQUIRE_LINTERS=1 says CI must lint with it") }
+        let found = ["/usr/bin/\(name)", "/bin/\(name)", "/usr/local/bin/\(name)"].first(
+            where: FileManager.default.isExecutableFile)
+        if found == nil && lintersRequired {
+            Issue.record("\(name) is missing, and SPOTIFY_TOOLKIT_REQUIRE_LINTERS=1 says CI must lint with it")
+        }
         return found
     }
 
@@ -83,9 +93,15 @@ import Testing
         let firstWord = spec.subcommands.first.map { "\($0.name) " } ?? ""
         let words = "(\(tool) \(firstWord)--)"
         let cword = spec.subcommands.isEmpty ? 1 : 2
-        let output = try runShell("bash --norc -c 'source /dev/stdin; COMP_WORDS=\(words); COMP_CWORD=\(cword); \(function); printf \"%s\\n\" \"${COMPREPLY[@]}\"'", input: file.contents)
-        let expected = (spec.subcommands.first ?? spec).options.filter { !$0.isHidden }.map { "--\($0.long)" } + ["--help"]
-        for option in expected { #expect(output.split(separator: "\n").contains(Substring(option)), "bash completion lacks \(option): \(output)") }
+        let output = try runShell(
+            "bash --norc -c 'source /dev/stdin; COMP_WORDS=\(words); COMP_CWORD=\(cword); \(function); printf \"%s\\n\" \"${COMPREPLY[@]}\"'",
+            input: file.contents)
+        let expected =
+            (spec.subcommands.first ?? spec).options.filter { !$0.isHidden }.map { "--\($0.long)" } + ["--help"]
+        for option in expected {
+            #expect(
+                output.split(separator: "\n").contains(Substring(option)), "bash completion lacks \(option): \(output)")
+        }
     }
 
     @Test(arguments: GeneratedDocs.files().filter { !$0.path.hasPrefix("man/") }.map(\.path))
@@ -101,7 +117,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         try process.run()

@@ -1,15 +1,17 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct HTTPRequestParserTests {
     private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
-    private func parseError(_ s: String, maxHeaderBytes: Int = 64 << 10, maxBodyBytes: Int = 8 << 20) -> HTTPParseError? {
+    private func parseError(_ s: String, maxHeaderBytes: Int = 64 << 10, maxBodyBytes: Int = 8 << 20) -> HTTPParseError?
+    {
         do {
             _ = try HTTPRequestParser.parse(bytes(s), maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes)
             return nil
@@ -41,14 +43,18 @@ import Testing
     }
 
     @Test func absoluteFormTarget() throws {
-        let (request, _) = try #require(try HTTPRequestParser.parse(bytes("GET http://127.0.0.1:9/v1/me?x=1 HTTP/1.1\r\n\r\n")))
+        let (request, _) = try #require(
+            try HTTPRequestParser.parse(bytes("GET http://127.0.0.1:9/v1/me?x=1 HTTP/1.1\r\n\r\n")))
         #expect(request.path == "/v1/me")
         #expect(request.queryValue("x") == "1")
     }
 
     @Test func postWithFormBody() throws {
-        let body = "grant_type=authorization_code&code=abc&redirect_uri=http%3A%2F%2F127.0.0.1%3A8888%2Fcallback&code_verifier=v"
-        let raw = "POST /api/token HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        let body =
+            "grant_type=authorization_code&code=abc&redirect_uri=http%3A%2F%2F127.0.0.1%3A8888%2Fcallback&code_verifier=v"
+        let raw =
+            "POST /api/token HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            + body
         let (request, consumed) = try #require(try HTTPRequestParser.parse(bytes(raw)))
         #expect(consumed == raw.utf8.count)
         #expect(request.method == "POST")
@@ -66,7 +72,8 @@ import Testing
     }
 
     @Test func headerNamesAreCaseInsensitiveAndValuesTrimmed() throws {
-        let raw = "GET / HTTP/1.1\r\nAUTHORIZATION:   Bearer tok \t\r\ncontent-TYPE: application/json\r\nX-Empty:\r\n\r\n"
+        let raw =
+            "GET / HTTP/1.1\r\nAUTHORIZATION:   Bearer tok \t\r\ncontent-TYPE: application/json\r\nX-Empty:\r\n\r\n"
         let (request, _) = try #require(try HTTPRequestParser.parse(Array(raw.utf8)))
         #expect(request.header("Authorization") == "Bearer tok")
         #expect(request.header("authorization") == "Bearer tok")
@@ -113,7 +120,8 @@ import Testing
     }
 
     @Test func repeatedIdenticalContentLengthIsFine() throws {
-        let (request, _) = try #require(try HTTPRequestParser.parse(bytes("POST / HTTP/1.1\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok")))
+        let (request, _) = try #require(
+            try HTTPRequestParser.parse(bytes("POST / HTTP/1.1\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok")))
         #expect(request.bodyText == "ok")
     }
 
@@ -136,7 +144,8 @@ import Testing
     }
 
     @Test func chunkedIs411() {
-        #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")?.status == 411)
+        #expect(
+            parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")?.status == 411)
         #expect(parseError("POST / HTTP/1.1\r\ntransfer-encoding: gzip, chunked\r\n\r\n")?.status == 411)
     }
 
@@ -155,7 +164,10 @@ import Testing
 
     @Test func textResponse() {
         let s = text(.text("héllo"))
-        #expect(s == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhéllo")
+        #expect(
+            s
+                == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhéllo"
+        )
     }
 
     @Test func jsonAndHTMLContentTypes() {
@@ -171,12 +183,19 @@ import Testing
 
     @Test func redirect() {
         let s = text(.redirect(to: "http://127.0.0.1:1/x?y=z"))
-        #expect(s == "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/x?y=z\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        #expect(
+            s
+                == "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/x?y=z\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
     }
 
     @Test func serverOwnedHeadersAreReplacedAndValuesCannotSplit() {
-        let r = HTTPResponse(status: 200, headers: [("Content-Length", "999"), ("connection", "keep-alive"), ("X-A", "a\r\nX-Injected: 1")], body: [65])
-        #expect(text(r) == "HTTP/1.1 200 OK\r\nX-A: a  X-Injected: 1\r\nContent-Length: 1\r\nConnection: close\r\n\r\nA")
+        let r = HTTPResponse(
+            status: 200,
+            headers: [("Content-Length", "999"), ("connection", "keep-alive"), ("X-A", "a\r\nX-Injected: 1")],
+            body: [65])
+        #expect(
+            text(r) == "HTTP/1.1 200 OK\r\nX-A: a  X-Injected: 1\r\nContent-Length: 1\r\nConnection: close\r\n\r\nA")
     }
 
     @Test func headResponseKeepsLengthWithoutBody() {

@@ -1,20 +1,23 @@
 import Foundation
+import Testing
+
+@testable import HTTPClient
+@testable import LoopbackHTTP
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
-@testable import HTTPClient
-@testable import SpotifyClient
-@testable import ToolkitCLI
-@testable import Tools
 
 /// The transport makes its URLSession on the first request: making one starts FoundationNetworking
 /// and libcurl, which a run that never sends (no input, not logged in) should not pay for.
 @Suite struct HTTPTransportTests {
     @Test func buildingTheClientsMakesNoSession() async throws {
-        let environment = ToolEnvironment(["XDG_CONFIG_HOME": NSTemporaryDirectory() + "transport-\(UUID().uuidString)"])
+        let environment = ToolEnvironment(["XDG_CONFIG_HOME": NSTemporaryDirectory() + "transport-\(UUID().uuidString)"]
+        )
         let tokens = try TokenProvider(environment: environment)
         let api = SpotifyWebAPI(environment: environment, tokens: tokens)
         #expect(!api.transport.session.isMade)
@@ -45,7 +48,11 @@ import Testing
             try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/a")!))
         }
         #expect(redirect?.isTransient == false)
-        #expect(redirect?.toolError == .unavailable("127.0.0.1:\(server.port) answered GET /a with a redirect (HTTP 302) to elsewhere.example:8080; Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"))
+        #expect(
+            redirect?.toolError
+                == .unavailable(
+                    "127.0.0.1:\(server.port) answered GET /a with a redirect (HTTP 302) to elsewhere.example:8080; Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"
+                ))
 
         let closed = try LoopbackHTTPServer { _ in .text("never\n") }
         let port = closed.port

@@ -1,14 +1,16 @@
 import Foundation
+import Testing
+
+@testable import HTTPClient
+@testable import LoopbackHTTP
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
-@testable import HTTPClient
-@testable import SpotifyClient
-@testable import ToolkitCLI
-@testable import Tools
 
 /// What each `start`/`abandon` of an `InFlightLimit` did, in order.
 final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
@@ -22,7 +24,8 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
     /// Enters ticket `name` with `order`, logging "start NAME" or "abandon NAME".
     func enter(_ limit: InFlightLimit, _ log: StartLog, order: Int, name: String) -> Int {
         let ticket = limit.ticket()
-        limit.enter(ticket: ticket, order: order, start: { log.add("start \(name)") }, abandon: { log.add("abandon \(name)") })
+        limit.enter(
+            ticket: ticket, order: order, start: { log.add("start \(name)") }, abandon: { log.add("abandon \(name)") })
         return ticket
     }
 
@@ -117,19 +120,26 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
 
         // The transport hands each answer's status to the window.
         let adaptive = InFlightLimit(window: ConcurrencyWindow())
-        _ = try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ok")!), slot: InFlightSlot(adaptive, order: 0))
+        _ = try await transport.send(
+            URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ok")!), slot: InFlightSlot(adaptive, order: 0))
         #expect(adaptive.state.limit == 8, "a clean answer doubled it")
-        let busy = try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/busy")!), slot: InFlightSlot(adaptive, order: 1))
+        let busy = try await transport.send(
+            URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/busy")!),
+            slot: InFlightSlot(adaptive, order: 1))
         #expect(busy.status == 429)
         #expect(adaptive.state.limit == 4, "a 429 halved it as it arrived")
 
         let one = InFlightLimit(window: ConcurrencyWindow(fixed: 1))
         let blocker = Task {
-            try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!), slot: InFlightSlot(one, order: 0))
+            try await transport.send(
+                URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!),
+                slot: InFlightSlot(one, order: 0))
         }
         for _ in 0..<2_000 where one.state.active == 0 { try await Task.sleep(nanoseconds: 1_000_000) }  // bounded
         let waiter = Task {
-            try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/never")!), slot: InFlightSlot(one, order: 1))
+            try await transport.send(
+                URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/never")!),
+                slot: InFlightSlot(one, order: 1))
         }
         for _ in 0..<2_000 where one.state.waiting == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(one.state.waiting == 1, "the waiter queued behind the blocker")

@@ -1,17 +1,18 @@
 import Foundation
 import Testing
 
+@testable import HTTPClient
+@testable import LoopbackHTTP
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import ToolkitCore
-@testable import LoopbackHTTP
-@testable import HTTPClient
-@testable import SpotifyClient
-@testable import ToolkitCLI
-@testable import Tools
 
 /// A temporary file holding `bytes`, opened for reading; removed and closed by `close()`.
 private struct TempInput {
@@ -41,12 +42,15 @@ private struct Line: Equatable, CustomStringConvertible {
 }
 
 /// All lines of `input`, read with the given chunk size.
-private func lines(_ input: [UInt8], chunkSize: Int = 1 << 20, maxLineBytes: Int = JSONLinesReader.defaultMaxLineBytes,
-                   displayName: String? = nil) throws -> [Line] {
+private func lines(
+    _ input: [UInt8], chunkSize: Int = 1 << 20, maxLineBytes: Int = JSONLinesReader.defaultMaxLineBytes,
+    displayName: String? = nil
+) throws -> [Line] {
     let file = try TempInput(input)
     defer { file.close() }
-    var reader = JSONLinesReader(fileDescriptor: file.fd, displayName: displayName, maxLineBytes: maxLineBytes,
-                                 chunkSize: chunkSize)
+    var reader = JSONLinesReader(
+        fileDescriptor: file.fd, displayName: displayName, maxLineBytes: maxLineBytes,
+        chunkSize: chunkSize)
     var result: [Line] = []
     try reader.forEachLine { number, line in
         result.append(Line(number: number, text: String(decoding: line, as: UTF8.self)))
@@ -55,20 +59,28 @@ private func lines(_ input: [UInt8], chunkSize: Int = 1 << 20, maxLineBytes: Int
     return result
 }
 
-private func lines(_ input: String, chunkSize: Int = 1 << 20, maxLineBytes: Int = JSONLinesReader.defaultMaxLineBytes,
-                   displayName: String? = nil) throws -> [Line] {
+private func lines(
+    _ input: String, chunkSize: Int = 1 << 20, maxLineBytes: Int = JSONLinesReader.defaultMaxLineBytes,
+    displayName: String? = nil
+) throws -> [Line] {
     try lines(Array(input.utf8), chunkSize: chunkSize, maxLineBytes: maxLineBytes, displayName: displayName)
 }
 
 @Suite struct JSONLinesReaderTests {
     @Test func splitsLines() throws {
-        #expect(try lines("{\"a\":1}\n{\"b\":2}\n") == [Line(number: 1, text: #"{"a":1}"#), Line(number: 2, text: #"{"b":2}"#)])
+        #expect(
+            try lines("{\"a\":1}\n{\"b\":2}\n") == [
+                Line(number: 1, text: #"{"a":1}"#), Line(number: 2, text: #"{"b":2}"#),
+            ])
         #expect(try lines("") == [])
         #expect(try lines("\n") == [])
     }
 
     @Test func stripsCR() throws {
-        #expect(try lines("{\"a\":1}\r\n{\"b\":2}\r\n") == [Line(number: 1, text: #"{"a":1}"#), Line(number: 2, text: #"{"b":2}"#)])
+        #expect(
+            try lines("{\"a\":1}\r\n{\"b\":2}\r\n") == [
+                Line(number: 1, text: #"{"a":1}"#), Line(number: 2, text: #"{"b":2}"#),
+            ])
         // Only one trailing CR; an inner CR stays.
         #expect(try lines("a\rb\r\r\n") == [Line(number: 1, text: "a\rb\r")])
     }
@@ -91,7 +103,8 @@ private func lines(_ input: String, chunkSize: Int = 1 << 20, maxLineBytes: Int 
     }
 
     @Test func lastLineWithoutNewline() throws {
-        #expect(try lines("{}\n{\"last\":true}") == [Line(number: 1, text: "{}"), Line(number: 2, text: #"{"last":true}"#)])
+        #expect(
+            try lines("{}\n{\"last\":true}") == [Line(number: 1, text: "{}"), Line(number: 2, text: #"{"last":true}"#)])
         #expect(try lines("{}\r") == [Line(number: 1, text: "{}")])
     }
 
@@ -103,7 +116,8 @@ private func lines(_ input: String, chunkSize: Int = 1 << 20, maxLineBytes: Int 
                 input += "\r\n"
                 continue
             }
-            let text = i % 5 == 0 ? JSONLinesFixtures.track : #"{"n":\#(i),"pad":"\#(String(repeating: "x", count: i * 3))"}"#
+            let text =
+                i % 5 == 0 ? JSONLinesFixtures.track : #"{"n":\#(i),"pad":"\#(String(repeating: "x", count: i * 3))"}"#
             input += text + (i % 2 == 0 ? "\r\n" : "\n")
             expected.append(Line(number: i, text: text))
         }
@@ -127,7 +141,8 @@ private func lines(_ input: String, chunkSize: Int = 1 << 20, maxLineBytes: Int 
                 try lines("\(ten)x\r\n", chunkSize: chunk, maxLineBytes: 10)
             }
             #expect(throws: ToolError.dataError("in.jsonl: line 1: longer than the 10-byte line limit")) {
-                try lines(String(repeating: "y", count: 100), chunkSize: chunk, maxLineBytes: 10, displayName: "in.jsonl")
+                try lines(
+                    String(repeating: "y", count: 100), chunkSize: chunk, maxLineBytes: 10, displayName: "in.jsonl")
             }
         }
         #expect(throws: ToolError.dataError("line 1: longer than the 1 MiB line limit")) {

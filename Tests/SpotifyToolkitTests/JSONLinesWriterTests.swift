@@ -2,17 +2,18 @@ import Dispatch
 import Foundation
 import Testing
 
+@testable import HTTPClient
+@testable import LoopbackHTTP
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import ToolkitCore
-@testable import LoopbackHTTP
-@testable import HTTPClient
-@testable import SpotifyClient
-@testable import ToolkitCLI
-@testable import Tools
 
 /// A pipe whose read end is non-blocking, so tests can look at what has been written so far.
 private final class TestPipe: @unchecked Sendable {
@@ -41,11 +42,17 @@ private final class TestPipe: @unchecked Sendable {
     }
 
     func closeRead() {
-        if open[0] { _ = close(readEnd); open[0] = false }
+        if open[0] {
+            _ = close(readEnd)
+            open[0] = false
+        }
     }
 
     func closeWrite() {
-        if open[1] { _ = close(writeEnd); open[1] = false }
+        if open[1] {
+            _ = close(writeEnd)
+            open[1] = false
+        }
     }
 
     deinit {
@@ -62,7 +69,9 @@ private final class TestPipe: @unchecked Sendable {
         try writer.write(["z": 1, "a": [true, nil], "s": "line\nbreak"])
         #expect(pipe.available() == "")  // buffered
         try writer.flush()
-        #expect(pipe.available() == "{\"id\":\"x\",\"duration_ms\":1000}\n{\"z\":1,\"a\":[true,null],\"s\":\"line\\nbreak\"}\n")
+        #expect(
+            pipe.available()
+                == "{\"id\":\"x\",\"duration_ms\":1000}\n{\"z\":1,\"a\":[true,null],\"s\":\"line\\nbreak\"}\n")
         try writer.flush()  // nothing left: no output
         #expect(pipe.available() == "")
     }
@@ -127,7 +136,10 @@ private final class TestPipe: @unchecked Sendable {
         let record: JSONValue = ["id": "4iV5W9uYEdYUVa79Axb7Rh", "pad": .string(String(repeating: "p", count: 1000))]
         let count = 2000
         let done = DispatchSemaphore(value: 0)
-        final class Total: @unchecked Sendable { var bytes = 0; var newlines = 0 }
+        final class Total: @unchecked Sendable {
+            var bytes = 0
+            var newlines = 0
+        }
         let total = Total()
         DispatchQueue.global().async {
             var chunk = [UInt8](repeating: 0, count: 65536)
@@ -135,7 +147,10 @@ private final class TestPipe: @unchecked Sendable {
                 let n = chunk.withUnsafeMutableBytes { read(pipe.readEnd, $0.baseAddress, $0.count) }
                 if n == 0 { break }
                 if n < 0 {
-                    if errno == EAGAIN { usleep(100); continue }
+                    if errno == EAGAIN {
+                        usleep(100)
+                        continue
+                    }
                     break
                 }
                 total.bytes += n

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct JSONParserTests {
@@ -18,7 +19,7 @@ import Testing
         #expect(try JSONValue.parse("-42") == .int(-42))
         #expect(try JSONValue.parse("9223372036854775807") == .int(.max))
         #expect(try JSONValue.parse("-9223372036854775808") == .int(.min))
-        #expect(try JSONValue.parse("9223372036854775808") == .double(9223372036854775808))
+        #expect(try JSONValue.parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
         #expect(try JSONValue.parse("1.5") == .double(1.5))
         #expect(try JSONValue.parse("1.0") == .double(1))
         #expect(try JSONValue.parse("-2.5E-3") == .double(-0.0025))
@@ -93,7 +94,9 @@ import Testing
     }
 
     @Test func trailingGarbage() {
-        #expect(error("1 2") == JSONParseError(message: "unexpected character '2' after the JSON value at byte 2", offset: 2))
+        #expect(
+            error("1 2")
+                == JSONParseError(message: "unexpected character '2' after the JSON value at byte 2", offset: 2))
         #expect(error("{}{}")?.offset == 2)
         #expect(error("[1]]")?.offset == 3)
         #expect(error("nullx")?.offset == 4)
@@ -114,7 +117,9 @@ import Testing
     @Test func specificMessages() {
         #expect(error(#""\x""#)?.message == "invalid escape 'x' after '\\' at byte 1")
         #expect(error(#""\u12G4""#)?.message == "invalid \\u escape at byte 1")
-        #expect(error("\"a\tb\"") == JSONParseError(message: "unescaped control character U+0009 in a string at byte 2", offset: 2))
+        #expect(
+            error("\"a\tb\"")
+                == JSONParseError(message: "unescaped control character U+0009 in a string at byte 2", offset: 2))
         #expect(error("1e400") == JSONParseError(message: "number out of range at byte 0", offset: 0))
         #expect(error("[1,]")?.message == "unexpected character ']' at byte 3")
         #expect(error("\u{1}")?.message == "unexpected character U+0001 at byte 0")
@@ -122,14 +127,14 @@ import Testing
 
     @Test func invalidUTF8IsRejected() {
         let cases: [[UInt8]] = [
-            [0x22, 0xFF, 0x22],              // never valid
-            [0x22, 0xC3, 0x22],              // truncated
-            [0x22, 0xC0, 0xAF, 0x22],        // overlong
+            [0x22, 0xFF, 0x22],  // never valid
+            [0x22, 0xC3, 0x22],  // truncated
+            [0x22, 0xC0, 0xAF, 0x22],  // overlong
             [0x22, 0xE0, 0x80, 0xAF, 0x22],  // overlong 3-byte
             [0x22, 0xED, 0xA0, 0x80, 0x22],  // encoded surrogate
             [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // beyond U+10FFFF
-            [0x22, 0x80, 0x22],              // lone continuation
-            [0x22, 0xE6, 0x9D],              // truncated at end of input
+            [0x22, 0x80, 0x22],  // lone continuation
+            [0x22, 0xE6, 0x9D],  // truncated at end of input
         ]
         for bytes in cases {
             #expect(error(bytes)?.message == "invalid UTF-8 at byte 1", "accepted \(bytes)")

@@ -1,9 +1,10 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// The fields songcount-style tools pull from a record: top level, or inside `item`/`track`.
@@ -99,8 +100,11 @@ private func scanError(bytes: [UInt8]) -> JSONParseError? {
         let fields = try extract(JSONLinesFixtures.playlistItem)
         #expect(fields.durationMs == nil)
         #expect(fields.id == nil)  // added_by.id is deeper and skipped
-        #expect(fields.nested == .init(durationMs: 322506, id: "4iV5W9uYEdYUVa79Axb7Rh",
-                                       uri: "spotify:track:4iV5W9uYEdYUVa79Axb7Rh", type: "track"))
+        #expect(
+            fields.nested
+                == .init(
+                    durationMs: 322506, id: "4iV5W9uYEdYUVa79Axb7Rh",
+                    uri: "spotify:track:4iV5W9uYEdYUVa79Axb7Rh", type: "track"))
     }
 
     @Test func extractsNestedLegacyTrack() throws {
@@ -116,7 +120,8 @@ private func scanError(bytes: [UInt8]) -> JSONParseError? {
     }
 
     @Test func nullAndOtherKindsReadAsNil() throws {
-        let fields = try extract(#"{"duration_ms":null,"id":null,"uri":7,"type":["track"],"item":null,"progress_ms":"12"}"#)
+        let fields = try extract(
+            #"{"duration_ms":null,"id":null,"uri":7,"type":["track"],"item":null,"progress_ms":"12"}"#)
         #expect(fields == TrackFields())
         let more = try extract(#"{"duration_ms":1.5,"progress_ms":2e3,"id":{"a":"b"}}"#)
         #expect(more.durationMs == nil)
@@ -134,7 +139,8 @@ private func scanError(bytes: [UInt8]) -> JSONParseError? {
     }
 
     @Test func skipsEverythingElse() throws {
-        let line = #"{"a":[1,[2,{"x":"}"}],{}],"b":{"c":{"d":[]}},"s":"esc \" \\ \u00e9 \/ ] } ,","id":"X","n":-1.5e-3,"#
+        let line =
+            #"{"a":[1,[2,{"x":"}"}],{}],"b":{"c":{"d":[]}},"s":"esc \" \\ \u00e9 \/ ] } ,","id":"X","n":-1.5e-3,"#
             + #""t":true,"f":false,"z":null,"duration_ms":5}"#
         let fields = try extract(line)
         #expect(fields.id == "X")
@@ -157,17 +163,17 @@ private func scanError(bytes: [UInt8]) -> JSONParseError? {
     @Test func rejectsInvalidLines() {
         let track = JSONLinesFixtures.track
         let invalid: [String] = [
-            String(track.dropLast()),                    // truncated
-            String(track.prefix(500)),                   // truncated mid-way
-            #"{"a":1,}"#,                                // trailing comma
-            #"{"a":[1,2,]}"#,                            // trailing comma in a skipped array
-            "hello",                                     // bare word
+            String(track.dropLast()),  // truncated
+            String(track.prefix(500)),  // truncated mid-way
+            #"{"a":1,}"#,  // trailing comma
+            #"{"a":[1,2,]}"#,  // trailing comma in a skipped array
+            "hello",  // bare word
             "{hello}",
-            "{} {}",                                     // two objects
+            "{} {}",  // two objects
             track + track,
-            #"{"a":"unterminated}"#,                     // unterminated string
-            "{\"a\":\"tab\tinside\"}",                   // control character in a string
-            "{\"a\u{1}\":1}",                            // control character in a key
+            #"{"a":"unterminated}"#,  // unterminated string
+            "{\"a\":\"tab\tinside\"}",  // control character in a string
+            "{\"a\u{1}\":1}",  // control character in a key
             #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":.5}"#, #"{"a":+1}"#,
             #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":True}"#, #"{"a":NaN}"#,
             #"{"a" 1}"#, #"{"a":1 "b":2}"#, #"{"a":1,,"b":2}"#, #"{,}"#, #"{"a"}"#, #"{'a':1}"#,
@@ -193,7 +199,9 @@ private func scanError(bytes: [UInt8]) -> JSONParseError? {
     }
 
     @Test func errorMessagesHaveOffsets() {
-        #expect(scanError(#"{"a":1,}"#) == JSONParseError(message: "not JSON: unexpected character '}' at byte 7", offset: 7))
+        #expect(
+            scanError(#"{"a":1,}"#)
+                == JSONParseError(message: "not JSON: unexpected character '}' at byte 7", offset: 7))
         #expect(scanError(#"{"a":1}x"#)?.message == "not JSON: unexpected character 'x' after the JSON value at byte 7")
         #expect(scanError(#"{"a":1"#)?.message == "not JSON: unexpected end of input")
         #expect(scanError(#"{"a":"b"#)?.message == "not JSON: unterminated string starting at byte 5")
@@ -266,7 +274,8 @@ private func scanError(bytes: [UInt8]) -> JSONParseError? {
 
     @Test func keyMatching() throws {
         var keys: [String] = []
-        try Array(#"{"":1,"id":2,"idx":3,"duration_ms_long_key_over_8":4,"\u0069d":5}"#.utf8).withUnsafeBytes { buffer in
+        try Array(#"{"":1,"id":2,"idx":3,"duration_ms_long_key_over_8":4,"\u0069d":5}"#.utf8).withUnsafeBytes {
+            buffer in
             try JSONScanner.scanObjectLine(buffer) { key, _ in
                 if key.matches("") { keys.append("empty") }
                 if key.matches("id") { keys.append(key.hasEscapes ? "id (escaped)" : "id") }
@@ -321,7 +330,8 @@ enum JSONLinesFixtures {
     static let legacyPlaylistItem = entryHead + #""track":"# + track + entryTail
 
     /// A currently-playing response: `progress_ms` at the top, the track under `"item"`.
-    static let currentlyPlaying = #"{"timestamp":1771571234567,"progress_ms":73512,"item":"# + track
+    static let currentlyPlaying =
+        #"{"timestamp":1771571234567,"progress_ms":73512,"item":"# + track
         + #","currently_playing_type":"track","is_playing":true}"#
 }
 
@@ -338,7 +348,8 @@ enum JSONLinesFixtures {
         #expect(a.songKey != nil)
         #expect(a.songKey == b.songKey)
         #expect(a.songKey != c.songKey)
-        let nested = try fields(#"{"progress_ms":5,"item":{"name":"Song","artists":[{"name":"X"},{"name":"Y"}],"duration_ms":1000}}"#)
+        let nested = try fields(
+            #"{"progress_ms":5,"item":{"name":"Song","artists":[{"name":"X"},{"name":"Y"}],"duration_ms":1000}}"#)
         #expect(nested.songKey == a.songKey)
         #expect(try fields(#"{"duration_ms":1000}"#).songKey == nil)
         #expect(try fields(#"{"id":"i","uri":"u","name":"n","duration_ms":1}"#).songKey == "i")

@@ -1,9 +1,10 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct JSONValueTests {
@@ -76,7 +77,9 @@ import Testing
     }
 
     @Test func accessors() {
-        let value: JSONValue = ["s": "text", "i": 7, "d": 2.5, "whole": 3.0, "b": false, "n": nil, "a": [1], "o": ["k": 1]]
+        let value: JSONValue = [
+            "s": "text", "i": 7, "d": 2.5, "whole": 3.0, "b": false, "n": nil, "a": [1], "o": ["k": 1],
+        ]
         #expect(value["s"]?.stringValue == "text")
         #expect(value["i"]?.intValue == 7)
         #expect(value["i"]?.doubleValue == 7)
@@ -101,7 +104,8 @@ import Testing
     }
 
     @Test func slashesAndUnicodeAreRaw() {
-        #expect(JSONValue.string("https://open.spotify.com/track/x").serialized() == #""https://open.spotify.com/track/x""#)
+        #expect(
+            JSONValue.string("https://open.spotify.com/track/x").serialized() == #""https://open.spotify.com/track/x""#)
         #expect(JSONValue.string("Sigur Rós 東京 🎵 \u{2028}").serialized() == "\"Sigur Rós 東京 🎵 \u{2028}\"")
         #expect(JSONValue.object(["ключ": "é"]).serialized() == #"{"ключ":"é"}"#)
     }

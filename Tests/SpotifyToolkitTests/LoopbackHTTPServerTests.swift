@@ -1,5 +1,13 @@
 import Foundation
 import Testing
+
+@testable import HTTPClient
+@testable import LoopbackHTTP
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -8,12 +16,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import ToolkitCore
-@testable import LoopbackHTTP
-@testable import HTTPClient
-@testable import SpotifyClient
-@testable import ToolkitCLI
-@testable import Tools
 
 // Every test talks to a server on a loopback address with an ephemeral port, and every client
 // operation has a timeout, so nothing here can hang or reach the network.
@@ -40,7 +42,9 @@ import Darwin
         }
     }
 
-    private func withServer<T>(host: String = "127.0.0.1", _ body: (LoopbackHTTPServer) async throws -> T) async throws -> T {
+    private func withServer<T>(host: String = "127.0.0.1", _ body: (LoopbackHTTPServer) async throws -> T) async throws
+        -> T
+    {
         let server = try LoopbackHTTPServer(host: host, port: 0, handler: Self.echo)
         server.start()
         defer { server.stop() }
@@ -69,14 +73,19 @@ import Darwin
 
     @Test func postFormBodyArrivesDecoded() async throws {
         try await withServer { server in
-            let body = URLForm.encode([("grant_type", "authorization_code"), ("redirect_uri", "http://127.0.0.1:8888/callback"), ("name", "Björk & co")])
+            let body = URLForm.encode([
+                ("grant_type", "authorization_code"), ("redirect_uri", "http://127.0.0.1:8888/callback"),
+                ("name", "Björk & co"),
+            ])
             let (status, data, response) = try await HTTPTestClient.fetch(
                 url(server, "/api/token"), method: "POST", body: Data(body.utf8),
                 headers: ["Content-Type": "application/x-www-form-urlencoded"])
             #expect(status == 200)
             #expect(response.value(forHTTPHeaderField: "Content-Type") == "text/plain; charset=utf-8")
-            #expect(String(decoding: data, as: UTF8.self)
-                == "method=POST\npath=/api/token\nf:grant_type=authorization_code\nf:redirect_uri=http://127.0.0.1:8888/callback\nf:name=Björk & co")
+            #expect(
+                String(decoding: data, as: UTF8.self)
+                    == "method=POST\npath=/api/token\nf:grant_type=authorization_code\nf:redirect_uri=http://127.0.0.1:8888/callback\nf:name=Björk & co"
+            )
         }
     }
 
@@ -123,9 +132,14 @@ import Darwin
 
     @Test func rawResponseFraming() async throws {
         try await withServer { server in
-            let raw = try #require(RawClient.exchange("GET /a?b=c HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n", port: server.port))
+            let raw = try #require(
+                RawClient.exchange(
+                    "GET /a?b=c HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n", port: server.port))
             let body = "method=GET\npath=/a\nq:b=c"
-            #expect(raw == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+            #expect(
+                raw
+                    == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
+                    + body)
             let head = try #require(RawClient.exchange("HEAD /a HTTP/1.1\r\n\r\n", port: server.port))
             #expect(head.hasSuffix("Content-Length: \("method=HEAD\npath=/a".utf8.count)\r\nConnection: close\r\n\r\n"))
         }
@@ -135,11 +149,17 @@ import Darwin
         try await withServer { server in
             let bad = try #require(RawClient.exchange("NOT A VALID REQUEST LINE\r\n\r\n", port: server.port))
             #expect(bad.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
-            let chunked = try #require(RawClient.exchange("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", port: server.port))
+            let chunked = try #require(
+                RawClient.exchange(
+                    "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", port: server.port))
             #expect(chunked.hasPrefix("HTTP/1.1 411 Length Required\r\n"))
-            let tooBig = try #require(RawClient.exchange("POST /x HTTP/1.1\r\nContent-Length: \(LoopbackHTTPServer.maxBodyBytes + 1)\r\n\r\n", port: server.port))
+            let tooBig = try #require(
+                RawClient.exchange(
+                    "POST /x HTTP/1.1\r\nContent-Length: \(LoopbackHTTPServer.maxBodyBytes + 1)\r\n\r\n",
+                    port: server.port))
             #expect(tooBig.hasPrefix("HTTP/1.1 413 Content Too Large\r\n"))
-            let hugeHead = "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: LoopbackHTTPServer.maxHeaderBytes) + "\r\n\r\n"
+            let hugeHead =
+                "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: LoopbackHTTPServer.maxHeaderBytes) + "\r\n\r\n"
             let headReply = try #require(RawClient.exchange(hugeHead, port: server.port))
             #expect(headReply.hasPrefix("HTTP/1.1 431 "))
         }
@@ -193,11 +213,12 @@ import Darwin
     /// Idle connections (the review opened 19,000) never get more than the cap of threads,
     /// and a real request still gets its answer once the idle ones have been closed.
     @Test func idleConnectionsAreCappedAndClosed() throws {
-        let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, maxConnections: 3, requestTimeoutSeconds: 1, handler: Self.echo)
+        let server = try LoopbackHTTPServer(
+            host: "127.0.0.1", port: 0, maxConnections: 3, requestTimeoutSeconds: 1, handler: Self.echo)
         server.start()
         defer { server.stop() }
         var idle: [Int32] = []
-        defer { idle.forEach { close($0) } }
+        defer { for fd in idle { close(fd) } }
         for _ in 0..<9 {  // three rounds of the cap; the real request waits in the backlog behind them
             if let fd = RawClient.connect(port: server.port) { idle.append(fd) }
         }
@@ -314,11 +335,12 @@ import Darwin
     /// Idle kept-alive connections never lock out a client with a request: at the cap they are
     /// closed to make room.
     @Test func idleKeptAliveConnectionsMakeRoomAtTheCap() throws {
-        let server = try LoopbackHTTPServer(host: "127.0.0.1", port: 0, maxConnections: 2, keepAliveIdleSeconds: 30, handler: Self.echo)
+        let server = try LoopbackHTTPServer(
+            host: "127.0.0.1", port: 0, maxConnections: 2, keepAliveIdleSeconds: 30, handler: Self.echo)
         server.start()
         defer { server.stop() }
         var kept: [Int32] = []
-        defer { kept.forEach { close($0) } }
+        defer { for fd in kept { close(fd) } }
         for path in ["/a", "/b"] {
             let fd = try #require(RawClient.connect(port: server.port))
             kept.append(fd)
@@ -390,15 +412,22 @@ import Darwin
             #expect(server.host == "::1")
             // A raw client: URLSession on Linux rejects IPv6-literal URLs with NSURLErrorBadURL
             // (swift-corelibs-foundation issue #5496), which is not what this test is about.
-            let raw = try #require(RawClient.exchange("GET /six?v=6 HTTP/1.1\r\nHost: [::1]\r\n\r\n", host: "::1", port: server.port))
+            let raw = try #require(
+                RawClient.exchange("GET /six?v=6 HTTP/1.1\r\nHost: [::1]\r\n\r\n", host: "::1", port: server.port))
             #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(raw.hasSuffix("\r\n\r\nmethod=GET\npath=/six\nq:v=6"))
             // IPV6_V6ONLY: nothing of ours answers on the IPv4 side of this port.
-            if let fd = RawClient.connect(port: server.port) { close(fd) ; Issue.record("IPv4 connect to an IPv6-only listener succeeded (another process on the port?)") }
+            if let fd = RawClient.connect(port: server.port) {
+                close(fd)
+                Issue.record("IPv4 connect to an IPv6-only listener succeeded (another process on the port?)")
+            }
         }
     }
 
-    @Test(arguments: ["0.0.0.0", "192.168.1.1", "10.0.0.1", "128.0.0.1", "localhost", "::", "::ffff:127.0.0.1", "", "example.com", "127.0.0.1 "])
+    @Test(arguments: [
+        "0.0.0.0", "192.168.1.1", "10.0.0.1", "128.0.0.1", "localhost", "::", "::ffff:127.0.0.1", "", "example.com",
+        "127.0.0.1 ",
+    ])
     func nonLoopbackHostsAreRejected(host: String) {
         do {
             let server = try LoopbackHTTPServer(host: host, handler: Self.echo)
@@ -435,7 +464,8 @@ import Darwin
             Issue.record("bound port \(first.port) twice")
         } catch let error as ToolError {
             #expect(error.exitCode == .unavailable)
-            #expect(error.message == "cannot listen on 127.0.0.1:\(first.port): \(String(cString: strerror(EADDRINUSE)))")
+            #expect(
+                error.message == "cannot listen on 127.0.0.1:\(first.port): \(String(cString: strerror(EADDRINUSE)))")
         }
     }
 }
@@ -447,16 +477,26 @@ final class ServerBox: @unchecked Sendable {
     private let lock = NSLock()
     private var _server: LoopbackHTTPServer?
     var server: LoopbackHTTPServer? {
-        get { lock.lock(); defer { lock.unlock() }; return _server }
-        set { lock.lock(); defer { lock.unlock() }; _server = newValue }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return _server
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            _server = newValue
+        }
     }
 }
 
 /// URLSession that never follows redirects and never uses a proxy.
 enum HTTPTestClient {
     final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
             completionHandler(nil)
         }
     }
@@ -470,8 +510,10 @@ enum HTTPTestClient {
         return URLSession(configuration: config, delegate: NoRedirects(), delegateQueue: nil)
     }()
 
-    static func fetch(_ url: URL, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
-                      timeout: TimeInterval = 10) async throws -> (Int, Data, HTTPURLResponse) {
+    static func fetch(
+        _ url: URL, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
+        timeout: TimeInterval = 10
+    ) async throws -> (Int, Data, HTTPURLResponse) {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
         request.httpBody = body
@@ -519,7 +561,9 @@ enum RawClient {
             sa.sin6_port = port.bigEndian
             _ = inet_pton(AF_INET6, host, &sa.sin6_addr)
             rc = withUnsafePointer(to: &sa) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sysConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sysConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var sa = sockaddr_in()
@@ -530,7 +574,9 @@ enum RawClient {
             sa.sin_port = port.bigEndian
             _ = inet_pton(AF_INET, host, &sa.sin_addr)
             rc = withUnsafePointer(to: &sa) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sysConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sysConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         if rc != 0 {
@@ -596,7 +642,8 @@ enum RawClient {
     /// Reads one response whose body length is given by Content-Length (or that has none).
     static func receiveResponse(_ fd: Int32) -> String {
         let head = receive(fd, until: "\r\n\r\n")
-        let length = head.split(separator: "\r\n")
+        let length =
+            head.split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
         var body = [UInt8](repeating: 0, count: length)

@@ -1,26 +1,37 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct PlaybackObservationTests {
-    static func body(id: String = "4iV5W9uYEdYUVa79Axb7Rh", playing: Bool = true, progress: Int = 73_512, duration: Int = 322_506, type: String = "track") -> JSONValue {
+    static func body(
+        id: String = "4iV5W9uYEdYUVa79Axb7Rh", playing: Bool = true, progress: Int = 73_512, duration: Int = 322_506,
+        type: String = "track"
+    ) -> JSONValue {
         [
             "progress_ms": .int(progress), "is_playing": .bool(playing), "currently_playing_type": .string(type),
             "context": ["type": "playlist", "uri": "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n", "href": "x"],
-            "item": ["type": .string(type), "id": .string(id), "uri": .string("spotify:\(type):\(id)"), "name": "The Funeral",
-                     "duration_ms": .int(duration), "artists": [["id": "a", "name": "Band of Horses"]], "album": ["id": "b", "name": "Everything"]],
+            "item": [
+                "type": .string(type), "id": .string(id), "uri": .string("spotify:\(type):\(id)"),
+                "name": "The Funeral",
+                "duration_ms": .int(duration), "artists": [["id": "a", "name": "Band of Horses"]],
+                "album": ["id": "b", "name": "Everything"],
+            ],
         ]
     }
 
     @Test func recordHasTheTrackFieldsThenThePlayerState() {
         let record = PlaybackObservation(Self.body()).record(observedAt: "2026-11-22T10:00:00.000Z")
-        #expect(record.objectValue?.keys == ["type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local",
-                                             "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at"])
+        #expect(
+            record.objectValue?.keys == [
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local",
+                "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at",
+            ])
         #expect(record["type"] == "now_playing")
         #expect(record["context"] == ["type": "playlist", "uri": "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"])
         #expect(PlaybackObservation(Self.body()).humanLine == "▶ The Funeral — Band of Horses (1:13 / 5:22)")
@@ -29,9 +40,14 @@ import Testing
 
     @Test func nothingAndAdsHaveNoItem() {
         #expect(!PlaybackObservation(nil).hasItem)
-        let ad = PlaybackObservation(["item": .null, "currently_playing_type": "ad", "is_playing": true, "progress_ms": 4021])
+        let ad = PlaybackObservation([
+            "item": .null, "currently_playing_type": "ad", "is_playing": true, "progress_ms": 4021,
+        ])
         #expect(!ad.hasItem)
-        #expect(ad.record(observedAt: "t").objectValue?.keys == ["type", "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at"])
+        #expect(
+            ad.record(observedAt: "t").objectValue?.keys == [
+                "type", "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at",
+            ])
     }
 
     @Test func changes() {
@@ -78,7 +94,9 @@ import Testing
         #expect(schedule.delay(after: paused, inStateFor: 59) == 10)
         #expect(schedule.delay(after: paused, inStateFor: 60) == 30)
         #expect(schedule.delay(after: .nothing) == 30)
-        #expect(schedule.delay(after: PlaybackObservation(["item": .null, "currently_playing_type": "ad", "is_playing": true])) == 30)
+        #expect(
+            schedule.delay(
+                after: PlaybackObservation(["item": .null, "currently_playing_type": "ad", "is_playing": true])) == 30)
     }
 
     @Test func fixedPollingIgnoresEverything() {
@@ -103,7 +121,9 @@ import Testing
         #expect(try SpotifyPlayer.PlayTarget.from([track, track]) == .items([track.uri, track.uri]))
         #expect(throws: ToolError.self) { try SpotifyPlayer.PlayTarget.from([playlist, track]) }
         #expect(SpotifyPlayer.PlayTarget.resume.body == nil)
-        #expect(SpotifyPlayer.PlayTarget.items([track.uri]).body?.serialized() == #"{"uris":["spotify:track:4iV5W9uYEdYUVa79Axb7Rh"]}"#)
+        #expect(
+            SpotifyPlayer.PlayTarget.items([track.uri]).body?.serialized()
+                == #"{"uris":["spotify:track:4iV5W9uYEdYUVa79Axb7Rh"]}"#)
     }
 
     static func error(_ status: Int, _ body: String) -> SpotifyErrorBody {
@@ -111,28 +131,50 @@ import Testing
     }
 
     @Test func commandErrorsSayWhatToDo() {
-        let premium = PlayerCommandError(Self.error(403, #"{"error":{"status":403,"message":"Player command failed: Premium required","reason":"PREMIUM_REQUIRED"}}"#))
+        let premium = PlayerCommandError(
+            Self.error(
+                403,
+                #"{"error":{"status":403,"message":"Player command failed: Premium required","reason":"PREMIUM_REQUIRED"}}"#
+            ))
         #expect(premium == .premiumRequired)
         #expect(premium.toolError.exitCode == .noPermission)
-        let device = PlayerCommandError(Self.error(404, #"{"error":{"status":404,"message":"Player command failed: No active device found","reason":"NO_ACTIVE_DEVICE"}}"#))
+        let device = PlayerCommandError(
+            Self.error(
+                404,
+                #"{"error":{"status":404,"message":"Player command failed: No active device found","reason":"NO_ACTIVE_DEVICE"}}"#
+            ))
         #expect(device == .noActiveDevice)
         #expect(device.toolError.exitCode == .unavailable)
         #expect(device.toolError.message.contains("--device"))
-        let scope = PlayerCommandError(Self.error(403, #"{"error":{"status":403,"message":"Insufficient client scope"}}"#))
+        let scope = PlayerCommandError(
+            Self.error(403, #"{"error":{"status":403,"message":"Insufficient client scope"}}"#))
         #expect(scope == .missingScope)
         #expect(scope.toolError.message.contains("spotify-auth login --scope user-modify-playback-state"))
-        let restricted = PlayerCommandError(Self.error(403, #"{"error":{"status":403,"message":"Player command failed: Restriction violated","reason":"UNKNOWN"}}"#))
+        let restricted = PlayerCommandError(
+            Self.error(
+                403,
+                #"{"error":{"status":403,"message":"Player command failed: Restriction violated","reason":"UNKNOWN"}}"#)
+        )
         #expect(restricted == .restricted(nil))
         #expect(PlayerCommandError(Self.error(403, "plain text")).toolError.exitCode == .unavailable)
     }
 
     @Test func referencesOfSeveralKinds() throws {
         let kinds: [SpotifyReference.Kind] = [.track, .episode, .playlist, .album]
-        #expect(try SpotifyReference.parse("spotify:album:4aawyAB9vmqN3uQ7FjRGTy", expectingOneOf: kinds).kind == .album)
+        #expect(
+            try SpotifyReference.parse("spotify:album:4aawyAB9vmqN3uQ7FjRGTy", expectingOneOf: kinds).kind == .album)
         #expect(try SpotifyReference.parse("4aawyAB9vmqN3uQ7FjRGTy", expectingOneOf: kinds).kind == .track)
-        #expect(try SpotifyReference.parse("https://open.spotify.com/episode/512ojhOuo1ktJprKbVcKyQ?si=x", expectingOneOf: kinds).kind == .episode)
-        #expect(try SpotifyReference.parse(#"{"type":"played","uri":"spotify:track:4iV5W9uYEdYUVa79Axb7Rh"}"#, expectingOneOf: kinds).kind == .track)
-        #expect(throws: SpotifyReference.ParseError(description: "not a track, episode, playlist or album id, URI or URL")) {
+        #expect(
+            try SpotifyReference.parse(
+                "https://open.spotify.com/episode/512ojhOuo1ktJprKbVcKyQ?si=x", expectingOneOf: kinds
+            ).kind == .episode)
+        #expect(
+            try SpotifyReference.parse(
+                #"{"type":"played","uri":"spotify:track:4iV5W9uYEdYUVa79Axb7Rh"}"#, expectingOneOf: kinds
+            ).kind == .track)
+        #expect(
+            throws: SpotifyReference.ParseError(description: "not a track, episode, playlist or album id, URI or URL")
+        ) {
             try SpotifyReference.parse("spotify:show:38bS44xjbVVZ3No3ByF1dJ", expectingOneOf: kinds)
         }
     }
@@ -141,7 +183,9 @@ import Testing
         #expect(try WatchClock.from(ToolEnvironment([:])).scale == 1)
         #expect(try WatchClock.from(ToolEnvironment(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"])).scale == 60)
         for bad in ["0", "-1", "nan", "inf", "1e9", "x"] {
-            #expect(throws: ToolError.self) { try WatchClock.from(ToolEnvironment(["SPOTIFY_TOOLKIT_TIME_SCALE": bad])) }
+            #expect(throws: ToolError.self) {
+                try WatchClock.from(ToolEnvironment(["SPOTIFY_TOOLKIT_TIME_SCALE": bad]))
+            }
         }
     }
 

@@ -1,9 +1,10 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct Base64URLTests {
@@ -38,12 +39,12 @@ import Testing
     @Test func decodeAcceptsPaddingButRejectsJunk() {
         #expect(Base64URL.decode("Zg==") == Array("f".utf8))
         #expect(Base64URL.decode("Zm8=") == Array("fo".utf8))
-        #expect(Base64URL.decode("Zg=") == nil)         // wrong padding
-        #expect(Base64URL.decode("Zm9vY") == nil)       // 4n+1 characters
-        #expect(Base64URL.decode("Zm9+") == nil)        // standard alphabet
+        #expect(Base64URL.decode("Zg=") == nil)  // wrong padding
+        #expect(Base64URL.decode("Zm9vY") == nil)  // 4n+1 characters
+        #expect(Base64URL.decode("Zm9+") == nil)  // standard alphabet
         #expect(Base64URL.decode("Zm9/") == nil)
-        #expect(Base64URL.decode("Zm 9v") == nil)       // whitespace
-        #expect(Base64URL.decode("Zh") == nil)          // non-zero unused bits
+        #expect(Base64URL.decode("Zm 9v") == nil)  // whitespace
+        #expect(Base64URL.decode("Zh") == nil)  // non-zero unused bits
         #expect(Base64URL.decode("Zm9vé") == nil)
     }
 }
@@ -58,7 +59,8 @@ import Testing
     @Test func alphabetIsThe66Unreserved() {
         #expect(PKCE.unreservedCharacters.count == 66)
         #expect(Set(PKCE.unreservedCharacters).count == 66)
-        #expect(String(PKCE.unreservedCharacters) == "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        #expect(
+            String(PKCE.unreservedCharacters) == "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     }
 
     @Test(arguments: [43, 64, 128])
@@ -98,7 +100,8 @@ import Testing
     }
 
     @Test func statesAreRandomBase64URL() {
-        let a = PKCE.makeState(), b = PKCE.makeState()
+        let a = PKCE.makeState()
+        let b = PKCE.makeState()
         #expect(a != b)
         #expect(a.count == 43)
         #expect(Base64URL.decode(a)?.count == 32)

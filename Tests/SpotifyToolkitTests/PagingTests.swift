@@ -1,14 +1,18 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct PagePlanTests {
-    @Test(arguments: [(0, 0, [Int]()), (1, 1, []), (50, 1, []), (51, 2, [50]), (10_000, 200, Array(stride(from: 50, to: 10_000, by: 50)))])
+    @Test(arguments: [
+        (0, 0, [Int]()), (1, 1, []), (50, 1, []), (51, 2, [50]),
+        (10_000, 200, Array(stride(from: 50, to: 10_000, by: 50))),
+    ])
     func pagesForATotal(total: Int, pages: Int, offsets: [Int]) throws {
         let plan = try #require(PagePlan(total: total))
         #expect(plan.pageCount == pages)
@@ -44,7 +48,6 @@ import Testing
         #expect(Array(sizes.prefix(3)) == [8, 8, 8], "slow start: doubles with a clean answer until the first 429")
         #expect(sizes == sizes.sorted(), "never shrinks without a 429")
     }
-
 
     @Test func halvesOnARateLimitDownToOneAndRegrowsOneAtATime() {
         var window = ConcurrencyWindow()
@@ -98,7 +101,9 @@ import Testing
         #expect(policy.rateLimitWait(retryAfter: SpotifyWebAPI.retryAfterSeconds("7"), attempt: 1, random: 0) == 7)
         #expect(policy.rateLimitWait(retryAfter: SpotifyWebAPI.retryAfterSeconds(" 0 "), attempt: 1, random: 0) == 0)
         for nonsense in [nil, "", "soon", "-3", "nan", "inf", "1e9"] {
-            #expect(policy.rateLimitWait(retryAfter: SpotifyWebAPI.retryAfterSeconds(nonsense), attempt: 2, random: 1) == 0.5, "\(nonsense ?? "nil")")
+            #expect(
+                policy.rateLimitWait(retryAfter: SpotifyWebAPI.retryAfterSeconds(nonsense), attempt: 2, random: 1)
+                    == 0.5, "\(nonsense ?? "nil")")
         }
     }
 
@@ -150,9 +155,15 @@ import Testing
 
     @Test func aShortPageIsUnreadableWhileTheTotalHolds() throws {
         let plan = try #require(PagePlan(total: 120))
-        #expect(throws: SpotifyWebAPI.UnreadableBody.self) { try Pager.readPage(body(total: 120, count: 49), offset: 50, plan: plan) }
-        #expect(throws: SpotifyWebAPI.UnreadableBody.self) { try Pager.readPage(body(total: 120, count: 3), offset: 0, plan: nil) }
-        #expect(throws: SpotifyWebAPI.UnreadableBody.self) { try Pager.readPage(body(total: 120, count: 51), offset: 50, plan: plan) }
+        #expect(throws: SpotifyWebAPI.UnreadableBody.self) {
+            try Pager.readPage(body(total: 120, count: 49), offset: 50, plan: plan)
+        }
+        #expect(throws: SpotifyWebAPI.UnreadableBody.self) {
+            try Pager.readPage(body(total: 120, count: 3), offset: 0, plan: nil)
+        }
+        #expect(throws: SpotifyWebAPI.UnreadableBody.self) {
+            try Pager.readPage(body(total: 120, count: 51), offset: 50, plan: plan)
+        }
     }
 
     @Test func whenTheTotalMovedThePageIsTakenAsItCame() throws {
@@ -165,10 +176,16 @@ import Testing
 
 @Suite struct TextTableTests {
     @Test func fixedAndFlexibleColumnsFillTheWidth() {
-        let table = TextTable([.fixed("#", width: 3, alignment: .right), .flexible("NAME", weight: 3), .flexible("ARTISTS", weight: 1), .fixed("DURATION", width: 8, alignment: .right)], totalWidth: 60)
+        let table = TextTable(
+            [
+                .fixed("#", width: 3, alignment: .right), .flexible("NAME", weight: 3), .flexible("ARTISTS", weight: 1),
+                .fixed("DURATION", width: 8, alignment: .right),
+            ], totalWidth: 60)
         #expect(table.widths == [3, 32, 10, 8])  // 60 - 11 fixed - 6 gap = 43, split 3:1
         let line = table.line(["7", "A name", "Somebody", "3:25"])
-        #expect(line == "  7  " + "A name".padding(toLength: 32, withPad: " ", startingAt: 0) + "  Somebody    " + "    3:25")
+        #expect(
+            line == "  7  " + "A name".padding(toLength: 32, withPad: " ", startingAt: 0) + "  Somebody    "
+                + "    3:25")
         #expect(line.count <= 60)
         #expect(table.header.hasPrefix("  #  NAME"))
     }

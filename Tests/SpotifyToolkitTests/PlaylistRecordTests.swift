@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// The team's fixtures (the copies fake-spotify serves), decoded into records: every playlist
@@ -22,13 +23,23 @@ enum FixtureFiles {
     static let kinds: [PlaylistEntry.Kind] = [.track, .local, .episode, .unavailable, .track, .track]
 
     @Test func everyLibraryPlaylistBecomesARecord() throws {
-        let playlists = try ["me-playlists-page1.json", "me-playlists-page2.json"].flatMap { try FixtureFiles.json($0)["items"]?.arrayValue ?? [] }
+        let playlists = try ["me-playlists-page1.json", "me-playlists-page2.json"].flatMap {
+            try FixtureFiles.json($0)["items"]?.arrayValue ?? []
+        }
         let records = playlists.compactMap(PlaylistRecord.make(from:))
         #expect(records.count == 4)
-        #expect(records.map { $0["name"]?.stringValue } == ["Morning", "Focus — deep work (collab)", "New Playlist", "Today's Top Hits"])
+        #expect(
+            records.map { $0["name"]?.stringValue } == [
+                "Morning", "Focus — deep work (collab)", "New Playlist", "Today's Top Hits",
+            ])
         #expect(records.map { $0["items_total"]?.intValue } == [6, 143, 0, 50])
-        #expect(records[0].keys == ["type", "id", "uri", "name", "description", "owner", "public", "collaborative", "snapshot_id", "images", "items_total", "external_url"])
-        #expect(records[0]["images"]?.arrayValue?.compactMap { $0["width"]?.intValue } == [640, 300, 60], "largest first")
+        #expect(
+            records[0].keys == [
+                "type", "id", "uri", "name", "description", "owner", "public", "collaborative", "snapshot_id", "images",
+                "items_total", "external_url",
+            ])
+        #expect(
+            records[0]["images"]?.arrayValue?.compactMap { $0["width"]?.intValue } == [640, 300, 60], "largest first")
         #expect(records[1]["owner"] == ["id": "smedjan", "display_name": nil])
         #expect(records[1]["collaborative"] == true)
         #expect(records[1]["images"]?.arrayValue?.first?["height"] == .null, "sizes may be null")
@@ -59,12 +70,19 @@ enum FixtureFiles {
         let entries = try files.flatMap { try FixtureFiles.json($0)["items"]?.arrayValue ?? [] }
         #expect(entries.map(PlaylistEntry.kind(of:)) == Self.kinds)
         let playlist = SpotifyReference(kind: .playlist, id: "3cEYpjA9oz9GiPac4AsH4n")
-        let records = entries.enumerated().map { PlaylistEntry.record($0.element, position: $0.offset, playlist: playlist) }
+        let records = entries.enumerated().map {
+            PlaylistEntry.record($0.element, position: $0.offset, playlist: playlist)
+        }
         #expect(records[3] == nil, "a null item has no record")
         let track = try #require(records[0])
-        #expect(track.keys == ["type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local", "added_at", "position", "playlist"])
+        #expect(
+            track.keys == [
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local", "added_at", "position",
+                "playlist",
+            ])
         #expect(track["artists"] == [["id": "0OdUWJ0sBjDrqHygGUXeCF", "name": "Band of Horses"]])
-        #expect(track["playlist"] == ["id": "3cEYpjA9oz9GiPac4AsH4n", "uri": "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"])
+        #expect(
+            track["playlist"] == ["id": "3cEYpjA9oz9GiPac4AsH4n", "uri": "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"])
         let local = try #require(records[1])
         #expect(local["id"] == .null)
         #expect(local["is_local"] == true)
@@ -75,7 +93,7 @@ enum FixtureFiles {
         #expect(episode["artists"] == [])
         #expect(records[5]?["added_at"] == .null, "very old entries have no added_at")
         #expect(records[5]?["position"] == 5)
-        #expect(records.compactMap { $0?["duration_ms"]?.intValue } == [322506, 127000, 3056274, 195800, 258826])
+        #expect(records.compactMap { $0?["duration_ms"]?.intValue } == [322506, 127000, 3_056_274, 195800, 258826])
     }
 
     @Test(arguments: [("playlist.json", "items"), ("playlist-legacy.json", "tracks")])
@@ -85,20 +103,35 @@ enum FixtureFiles {
     }
 
     @Test func savedTracksKeepTheTrackKey() throws {
-        let entries = try ["me-tracks.json", "me-tracks-last-page.json"].flatMap { try FixtureFiles.json($0)["items"]?.arrayValue ?? [] }
-        let records = entries.enumerated().compactMap { PlaylistEntry.record($0.element, position: $0.offset, playlist: nil) }
+        let entries = try ["me-tracks.json", "me-tracks-last-page.json"].flatMap {
+            try FixtureFiles.json($0)["items"]?.arrayValue ?? []
+        }
+        let records = entries.enumerated().compactMap {
+            PlaylistEntry.record($0.element, position: $0.offset, playlist: nil)
+        }
         #expect(records.count == 4)
-        #expect(records.map { $0["name"]?.stringValue } == ["Wake Me Up – Radio Edit", "Neckbrace", "The Funeral", "Say It Ain't So"])
+        #expect(
+            records.map { $0["name"]?.stringValue } == [
+                "Wake Me Up – Radio Edit", "Neckbrace", "The Funeral", "Say It Ain't So",
+            ])
         #expect(records.allSatisfy { $0["playlist"] == .null })
         #expect(records[0]["added_at"] == "2026-03-01T09:14:22Z")
     }
 
     @Test func theFieldsFiltersNameEverythingTheRecordsRead() {
-        for key in ["added_at", "is_local", "item(", "track(", "duration_ms", "artists(id,name)", "album(id,name,images)", "show(id,name,images)", "total"] {
+        for key in [
+            "added_at", "is_local", "item(", "track(", "duration_ms", "artists(id,name)", "album(id,name,images)",
+            "show(id,name,images)", "total",
+        ] {
             #expect(PlaylistEntry.itemFields.contains(key), "\(key)")
         }
-        for key in ["id", "uri", "name", "description", "owner(id,display_name)", "public", "collaborative", "snapshot_id", "images", "items.total", "tracks.total", "external_urls"] {
-            #expect(PlaylistRecord.metadataFields.split(separator: ",").contains { $0.hasPrefix(key.prefix { $0 != "(" }) }, "\(key)")
+        for key in [
+            "id", "uri", "name", "description", "owner(id,display_name)", "public", "collaborative", "snapshot_id",
+            "images", "items.total", "tracks.total", "external_urls",
+        ] {
+            #expect(
+                PlaylistRecord.metadataFields.split(separator: ",").contains { $0.hasPrefix(key.prefix { $0 != "(" }) },
+                "\(key)")
         }
     }
 }

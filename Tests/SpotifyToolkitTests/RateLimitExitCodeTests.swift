@@ -1,17 +1,19 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// Rate limiting has one meaning in code, README and man pages: a 429 whose wait is past the cap
 /// exits 75 (try again later); Spotify's QUOTA_EXCEEDED exits 69 (the quota, not a burst). The
 /// code side is exercised end to end in SpotifyTracksEndToEndTests.quotaIs69AndALongRateLimitIs75.
 @Suite struct RateLimitExitCodeTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        .standardized
 
     func readmeRow(_ code: Int) throws -> String {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
@@ -41,6 +43,7 @@ import Testing
             return lines.indices.contains(index + 1) ? lines[index + 1] : nil
         }
         #expect(meaning(69)?.contains("QUOTA_EXCEEDED") == true, "\(meaning(69) ?? "missing")")
-        #expect(meaning(75)?.contains("rate limiting for longer than the wait cap") == true, "\(meaning(75) ?? "missing")")
+        #expect(
+            meaning(75)?.contains("rate limiting for longer than the wait cap") == true, "\(meaning(75) ?? "missing")")
     }
 }

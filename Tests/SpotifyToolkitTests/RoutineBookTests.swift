@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct RoutineBookTests {
@@ -47,7 +48,8 @@ import Testing
     @Test func startThenLogEndsTheRunningSession() throws {
         var book = RoutineBook()
         try book.add(name: "m", durationMs: 900_000, note: nil, now: t0)
-        try book.link("m", to: PlaylistLink(id: Self.playlistID, uri: "spotify:playlist:\(Self.playlistID)", name: "Mix"))
+        try book.link(
+            "m", to: PlaylistLink(id: Self.playlistID, uri: "spotify:playlist:\(Self.playlistID)", name: "Mix"))
         let first = try book.start("m", now: t0, id: "one")
         #expect(first.replaced == nil)
         #expect(first.session.playlist?.name == "Mix")
@@ -60,15 +62,22 @@ import Testing
         #expect(record["duration_ms"] == 900_000)
         #expect(record["playlist"]?["name"] == "Mix")
         #expect(record["label"] == "4.5 songs")
-        #expect(record.objectValue?.keys == ["type", "routine", "started_at", "ended_at", "duration_ms", "playlist", "songs", "label", "track_count", "listened_ms"])
+        #expect(
+            record.objectValue?.keys == [
+                "type", "routine", "started_at", "ended_at", "duration_ms", "playlist", "songs", "label", "track_count",
+                "listened_ms",
+            ])
     }
 
     @Test func logWithoutARunningSessionRecordsAFinishedOne() throws {
         var book = RoutineBook()
         try book.add(name: "m", durationMs: 600_000, note: nil, now: t0)
-        let fromCount = try book.log("m", count: SongCountSummary(songs: 2, label: "2 songs", listenedMs: 300_000), now: "2026-11-22T09:00:00.000Z")
+        let fromCount = try book.log(
+            "m", count: SongCountSummary(songs: 2, label: "2 songs", listenedMs: 300_000),
+            now: "2026-11-22T09:00:00.000Z")
         #expect(fromCount.session.startedAt == "2026-11-22T08:55:00.000Z")
-        let fromRoutine = try book.log("m", count: SongCountSummary(songs: 1, label: "1 song"), now: "2026-11-22T10:00:00.000Z")
+        let fromRoutine = try book.log(
+            "m", count: SongCountSummary(songs: 1, label: "1 song"), now: "2026-11-22T10:00:00.000Z")
         #expect(fromRoutine.session.startedAt == "2026-11-22T09:50:00.000Z")
     }
 
@@ -92,7 +101,10 @@ import Testing
         _ = try book.start("a", now: "2026-11-22T08:00:00.000Z")
         _ = try book.start("b", now: "2026-11-22T09:00:00.000Z")
         _ = try book.start("a", now: "2026-11-22T10:00:00.000Z")
-        #expect(try book.history().map { $0["started_at"]?.stringValue ?? "" } == ["2026-11-22T10:00:00.000Z", "2026-11-22T09:00:00.000Z", "2026-11-22T08:00:00.000Z"])
+        #expect(
+            try book.history().map { $0["started_at"]?.stringValue ?? "" } == [
+                "2026-11-22T10:00:00.000Z", "2026-11-22T09:00:00.000Z", "2026-11-22T08:00:00.000Z",
+            ])
         #expect(try book.history(of: "A").count == 2)
         #expect(throws: ToolError.self) { try book.history(of: "c") }
     }
@@ -113,20 +125,29 @@ import Testing
     }
 
     @Test func playlistLinksFromRecordsObjectsAndIDs() throws {
-        let record = try JSONValue.parse(#"{"type":"playlist","id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning","images":[{"url":"https://i.scdn.co/small","width":60},{"url":"https://i.scdn.co/large","width":640}]}"#)
+        let record = try JSONValue.parse(
+            #"{"type":"playlist","id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning","images":[{"url":"https://i.scdn.co/small","width":60},{"url":"https://i.scdn.co/large","width":640}]}"#
+        )
         let link = try #require(PlaylistLink(playlistObject: record))
         #expect(link.name == "Morning")
         #expect(link.imageURL == "https://i.scdn.co/large")
-        let nullImages = try #require(PlaylistLink(playlistObject: try JSONValue.parse(#"{"id":"3cEYpjA9oz9GiPac4AsH4n","name":"x","images":null}"#)))
+        let nullImages = try #require(
+            PlaylistLink(
+                playlistObject: try JSONValue.parse(#"{"id":"3cEYpjA9oz9GiPac4AsH4n","name":"x","images":null}"#)))
         #expect(nullImages.imageURL == nil)
         #expect(nullImages.uri == "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n")
-        #expect(PlaylistLink(playlistObject: try JSONValue.parse(#"{"type":"track","id":"3cEYpjA9oz9GiPac4AsH4n"}"#)) == nil)
+        #expect(
+            PlaylistLink(playlistObject: try JSONValue.parse(#"{"type":"track","id":"3cEYpjA9oz9GiPac4AsH4n"}"#)) == nil
+        )
         #expect(PlaylistLink(playlistObject: "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n") == nil)
         #expect(link.record.objectValue?.keys == ["id", "uri", "name", "image_url"])
     }
 
     @Test func songCountSummaryReadsOnlySongCountRecords() throws {
-        let count = try #require(SongCountSummary(record: try JSONValue.parse(#"{"type":"song_count","track_count":5,"listened_ms":900000,"songs":4.38,"label":"4.5 songs"}"#)))
+        let count = try #require(
+            SongCountSummary(
+                record: try JSONValue.parse(
+                    #"{"type":"song_count","track_count":5,"listened_ms":900000,"songs":4.38,"label":"4.5 songs"}"#)))
         #expect(count == SongCountSummary(songs: 4.38, label: "4.5 songs", trackCount: 5, listenedMs: 900_000))
         #expect(SongCountSummary(record: try JSONValue.parse(#"{"type":"now_playing","songs":1}"#)) == nil)
         #expect(SongCountSummary(record: try JSONValue.parse(#"{"type":"song_count","songs":-1}"#)) == nil)
@@ -134,7 +155,8 @@ import Testing
     }
 
     @Test func theStoreFormatRoundTripsAndVersion0Migrates() throws {
-        let old = #"{"schema_version":0,"routines":{"morning":{"duration_seconds":900,"playlist_uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","note":"n"},"Evening":{"playlist_uri":"garbage"}}}"#
+        let old =
+            #"{"schema_version":0,"routines":{"morning":{"duration_seconds":900,"playlist_uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","note":"n"},"Evening":{"playlist_uri":"garbage"}}}"#
         let book = try RoutineStore.migrate(from: 0, Data(old.utf8), now: t0)
         #expect(book.routines.map(\.name) == ["Evening", "morning"])
         #expect(book.routines[1].durationMs == 900_000)
@@ -148,10 +170,13 @@ import Testing
 
     @Test func openerCommandsAndLinks() {
         #expect(LinkOpener.commands(browser: nil, platformOpener: "xdg-open") == [#"xdg-open "$1""#])
-        #expect(LinkOpener.commands(browser: "firefox --new-tab %s::w3m", platformOpener: "open")
+        #expect(
+            LinkOpener.commands(browser: "firefox --new-tab %s::w3m", platformOpener: "open")
                 == [#"firefox --new-tab "$1""#, #"w3m "$1""#, #"open "$1""#])
         let link = PlaylistLink(id: Self.playlistID, uri: "spotify:playlist:\(Self.playlistID)")
         #expect(LinkOpener.playlistLink(link, schemeHasHandler: true) == "spotify:playlist:\(Self.playlistID)")
-        #expect(LinkOpener.playlistLink(link, schemeHasHandler: false) == "https://open.spotify.com/playlist/\(Self.playlistID)")
+        #expect(
+            LinkOpener.playlistLink(link, schemeHasHandler: false)
+                == "https://open.spotify.com/playlist/\(Self.playlistID)")
     }
 }

@@ -1,9 +1,10 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// The count of a whole log, as songcount reports it at the end.
@@ -192,7 +193,8 @@ func countSongs(_ observations: [SongObservation]) -> SongCountResult {
 
     @Test func aPlayIsHeardUpToItsFurthestProgress() {
         // 0 → 170 s, then a poll at 100 s (a short seek back) of a 180 s song: about 1 song, not 0.5.
-        let result = count([0, 170_000, 100_000].map { SongObservation(key: "a", durationMs: 180_000, progressMs: $0) })
+        let result = count(
+            [0, 170_000, 100_000].map { SongObservation(key: "a", durationMs: 180_000, progressMs: $0) })
         #expect(result.trackCount == 1)
         #expect(abs(result.songs - 170.0 / 180.0) < 1e-9)
         #expect(songLabel(result.songs) == "1 song")

@@ -1,9 +1,10 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct SongFitTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
+
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// Runs `songcount` in process and checks stdout, stderr and exit status.
@@ -19,20 +20,28 @@ import Testing
         let result = try await InProcess.run("songcount", ["--target", "15m"], stdin: input)
         #expect(result.status == 0)
         #expect(result.stderr == "")
-        #expect(result.stdout == #"{"type":"song_count","target_ms":900000,"track_count":5,"total_duration_ms":1000000,"songs":4.5,"label":"4.5 songs"}"# + "\n")
+        #expect(
+            result.stdout
+                == #"{"type":"song_count","target_ms":900000,"track_count":5,"total_duration_ms":1000000,"songs":4.5,"label":"4.5 songs"}"#
+                + "\n")
     }
 
     @Test func shippedExamplePlaylist() async throws {
         let result = try await InProcess.run("songcount", ["--target", "15m", Self.examplePlaylist])
         #expect(result.status == 0)
-        #expect(result.stdout == #"{"type":"song_count","target_ms":900000,"track_count":5,"total_duration_ms":1067800,"songs":4.21,"label":"4 songs"}"# + "\n")
+        #expect(
+            result.stdout
+                == #"{"type":"song_count","target_ms":900000,"track_count":5,"total_duration_ms":1067800,"songs":4.21,"label":"4 songs"}"#
+                + "\n")
     }
 
     @Test func humanFormOnATerminalAndJSONWhenForced() async throws {
         let input = (1...8).map { track("t\($0)", seconds: 200) }.joined(separator: "\n")
-        let human = try await InProcess.run("songcount", ["-t", "15m"], stdin: input, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        let human = try await InProcess.run(
+            "songcount", ["-t", "15m"], stdin: input, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
         #expect(human.stdout == "4.5 songs (5 tracks, 16:40, fill 15:00)\n")
-        let forced = try await InProcess.run("songcount", ["-jt", "15m"], stdin: input, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        let forced = try await InProcess.run(
+            "songcount", ["-jt", "15m"], stdin: input, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
         #expect(forced.stdout.hasPrefix(#"{"type":"song_count""#))
     }
 
@@ -44,10 +53,12 @@ import Testing
     }
 
     @Test func selectPassesTheFillingRecordsThroughUnchanged() async throws {
-        let lines = try String(contentsOfFile: Self.examplePlaylist, encoding: .utf8).split(separator: "\n").map(String.init)
+        let lines = try String(contentsOfFile: Self.examplePlaylist, encoding: .utf8).split(separator: "\n").map(
+            String.init)
         let result = try await InProcess.run("songcount", ["--target", "12:00", "--select", Self.examplePlaylist])
         #expect(result.status == 0)
-        #expect(result.stdoutLines == Array(lines.prefix(4)))  // 214 + 187.5 + 241.2 = 642.7 s < 720 s; the 4th fills it
+        // 214 + 187.5 + 241.2 = 642.7 s < 720 s; the 4th fills it.
+        #expect(result.stdoutLines == Array(lines.prefix(4)))
     }
 
     @Test func inputRunningOutIsReportedWithShortBy() async throws {
@@ -55,7 +66,10 @@ import Testing
         let result = try await InProcess.run("songcount", ["--target", "10m"], stdin: input)
         #expect(result.status == 0)
         #expect(result.stderr == "songcount: input ran out 3:20 short of 10:00 (2 tracks, 6:40)\n")
-        #expect(result.stdout == #"{"type":"song_count","target_ms":600000,"track_count":2,"total_duration_ms":400000,"songs":3,"label":"3 songs","short_by_ms":200000}"# + "\n")
+        #expect(
+            result.stdout
+                == #"{"type":"song_count","target_ms":600000,"track_count":2,"total_duration_ms":400000,"songs":3,"label":"3 songs","short_by_ms":200000}"#
+                + "\n")
     }
 
     @Test func countModeOverAListeningLog() async throws {
@@ -69,17 +83,21 @@ import Testing
         ].joined(separator: "\n")
         let result = try await InProcess.run("songcount", [], stdin: log)
         #expect(result.status == 0)
-        #expect(result.stdout == #"{"type":"song_count","track_count":4,"total_duration_ms":740000,"listened_ms":590000,"songs":3,"label":"3 songs"}"# + "\n")
-        let human = try await InProcess.run("songcount", [], stdin: log, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        #expect(
+            result.stdout
+                == #"{"type":"song_count","track_count":4,"total_duration_ms":740000,"listened_ms":590000,"songs":3,"label":"3 songs"}"#
+                + "\n")
+        let human = try await InProcess.run(
+            "songcount", [], stdin: log, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
         #expect(human.stdout == "You got through 3 songs (4 tracks, 9:50)\n")
     }
 
     @Test func playlistEntriesWithItemOrLegacyTrack() async throws {
         let input = """
-        {"added_at":"2025-11-02T18:21:07Z","is_local":false,"item":{"id":"x","type":"track","track":true,"episode":false,"duration_ms":300000}}
-        {"added_at":null,"track":{"id":"y","type":"track","duration_ms":300000}}
-        {"added_at":null,"item":null}
-        """
+            {"added_at":"2025-11-02T18:21:07Z","is_local":false,"item":{"id":"x","type":"track","track":true,"episode":false,"duration_ms":300000}}
+            {"added_at":null,"track":{"id":"y","type":"track","duration_ms":300000}}
+            {"added_at":null,"item":null}
+            """
         let result = try await InProcess.run("songcount", [], stdin: input)
         #expect(result.status == 0)
         #expect(result.stdout.contains(#""track_count":2,"total_duration_ms":600000"#))
@@ -94,7 +112,8 @@ import Testing
     }
 
     @Test func aLineThatIsNotJSONIsAnErrorNamingItsLine() async throws {
-        let input = [track("a", seconds: 100), track("b", seconds: 100), "{not json", track("c", seconds: 100)].joined(separator: "\n")
+        let input = [track("a", seconds: 100), track("b", seconds: 100), "{not json", track("c", seconds: 100)].joined(
+            separator: "\n")
         let result = try await InProcess.run("songcount", [], stdin: input)
         #expect(result.status == 65)
         #expect(result.stdout == "")
@@ -128,7 +147,10 @@ import Testing
         let result = try await InProcess.run("songcount", ["--target", "fifteen"], stdin: "")
         #expect(result.status == 64)
         #expect(result.stdout == "")
-        #expect(result.stderr.hasPrefix("songcount: invalid duration 'fifteen': use seconds (900), 90s, 15m, 1h30m, 1h2m3s, 12:30 or 1:02:03\n"))
+        #expect(
+            result.stderr.hasPrefix(
+                "songcount: invalid duration 'fifteen': use seconds (900), 90s, 15m, 1h30m, 1h2m3s, 12:30 or 1:02:03\n")
+        )
         #expect(result.stderr.hasSuffix("Try 'songcount --help' for more information.\n"))
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// songcount's count mode over hand-made listening logs (issue 8), through the built binary.
@@ -41,7 +42,10 @@ import Testing
         let result = try await InProcess.run("songcount", [], stdin: log)
         #expect(result.status == 0)
         #expect(try JSONValue.parse(result.stdout)["listened_ms"] == 90_000)
-        #expect(result.stderr == "songcount: skipped 3 records that are not songs (episodes, ads, other objects) (line 3, line 4, line 5)\n")
+        #expect(
+            result.stderr
+                == "songcount: skipped 3 records that are not songs (episodes, ads, other objects) (line 3, line 4, line 5)\n"
+        )
         // Fit mode skips them too.
         let fit = try await InProcess.run("songcount", ["--target", "10m"], stdin: log)
         #expect(try JSONValue.parse(fit.stdout)["track_count"] == 2)
@@ -70,8 +74,12 @@ import Testing
     }
 
     @Test func oneTrackIsSingular() async throws {
-        let result = try await InProcess.run("songcount", ["--target", "10m"], stdin: #"{"id":"a","duration_ms":180000}"#)
+        let result = try await InProcess.run(
+            "songcount", ["--target", "10m"], stdin: #"{"id":"a","duration_ms":180000}"#)
         #expect(result.stderr == "songcount: input ran out 7:00 short of 10:00 (1 track, 3:00)\n")
-        let human = try await InProcess.run("songcount", [], stdin: #"{"id":"a","duration_ms":180000}"#, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        let human = try await InProcess.run(
+            "songcount", [], stdin: #"{"id":"a","duration_ms":180000}"#, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"]
+        )
         #expect(human.stdout == "You got through 1 song (1 track, 3:00)\n")
-    }}
+    }
+}

@@ -1,17 +1,22 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// spotify-playlists run in process against an in-process fake-spotify.
 @Suite struct SpotifyPlaylistsCommandTests {
-    static let libraryNames = ["Morning", "Focus — deep work (collab)", "New Playlist", "Today's Top Hits", "Long Run", "Mixed Bag"]
+    static let libraryNames = [
+        "Morning", "Focus — deep work (collab)", "New Playlist", "Today's Top Hits", "Long Run", "Mixed Bag",
+    ]
 
-    func playlists(_ library: Library, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> ToolRun {
+    func playlists(_ library: Library, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])
+        async throws -> ToolRun
+    {
         try await library.run("spotify-playlists", arguments, stdin: stdin, environment: environment)
     }
 
@@ -24,24 +29,32 @@ import Testing
         #expect(items.prefix(6).map { $0["name"]?.stringValue } == Self.libraryNames)
         #expect(items.suffix(120).map { $0["items_total"]?.intValue } == (0..<120).map { $0 })
         #expect(items.allSatisfy { $0["type"] == "playlist" })
-        #expect(try await library.counters()["requests"] == ["GET /v1/me/playlists": 3], "offset paging; the removed next endpoint is never called")
+        #expect(
+            try await library.counters()["requests"] == ["GET /v1/me/playlists": 3],
+            "offset paging; the removed next endpoint is never called")
         let explicit = try await playlists(library, ["list", "--concurrency", "1"])
         #expect(explicit.stdout == result.stdout)
     }
 
     @Test func aTableOnATerminal() async throws {
         let library = try await Library()
-        let result = try await playlists(library, [], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "100"])
+        let result = try await playlists(
+            library, [], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "100"])
         let lines = result.stdoutLines
         #expect(lines.count == 7)
-        #expect(lines[0].hasPrefix("NAME") && lines[0].contains("ITEMS") && lines[0].contains("OWNER") && lines[0].hasSuffix("ID"))
+        #expect(
+            lines[0].hasPrefix("NAME") && lines[0].contains("ITEMS") && lines[0].contains("OWNER")
+                && lines[0].hasSuffix("ID"))
         #expect(lines[5].hasPrefix("Long Run") && lines[5].contains("10,000") && lines[5].hasSuffix(generated(10_000)))
     }
 
     @Test func getTakesEveryFormOfReference() async throws {
         let library = try await Library()
         let id = "3cEYpjA9oz9GiPac4AsH4n"
-        let forms = [id, "spotify:playlist:\(id)", "https://open.spotify.com/intl-de/playlist/\(id)?si=0123abc", #"{"type":"playlist","uri":"spotify:playlist:\#(id)","name":"Morning"}"#]
+        let forms = [
+            id, "spotify:playlist:\(id)", "https://open.spotify.com/intl-de/playlist/\(id)?si=0123abc",
+            #"{"type":"playlist","uri":"spotify:playlist:\#(id)","name":"Morning"}"#,
+        ]
         let result = try await playlists(library, ["get"] + forms)
         #expect(result.status == 0, "\(result.stderr)")
         let items = try records(result)
@@ -59,7 +72,9 @@ import Testing
         #expect(stdin.stdout == result.stdout)
         let bad = try await playlists(library, ["get", "spotify:album:4aawyAB9vmqN3uQ7FjRGTy"])
         #expect(bad.status == 64)
-        #expect(bad.stderr.hasPrefix("spotify-playlists: 'spotify:album:4aawyAB9vmqN3uQ7FjRGTy': a album URI, not a playlist"))
+        #expect(
+            bad.stderr.hasPrefix(
+                "spotify-playlists: 'spotify:album:4aawyAB9vmqN3uQ7FjRGTy': a album URI, not a playlist"))
     }
 
     @Test func durationIsTheSumOfTheItems() async throws {
@@ -74,7 +89,9 @@ import Testing
         #expect(items[0].objectValue?.keys.last == "duration_ms")
         #expect(items[1]["duration_ms"] == .null)
         #expect(items[1]["items_total"] == .null)
-        #expect(result.stderr.contains("playlist 5MlKAGFZNoN2d0Up8sQc0N: Spotify returns items only for playlists you own or collaborate on"))
+        #expect(
+            result.stderr.contains(
+                "playlist 5MlKAGFZNoN2d0Up8sQc0N: Spotify returns items only for playlists you own or collaborate on"))
         #expect(result.stderr.hasSuffix("; duration_ms is null\n"))
     }
 
@@ -88,7 +105,8 @@ import Testing
 
     @Test func legacyShapesGiveTheSameRecords() async throws {
         let current = try await playlists(try await Library(), ["get", "3cEYpjA9oz9GiPac4AsH4n", generated(30)])
-        let legacy = try await playlists(try await Library(["--legacy"]), ["get", "3cEYpjA9oz9GiPac4AsH4n", generated(30)])
+        let legacy = try await playlists(
+            try await Library(["--legacy"]), ["get", "3cEYpjA9oz9GiPac4AsH4n", generated(30)])
         #expect(current.status == 0 && !current.stdout.isEmpty)
         #expect(current.stdout == legacy.stdout)
         let list = try records(try await playlists(try await Library(["--legacy"]), []))
@@ -113,8 +131,12 @@ import Testing
         let library = try await Library()
         let unknown = try await playlists(library, ["lsit"])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr == "spotify-playlists: unknown command 'lsit'\nUsage: spotify-playlists [COMMAND] [OPTIONS]\nTry 'spotify-playlists --help' for more information.\n")
+        #expect(
+            unknown.stderr
+                == "spotify-playlists: unknown command 'lsit'\nUsage: spotify-playlists [COMMAND] [OPTIONS]\nTry 'spotify-playlists --help' for more information.\n"
+        )
         let help = try await playlists(library, ["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("Usage: spotify-playlists [COMMAND] [OPTIONS]"))
-    }}
+    }
+}

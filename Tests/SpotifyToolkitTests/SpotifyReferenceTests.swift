@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct SpotifyReferenceTests {
@@ -36,7 +37,7 @@ import Testing
     @Test(arguments: [
         ("", "empty"),
         ("morning", "not a playlist id"),
-        ("3cEYpjA9oz9GiPac4AsH4", "not a playlist id"),           // 21 characters
+        ("3cEYpjA9oz9GiPac4AsH4", "not a playlist id"),  // 21 characters
         ("3cEYpjA9oz9GiPac4AsH4n!", "not a playlist id"),
         ("spotify:track:3cEYpjA9oz9GiPac4AsH4n", "a track URI, not a playlist"),
         ("spotify:playlist:abc", "malformed id"),
@@ -57,8 +58,12 @@ import Testing
     }
 
     @Test func otherKindsParseToo() throws {
-        #expect(try SpotifyReference.parse("spotify:track:4iV5W9uYEdYUVa79Axb7Rh", expecting: .track).id == "4iV5W9uYEdYUVa79Axb7Rh")
-        #expect(try SpotifyReference.parse("https://open.spotify.com/album/4aawyAB9vmqN3uQ7FjRGTy", expecting: .album).uri == "spotify:album:4aawyAB9vmqN3uQ7FjRGTy")
+        #expect(
+            try SpotifyReference.parse("spotify:track:4iV5W9uYEdYUVa79Axb7Rh", expecting: .track).id
+                == "4iV5W9uYEdYUVa79Axb7Rh")
+        #expect(
+            try SpotifyReference.parse("https://open.spotify.com/album/4aawyAB9vmqN3uQ7FjRGTy", expecting: .album).uri
+                == "spotify:album:4aawyAB9vmqN3uQ7FjRGTy")
     }
 
     @Test func badArgumentIsAUsageErrorQuotingIt() {
@@ -72,19 +77,29 @@ import Testing
 
     @Test func trackKeepsSpotifyNamesInOrder() throws {
         let item: JSONValue = [
-            "album": ["id": "A", "name": "Album", "images": [
-                ["url": "small", "height": 64, "width": 64], ["url": "big", "height": 640, "width": 640], ["url": "nosize", "height": nil, "width": nil],
-            ]],
+            "album": [
+                "id": "A", "name": "Album",
+                "images": [
+                    ["url": "small", "height": 64, "width": 64], ["url": "big", "height": 640, "width": 640],
+                    ["url": "nosize", "height": nil, "width": nil],
+                ],
+            ],
             "artists": [["id": "B", "name": "Band", "href": "x"]],
-            "duration_ms": 180_000, "id": "T", "is_local": false, "name": "Song", "type": "track", "uri": "spotify:track:T",
+            "duration_ms": 180_000, "id": "T", "is_local": false, "name": "Song", "type": "track",
+            "uri": "spotify:track:T",
         ]
         let record = try #require(TrackRecord.make(from: item))
-        #expect(JSONValue.object(record).serialized() == #"{"type":"track","id":"T","uri":"spotify:track:T","name":"Song","duration_ms":180000,"artists":[{"id":"B","name":"Band"}],"album":{"id":"A","name":"Album","images":[{"url":"big","height":640,"width":640},{"url":"small","height":64,"width":64},{"url":"nosize","height":null,"width":null}]},"is_local":false}"#)
+        #expect(
+            JSONValue.object(record).serialized()
+                == #"{"type":"track","id":"T","uri":"spotify:track:T","name":"Song","duration_ms":180000,"artists":[{"id":"B","name":"Band"}],"album":{"id":"A","name":"Album","images":[{"url":"big","height":640,"width":640},{"url":"small","height":64,"width":64},{"url":"nosize","height":null,"width":null}]},"is_local":false}"#
+        )
     }
 
     @Test func episodeHasShowAndEmptyArtists() throws {
-        let item: JSONValue = ["type": "episode", "id": "E", "uri": "spotify:episode:E", "name": "Ep", "duration_ms": 1000,
-                               "show": ["id": "S", "name": "Show", "images": nil]]
+        let item: JSONValue = [
+            "type": "episode", "id": "E", "uri": "spotify:episode:E", "name": "Ep", "duration_ms": 1000,
+            "show": ["id": "S", "name": "Show", "images": nil],
+        ]
         let record = try #require(TrackRecord.make(from: item))
         #expect(record["type"] == "episode")
         #expect(record["artists"] == .array([]))
@@ -105,7 +120,9 @@ import Testing
 
 @Suite struct SpotifyErrorBodyTests {
     @Test func serverTextCannotReachTheTerminalRaw() {
-        let json = HTTPResult(status: 403, headers: [:], body: Data(#"{"error":{"status":403,"message":"bad\u001b[2Jthing\nnext","reason":"X\u0007"}}"#.utf8))
+        let json = HTTPResult(
+            status: 403, headers: [:],
+            body: Data(#"{"error":{"status":403,"message":"bad\u001b[2Jthing\nnext","reason":"X\u0007"}}"#.utf8))
         let body = SpotifyErrorBody(json)
         #expect(body.message == "bad [2Jthing next")
         #expect(body.reason == "X")

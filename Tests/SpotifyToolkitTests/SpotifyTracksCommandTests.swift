@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
+
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// spotify-tracks run in process against an in-process fake-spotify.
@@ -20,7 +21,9 @@ import Testing
         #expect(Set(items.compactMap { $0["id"]?.stringValue }).count == size)
         #expect(items.allSatisfy { $0["playlist"]?["id"]?.stringValue == generated(size) && $0["type"] == "track" })
         let counters = try await library.counters()
-        #expect(counters["requests"]?["GET /v1/playlists/{id}/items"]?.intValue == max(1, (size + 49) / 50), "one request per page, no more")
+        #expect(
+            counters["requests"]?["GET /v1/playlists/{id}/items"]?.intValue == max(1, (size + 49) / 50),
+            "one request per page, no more")
         #expect((counters["max_in_flight"]?.intValue ?? 99) <= 8)
     }
 
@@ -30,11 +33,16 @@ import Testing
         ("connection reset", [("kind", "reset"), ("every", "5")], [:]),
         ("truncated body", [("kind", "truncate"), ("every", "5")], [:]),
         ("unparsable body", [("kind", "garbage"), ("every", "5")], [:]),
-        ("timeout", [("kind", "delay"), ("at", "3+9"), ("delay_ms", "2500")], ["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT": "1"]),
+        (
+            "timeout", [("kind", "delay"), ("at", "3+9"), ("delay_ms", "2500")],
+            ["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT": "1"]
+        ),
     ]
 
     @Test(arguments: faults)
-    func faultsMidPaginationLeaveTheOutputOfACleanRun(name: String, fault: [(String, String)], environment: [String: String]) async throws {
+    func faultsMidPaginationLeaveTheOutputOfACleanRun(
+        name: String, fault: [(String, String)], environment: [String: String]
+    ) async throws {
         let library = try await Library()
         let clean = try await library.tracks([generated(1_000)])
         #expect(clean.status == 0)
@@ -52,7 +60,9 @@ import Testing
         let result = try await library.tracks(["--concurrency", "1", generated(200)])
         #expect(result.status == 69)
         #expect(result.stdoutLines.count == 50, "the first page went out; nothing after the failure")
-        #expect(result.stderr.contains("Spotify failed (HTTP 503: Service Unavailable) on GET /playlists/\(generated(200))/items"))
+        #expect(
+            result.stderr.contains(
+                "Spotify failed (HTTP 503: Service Unavailable) on GET /playlists/\(generated(200))/items"))
         #expect(result.stderr.contains("(gave up after 5 tries)"), "\(result.stderr)")
     }
 
@@ -77,7 +87,10 @@ import Testing
         try await library.fault([("kind", "rate_limit"), ("at", "3"), ("retry_after", "3600")])
         let limited = try await library.tracks([generated(500)])
         #expect(limited.status == 75)
-        #expect(limited.stderr.contains("Spotify is rate limiting and asked to wait 60 min (more than the 30 s cap); try again later"), "\(limited.stderr)")
+        #expect(
+            limited.stderr.contains(
+                "Spotify is rate limiting and asked to wait 60 min (more than the 30 s cap); try again later"),
+            "\(limited.stderr)")
     }
 
     @Test func theTotalChangingWhilePagingIsNoted() async throws {
@@ -85,7 +98,10 @@ import Testing
         let result = try await library.tracks([generated(120, "chg")])
         #expect(result.status == 0)
         #expect(result.stdoutLines.count == 119)
-        #expect(result.stderr == "spotify-tracks: playlist \(generated(120, "chg")) changed while it was read (120 → 119 items); run again for a consistent copy\n")
+        #expect(
+            result.stderr
+                == "spotify-tracks: playlist \(generated(120, "chg")) changed while it was read (120 → 119 items); run again for a consistent copy\n"
+        )
     }
 
     @Test(arguments: ["3cEYpjA9oz9GiPac4AsH4n", generated(120, "mix")])
@@ -104,11 +120,18 @@ import Testing
         #expect(all.status == 0)
         let items = try records(all)
         #expect(items.count == 18)
-        #expect(all.stderr == "spotify-tracks: playlist \(playlist): skipped 2 items Spotify no longer makes available (null)\n")
+        #expect(
+            all.stderr
+                == "spotify-tracks: playlist \(playlist): skipped 2 items Spotify no longer makes available (null)\n")
         let locals = items.filter { $0["is_local"] == true }
-        #expect(locals.count == 2 && locals.allSatisfy { $0["id"] == .null && $0["uri"]?.stringValue?.hasPrefix("spotify:local:") == true })
+        #expect(
+            locals.count == 2
+                && locals.allSatisfy {
+                    $0["id"] == .null && $0["uri"]?.stringValue?.hasPrefix("spotify:local:") == true
+                })
         #expect(items.filter { $0["type"] == "episode" }.count == 2)
-        #expect(items.map { $0["position"]?.intValue ?? -1 }.contains(8) == false, "positions count the null entries too")
+        #expect(
+            items.map { $0["position"]?.intValue ?? -1 }.contains(8) == false, "positions count the null entries too")
 
         let noLocal = try records(try await library.tracks(["--no-local", playlist]))
         #expect(noLocal.count == 16 && noLocal.allSatisfy { $0["is_local"] == false })
@@ -120,19 +143,27 @@ import Testing
         let entries = try records(raw)
         #expect(entries.count == 20, "raw keeps every entry, null items too")
         #expect(entries[8]["item"] == .null)
-        #expect(entries[0].objectValue?.keys == ["added_at", "added_by", "is_local", "primary_color", "item", "video_thumbnail"], "untouched")
+        #expect(
+            entries[0].objectValue?.keys == [
+                "added_at", "added_by", "is_local", "primary_color", "item", "video_thumbnail",
+            ], "untouched")
     }
 
     @Test func playlistsSpotifyRefusesAreReportedAndTheOthersStillPrint() async throws {
         let library = try await Library()
-        let result = try await library.tracks([generated(3), "5MlKAGFZNoN2d0Up8sQc0N", "spotify:playlist:37i9dQZF1DXcBWIGoYBM5M", generated(2)])
+        let result = try await library.tracks([
+            generated(3), "5MlKAGFZNoN2d0Up8sQc0N", "spotify:playlist:37i9dQZF1DXcBWIGoYBM5M", generated(2),
+        ])
         #expect(result.status == 77, "the first failure's status")
-        #expect(try records(result).map { $0["playlist"]?["id"]?.stringValue } == Array(repeating: generated(3), count: 3) + Array(repeating: generated(2), count: 2))
-        #expect(result.stderr == """
-        spotify-tracks: playlist 5MlKAGFZNoN2d0Up8sQc0N: Spotify returns items only for playlists you own or collaborate on, and this is not one of them (403: Forbidden); logging in again will not change that
-        spotify-tracks: playlist 37i9dQZF1DXcBWIGoYBM5M: not found (404: Resource not found); Spotify no longer shows its own editorial and algorithmic playlists to apps in Development Mode, or the id is wrong
+        #expect(
+            try records(result).map { $0["playlist"]?["id"]?.stringValue } == Array(repeating: generated(3), count: 3)
+                + Array(repeating: generated(2), count: 2))
+        #expect(
+            result.stderr == """
+                spotify-tracks: playlist 5MlKAGFZNoN2d0Up8sQc0N: Spotify returns items only for playlists you own or collaborate on, and this is not one of them (403: Forbidden); logging in again will not change that
+                spotify-tracks: playlist 37i9dQZF1DXcBWIGoYBM5M: not found (404: Resource not found); Spotify no longer shows its own editorial and algorithmic playlists to apps in Development Mode, or the id is wrong
 
-        """)
+                """)
         let editorial = try await library.tracks(["https://open.spotify.com/playlist/37i9dQZF1DXcBWIGoYBM5M?si=abc"])
         #expect(editorial.status == 1)
         #expect(editorial.stdout == "")
@@ -141,8 +172,12 @@ import Testing
     @Test func aDevelopmentModeRefusalStopsTheRun() async throws {
         let library = try await Library()
         let path = "/v1/playlists/\(generated(3))/items"
-        _ = try await library.fake.call("POST", "/_fake/fail", form: [("path", path), ("status", "403"),
-                                                                 ("body", "Check settings on developer.spotify.com/dashboard, the user may not be registered.")])
+        _ = try await library.fake.call(
+            "POST", "/_fake/fail",
+            form: [
+                ("path", path), ("status", "403"),
+                ("body", "Check settings on developer.spotify.com/dashboard, the user may not be registered."),
+            ])
         let result = try await library.tracks([generated(3), generated(2)])
         #expect(result.status == 77)
         #expect(result.stdout == "")
@@ -163,7 +198,8 @@ import Testing
 
     @Test func aTableOnATerminal() async throws {
         let library = try await Library()
-        let result = try await library.tracks(["3cEYpjA9oz9GiPac4AsH4n"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "70"])
+        let result = try await library.tracks(
+            ["3cEYpjA9oz9GiPac4AsH4n"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "70"])
         #expect(result.status == 0)
         let lines = result.stdoutLines
         #expect(lines.first == "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n")
@@ -172,7 +208,8 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("2  #212 — First takes") && $0.contains("The Studio Hour") })
         #expect(lines.last == "5 items, 1:06:00")
         #expect(lines.allSatisfy { $0.count <= 70 })
-        let json = try await library.tracks(["--json", "3cEYpjA9oz9GiPac4AsH4n"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        let json = try await library.tracks(
+            ["--json", "3cEYpjA9oz9GiPac4AsH4n"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
         #expect(try records(json).count == 5)
     }
 
@@ -180,7 +217,9 @@ import Testing
         let library = try await Library(["--latency-ms", "150"])
         let eight = try await library.tracks(["--concurrency", "8", generated(2_000)])
         #expect(eight.stdoutLines.count == 2_000)
-        #expect(try await library.counters()["max_in_flight"] == 8, "URLSession keeps 8 connections to one host (its default is 6)")
+        #expect(
+            try await library.counters()["max_in_flight"] == 8,
+            "URLSession keeps 8 connections to one host (its default is 6)")
         _ = try await library.fake.call("POST", "/_fake/reset-counters")
         let adaptive = try await library.tracks([generated(3_000)])
         #expect(adaptive.stdoutLines.count == 3_000)

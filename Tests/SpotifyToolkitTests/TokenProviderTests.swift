@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 /// TokenProvider against a minimal accounts service on loopback (in process).
@@ -12,8 +13,16 @@ import Testing
     final class Counter: @unchecked Sendable {  // guarded by lock
         let lock = NSLock()
         var count = 0
-        func increment() { lock.lock(); count += 1; lock.unlock() }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+        func increment() {
+            lock.lock()
+            count += 1
+            lock.unlock()
+        }
+        var value: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return count
+        }
     }
 
     struct Fixture {
@@ -23,10 +32,15 @@ import Testing
         let refreshes: Counter
     }
 
-    func fixture(status: Int = 200, body: String = #"{"access_token":"NEW","token_type":"Bearer","expires_in":3600,"refresh_token":"R2","scope":"a"}"#) throws -> Fixture {
+    func fixture(
+        status: Int = 200,
+        body: String =
+            #"{"access_token":"NEW","token_type":"Bearer","expires_in":3600,"refresh_token":"R2","scope":"a"}"#
+    ) throws -> Fixture {
         let refreshes = Counter()
         let server = try LoopbackHTTPServer { request in
-            guard request.path == "/api/token", URLForm.value("grant_type", in: request.formFields()) == "refresh_token" else {
+            guard request.path == "/api/token", URLForm.value("grant_type", in: request.formFields()) == "refresh_token"
+            else {
                 return .text("unexpected\n", status: 404)
             }
             refreshes.increment()
@@ -35,10 +49,16 @@ import Testing
         }
         server.start()
         let directory = NSTemporaryDirectory() + "provider-\(UUID().uuidString)"
-        let environment = ToolEnvironment(["XDG_CONFIG_HOME": directory, "SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:\(server.port)"])
+        let environment = ToolEnvironment([
+            "XDG_CONFIG_HOME": directory, "SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:\(server.port)",
+        ])
         let store = FileTokenStore(directory: environment.configDirectory)
-        try store.save(StoredTokens(accessToken: "OLD", scope: "a", expiresAt: 0, refreshToken: "R1", clientID: "c", authorizedAt: 0))
-        return Fixture(server: server, store: store, provider: try TokenProvider(environment: environment, store: store), refreshes: refreshes)
+        try store.save(
+            StoredTokens(
+                accessToken: "OLD", scope: "a", expiresAt: 0, refreshToken: "R1", clientID: "c", authorizedAt: 0))
+        return Fixture(
+            server: server, store: store, provider: try TokenProvider(environment: environment, store: store),
+            refreshes: refreshes)
     }
 
     @Test func concurrentCallersShareOneRefresh() async throws {
@@ -66,12 +86,16 @@ import Testing
     }
 
     @Test func invalidGrantEndsTheSession() async throws {
-        let f = try fixture(status: 400, body: #"{"error":"invalid_grant","error_description":"Refresh token revoked"}"#)
+        let f = try fixture(
+            status: 400, body: #"{"error":"invalid_grant","error_description":"Refresh token revoked"}"#)
         defer { f.server.stop() }
         let error = await #expect(throws: ToolError.self) { try await f.provider.accessToken() }
         #expect(error?.exitCode == .noPermission)
         // The fixture's login is from 1970: old enough for the six-month explanation.
-        #expect(error?.message == "Spotify ended the session (Refresh token revoked (invalid_grant)); refresh tokens last six months and this login is from 1970-01-01T00:00:00Z; run 'spotify-auth login' to log in again")
+        #expect(
+            error?.message
+                == "Spotify ended the session (Refresh token revoked (invalid_grant)); refresh tokens last six months and this login is from 1970-01-01T00:00:00Z; run 'spotify-auth login' to log in again"
+        )
         #expect(try f.store.load() == nil)
     }
 }

@@ -1,9 +1,10 @@
 import Testing
-@testable import ToolkitCore
-@testable import LoopbackHTTP
+
 @testable import HTTPClient
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCLI
+@testable import ToolkitCore
 @testable import Tools
 
 @Suite struct URLFormTests {
@@ -53,12 +54,14 @@ import Testing
     }
 
     @Test func encodesEverythingButUnreserved() {
-        #expect(URLForm.encode([("grant_type", "authorization_code"), ("redirect_uri", "http://127.0.0.1:8888/callback")])
-            == "grant_type=authorization_code&redirect_uri=http%3A%2F%2F127.0.0.1%3A8888%2Fcallback")
+        #expect(
+            URLForm.encode([("grant_type", "authorization_code"), ("redirect_uri", "http://127.0.0.1:8888/callback")])
+                == "grant_type=authorization_code&redirect_uri=http%3A%2F%2F127.0.0.1%3A8888%2Fcallback")
         #expect(URLForm.encode([("a b", "c+d&e=f~._-")]) == "a%20b=c%2Bd%26e%3Df~._-")
         #expect(URLForm.encode([("q", "Björk 🎵")]) == "q=Bj%C3%B6rk%20%F0%9F%8E%B5")
-        #expect(URLForm.encode([("scope", "user-read-private user-read-email")])
-            == "scope=user-read-private%20user-read-email")
+        #expect(
+            URLForm.encode([("scope", "user-read-private user-read-email")])
+                == "scope=user-read-private%20user-read-email")
         #expect(URLForm.encode([("empty", "")]) == "empty=")
         #expect(URLForm.encode([]) == "")
     }

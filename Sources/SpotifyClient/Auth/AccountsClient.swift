@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// The accounts service: the authorize URL, the code exchange and the refresh grant.
 package struct AccountsClient: Sendable {
@@ -19,7 +19,9 @@ package struct AccountsClient: Sendable {
         self.transport = transport
     }
 
-    package func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String]) -> URL {
+    package func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String])
+        -> URL
+    {
         let query = URLForm.encode([
             ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI),
             ("code_challenge_method", "S256"), ("code_challenge", challenge), ("state", state),
@@ -28,14 +30,18 @@ package struct AccountsClient: Sendable {
         return URL(string: baseURL.absoluteString.trimmingSuffix("/") + "/authorize?" + query)!
     }
 
-    package func exchange(code: String, redirectURI: String, clientID: String, verifier: String) async throws -> TokenResponse {
+    package func exchange(code: String, redirectURI: String, clientID: String, verifier: String) async throws
+        -> TokenResponse
+    {
         let result = try await post([
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
             ("client_id", clientID), ("code_verifier", verifier),
         ])
-        return try decode(result, failure: { error in
-            ToolError.noPermission("login failed: Spotify refused the authorization code: \(error)")
-        })
+        return try decode(
+            result,
+            failure: { error in
+                ToolError.noPermission("login failed: Spotify refused the authorization code: \(error)")
+            })
     }
 
     package enum RefreshFailure: Error, Sendable {
@@ -49,12 +55,16 @@ package struct AccountsClient: Sendable {
         let result = try await post([
             ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID),
         ])
-        if result.status == 400 || result.status == 401, let error = OAuthError.decode(result.body), error.code == "invalid_grant" {
+        if result.status == 400 || result.status == 401, let error = OAuthError.decode(result.body),
+            error.code == "invalid_grant"
+        {
             throw RefreshFailure.invalidGrant(error.summary)
         }
-        return try decode(result, failure: { error in
-            ToolError.noPermission("Spotify refused to refresh the access token: \(error)")
-        })
+        return try decode(
+            result,
+            failure: { error in
+                ToolError.noPermission("Spotify refused to refresh the access token: \(error)")
+            })
     }
 
     /// The transport's failures end here as ToolErrors: a token request is never retried.
@@ -73,7 +83,9 @@ package struct AccountsClient: Sendable {
             throw ToolError.unavailable("the Spotify accounts service failed (HTTP \(result.status)); try again later")
         }
         if result.status == 429 {
-            throw ToolError.tempFail("the Spotify accounts service is rate limiting; try again in \(SpotifyWebAPI.retryAfterSeconds(result.header("Retry-After")).map { String(Int(saturating: $0)) } ?? "a few") seconds")
+            throw ToolError.tempFail(
+                "the Spotify accounts service is rate limiting; try again in \(SpotifyWebAPI.retryAfterSeconds(result.header("Retry-After")).map { String(Int(saturating: $0)) } ?? "a few") seconds"
+            )
         }
         guard result.isSuccess else {
             throw failure(OAuthError.decode(result.body)?.summary ?? "HTTP \(result.status)")

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// The `auth_status` record: who is logged in, with which scopes, until when, and where the
 /// tokens live. Never the tokens themselves.
@@ -46,7 +46,8 @@ package struct AuthStatus {
             record["scopes"] = .array(tokens.scopes.map { .string($0) })
             record["expires_at"] = .string(Self.timestamp(tokens.expiresAt))
             record["expires_in"] = .int(max(0, Int(saturating: tokens.expiresAt - now)))
-            record["refresh_token_expires_at"] = .string(Self.timestamp(tokens.authorizedAt + Self.refreshTokenLifetime))
+            record["refresh_token_expires_at"] = .string(
+                Self.timestamp(tokens.authorizedAt + Self.refreshTokenLifetime))
             record["client_id"] = .string(tokens.clientID)
         }
         record["token_store"] = .string(storeLocation)
@@ -55,18 +56,23 @@ package struct AuthStatus {
 
     package var humanText: String {
         if source != nil { return "Using the access token in SPOTIFY_ACCESS_TOKEN (not stored, never refreshed).\n" }
-        guard loggedIn, let tokens else { return "Not logged in (no tokens in \(storeLocation)). Run: spotify-auth login\n" }
+        guard loggedIn, let tokens else {
+            return "Not logged in (no tokens in \(storeLocation)). Run: spotify-auth login\n"
+        }
         let who = tokens.displayName.map { "\($0) (\(tokens.userID ?? "?"))" } ?? tokens.userID ?? "an unknown user"
         let remaining = tokens.expiresAt - now
-        let expiry = remaining > 0 ? "access token valid for \(formatClock(milliseconds: Int(saturating: remaining * 1000)))" : "access token expired; it is refreshed on next use"
+        let expiry =
+            remaining > 0
+            ? "access token valid for \(formatClock(milliseconds: Int(saturating: remaining * 1000)))"
+            : "access token expired; it is refreshed on next use"
         return """
-        Logged in as \(who)
-          \(expiry)
-          session ends by \(Self.timestamp(tokens.authorizedAt + Self.refreshTokenLifetime)) (then log in again)
-          scopes: \(tokens.scopes.joined(separator: " "))
-          tokens in \(storeLocation)
+            Logged in as \(who)
+              \(expiry)
+              session ends by \(Self.timestamp(tokens.authorizedAt + Self.refreshTokenLifetime)) (then log in again)
+              scopes: \(tokens.scopes.joined(separator: " "))
+              tokens in \(storeLocation)
 
-        """
+            """
     }
 
     /// Years 1 to 9999: what an RFC 3339 timestamp can say (a stored time may be anything).

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// `$XDG_CONFIG_HOME/spotify-toolkit/config.json`: settings saved between runs (the client id
 /// after the first login). Flags beat environment variables, which beat this file.

@@ -1,6 +1,7 @@
-import ToolkitCore
 import HTTPClient
 import LoopbackHTTP
+import ToolkitCore
+
 #if canImport(Security)
 import Foundation
 import Security
@@ -15,7 +16,10 @@ package struct KeychainTokenStore: TokenStore {
     package init() {}
 
     var baseQuery: [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
+        [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+        ]
     }
 
     package func load() throws -> StoredTokens? {
@@ -31,7 +35,8 @@ package struct KeychainTokenStore: TokenStore {
         do {
             return try JSONDecoder().decode(StoredTokens.self, from: data)
         } catch {
-            throw ToolError.config("the token store (\(location)) is damaged; remove it with 'spotify-auth logout' and log in again")
+            throw ToolError.config(
+                "the token store (\(location)) is damaged; remove it with 'spotify-auth logout' and log in again")
         }
     }
 

@@ -1,7 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,7 +26,8 @@ package struct LoginFlow {
 
     package init(
         clientID: String, redirect: LoopbackRedirect, scopes: [String], pasteMode: Bool, timeoutSeconds: Double,
-        showDialog: Bool, accounts: AccountsClient, environment: ToolEnvironment, say: @escaping @Sendable (String) -> Void
+        showDialog: Bool, accounts: AccountsClient, environment: ToolEnvironment,
+        say: @escaping @Sendable (String) -> Void
     ) {
         self.clientID = clientID
         self.redirect = redirect
@@ -65,20 +67,29 @@ package struct LoginFlow {
             defer { listener.stop() }
             redirectURI = listener.redirectURI
             let url = authorizeURL(redirectURI: redirectURI, verifier: verifier, state: state)
-            say("Opening the Spotify login page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n")
+            say(
+                "Opening the Spotify login page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n"
+            )
             openBrowser(url)
-            say("Waiting for Spotify to redirect to \(redirectURI) (up to \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))))...")
+            say(
+                "Waiting for Spotify to redirect to \(redirectURI) (up to \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))))..."
+            )
             guard let outcome = await listener.wait(timeoutSeconds: timeoutSeconds) else {
-                throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))) waiting for the browser; run it again, or use --no-browser to paste the redirect URL")
+                throw ToolError.tempFail(
+                    "login timed out after \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))) waiting for the browser; run it again, or use --no-browser to paste the redirect URL"
+                )
             }
             code = try Self.code(from: outcome)
         }
-        let tokens = try await accounts.exchange(code: code, redirectURI: redirectURI, clientID: clientID, verifier: verifier)
+        let tokens = try await accounts.exchange(
+            code: code, redirectURI: redirectURI, clientID: clientID, verifier: verifier)
         return Result(tokens: tokens, redirectURI: redirectURI)
     }
 
     func authorizeURL(redirectURI: String, verifier: String, state: String) -> URL {
-        var url = accounts.authorizeURL(clientID: clientID, redirectURI: redirectURI, challenge: PKCE.challenge(for: verifier), state: state, scopes: scopes)
+        var url = accounts.authorizeURL(
+            clientID: clientID, redirectURI: redirectURI, challenge: PKCE.challenge(for: verifier), state: state,
+            scopes: scopes)
         if showDialog { url = URL(string: url.absoluteString + "&show_dialog=true")! }
         return url
     }
@@ -86,10 +97,17 @@ package struct LoginFlow {
     static func code(from outcome: AuthorizationCallback) throws -> String {
         switch outcome {
         case .code(let code): return code
-        case .denied("access_denied"): throw ToolError.noPermission("login cancelled: access was denied on the Spotify consent page (access_denied)")
+        case .denied("access_denied"):
+            throw ToolError.noPermission(
+                "login cancelled: access was denied on the Spotify consent page (access_denied)")
         case .denied(let error): throw ToolError.noPermission("login failed: Spotify answered \(error)")
-        case .stateMismatch: throw ToolError.noPermission("login failed: the redirect carried a different state than this login sent (a stale tab or a forged request); run spotify-auth login again")
-        case .unrelated: throw ToolError.noPermission("login failed: the pasted URL has no code; paste the whole address the browser was sent to")
+        case .stateMismatch:
+            throw ToolError.noPermission(
+                "login failed: the redirect carried a different state than this login sent (a stale tab or a forged request); run spotify-auth login again"
+            )
+        case .unrelated:
+            throw ToolError.noPermission(
+                "login failed: the pasted URL has no code; paste the whole address the browser was sent to")
         }
     }
 
@@ -100,13 +118,17 @@ package struct LoginFlow {
         case .line(let text): pasted = text
         case .endOfInput: pasted = nil
         case .timedOut:
-            throw ToolError.tempFail("login timed out after \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))) waiting for the pasted redirect URL; run it again (--timeout sets how long to wait)")
+            throw ToolError.tempFail(
+                "login timed out after \(formatClock(milliseconds: Int(saturating: timeoutSeconds * 1000))) waiting for the pasted redirect URL; run it again (--timeout sets how long to wait)"
+            )
         }
         guard let line = pasted?.trimmingCharacters(in: .whitespacesAndNewlines), !line.isEmpty else {
             throw ToolError.noPermission("login cancelled: no redirect URL was pasted")
         }
         let query = line.contains("?") ? String(line.split(separator: "?", maxSplits: 1)[1]) : line
-        return try Self.code(from: AuthorizationCallback.interpret(URLForm.decode(query.split(separator: "#").first.map(String.init) ?? query), expectedState: state))
+        return try Self.code(
+            from: AuthorizationCallback.interpret(
+                URLForm.decode(query.split(separator: "#").first.map(String.init) ?? query), expectedState: state))
     }
 
     enum PastedLine: Equatable {
@@ -164,12 +186,16 @@ final class CallbackListener: Sendable {
         let path = redirect.path
         // A login needs a browser's handful of requests: a few connections at once, each with a
         // few seconds to speak, so nothing local can pile up threads while we wait.
-        server = try LoopbackHTTPServer(host: redirect.host, port: redirect.port ?? 0, maxConnections: 8, requestTimeoutSeconds: 5) { request in
+        server = try LoopbackHTTPServer(
+            host: redirect.host, port: redirect.port ?? 0, maxConnections: 8, requestTimeoutSeconds: 5
+        ) { request in
             guard request.path == path else { return .text("Not found\n", status: 404) }
             let outcome = AuthorizationCallback.interpret(request.query, expectedState: state)
             if outcome == .stateMismatch {
                 // Any web page can make the browser request this URL; only the real redirect may end the wait.
-                say("spotify-auth: ignored a request to the redirect URI that carried a different state (a stale tab or a forged request); still waiting")
+                say(
+                    "spotify-auth: ignored a request to the redirect URI that carried a different state (a stale tab or a forged request); still waiting"
+                )
             } else {
                 box.deliver(outcome)
             }
@@ -213,13 +239,25 @@ final class CallbackListener: Sendable {
     }
 
     static func page(for outcome: AuthorizationCallback) -> HTTPResponse {
-        let (status, title, text): (Int, String, String) = switch outcome {
-        case .code: (200, "Logged in", "spotify-auth has your login. You can close this tab and return to the terminal.")
-        case .denied: (200, "Login cancelled", "Access was not granted. You can close this tab; run spotify-auth login to try again.")
-        case .stateMismatch: (400, "Ignored", "This response does not belong to the login spotify-auth is waiting for, so it was ignored.")
-        case .unrelated: (404, "Not found", "Nothing here.")
-        }
-        return .html("<!doctype html><meta charset=utf-8><title>\(title)</title><h1>\(title)</h1><p>\(text)</p>\n", status: status)
+        let (status, title, text): (Int, String, String) =
+            switch outcome {
+            case .code:
+                (200, "Logged in", "spotify-auth has your login. You can close this tab and return to the terminal.")
+            case .denied:
+                (
+                    200, "Login cancelled",
+                    "Access was not granted. You can close this tab; run spotify-auth login to try again."
+                )
+            case .stateMismatch:
+                (
+                    400, "Ignored",
+                    "This response does not belong to the login spotify-auth is waiting for, so it was ignored."
+                )
+            case .unrelated: (404, "Not found", "Nothing here.")
+            }
+        return .html(
+            "<!doctype html><meta charset=utf-8><title>\(title)</title><h1>\(title)</h1><p>\(text)</p>\n",
+            status: status)
     }
 
     /// Lets the server's handler (created before `self` exists) reach the listener.

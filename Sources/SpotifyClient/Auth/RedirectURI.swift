@@ -1,6 +1,7 @@
-import ToolkitCore
 import HTTPClient
 import LoopbackHTTP
+import ToolkitCore
+
 /// A loopback redirect URI, the only kind a command-line app can listen on and Spotify accepts
 /// over http: `http://127.0.0.1:PORT/path` or `http://[::1]:PORT/path`.
 package struct LoopbackRedirect: Sendable, Equatable {
@@ -26,7 +27,9 @@ package struct LoopbackRedirect: Sendable, Equatable {
 
     package static func parse(_ text: String) throws -> LoopbackRedirect {
         guard text.hasPrefix("http://") else {
-            throw ToolError.config("redirect URI \(text) cannot be used: a command-line login listens on http://127.0.0.1:PORT/... (or http://[::1]:PORT/...); register such a URI in your app's settings")
+            throw ToolError.config(
+                "redirect URI \(text) cannot be used: a command-line login listens on http://127.0.0.1:PORT/... (or http://[::1]:PORT/...); register such a URI in your app's settings"
+            )
         }
         let rest = text.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
@@ -47,10 +50,14 @@ package struct LoopbackRedirect: Sendable, Equatable {
             if parts.count == 2 { portText = parts[1] }
         }
         if host.lowercased() == "localhost" {
-            throw ToolError.config("Spotify refuses redirect URIs with 'localhost' (since November 2025 only loopback IP literals may use http); use \(text.replacingOccurrences(of: "localhost", with: "127.0.0.1")) and register that exact URI in your app's settings")
+            throw ToolError.config(
+                "Spotify refuses redirect URIs with 'localhost' (since November 2025 only loopback IP literals may use http); use \(text.replacingOccurrences(of: "localhost", with: "127.0.0.1")) and register that exact URI in your app's settings"
+            )
         }
         guard host == "127.0.0.1" || host == "::1" else {
-            throw ToolError.config("redirect URI \(text) is not a loopback address: Spotify accepts http only for http://127.0.0.1 and http://[::1], and login listens there")
+            throw ToolError.config(
+                "redirect URI \(text) is not a loopback address: Spotify accepts http only for http://127.0.0.1 and http://[::1], and login listens there"
+            )
         }
         var port: UInt16?
         if let portText {
@@ -73,7 +80,9 @@ package enum AuthorizationCallback: Sendable, Equatable {
     case denied(String)
     case stateMismatch
 
-    package static func interpret(_ query: [(name: String, value: String)], expectedState: String) -> AuthorizationCallback {
+    package static func interpret(_ query: [(name: String, value: String)], expectedState: String)
+        -> AuthorizationCallback
+    {
         let code = URLForm.value("code", in: query)
         let error = URLForm.value("error", in: query)
         guard code != nil || error != nil else { return .unrelated }

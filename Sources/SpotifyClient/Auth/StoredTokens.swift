@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// What login leaves behind: the token pair, when it expires, and who it belongs to.
 /// Stored as JSON with Spotify's own field names where Spotify has one.
@@ -31,7 +31,10 @@ package struct StoredTokens: Codable, Sendable, Equatable {
         case displayName = "display_name"
     }
 
-    package init(accessToken: String, tokenType: String = "Bearer", scope: String, expiresAt: Double, refreshToken: String?, clientID: String, authorizedAt: Double, userID: String? = nil, displayName: String? = nil) {
+    package init(
+        accessToken: String, tokenType: String = "Bearer", scope: String, expiresAt: Double, refreshToken: String?,
+        clientID: String, authorizedAt: Double, userID: String? = nil, displayName: String? = nil
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.scope = scope

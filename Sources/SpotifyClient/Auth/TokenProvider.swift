@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// Hands out valid access tokens to every tool. Refreshes proactively when less than 60 s
 /// remain and once after a 401. One refresh at a time inside a process (concurrent callers
@@ -24,7 +24,10 @@ package actor TokenProvider {
         case forced
     }
 
-    package init(environment: ToolEnvironment, store: TokenStore? = nil, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+    package init(
+        environment: ToolEnvironment, store: TokenStore? = nil,
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) throws {
         self.store = store ?? TokenStores.make(environment: environment)
         self.environment = environment
         self.accounts = try AccountsClient(environment: environment)
@@ -57,7 +60,9 @@ package actor TokenProvider {
     /// After Spotify answered 401 to `rejected`: the token another caller already got, or a new one.
     package func accessToken(afterRejectionOf rejected: String) async throws -> String {
         if environmentToken != nil {
-            throw ToolError.noPermission("Spotify rejected the token in SPOTIFY_ACCESS_TOKEN; unset it to use the stored login, or set a fresh token")
+            throw ToolError.noPermission(
+                "Spotify rejected the token in SPOTIFY_ACCESS_TOKEN; unset it to use the stored login, or set a fresh token"
+            )
         }
         return try await refresh(.rejected(rejected)).accessToken
     }

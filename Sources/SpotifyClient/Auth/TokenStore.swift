@@ -1,7 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -71,7 +72,9 @@ package struct FileTokenStore: TokenStore {
         do {
             return try JSONDecoder().decode(StoredTokens.self, from: data)
         } catch {
-            throw ToolError.config("the token store \(path) is damaged (not the JSON spotify-auth writes); remove it with 'spotify-auth logout' and log in again")
+            throw ToolError.config(
+                "the token store \(path) is damaged (not the JSON spotify-auth writes); remove it with 'spotify-auth logout' and log in again"
+            )
         }
     }
 

@@ -1,7 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -98,7 +99,9 @@ package enum CacheEntryFormat {
 
     /// Appends one playlist entry as a body line: its kind, its record (nil for an unavailable
     /// item) and the entry itself.
-    package static func appendEntry(_ entry: JSONValue, kind: PlaylistEntry.Kind, record: JSONObject?, to body: inout [UInt8]) {
+    package static func appendEntry(
+        _ entry: JSONValue, kind: PlaylistEntry.Kind, record: JSONObject?, to body: inout [UInt8]
+    ) {
         body.append(tag(kind))
         body.append(tab)
         if let record { JSONValue.object(record).serialize(into: &body) }
@@ -130,28 +133,38 @@ package enum CacheEntryFormat {
 
     /// Calls `body` with each entry line's kind, record bytes and entry bytes, in order. Only for
     /// a validated entry (whose lines `validate` checked).
-    package static func forEachLine(_ data: Data, _ validated: Validated,
-                                   _ body: (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+    package static func forEachLine(
+        _ data: Data, _ validated: Validated,
+        _ body: (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         try data.withUnsafeBytes { raw in
             var start = validated.body.lowerBound
             while start < validated.body.upperBound {
                 guard let line = split(raw, from: start, to: validated.body.upperBound) else {
                     throw Damage(description: "entry line at byte \(start) is malformed")
                 }
-                try body(line.kind, UnsafeRawBufferPointer(rebasing: raw[line.record]), UnsafeRawBufferPointer(rebasing: raw[line.entry]))
+                try body(
+                    line.kind, UnsafeRawBufferPointer(rebasing: raw[line.record]),
+                    UnsafeRawBufferPointer(rebasing: raw[line.entry]))
                 start = line.next
             }
         }
     }
 
     /// One entry line starting at `start`: its parts, and where the next line starts.
-    static func split(_ raw: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (kind: PlaylistEntry.Kind, record: Range<Int>, entry: Range<Int>, next: Int)? {
+    static func split(_ raw: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (
+        kind: PlaylistEntry.Kind, record: Range<Int>, entry: Range<Int>, next: Int
+    )? {
         guard end - start >= 3, let kind = kind(raw[start]), raw[start + 1] == tab else { return nil }
         guard let base = raw.baseAddress,
-              let newlineAt = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start).map({ UnsafeRawPointer($0) - base }),
-              let secondTab = memchr(base + start + 2, Int32(tab), newlineAt - start - 2).map({ UnsafeRawPointer($0) - base }),
-              memchr(base + secondTab + 1, Int32(tab), newlineAt - secondTab - 1) == nil,
-              newlineAt > secondTab + 1
+            let newlineAt = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start).map({
+                UnsafeRawPointer($0) - base
+            }),
+            let secondTab = memchr(base + start + 2, Int32(tab), newlineAt - start - 2).map({
+                UnsafeRawPointer($0) - base
+            }),
+            memchr(base + secondTab + 1, Int32(tab), newlineAt - secondTab - 1) == nil,
+            newlineAt > secondTab + 1
         else { return nil }
         let record = (start + 2)..<secondTab
         guard record.isEmpty == (kind == .unavailable) else { return nil }
@@ -164,29 +177,32 @@ package enum CacheEntryFormat {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Validated in
             let bytes = raw.bindMemory(to: UInt8.self)
             let newline = UInt8(ascii: "\n")
-            guard let last = bytes.last, last == newline else { throw Damage(description: "it is cut short (no final newline)") }
+            guard let last = bytes.last, last == newline else {
+                throw Damage(description: "it is cut short (no final newline)")
+            }
             // The trailer is the last line.
             var trailerStart = bytes.count - 1
             while trailerStart > 0 && bytes[trailerStart - 1] != newline { trailerStart -= 1 }
             guard trailerStart > 0,
-                  let trailer = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[trailerStart..<(bytes.count - 1)])),
-                  let count = trailer["end"]?.intValue, count >= 0,
-                  let expected = trailer["fnv1a64"]?.stringValue
+                let trailer = try? JSONValue.parse(
+                    buffer: UnsafeRawBufferPointer(rebasing: raw[trailerStart..<(bytes.count - 1)])),
+                let count = trailer["end"]?.intValue, count >= 0,
+                let expected = trailer["fnv1a64"]?.stringValue
             else { throw Damage(description: "it is cut short (no trailer)") }
             guard hex(fnv1a64(UnsafeRawBufferPointer(rebasing: raw[0..<trailerStart]))) == expected else {
                 throw Damage(description: "its checksum does not match")
             }
             guard let headerEnd = bytes.firstIndex(of: newline), headerEnd < trailerStart,
-                  let header = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd]))
+                let header = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd]))
             else { throw Damage(description: "its header is unreadable") }
             guard header["format"]?.stringValue == format, header["version"]?.intValue == version else {
                 throw Damage(description: "it is not a version \(version) cache entry")
             }
             guard header["playlist_id"]?.stringValue == playlistID,
-                  let snapshot = header["snapshot_id"]?.stringValue, !snapshot.isEmpty,
-                  let view = header["view"]?.stringValue.flatMap(CacheView.init(rawValue:)),
-                  let fetchedAt = header["fetched_at"]?.doubleValue, fetchedAt.isFinite,
-                  let total = header["total"]?.intValue, total == count
+                let snapshot = header["snapshot_id"]?.stringValue, !snapshot.isEmpty,
+                let view = header["view"]?.stringValue.flatMap(CacheView.init(rawValue:)),
+                let fetchedAt = header["fetched_at"]?.doubleValue, fetchedAt.isFinite,
+                let total = header["total"]?.intValue, total == count
             else { throw Damage(description: "its header does not describe this playlist") }
             let body = (headerEnd + 1)..<trailerStart
             var lines = 0
@@ -199,8 +215,10 @@ package enum CacheEntryFormat {
                 start = line.next
             }
             guard lines == count else { throw Damage(description: "it holds \(lines) entries, not \(count)") }
-            return Validated(header: CacheEntryHeader(playlistID: playlistID, snapshotID: snapshot, view: view, fetchedAt: fetchedAt, total: total),
-                             body: body, count: count)
+            return Validated(
+                header: CacheEntryHeader(
+                    playlistID: playlistID, snapshotID: snapshot, view: view, fetchedAt: fetchedAt, total: total),
+                body: body, count: count)
         }
     }
 

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// The cache's decisions, kept apart from files and requests so they can be tested alone: when an
 /// entry may be printed, when Spotify must be asked, when a fetch may be kept, what to evict.
@@ -38,8 +38,10 @@ package enum CachePolicy {
     /// `entry`: the cached entry's header (nil: none, or damaged). `snapshot`: a snapshot_id
     /// known before any request: from a piped playlist record (a hint that may be stale), or from
     /// an answer of this run (`snapshotIsCurrent`).
-    package static func firstStep(mode: Mode, entry: CacheEntryHeader?, wanted: CacheView,
-                                 snapshot: String?, snapshotIsCurrent: Bool) -> FirstStep {
+    package static func firstStep(
+        mode: Mode, entry: CacheEntryHeader?, wanted: CacheView,
+        snapshot: String?, snapshotIsCurrent: Bool
+    ) -> FirstStep {
         let usable = entry.flatMap { $0.view.serves(wanted) ? $0 : nil }
         switch mode {
         case .bypass:
@@ -64,7 +66,9 @@ package enum CachePolicy {
 
     /// Whether a fetch may be kept: the snapshot asked for before it and after it are the same
     /// (so every page belongs to that version), the total held, and the entry fits the bound.
-    package static func mayKeep(snapshotBefore: String?, snapshotAfter: String?, totalChanged: Bool, bytes: Int, maxBytes: Int) -> Bool {
+    package static func mayKeep(
+        snapshotBefore: String?, snapshotAfter: String?, totalChanged: Bool, bytes: Int, maxBytes: Int
+    ) -> Bool {
         guard let snapshotBefore, !snapshotBefore.isEmpty, snapshotAfter == snapshotBefore else { return false }
         return !totalChanged && bytes <= maxBytes
     }

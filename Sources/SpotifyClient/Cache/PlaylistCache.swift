@@ -1,7 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,7 +24,9 @@ package struct PlaylistCache: Sendable {
     package let maxBytes: Int
     let clock: @Sendable () -> Double
 
-    package init(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+    package init(
+        environment: ToolEnvironment, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) throws {
         root = PrivateDirectory(environment.cacheDirectory)
         directory = PrivateDirectory(environment.cacheDirectory + "/playlists")
         maxBytes = try CachePolicy.maxBytes(environment[CachePolicy.sizeVariable])

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// Where spotify-tracks and `spotify-playlists get --duration` get a playlist's entries: from the
 /// snapshot cache when it holds the playlist's current version, else from Spotify
@@ -37,7 +37,9 @@ package struct PlaylistItemsReader {
     /// Notes for stderr (a damaged copy ignored, an offline copy's age, a copy not kept).
     let warn: @Sendable (String) -> Void
 
-    package init(mode: CachePolicy.Mode, cache: PlaylistCache?, pager: Pager?, warn: @escaping @Sendable (String) -> Void) {
+    package init(
+        mode: CachePolicy.Mode, cache: PlaylistCache?, pager: Pager?, warn: @escaping @Sendable (String) -> Void
+    ) {
         self.mode = mode
         self.cache = cache
         self.pager = pager
@@ -47,7 +49,9 @@ package struct PlaylistItemsReader {
     /// The pager, for what the cache never holds (liked songs, playlist lists).
     package func requirePager(for what: String) throws -> Pager {
         guard let pager else {
-            throw ToolError.unavailable("--offline: \(what) are never cached (Spotify gives them no snapshot_id to check a copy against); run without --offline")
+            throw ToolError.unavailable(
+                "--offline: \(what) are never cached (Spotify gives them no snapshot_id to check a copy against); run without --offline"
+            )
         }
         return pager
     }
@@ -62,23 +66,28 @@ package struct PlaylistItemsReader {
     /// when given, a cached copy goes to it line by line instead of to `body` (nothing parsed).
     /// `progress` gets (done, total) as pages arrive; `totalChanged` hears when the playlist's
     /// size moved while it was read.
-    package func read(_ selector: Selector, wanted: CacheView, uncachedFields: String?, progress: (Int, Int) -> Void,
-                      totalChanged: @escaping (Int, Int) -> Void, lines: LineHandler? = nil,
-                      body: (Page) throws -> Void) async throws -> Result {
+    package func read(
+        _ selector: Selector, wanted: CacheView, uncachedFields: String?, progress: (Int, Int) -> Void,
+        totalChanged: @escaping (Int, Int) -> Void, lines: LineHandler? = nil,
+        body: (Page) throws -> Void
+    ) async throws -> Result {
         let id = selector.reference.id
         var entry: PlaylistCache.Entry?
         switch try cache?.load(id) ?? .absent {
         case .absent: break
-        case .damaged(let path, let reason): warn("ignoring the cached copy \(path): \(reason); it will be fetched again")
+        case .damaged(let path, let reason):
+            warn("ignoring the cached copy \(path): \(reason); it will be fetched again")
         case .entry(let found): entry = found
         }
-        var step = CachePolicy.firstStep(mode: mode, entry: entry?.header, wanted: wanted,
-                                         snapshot: selector.snapshot, snapshotIsCurrent: selector.snapshotIsCurrent)
+        var step = CachePolicy.firstStep(
+            mode: mode, entry: entry?.header, wanted: wanted,
+            snapshot: selector.snapshot, snapshotIsCurrent: selector.snapshotIsCurrent)
         do {
             if step == .checkSnapshot {
                 switch try await currentSnapshot(id) {
                 case .refused(let result): return .refused(result)
-                case .value(let current): step = CachePolicy.afterCheck(entry: entry?.header, wanted: wanted, current: current)
+                case .value(let current):
+                    step = CachePolicy.afterCheck(entry: entry?.header, wanted: wanted, current: current)
                 }
             }
             switch step {
@@ -86,21 +95,26 @@ package struct PlaylistItemsReader {
                 guard let entry else { throw ToolError.software("cache: served without an entry") }
                 if try serve(entry, playlist: id, lines: lines, body: body) { return .delivered }
                 if mode == .offline { return .failed(offlineMiss(.nothingCached, playlist: id)) }
-                return try await fetch(selector.reference, wanted: wanted, fields: uncachedFields, keepUnder: nil, progress: progress, totalChanged: totalChanged, body: body)
+                return try await fetch(
+                    selector.reference, wanted: wanted, fields: uncachedFields, keepUnder: nil, progress: progress,
+                    totalChanged: totalChanged, body: body)
             case .unavailable(let miss):
                 return .failed(offlineMiss(miss, playlist: id))
             case .fetch(let snapshot):
                 let keeping = snapshot != nil && (cache?.maxBytes ?? 0) > 0
                 let fields = keeping ? (wanted == .records ? PlaylistEntry.itemFields : nil) : uncachedFields
-                return try await fetch(selector.reference, wanted: wanted, fields: fields, keepUnder: keeping ? snapshot : nil, progress: progress,
-                                       totalChanged: totalChanged, body: body)
+                return try await fetch(
+                    selector.reference, wanted: wanted, fields: fields, keepUnder: keeping ? snapshot : nil,
+                    progress: progress,
+                    totalChanged: totalChanged, body: body)
             case .checkSnapshot:
                 throw ToolError.software("cache: snapshot checked twice")
             }
         } catch var error as ToolError where error.exitCode == .unavailable || error.exitCode == .tempFail {
             // No silent fallback: say that a copy exists, and let the user choose --offline.
             if let entry, entry.header.view.serves(wanted) {
-                error.message += "; a copy of playlist \(id) cached \(CachePolicy.age(seconds: (cache?.now ?? 0) - entry.header.fetchedAt)) ago exists: --offline prints it"
+                error.message +=
+                    "; a copy of playlist \(id) cached \(CachePolicy.age(seconds: (cache?.now ?? 0) - entry.header.fetchedAt)) ago exists: --offline prints it"
             }
             throw error
         }
@@ -108,7 +122,9 @@ package struct PlaylistItemsReader {
 
     /// Prints a cached entry as the pages a fetch would have handed on. False when its entries do
     /// not parse (it is then refetched).
-    func serve(_ entry: PlaylistCache.Entry, playlist id: String, lines: LineHandler?, body: (Page) throws -> Void) throws -> Bool {
+    func serve(_ entry: PlaylistCache.Entry, playlist id: String, lines: LineHandler?, body: (Page) throws -> Void)
+        throws -> Bool
+    {
         var entries: [JSONValue] = []
         if lines == nil {
             do {
@@ -120,7 +136,8 @@ package struct PlaylistItemsReader {
         }
         if mode == .offline {
             let age = CachePolicy.age(seconds: (cache?.now ?? 0) - entry.header.fetchedAt)
-            warn("playlist \(id): offline: printing the copy cached \(age) ago (snapshot_id \(entry.header.snapshotID))")
+            warn(
+                "playlist \(id): offline: printing the copy cached \(age) ago (snapshot_id \(entry.header.snapshotID))")
         }
         defer { cache?.touch(id) }
         if let lines {
@@ -140,16 +157,21 @@ package struct PlaylistItemsReader {
     func offlineMiss(_ miss: CachePolicy.OfflineMiss, playlist id: String) -> ToolError {
         switch miss {
         case .nothingCached:
-            return ToolError.unavailable("playlist \(id): --offline: nothing is cached for it; run once without --offline to keep a copy")
+            return ToolError.unavailable(
+                "playlist \(id): --offline: nothing is cached for it; run once without --offline to keep a copy")
         case .needsFull:
-            return ToolError.unavailable("playlist \(id): --offline: the cached copy holds track records only, not Spotify's objects that --raw prints; run once with --raw without --offline")
+            return ToolError.unavailable(
+                "playlist \(id): --offline: the cached copy holds track records only, not Spotify's objects that --raw prints; run once with --raw without --offline"
+            )
         }
     }
 
     /// Every page from Spotify; kept under `snapshot` when the playlist did not change meanwhile.
-    func fetch(_ playlist: SpotifyReference, wanted: CacheView, fields: String?, keepUnder snapshot: String?,
-               progress: (Int, Int) -> Void, totalChanged report: @escaping (Int, Int) -> Void,
-               body: (Page) throws -> Void) async throws -> Result {
+    func fetch(
+        _ playlist: SpotifyReference, wanted: CacheView, fields: String?, keepUnder snapshot: String?,
+        progress: (Int, Int) -> Void, totalChanged report: @escaping (Int, Int) -> Void,
+        body: (Page) throws -> Void
+    ) async throws -> Result {
         let id = playlist.id
         let pager = try requirePager(for: "playlists")
         var query = [PlaylistEntry.additionalTypes]
@@ -164,26 +186,33 @@ package struct PlaylistItemsReader {
                 totalChanged = true
                 report(was, now)
             },
-            progress: progress
-        ) { page in
-            if kept != nil {
-                for (index, item) in page.items.enumerated() {
-                    let kind = PlaylistEntry.kind(of: item)
-                    let record = kind == .unavailable ? nil : PlaylistEntry.record(item, position: page.offset + index, playlist: playlist)
-                    CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
+            progress: progress,
+            body: { page in
+                if kept != nil {
+                    for (index, item) in page.items.enumerated() {
+                        let kind = PlaylistEntry.kind(of: item)
+                        let record =
+                            kind == .unavailable
+                            ? nil : PlaylistEntry.record(item, position: page.offset + index, playlist: playlist)
+                        CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
+                    }
+                    count += page.items.count
+                    if kept!.count > limit { kept = nil }  // too big to keep: stop collecting
                 }
-                count += page.items.count
-                if kept!.count > limit { kept = nil }  // too big to keep: stop collecting
-            }
-            try body(page)
-        }
+                try body(page)
+            })
         if let refused = summary.refused { return .refused(refused) }
         if let kept, let cache, count == summary.total {
             // Asked again after the last page: only if the snapshot held throughout is every page of that version.
             let after: String? = if case .value(let current)? = try? await currentSnapshot(id) { current } else { nil }
-            if CachePolicy.mayKeep(snapshotBefore: snapshot, snapshotAfter: after, totalChanged: totalChanged, bytes: kept.count, maxBytes: limit),
-               let snapshot {
-                let header = CacheEntryHeader(playlistID: id, snapshotID: snapshot, view: fields == nil ? .full : .records, fetchedAt: cache.now, total: count)
+            if CachePolicy.mayKeep(
+                snapshotBefore: snapshot, snapshotAfter: after, totalChanged: totalChanged, bytes: kept.count,
+                maxBytes: limit),
+                let snapshot
+            {
+                let header = CacheEntryHeader(
+                    playlistID: id, snapshotID: snapshot, view: fields == nil ? .full : .records, fetchedAt: cache.now,
+                    total: count)
                 do {
                     try cache.store(header, body: kept, count: count)
                 } catch let error as ToolError {
@@ -197,7 +226,9 @@ package struct PlaylistItemsReader {
     /// `GET /playlists/{id}?fields=snapshot_id`: one small request.
     func currentSnapshot(_ id: String) async throws -> Answer<String?> {
         let pager = try requirePager(for: "playlists")
-        return try await pager.api.perform(method: "GET", path: "/playlists/\(id)", query: [("fields", "snapshot_id")], passing: [404]) { result in
+        return try await pager.api.perform(
+            method: "GET", path: "/playlists/\(id)", query: [("fields", "snapshot_id")], passing: [404]
+        ) { result in
             guard result.isSuccess else { return Answer<String?>.refused(result) }
             guard let json = try? JSONValue.parse(result.body), json.objectValue != nil else {
                 throw SpotifyWebAPI.UnreadableBody("the body is not a JSON object")

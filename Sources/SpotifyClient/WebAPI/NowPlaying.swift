@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// One look at the player: what `GET /me/player/currently-playing` (or `/me/player`) answered,
 /// reduced to what records, change detection and poll scheduling need. Pure: no I/O.
@@ -19,10 +19,13 @@ package struct PlaybackObservation: Sendable, Equatable {
     package var repeatState: JSONValue?
 
     /// Nothing plays (204, or no device).
-    package static let nothing = PlaybackObservation(item: nil, isPlaying: false, progressMs: nil, currentlyPlayingType: nil, context: .null)
+    package static let nothing = PlaybackObservation(
+        item: nil, isPlaying: false, progressMs: nil, currentlyPlayingType: nil, context: .null)
 
-    package init(item: JSONObject?, isPlaying: Bool, progressMs: Int?, currentlyPlayingType: String?, context: JSONValue,
-                device: JSONValue? = nil, shuffleState: JSONValue? = nil, repeatState: JSONValue? = nil) {
+    package init(
+        item: JSONObject?, isPlaying: Bool, progressMs: Int?, currentlyPlayingType: String?, context: JSONValue,
+        device: JSONValue? = nil, shuffleState: JSONValue? = nil, repeatState: JSONValue? = nil
+    ) {
         self.item = item
         self.isPlaying = isPlaying
         self.progressMs = progressMs
@@ -42,14 +45,17 @@ package struct PlaybackObservation: Sendable, Equatable {
         item = TrackRecord.make(from: body["item"])
         isPlaying = body["is_playing"]?.boolValue ?? false
         progressMs = body["progress_ms"]?.intValue.flatMap { $0 >= 0 ? $0 : nil }
-        currentlyPlayingType = body["currently_playing_type"]?.stringValue ?? (item == nil ? "unknown" : item?["type"]?.stringValue)
+        currentlyPlayingType =
+            body["currently_playing_type"]?.stringValue ?? (item == nil ? "unknown" : item?["type"]?.stringValue)
         if let context = body["context"], context.objectValue != nil {
             self.context = ["type": context["type"] ?? .null, "uri": context["uri"] ?? .null]
         } else {
             context = .null
         }
         if let device = body["device"], device.objectValue != nil {
-            self.device = ["id": device["id"] ?? .null, "name": device["name"] ?? .null, "type": device["type"] ?? .null]
+            self.device = [
+                "id": device["id"] ?? .null, "name": device["name"] ?? .null, "type": device["type"] ?? .null,
+            ]
             shuffleState = body["shuffle_state"] ?? .null
             repeatState = body["repeat_state"] ?? .null
         }
@@ -110,7 +116,9 @@ package struct PlaybackObservation: Sendable, Equatable {
         if itemKey != next.itemKey || isPlaying != next.isPlaying || currentlyPlayingType != next.currentlyPlayingType {
             return true
         }
-        guard let before = progressMs, let now = next.progressMs, let duration = next.durationMs, duration > 0 else { return false }
+        guard let before = progressMs, let now = next.progressMs, let duration = next.durationMs, duration > 0 else {
+            return false
+        }
         // Clamped first: progress values from the wire cannot overflow the subtraction.
         return min(before, duration) - min(now, duration) > duration / 2
     }
@@ -147,7 +155,10 @@ package struct PollSchedule: Sendable, Equatable {
     /// false: every `interval` whatever plays (fixed polling, the benchmark's baseline).
     package var adapts: Bool
 
-    package init(interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.3, pauseGrace: Double = 60, adapts: Bool = true) {
+    package init(
+        interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.3, pauseGrace: Double = 60,
+        adapts: Bool = true
+    ) {
         self.interval = interval
         self.idleInterval = max(idleInterval, interval)
         self.endMargin = endMargin

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// One page of a paged endpoint, as the pager hands it on.
 package struct Page: Sendable {
@@ -51,7 +51,8 @@ package struct Pager: Sendable {
     ) async throws -> Summary {
         // The window caps the requests on the wire and moves with each answer as it arrives.
         let inFlight = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
-        let first = try await fetch(path: path, query: query, offset: 0, plan: nil, passing: passing, slot: InFlightSlot(inFlight, order: -1))
+        let first = try await fetch(
+            path: path, query: query, offset: 0, plan: nil, passing: passing, slot: InFlightSlot(inFlight, order: -1))
         guard case .value(let firstPage) = first.value else {
             if case .refused(let result) = first.value { return Summary(total: 0, refused: result) }
             throw ToolError.software("pager: no first page")
@@ -87,7 +88,11 @@ package struct Pager: Sendable {
                     let offset = offsets[index]
                     let slot = InFlightSlot(inFlight, order: index)
                     group.addTask {
-                        (index, try await self.fetch(path: path, query: query, offset: offset, plan: plan, passing: [], slot: slot))
+                        (
+                            index,
+                            try await self.fetch(
+                                path: path, query: query, offset: offset, plan: plan, passing: [], slot: slot)
+                        )
                     }
                     nextLaunch += 1
                 }
@@ -112,9 +117,13 @@ package struct Pager: Sendable {
     typealias Outcome = SpotifyWebAPI.Outcome<Answer<Page>>
 
     /// One page, checked. `plan` is nil for the first page (which sets it).
-    func fetch(path: String, query: [(String, String)], offset: Int, plan: PagePlan?, passing: Set<Int>, slot: InFlightSlot? = nil) async throws -> Outcome {
+    func fetch(
+        path: String, query: [(String, String)], offset: Int, plan: PagePlan?, passing: Set<Int>,
+        slot: InFlightSlot? = nil
+    ) async throws -> Outcome {
         let pageQuery = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))] + query
-        return try await api.perform(method: "GET", path: path, query: pageQuery, passing: passing, slot: slot) { result in
+        return try await api.perform(method: "GET", path: path, query: pageQuery, passing: passing, slot: slot) {
+            result in
             guard result.isSuccess else { return .refused(result) }
             return .value(try Self.readPage(result.body, offset: offset, plan: plan))
         }
@@ -123,19 +132,26 @@ package struct Pager: Sendable {
     /// The page in `body`, or `UnreadableBody` saying what is wrong with it.
     static func readPage(_ body: Data, offset: Int, plan: PagePlan?) throws -> Page {
         guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
-            throw SpotifyWebAPI.UnreadableBody(body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
+            throw SpotifyWebAPI.UnreadableBody(
+                body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
         }
         guard let total = json["total"]?.intValue else { throw SpotifyWebAPI.UnreadableBody("the page has no total") }
-        guard let reported = PagePlan(total: total) else { throw SpotifyWebAPI.UnreadableBody("the page's total \(total) is out of range") }
-        guard let items = json["items"]?.arrayValue else { throw SpotifyWebAPI.UnreadableBody("the page has no items list") }
+        guard let reported = PagePlan(total: total) else {
+            throw SpotifyWebAPI.UnreadableBody("the page's total \(total) is out of range")
+        }
+        guard let items = json["items"]?.arrayValue else {
+            throw SpotifyWebAPI.UnreadableBody("the page has no items list")
+        }
         // While the total holds, a page must be exactly as full as it promises; a short page
         // would silently lose items. (When the total moved, the list was edited: take what came.)
         let expected = (plan ?? reported).total == total ? reported.expectedCount(at: offset) : nil
         if let expected, items.count != expected {
-            throw SpotifyWebAPI.UnreadableBody("the page at offset \(offset) holds \(items.count) items, not \(expected)")
+            throw SpotifyWebAPI.UnreadableBody(
+                "the page at offset \(offset) holds \(items.count) items, not \(expected)")
         }
         if items.count > PagePlan.pageSize {
-            throw SpotifyWebAPI.UnreadableBody("the page at offset \(offset) holds \(items.count) items, more than \(PagePlan.pageSize)")
+            throw SpotifyWebAPI.UnreadableBody(
+                "the page at offset \(offset) holds \(items.count) items, more than \(PagePlan.pageSize)")
         }
         return Page(offset: offset, total: total, items: items)
     }

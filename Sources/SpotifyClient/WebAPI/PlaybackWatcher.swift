@@ -1,8 +1,9 @@
-import ToolkitCore
-import HTTPClient
-import LoopbackHTTP
 import Dispatch
 import Foundation
+import HTTPClient
+import LoopbackHTTP
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,7 +27,8 @@ package struct WatchClock: Sendable {
     package static func from(_ environment: ToolEnvironment) throws -> WatchClock {
         guard let text = environment[scaleVariable] else { return WatchClock() }
         guard let scale = Double(text), scale.isFinite, scale > 0, scale <= 10_000 else {
-            throw ToolError.config("\(scaleVariable) must be a number above 0 and at most 10000, not '\(text.prefix(40))'")
+            throw ToolError.config(
+                "\(scaleVariable) must be a number above 0 and at most 10000, not '\(text.prefix(40))'")
         }
         return WatchClock(scale: scale)
     }
@@ -54,7 +56,10 @@ package struct PlaybackWatcher: Sendable {
     /// Seconds of watching on `clock`; nil: until stopped.
     package var duration: Double?
 
-    package init(player: SpotifyPlayer, schedule: PollSchedule, clock: WatchClock, withDevice: Bool = false, duration: Double? = nil) {
+    package init(
+        player: SpotifyPlayer, schedule: PollSchedule, clock: WatchClock, withDevice: Bool = false,
+        duration: Double? = nil
+    ) {
         self.player = player
         self.schedule = schedule
         self.clock = clock
@@ -95,7 +100,9 @@ package struct PlaybackWatcher: Sendable {
             if let end, clock.now() >= end { break }
             // Delays count from the start of the poll, so request latency does not stretch the cadence.
             let pollStart = clock.now()
-            let poll = await Self.race(stop: stop) { try await api.get(path, query: [("additional_types", "track,episode")], passing: Self.pacedHere) }
+            let poll = await Self.race(stop: stop) {
+                try await api.get(path, query: [("additional_types", "track,episode")], passing: Self.pacedHere)
+            }
             var problem: (kind: String, message: String)?
             var wait = 0.0
             switch poll {
@@ -109,9 +116,13 @@ package struct PlaybackWatcher: Sendable {
                 throw error
             case .answered(let result) where result.status == 429:
                 failures += 1
-                let asked = result.header("Retry-After").flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+                let asked = result.header("Retry-After").flatMap(Double.init).flatMap {
+                    $0.isFinite && $0 >= 0 ? $0 : nil
+                }
                 wait = asked ?? schedule.backoff(failures: failures)
-                problem = ("429", "Spotify is rate limiting" + (asked.map { "; waiting the \(Int($0)) s it asked for" } ?? ""))
+                problem = (
+                    "429", "Spotify is rate limiting" + (asked.map { "; waiting the \(Int($0)) s it asked for" } ?? "")
+                )
             case .answered(let result) where result.status >= 500:
                 failures += 1
                 problem = ("5xx", "Spotify failed (HTTP \(result.status): \(SpotifyErrorBody(result).message))")
@@ -126,7 +137,9 @@ package struct PlaybackWatcher: Sendable {
                 let now = clock.now()
                 if last.map({ $0.isChange(to: observation) }) ?? true {
                     try emit(observation.record(observedAt: isoTimestamp(now)))
-                    if last?.isPlaying != observation.isPlaying || last?.hasItem != observation.hasItem { stateSince = now }
+                    if last?.isPlaying != observation.isPlaying || last?.hasItem != observation.hasItem {
+                        stateSince = now
+                    }
                 }
                 last = observation
                 lastAt = now
@@ -144,7 +157,8 @@ package struct PlaybackWatcher: Sendable {
         if let last, last.hasItem {
             let now = clock.now()
             let elapsed = max(0, min((now - lastAt) * 1000, 1e12))
-            try emit(last.record(observedAt: isoTimestamp(now), progressMs: last.progress(after: Int(elapsed)), final: true))
+            try emit(
+                last.record(observedAt: isoTimestamp(now), progressMs: last.progress(after: Int(elapsed)), final: true))
         }
     }
 

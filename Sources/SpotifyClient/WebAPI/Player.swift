@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// The Web API's player: what plays now, the devices, listening history, and the playback
 /// commands (Premium only). spotify-nowplaying and routine-link's `start --play` share it.
@@ -24,14 +24,16 @@ package struct SpotifyPlayer: Sendable {
     /// `GET /me/player/currently-playing` (or `/me/player` with `device`): nil when nothing plays
     /// (204, or a 200 without a body).
     package func current(withDevice device: Bool = false) async throws -> JSONValue? {
-        let result = try await api.get(device ? "/me/player" : "/me/player/currently-playing",
-                                       query: [("additional_types", "track,episode")])
+        let result = try await api.get(
+            device ? "/me/player" : "/me/player/currently-playing",
+            query: [("additional_types", "track,episode")])
         return try Self.body(of: result)
     }
 
     /// The body of a successful answer; nil for 204 or an empty body (never decoded).
     static func body(of result: HTTPResult) throws -> JSONValue? {
-        guard result.status != 204, !result.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return nil }
+        guard result.status != 204, !result.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
+        else { return nil }
         do {
             return try JSONValue.parse(result.body)
         } catch {
@@ -50,7 +52,8 @@ package struct SpotifyPlayer: Sendable {
     package func device(named nameOrID: String) async throws -> JSONValue {
         let all = try await devices()
         let lowered = nameOrID.lowercased()
-        let match = all.first { $0["id"]?.stringValue == nameOrID }
+        let match =
+            all.first { $0["id"]?.stringValue == nameOrID }
             ?? all.first { $0["name"]?.stringValue?.lowercased() == lowered }
             ?? { () -> JSONValue? in
                 let prefixed = all.filter { $0["name"]?.stringValue?.lowercased().hasPrefix(lowered) == true }
@@ -59,7 +62,9 @@ package struct SpotifyPlayer: Sendable {
             }()
         guard let match else {
             let names = all.compactMap { $0["name"]?.stringValue }
-            let known = names.isEmpty ? "Spotify sees no device; open Spotify on one" : "known: \(names.joined(separator: ", "))"
+            let known =
+                names.isEmpty
+                ? "Spotify sees no device; open Spotify on one" : "known: \(names.joined(separator: ", "))"
             throw ToolError.unavailable("no device named '\(nameOrID.prefix(100))' (\(known))")
         }
         if match["is_restricted"]?.boolValue == true || match["id"]?.stringValue == nil {
@@ -77,7 +82,9 @@ package struct SpotifyPlayer: Sendable {
         if result.status == 403 {
             let error = SpotifyErrorBody(result)
             if error.message.localizedCaseInsensitiveContains("scope") {
-                throw ToolError.noPermission("listening history needs the \(Self.historyScope) scope; log in again with it: spotify-auth login --scope \(Self.historyScope)")
+                throw ToolError.noPermission(
+                    "listening history needs the \(Self.historyScope) scope; log in again with it: spotify-auth login --scope \(Self.historyScope)"
+                )
             }
             throw ToolError.noPermission(error.forbiddenExplanation)
         }
@@ -111,7 +118,8 @@ package struct SpotifyPlayer: Sendable {
             let contexts = references.filter { [.playlist, .album, .artist, .show].contains($0.kind) }
             if contexts.isEmpty { return .items(references.map(\.uri)) }
             guard references.count == 1 else {
-                throw ToolError.usage("play takes one playlist, album, artist or show, or any number of tracks and episodes, not both")
+                throw ToolError.usage(
+                    "play takes one playlist, album, artist or show, or any number of tracks and episodes, not both")
             }
             return .context(uri: contexts[0].uri, offsetURI: nil)
         }
@@ -119,7 +127,9 @@ package struct SpotifyPlayer: Sendable {
 
     package func play(_ target: PlayTarget, deviceID: String? = nil) async throws {
         let body = target.body.map { value -> Data in Data(value.serialized().utf8) }
-        try await command("PUT", "/me/player/play", deviceID: deviceID, body: body, tolerating: target == .resume ? ["ALREADY_PLAYING"] : [])
+        try await command(
+            "PUT", "/me/player/play", deviceID: deviceID, body: body,
+            tolerating: target == .resume ? ["ALREADY_PLAYING"] : [])
     }
 
     package func pause(deviceID: String? = nil) async throws {
@@ -144,11 +154,14 @@ package struct SpotifyPlayer: Sendable {
 
     /// Sends one command; a failure becomes the `ToolError` for its reason. Reasons in
     /// `tolerating` mean the player is already where it was asked to go: success.
-    func command(_ method: String, _ path: String, query: [(String, String)] = [], deviceID: String?,
-                 body: Data? = nil, tolerating: Set<String> = []) async throws {
+    func command(
+        _ method: String, _ path: String, query: [(String, String)] = [], deviceID: String?,
+        body: Data? = nil, tolerating: Set<String> = []
+    ) async throws {
         var query = query
         if let deviceID { query.append(("device_id", deviceID)) }
-        let result = try await api.send(method: method, path: path, query: query, body: body, passing: Self.commandRefusals)
+        let result = try await api.send(
+            method: method, path: path, query: query, body: body, passing: Self.commandRefusals)
         if result.isSuccess { return }
         let error = SpotifyErrorBody(result)
         if let reason = error.reason, tolerating.contains(reason) { return }
@@ -180,16 +193,25 @@ package enum PlayerCommandError: Error, Sendable, Equatable {
     package var toolError: ToolError {
         switch self {
         case .missingScope:
-            return .noPermission("controlling playback needs the \(SpotifyPlayer.controlScope) scope; log in again with it: spotify-auth login --scope \(SpotifyPlayer.controlScope)")
+            return .noPermission(
+                "controlling playback needs the \(SpotifyPlayer.controlScope) scope; log in again with it: spotify-auth login --scope \(SpotifyPlayer.controlScope)"
+            )
         case .premiumRequired:
-            return .noPermission("controlling playback needs Spotify Premium (PREMIUM_REQUIRED); with a Free account, start music in the Spotify app instead")
+            return .noPermission(
+                "controlling playback needs Spotify Premium (PREMIUM_REQUIRED); with a Free account, start music in the Spotify app instead"
+            )
         case .noActiveDevice:
-            return .unavailable("no active device (NO_ACTIVE_DEVICE): start Spotify on a phone, computer or speaker, or name one with --device (see: spotify-nowplaying devices)")
+            return .unavailable(
+                "no active device (NO_ACTIVE_DEVICE): start Spotify on a phone, computer or speaker, or name one with --device (see: spotify-nowplaying devices)"
+            )
         case .restricted(let name):
             let device = name.map { "the device '\($0)'" } ?? "the active device"
-            return .unavailable("\(device) does not accept remote commands (a restricted device); pick another with --device (see: spotify-nowplaying devices)")
+            return .unavailable(
+                "\(device) does not accept remote commands (a restricted device); pick another with --device (see: spotify-nowplaying devices)"
+            )
         case .other(let status, let reason, let message):
-            return .unavailable("Spotify refused the command (HTTP \(status)\(reason.map { ", \($0)" } ?? "")): \(message)")
+            return .unavailable(
+                "Spotify refused the command (HTTP \(status)\(reason.map { ", \($0)" } ?? "")): \(message)")
         }
     }
 }

@@ -1,6 +1,7 @@
-import ToolkitCore
 import HTTPClient
 import LoopbackHTTP
+import ToolkitCore
+
 /// Spotify's playlist objects and playlist entries as the toolkit's records. Pure, lenient: a
 /// missing or null field becomes null, never an error. Reads both the 2026 shape (`items`,
 /// `item`) and the legacy one (`tracks`, `track`).
@@ -21,9 +22,11 @@ package enum PlaylistRecord {
             "uri": TrackRecord.string(playlist["uri"]),
             "name": TrackRecord.string(playlist["name"]),
             "description": TrackRecord.string(playlist["description"]),
-            "owner": owner?.objectValue == nil ? .null : .object([
-                "id": TrackRecord.string(owner?["id"]), "display_name": TrackRecord.string(owner?["display_name"]),
-            ]),
+            "owner": owner?.objectValue == nil
+                ? .null
+                : .object([
+                    "id": TrackRecord.string(owner?["id"]), "display_name": TrackRecord.string(owner?["display_name"]),
+                ]),
             "public": playlist["public"]?.boolValue.map(JSONValue.bool) ?? .null,
             "collaborative": .bool(playlist["collaborative"]?.boolValue ?? false),
             "snapshot_id": TrackRecord.string(playlist["snapshot_id"]),
@@ -34,7 +37,8 @@ package enum PlaylistRecord {
     }
 
     /// The `fields` filter for `GET /playlists/{id}`: only what `make` reads (both shapes).
-    package static let metadataFields = "type,id,uri,name,description,owner(id,display_name),public,collaborative,snapshot_id,images,items.total,tracks.total,external_urls"
+    package static let metadataFields =
+        "type,id,uri,name,description,owner(id,display_name),public,collaborative,snapshot_id,images,items.total,tracks.total,external_urls"
 }
 
 /// One entry of a playlist page (`/playlists/{id}/items`) or of the saved tracks (`/me/tracks`):

@@ -1,7 +1,7 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
 
 /// What a user typed to name a Spotify object, reduced to its kind and id. The one parser every
 /// tool uses for id-taking arguments and stdin lines. Accepted forms:
@@ -39,11 +39,12 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
 
     /// Spotify ids are 22 base62 characters.
     package static func isValidID(_ text: some StringProtocol) -> Bool {
-        text.utf8.count == 22 && text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-        }
+        text.utf8.count == 22
+            && text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            }
     }
 
     /// Parses any accepted form. `expecting` is the kind the caller wants; a URI, URL or record of
@@ -100,7 +101,9 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
             throw ParseError(description: "starts with '{' but is not a JSON object")
         }
         // Records that wrap a track (spotify-nowplaying's now_playing and played) name it by its uri.
-        if let type = record["type"]?.stringValue, type != kind.rawValue, !(["now_playing", "played"].contains(type) && record["uri"] != nil) {
+        if let type = record["type"]?.stringValue, type != kind.rawValue,
+            !(["now_playing", "played"].contains(type) && record["uri"] != nil)
+        {
             throw ParseError(description: "a \(type) record, not a \(kind)")
         }
         if let uri = record["uri"]?.stringValue, uri.hasPrefix("spotify:") {
@@ -112,7 +115,9 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         throw ParseError(description: "a record without a \(kind) uri or id")
     }
 
-    static func checked(kindName: String, id: String, expecting kind: Kind, form: String) throws(ParseError) -> SpotifyReference {
+    static func checked(kindName: String, id: String, expecting kind: Kind, form: String) throws(ParseError)
+        -> SpotifyReference
+    {
         guard kindName == kind.rawValue else {
             throw ParseError(description: "a \(kindName) \(form), not a \(kind)")
         }

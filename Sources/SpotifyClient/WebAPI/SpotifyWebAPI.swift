@@ -1,7 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import LoopbackHTTP
-import Foundation
+import ToolkitCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,7 +27,9 @@ package struct SpotifyWebAPI: Sendable {
     package init(environment: ToolEnvironment, tokens: TokenProvider, transport: HTTPTransport? = nil) {
         self.baseURL = (environment["SPOTIFY_API_BASE"] ?? Self.defaultBase).trimmingSuffix("/")
         // SPOTIFY_TOOLKIT_REQUEST_TIMEOUT (seconds) is a test hook, so timeouts can be provoked quickly.
-        let timeout = environment["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 && $0 <= 300 ? $0 : nil }
+        let timeout = environment["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT"].flatMap(Double.init).flatMap {
+            $0 > 0 && $0 <= 300 ? $0 : nil
+        }
         self.transport = transport ?? HTTPTransport(timeout: timeout ?? 30)
         self.tokens = tokens
         self.maxRetryWait = Self.retryWaitCap(environment["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"])
@@ -36,11 +39,14 @@ package struct SpotifyWebAPI: Sendable {
 
     /// GET `path` (relative to the API base, e.g. "/me") and return the successful result, or
     /// the answer itself when its status is in `passing`.
-    package func get(_ path: String, query: [(String, String)] = [], passing: Set<Int> = []) async throws -> HTTPResult {
+    package func get(_ path: String, query: [(String, String)] = [], passing: Set<Int> = []) async throws -> HTTPResult
+    {
         try await send(method: "GET", path: path, query: query, body: nil, passing: passing)
     }
 
-    package func send(method: String, path: String, query: [(String, String)] = [], body: Data?, passing: Set<Int> = []) async throws -> HTTPResult {
+    package func send(method: String, path: String, query: [(String, String)] = [], body: Data?, passing: Set<Int> = [])
+        async throws -> HTTPResult
+    {
         try await perform(method: method, path: path, query: query, body: body, passing: passing) { $0 }.value
     }
 
@@ -103,7 +109,9 @@ package struct SpotifyWebAPI: Sendable {
                 do {
                     return Outcome(value: try read(result))
                 } catch let error as UnreadableBody {
-                    try await again(ToolError.unavailable("Spotify's answer to \(method) \(path) could not be read: \(error.description)"))
+                    try await again(
+                        ToolError.unavailable(
+                            "Spotify's answer to \(method) \(path) could not be read: \(error.description)"))
                     continue
                 }
             }
@@ -114,29 +122,42 @@ package struct SpotifyWebAPI: Sendable {
                 refreshed = true
                 attempt -= 1  // a refresh is not a failed try
             case 401:
-                throw ToolError.noPermission("Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'")
+                throw ToolError.noPermission(
+                    "Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'"
+                )
             case 429:
                 if error.reason == "QUOTA_EXCEEDED" {
-                    throw ToolError.unavailable("Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds")
+                    throw ToolError.unavailable(
+                        "Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds")
                 }
-                let wait = retry.rateLimitWait(retryAfter: Self.retryAfterSeconds(result.header("Retry-After")), attempt: rateLimitWaits + 1, random: Double.random(in: 0..<1))
+                let wait = retry.rateLimitWait(
+                    retryAfter: Self.retryAfterSeconds(result.header("Retry-After")), attempt: rateLimitWaits + 1,
+                    random: Double.random(in: 0..<1))
                 guard wait <= maxRetryWait else {
-                    throw ToolError.tempFail("Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \(Self.seconds(maxRetryWait)) cap); try again later")
+                    throw ToolError.tempFail(
+                        "Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \(Self.seconds(maxRetryWait)) cap); try again later"
+                    )
                 }
                 guard rateLimitWaits < retry.maxRateLimitWaits else {
-                    throw ToolError.tempFail("Spotify is still rate limiting after \(rateLimitWaits) waits (it asked for \(Self.seconds(wait)) more); try again later")
+                    throw ToolError.tempFail(
+                        "Spotify is still rate limiting after \(rateLimitWaits) waits (it asked for \(Self.seconds(wait)) more); try again later"
+                    )
                 }
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a 429 is not a failed try
                 await sleep(wait)
             case 500...599:
-                try await again(ToolError.unavailable("Spotify failed (HTTP \(result.status): \(error.message)) on \(method) \(path); try again later"))
+                try await again(
+                    ToolError.unavailable(
+                        "Spotify failed (HTTP \(result.status): \(error.message)) on \(method) \(path); try again later"
+                    ))
             case 403:
                 throw ToolError.noPermission(error.forbiddenExplanation)
             case 404:
                 throw ToolError(.notFound, "not found: \(path) (\(error.message))")
             default:
-                throw ToolError.unavailable("Spotify answered HTTP \(result.status) to \(method) \(path): \(error.message)")
+                throw ToolError.unavailable(
+                    "Spotify answered HTTP \(result.status) to \(method) \(path): \(error.message)")
             }
         }
     }
@@ -155,7 +176,7 @@ extension SpotifyWebAPI {
     /// anything else (`inf`, `-5`, a date), which then gets the ordinary backoff. May be huge.
     static func retryAfterSeconds(_ header: String?) -> Double? {
         guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
-              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return nil }
         return Double(text)
     }
@@ -190,7 +211,8 @@ package struct SpotifyErrorBody: Sendable, Equatable {
     /// A Development Mode 403 about the app or the user (not on the allowlist, owner without
     /// Premium): every request will get it, whatever it asks for.
     package var isAboutTheApp: Bool {
-        message.contains("may not be registered") || message.localizedCaseInsensitiveContains("premium subscription required for the owner")
+        message.contains("may not be registered")
+            || message.localizedCaseInsensitiveContains("premium subscription required for the owner")
     }
 
     /// Server text made safe for a terminal and one line: control characters (escape sequences,
@@ -205,7 +227,8 @@ package struct SpotifyErrorBody: Sendable, Equatable {
     /// A 403 with the fix: most are Development Mode rules that logging in again will not change.
     package var forbiddenExplanation: String {
         if message.contains("may not be registered") {
-            return "Spotify refused: \(message) Add your Spotify account under User Management in the app's dashboard (Development Mode allows 5 users)."
+            return
+                "Spotify refused: \(message) Add your Spotify account under User Management in the app's dashboard (Development Mode allows 5 users)."
         }
         if message.localizedCaseInsensitiveContains("premium subscription required for the owner") {
             return "Spotify refused: \(message) The app owner's Premium subscription is required in Development Mode."

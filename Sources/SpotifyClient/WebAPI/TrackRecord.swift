@@ -1,6 +1,7 @@
-import ToolkitCore
 import HTTPClient
 import LoopbackHTTP
+import ToolkitCore
+
 /// Turns Spotify's track and episode objects into the toolkit's `track`/`episode` records: the
 /// same field names as Spotify, only the ones scripts need, keys in a stable order. spotify-tracks,
 /// spotify-nowplaying and routine-link all build their records here, so `jq .name` or
@@ -29,17 +30,24 @@ package enum TrackRecord {
             record["album"] = .null
             // The 2026 shape carries `show`; the legacy track-shaped episode puts the show in `album`.
             let show = item["show"] ?? item["album"]
-            record["show"] = show?.objectValue == nil ? .null : .object([
-                "id": string(show?["id"]), "name": string(show?["name"]), "images": images(show?["images"]),
-            ])
+            record["show"] =
+                show?.objectValue == nil
+                ? .null
+                : .object([
+                    "id": string(show?["id"]), "name": string(show?["name"]), "images": images(show?["images"]),
+                ])
         } else {
-            record["artists"] = .array((item["artists"]?.arrayValue ?? []).map { artist in
-                .object(["id": string(artist["id"]), "name": string(artist["name"])])
-            })
+            record["artists"] = .array(
+                (item["artists"]?.arrayValue ?? []).map { artist in
+                    .object(["id": string(artist["id"]), "name": string(artist["name"])])
+                })
             let album = item["album"]
-            record["album"] = album?.objectValue == nil ? .null : .object([
-                "id": string(album?["id"]), "name": string(album?["name"]), "images": images(album?["images"]),
-            ])
+            record["album"] =
+                album?.objectValue == nil
+                ? .null
+                : .object([
+                    "id": string(album?["id"]), "name": string(album?["name"]), "images": images(album?["images"]),
+                ])
         }
         record["is_local"] = .bool(item["is_local"]?.boolValue ?? false)
         return record
@@ -54,13 +62,14 @@ package enum TrackRecord {
             let right = rhs.element["width"]?.intValue ?? -1
             return left != right ? left > right : lhs.offset < rhs.offset
         }
-        return .array(sorted.map { entry in
-            .object([
-                "url": string(entry.element["url"]),
-                "height": integer(entry.element["height"]),
-                "width": integer(entry.element["width"]),
-            ])
-        })
+        return .array(
+            sorted.map { entry in
+                .object([
+                    "url": string(entry.element["url"]),
+                    "height": integer(entry.element["height"]),
+                    "width": integer(entry.element["width"]),
+                ])
+            })
     }
 
     static func string(_ value: JSONValue?) -> JSONValue {

@@ -1,6 +1,7 @@
 /// Base64 with the URL- and filename-safe alphabet (RFC 4648 §5), without padding.
 package enum Base64URL {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let reverse: [Int8] = {
         var table = [Int8](repeating: -1, count: 256)

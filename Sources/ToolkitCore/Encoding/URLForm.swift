@@ -10,10 +10,11 @@ package enum URLForm {
         var pairs: [(name: String, value: String)] = []
         for segment in s.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             if let eq = segment.firstIndex(of: UInt8(ascii: "=")) {
-                pairs.append((
-                    name: percentDecode(segment[segment.startIndex..<eq], plusAsSpace: true),
-                    value: percentDecode(segment[segment.index(after: eq)...], plusAsSpace: true)
-                ))
+                pairs.append(
+                    (
+                        name: percentDecode(segment[segment.startIndex..<eq], plusAsSpace: true),
+                        value: percentDecode(segment[segment.index(after: eq)...], plusAsSpace: true)
+                    ))
             } else {
                 pairs.append((name: percentDecode(segment, plusAsSpace: true), value: ""))
             }
@@ -62,7 +63,9 @@ package enum URLForm {
         var i = 0
         while i < input.count {
             let b = input[i]
-            if b == UInt8(ascii: "%"), i + 2 < input.count, let hi = hexValue(input[i + 1]), let lo = hexValue(input[i + 2]) {
+            if b == UInt8(ascii: "%"), i + 2 < input.count, let hi = hexValue(input[i + 1]),
+                let lo = hexValue(input[i + 2])
+            {
                 out.append(hi << 4 | lo)
                 i += 3
             } else if b == UInt8(ascii: "+") && plusAsSpace {
@@ -80,8 +83,8 @@ package enum URLForm {
     static func isUnreserved(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             return true
         default:
             return false

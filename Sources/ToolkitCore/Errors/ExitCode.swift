@@ -21,12 +21,14 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .usage: "usage error: unknown option, missing or bad value"
         case .dataError: "bad input data (a line that is not a JSON object, a record without a required field)"
         case .noInput: "an input file does not exist or cannot be read"
-        case .unavailable: "service unavailable: offline, Spotify down or failing after retries, or the app's quota used up (QUOTA_EXCEEDED)"
+        case .unavailable:
+            "service unavailable: offline, Spotify down or failing after retries, or the app's quota used up (QUOTA_EXCEEDED)"
         case .software: "internal error"
         case .ioError: "I/O error, e.g. writing to standard output failed"
         case .tempFail: "temporary failure; try again (e.g. rate limited for longer than the wait cap)"
         case .noPermission: "not logged in, token revoked, or permission denied"
-        case .config: "configuration error, e.g. no client id, or a token store that is unreadable or that another user could change"
+        case .config:
+            "configuration error, e.g. no client id, or a token store that is unreadable or that another user could change"
         }
     }
 }

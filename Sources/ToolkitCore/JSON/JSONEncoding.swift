@@ -122,8 +122,10 @@ enum JSONText {
             case 0x08: bytes.append(UInt8(ascii: "b"))
             case 0x0C: bytes.append(UInt8(ascii: "f"))
             default:
-                bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hexDigit(c >> 4), hexDigit(c & 0xF)])
+                bytes.append(contentsOf: [
+                    UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    hexDigit(c >> 4), hexDigit(c & 0xF),
+                ])
             }
             i += 1
             runStart = i

@@ -37,8 +37,9 @@ package struct JSONLinesReader {
     private var reachedEOF = false
 
     package init(fileDescriptor: Int32, displayName: String? = nil, maxLineBytes: Int = defaultMaxLineBytes) {
-        self.init(fileDescriptor: fileDescriptor, displayName: displayName, maxLineBytes: maxLineBytes,
-                  chunkSize: Self.defaultChunkSize)
+        self.init(
+            fileDescriptor: fileDescriptor, displayName: displayName, maxLineBytes: maxLineBytes,
+            chunkSize: Self.defaultChunkSize)
     }
 
     /// For tests: small chunks exercise lines that span reads.
@@ -57,7 +58,8 @@ package struct JSONLinesReader {
     /// continues with the next line.
     ///
     /// The buffer passed to `body` is only valid during that call.
-    package mutating func forEachLine(_ body: (_ lineNumber: Int, _ line: UnsafeRawBufferPointer) throws -> Bool) throws {
+    package mutating func forEachLine(_ body: (_ lineNumber: Int, _ line: UnsafeRawBufferPointer) throws -> Bool) throws
+    {
         let nl = UInt8(ascii: "\n")
         while true {
             // Lines already in the buffer.
@@ -87,7 +89,8 @@ package struct JSONLinesReader {
 
     /// Handles one line `[from, to)` (no `\n`); returns what `body` returned (true for blanks).
     @inline(__always)
-    private mutating func emit(from: Int, to: Int, _ body: (Int, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+    private mutating func emit(from: Int, to: Int, _ body: (Int, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool
+    {
         lineNumber += 1
         var stop = to
         let base = UnsafeRawPointer(buffer.pointer)
@@ -129,7 +132,8 @@ package struct JSONLinesReader {
             let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
             let have = buffer.end - buffer.start
             var isPrefix = true
-            for i in 0..<min(have, 3) where buffer.pointer.load(fromByteOffset: buffer.start + i, as: UInt8.self) != bom[i] {
+            for i in 0..<min(have, 3)
+            where buffer.pointer.load(fromByteOffset: buffer.start + i, as: UInt8.self) != bom[i] {
                 isPrefix = false
             }
             if !isPrefix {
@@ -154,7 +158,8 @@ package struct JSONLinesReader {
             if n >= 0 { return n }
             let code = errno
             if code == EINTR { continue }
-            throw ToolError.ioError("\(displayName ?? "standard input"): read failed: \(String(cString: strerror(code)))")
+            throw ToolError.ioError(
+                "\(displayName ?? "standard input"): read failed: \(String(cString: strerror(code)))")
         }
     }
 

@@ -28,8 +28,10 @@ package final class JSONLinesWriter {
     private let bufferCapacity: Int
     private var buffer: [UInt8]
 
-    package init(fileDescriptor: Int32 = 1, name: String = "standard output", flushesEachRecord: Bool = false,
-                bufferCapacity: Int = 64 << 10) {
+    package init(
+        fileDescriptor: Int32 = 1, name: String = "standard output", flushesEachRecord: Bool = false,
+        bufferCapacity: Int = 64 << 10
+    ) {
         self.fileDescriptor = fileDescriptor
         self.name = name
         self.flushesEachRecord = flushesEachRecord

@@ -50,7 +50,9 @@ package struct JSONKey {
         let b = name.baseAddress!
         var i = 0
         while i &+ 8 <= n {
-            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
                 return false
             }
             i &+= 8
@@ -130,8 +132,9 @@ package struct JSONScanner {
             let keyStart = pos &+ 1
             pos = keyStart
             let escaped = try skipStringBody()
-            let key = JSONKey(rawBytes: UnsafeRawBufferPointer(start: base + keyStart, count: pos &- 1 &- keyStart),
-                              hasEscapes: escaped)
+            let key = JSONKey(
+                rawBytes: UnsafeRawBufferPointer(start: base + keyStart, count: pos &- 1 &- keyStart),
+                hasEscapes: escaped)
             try expectColon()
             let valueStart = pos
             try body(key, &self)
@@ -263,8 +266,9 @@ package struct JSONScanner {
     package mutating func expectEnd() throws {
         skipWhitespace()
         if pos < end {
-            throw JSONParseError(message: "unexpected \(Self.describe(byte(pos))) after the JSON value at byte \(pos)",
-                                 offset: pos)
+            throw JSONParseError(
+                message: "unexpected \(Self.describe(byte(pos))) after the JSON value at byte \(pos)",
+                offset: pos)
         }
     }
 
@@ -275,8 +279,10 @@ package struct JSONScanner {
     /// Parse errors are rethrown as `JSONParseError` with the message prefixed `"not JSON: "`
     /// (e.g. `not JSON: unexpected end of input`), or `"not a JSON object (found an array)"`
     /// for valid JSON of another kind. Errors `body` throws of other types pass through.
-    package static func scanObjectLine(_ bytes: UnsafeRawBufferPointer,
-                                      _ body: (_ key: JSONKey, _ scanner: inout JSONScanner) throws -> Void) throws {
+    package static func scanObjectLine(
+        _ bytes: UnsafeRawBufferPointer,
+        _ body: (_ key: JSONKey, _ scanner: inout JSONScanner) throws -> Void
+    ) throws {
         var scanner = JSONScanner(bytes)
         do {
             let kind = scanner.nextKind
@@ -452,7 +458,7 @@ package struct JSONScanner {
         guard p &+ 1 < end else { throw unterminatedString(from: pos) }
         switch byte(p &+ 1) {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-             UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             return p &+ 2
         case UInt8(ascii: "u"):
             var i = p &+ 2
@@ -465,8 +471,9 @@ package struct JSONScanner {
             }
             return i
         default:
-            throw JSONParseError(message: "invalid escape \(Self.describe(byte(p &+ 1), bare: true)) after '\\' at byte \(p)",
-                                 offset: p)
+            throw JSONParseError(
+                message: "invalid escape \(Self.describe(byte(p &+ 1), bare: true)) after '\\' at byte \(p)",
+                offset: p)
         }
     }
 
@@ -478,12 +485,20 @@ package struct JSONScanner {
         var hi: UInt8 = 0xBF
         switch c {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lo = 0xA0
+        case 0xE0:
+            length = 3
+            lo = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; hi = 0x9F
-        case 0xF0: length = 4; lo = 0x90
+        case 0xED:
+            length = 3
+            hi = 0x9F
+        case 0xF0:
+            length = 4
+            lo = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; hi = 0x8F
+        case 0xF4:
+            length = 4
+            hi = 0x8F
         default: throw invalidUTF8(at: p)
         }
         guard p &+ length <= end else { throw invalidUTF8(at: p) }
@@ -539,7 +554,8 @@ package struct JSONScanner {
     mutating func skipLiteral(_ word: UInt32, length: Int, first: UInt8? = nil) throws {
         let wordStart = first == nil ? pos : pos &+ 1
         if wordStart &+ 4 <= end
-            && UInt32(littleEndian: base.loadUnaligned(fromByteOffset: wordStart, as: UInt32.self)) == word {
+            && UInt32(littleEndian: base.loadUnaligned(fromByteOffset: wordStart, as: UInt32.self)) == word
+        {
             pos &+= length
             return
         }
@@ -606,7 +622,10 @@ package struct JSONScanner {
             case UInt8(ascii: "r"): out.append(0x0D)
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
-                guard i + 4 <= n else { i = n; break }
+                guard i + 4 <= n else {
+                    i = n
+                    break
+                }
                 var scalar = hex4(i)
                 i += 4
                 if scalar >= 0xD800 && scalar <= 0xDBFF {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,7 +31,9 @@ package struct LinkOpener: Sendable {
 
     /// The shell commands to try, in order, each reading the link as `$1`. Pure.
     package static func commands(browser: String?, platformOpener: String = platformOpener) -> [String] {
-        let entries = (browser ?? "").split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let entries = (browser ?? "").split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
         return entries.map { $0.contains("%s") ? $0.replacingOccurrences(of: "%s", with: "\"$1\"") : $0 + " \"$1\"" }
             + ["\(platformOpener) \"$1\""]
     }
@@ -59,7 +62,8 @@ package struct LinkOpener: Sendable {
     package func open(_ link: String) -> Outcome {
         var failures: [String] = []
         for command in Self.commands(browser: environment["BROWSER"]) {
-            let shown = command.replacingOccurrences(of: " \"$1\"", with: "").replacingOccurrences(of: "\"$1\"", with: "%s")
+            let shown = command.replacingOccurrences(of: " \"$1\"", with: "").replacingOccurrences(
+                of: "\"$1\"", with: "%s")
             let process = Self.process(command, link: link)
             do {
                 try process.run()

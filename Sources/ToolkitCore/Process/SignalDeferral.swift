@@ -1,9 +1,13 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
+
+private typealias SignalHandler = sighandler_t
 #elseif canImport(Darwin)
 import Darwin
-typealias sighandler_t = sig_t
+
+private typealias SignalHandler = sig_t
 #endif
 
 /// Holds SIGINT, SIGTERM and SIGHUP back while something must not be cut in half (a refresh that
@@ -22,7 +26,7 @@ package struct SignalDeferral: Sendable {
 
     private struct State {
         var depth = 0
-        var previousHandlers: [Int32: sighandler_t?] = [:]
+        var previousHandlers: [Int32: SignalHandler?] = [:]
     }
 
     private static let state = Locked(State())
@@ -45,7 +49,7 @@ package struct SignalDeferral: Sendable {
         return SignalDeferral()
     }
 
-    private static func isIgnored(_ handler: sighandler_t?) -> Bool {
+    private static func isIgnored(_ handler: SignalHandler?) -> Bool {
         guard let handler, let ignore = Optional(SIG_IGN) else { return false }
         return unsafeBitCast(handler, to: UnsafeRawPointer.self) == unsafeBitCast(ignore, to: UnsafeRawPointer.self)
     }

@@ -20,12 +20,15 @@ package enum WriteCall: Sendable {
 /// With `waitingWhenFull`, EAGAIN (a non-blocking descriptor without room) waits with poll(2)
 /// instead; leave it off where EAGAIN means a send timeout ran out.
 @discardableResult
-package func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, using call: WriteCall = .write,
-                      waitingWhenFull: Bool = false) -> Int32 {
+package func writeAll(
+    _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, using call: WriteCall = .write,
+    waitingWhenFull: Bool = false
+) -> Int32 {
     guard let base = bytes.baseAddress else { return 0 }
     var done = 0
     while done < bytes.count {
-        let pointer = base + done, count = bytes.count - done
+        let pointer = base + done
+        let count = bytes.count - done
         let written: Int
         switch call {
         case .write:

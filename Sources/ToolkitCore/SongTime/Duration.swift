@@ -59,7 +59,8 @@ private func displayable(_ text: Substring) -> String {
     let limit = 64
     var shown = ""
     for scalar in text.prefix(limit).unicodeScalars {
-        let breaksLine = scalar.properties.generalCategory == .control
+        let breaksLine =
+            scalar.properties.generalCategory == .control
             || scalar.properties.generalCategory == .lineSeparator
             || scalar.properties.generalCategory == .paragraphSeparator
         shown += breaksLine ? scalar.escaped(asASCII: true) : String(scalar)
@@ -116,7 +117,9 @@ private func clockSeconds(_ bytes: [UInt8]) -> Int? {
 
 /// `1h2m3s` and its subsets: each unit once, in the order h, m, s, each after its own digits.
 private func unitSeconds(_ bytes: [UInt8]) -> Int? {
-    let units: [(letter: UInt8, seconds: Int)] = [(UInt8(ascii: "h"), 3600), (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1)]
+    let units: [(letter: UInt8, seconds: Int)] = [
+        (UInt8(ascii: "h"), 3600), (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1),
+    ]
     var nextUnit = 0  // index into `units` of the earliest unit still allowed
     var total = 0
     var start = 0

@@ -88,7 +88,9 @@ package struct SongCounter: Sendable {
     /// Adds the next record in input order.
     package mutating func add(_ observation: SongObservation) {
         guard observation.durationMs > 0 else { return }
-        if let key = observation.key, let current = last ?? first, key == current.key, !Self.restarts(current, with: observation) {
+        if let key = observation.key, let current = last ?? first, key == current.key,
+            !Self.restarts(current, with: observation)
+        {
             if last != nil {
                 last!.observe(observation)
             } else {

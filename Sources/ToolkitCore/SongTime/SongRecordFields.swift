@@ -23,8 +23,10 @@ package struct SongRecordFields: Sendable, Equatable {
         case other
     }
 
-    package init(durationMs: Int? = nil, id: String? = nil, uri: String? = nil, progressMs: Int? = nil,
-                name: String? = nil, artistNames: [String] = [], isPlaying: Bool? = nil, kind: Kind = .unknown) {
+    package init(
+        durationMs: Int? = nil, id: String? = nil, uri: String? = nil, progressMs: Int? = nil,
+        name: String? = nil, artistNames: [String] = [], isPlaying: Bool? = nil, kind: Kind = .unknown
+    ) {
         self.durationMs = durationMs
         self.id = id
         self.uri = uri
@@ -45,7 +47,8 @@ package struct SongRecordFields: Sendable, Equatable {
         if let uri { return uri }
         guard let name else { return nil }
         // Unit separators keep "a" + "bc" apart from "ab" + "c".
-        return "\u{1F}" + name + "\u{1F}" + artistNames.joined(separator: "\u{1E}") + "\u{1F}" + (durationMs.map { String($0) } ?? "")
+        return "\u{1F}" + name + "\u{1F}" + artistNames.joined(separator: "\u{1E}") + "\u{1F}"
+            + (durationMs.map { String($0) } ?? "")
     }
 
     /// Extracts the fields from one JSON Lines line, validating that the line is one JSON object.

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -47,13 +48,17 @@ package enum FileTrust: Sendable {
             fixes.append("chmod \(fixMode) \(shellQuoted(path))")
         }
         guard !reasons.isEmpty else { return nil }
-        let risk = self == .secret ? "another user could read or replace it" : "another user could replace what is in it"
-        return "refusing to use \(path): it \(reasons.joined(separator: " and ")), so \(risk); fix: \(fixes.joined(separator: " && "))"
+        let risk =
+            self == .secret ? "another user could read or replace it" : "another user could replace what is in it"
+        return
+            "refusing to use \(path): it \(reasons.joined(separator: " and ")), so \(risk); fix: \(fixes.joined(separator: " && "))"
     }
 
     /// Checks what fstat/lstat returned; throws exit 78 naming the path and the fix.
     func verify(_ info: stat, path: String) throws {
-        if let problem = problem(ownerID: info.st_uid, mode: info.st_mode, userID: geteuid(), userName: currentUserName(), path: path) {
+        if let problem = problem(
+            ownerID: info.st_uid, mode: info.st_mode, userID: geteuid(), userName: currentUserName(), path: path)
+        {
             throw ToolError.config(problem)
         }
     }
@@ -71,7 +76,9 @@ func currentUserName() -> String {
 /// `path` as one shell word: unchanged when it only has safe characters, else single-quoted.
 package func shellQuoted(_ path: String) -> String {
     let safe = path.unicodeScalars.allSatisfy { scalar in
-        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+:,@%=".unicodeScalars.contains(scalar))
+        scalar.isASCII
+            && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || "/._-+:,@%=".unicodeScalars.contains(scalar))
     }
     if safe && !path.isEmpty { return path }
     return "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"

@@ -50,7 +50,8 @@ package struct InterProcessLock: Sendable {
             throw ToolError.config("cannot lock \(path): \(systemErrorMessage(errno))")
         }
         guard waited < timeoutSeconds else {
-            throw ToolError.tempFail("another spotify-toolkit process has held \(path) for \(Int(saturating: timeoutSeconds)) s; try again")
+            throw ToolError.tempFail(
+                "another spotify-toolkit process has held \(path) for \(Int(saturating: timeoutSeconds)) s; try again")
         }
         return false
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -58,14 +59,16 @@ package enum SafeFile {
         let type = info.st_mode & S_IFMT
         guard type != S_IFREG else { return }
         let what = type == S_IFDIR ? "a directory" : "not a regular file"
-        throw ToolError.config("\(path) is \(what); move it out of the way (mv \(shellQuoted(path)) \(shellQuoted(path + ".old"))) and try again")
+        throw ToolError.config(
+            "\(path) is \(what); move it out of the way (mv \(shellQuoted(path)) \(shellQuoted(path + ".old"))) and try again"
+        )
     }
 
     static func readAll(_ descriptor: Int32) throws -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc_read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw SystemError(code: errno)
@@ -87,7 +90,9 @@ package enum SafeFile {
         let message = "\(what) \(path): \(systemErrorMessage(code))"
         switch code {
         case EACCES, EPERM, EROFS, ELOOP, ENOTDIR, EISDIR:
-            return ToolError.config(code == ELOOP ? message + " (a symbolic link; spotify-toolkit does not follow links to its files)" : message)
+            return ToolError.config(
+                code == ELOOP
+                    ? message + " (a symbolic link; spotify-toolkit does not follow links to its files)" : message)
         default:
             return ToolError.ioError(message)
         }
@@ -110,7 +115,7 @@ package enum SafeFile {
 
 /// read(2) under a name that does not clash with the methods called `read` around it.
 @inline(__always)
-private func Glibc_read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
     Glibc.read(descriptor, buffer, count)
     #else
@@ -161,7 +166,9 @@ package final class AtomicFileWrite {
         guard descriptor >= 0 else { throw ToolError.software("write to \(path) committed twice or after cancel") }
         do {
             try SafeFile.writeAll(descriptor, data)
-            guard ftruncate(descriptor, off_t(data.count)) == 0, fsync(descriptor) == 0 else { throw SystemError(code: errno) }
+            guard ftruncate(descriptor, off_t(data.count)) == 0, fsync(descriptor) == 0 else {
+                throw SystemError(code: errno)
+            }
             close(descriptor)
             descriptor = -1
             guard rename(temporaryPath, path) == 0 else { throw SystemError(code: errno) }

@@ -1,15 +1,19 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// `routine-link`: routines with a linked playlist, opening it in Spotify, and a session history
 /// counted in songs. The pure parts live in Routines/ (RoutineBook, RoutineStore); this file is
 /// the command-line face and the I/O.
 package enum RoutineLink {
     static let nameArgument = ArgumentSpec("NAME", help: "The routine's name (any text; matched case-insensitively).")
-    static let playOption = OptionSpec("play", help: "Ask Spotify to play the playlist on the active device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, a missing scope, offline) open it instead and say why.")
+    static let playOption = OptionSpec(
+        "play",
+        help:
+            "Ask Spotify to play the playlist on the active device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, a missing scope, offline) open it instead and say why."
+    )
 
     package static let spec = CommandSpec(
         name: "routine-link",
@@ -22,46 +26,105 @@ package enum RoutineLink {
             "The store is \(RoutineStore.fileName) in the data directory: one JSON document (schema_version \(RoutineStore.schemaVersion)) written atomically under a lock, so concurrent commands lose nothing. A file that cannot be read, or was written by a newer version, is reported with its path and left untouched.",
         ],
         options: [
-            OptionSpec("json", short: "j", help: "Write records as JSON Lines even on a terminal."),
+            .jsonRecords
         ],
         subcommands: [
-            CommandSpec(name: "add", abstract: "add a routine", arguments: [nameArgument], options: [
-                OptionSpec("duration", short: "d", value: "DURATION", help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long."),
-                OptionSpec("note", value: "TEXT", help: "A note to keep with the routine."),
-            ], examples: [ExampleSpec("routine-link add morning --duration 15m --note 'stretch, then coffee'", "A fifteen-minute routine.")]).running(handler(add)),
+            CommandSpec(
+                name: "add", abstract: "add a routine", arguments: [nameArgument],
+                options: [
+                    OptionSpec(
+                        "duration", short: "d", value: "DURATION",
+                        help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long."),
+                    OptionSpec("note", value: "TEXT", help: "A note to keep with the routine."),
+                ],
+                examples: [
+                    ExampleSpec(
+                        "routine-link add morning --duration 15m --note 'stretch, then coffee'",
+                        "A fifteen-minute routine.")
+                ]
+            ).running(handler(add)),
             CommandSpec(name: "list", abstract: "list the routines, as routine records").running(handler(list)),
-            CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument]).running(handler(show)),
-            CommandSpec(name: "rename", abstract: "rename a routine (its sessions follow)", arguments: [
-                ArgumentSpec("OLD", help: "The routine's current name."), ArgumentSpec("NEW", help: "Its new name."),
-            ]).running(handler(rename)),
-            CommandSpec(name: "remove", abstract: "remove a routine and its sessions", arguments: [nameArgument], options: [
-                OptionSpec("yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal."),
-            ]).running(handler(remove)),
+            CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
+                .running(handler(show)),
+            CommandSpec(
+                name: "rename", abstract: "rename a routine (its sessions follow)",
+                arguments: [
+                    ArgumentSpec("OLD", help: "The routine's current name."),
+                    ArgumentSpec("NEW", help: "Its new name."),
+                ]
+            ).running(handler(rename)),
+            CommandSpec(
+                name: "remove", abstract: "remove a routine and its sessions", arguments: [nameArgument],
+                options: [
+                    OptionSpec("yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")
+                ]
+            ).running(handler(remove)),
             CommandSpec(
                 name: "link", abstract: "link a playlist to a routine",
-                discussion: ["PLAYLIST is a playlist id, spotify:playlist: URI or open.spotify.com URL; without it, one playlist record (or id, URI or URL) is read from standard input. The playlist's name and cover image come from the record, or when only an id is given, from Spotify (GET /playlists/{id}); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so."],
-                arguments: [nameArgument, ArgumentSpec("PLAYLIST", help: "A playlist id, URI or URL; default: read from standard input.", optional: true)],
-                examples: [ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link morning", "Link the playlist called Morning.")]
+                discussion: [
+                    "PLAYLIST is a playlist id, spotify:playlist: URI or open.spotify.com URL; without it, one playlist record (or id, URI or URL) is read from standard input. The playlist's name and cover image come from the record, or when only an id is given, from Spotify (GET /playlists/{id}); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so."
+                ],
+                arguments: [
+                    nameArgument,
+                    ArgumentSpec(
+                        "PLAYLIST", help: "A playlist id, URI or URL; default: read from standard input.",
+                        optional: true),
+                ],
+                examples: [
+                    ExampleSpec(
+                        "spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link morning",
+                        "Link the playlist called Morning.")
+                ]
             ).running(handler(link)),
-            CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument]).running(handler(unlink)),
-            CommandSpec(name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument], options: [
-                OptionSpec("print", help: "Print the link instead of opening it."),
-            ]).running(handler(open)),
-            CommandSpec(name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument], options: [playOption]).running(handler(start)),
+            CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument])
+                .running(handler(unlink)),
             CommandSpec(
-                name: "log", abstract: "end the running session (or record a finished one) with a song count from standard input",
-                discussion: ["Reads one song_count record (songcount's output) from standard input. Without a running session, records a finished one that ended now and lasted as long as the count says was heard. No record on standard input: nothing is logged, exit 1."],
+                name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument],
+                options: [
+                    OptionSpec("print", help: "Print the link instead of opening it.")
+                ]
+            ).running(handler(open)),
+            CommandSpec(
+                name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument],
+                options: [playOption]
+            ).running(handler(start)),
+            CommandSpec(
+                name: "log",
+                abstract: "end the running session (or record a finished one) with a song count from standard input",
+                discussion: [
+                    "Reads one song_count record (songcount's output) from standard input. Without a running session, records a finished one that ended now and lasted as long as the count says was heard. No record on standard input: nothing is logged, exit 1."
+                ],
                 arguments: [nameArgument],
-                examples: [ExampleSpec("spotify-nowplaying --watch --for 15m | songcount | routine-link log morning", "Log what the next fifteen minutes got through.")]
+                examples: [
+                    ExampleSpec(
+                        "spotify-nowplaying --watch --for 15m | songcount | routine-link log morning",
+                        "Log what the next fifteen minutes got through.")
+                ]
             ).running(handler(log)),
-            CommandSpec(name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count", arguments: [nameArgument], options: [
-                OptionSpec("for", value: "DURATION", help: "Watch this long instead of the routine's duration (\(acceptedDurationForms))."),
-                playOption,
-            ], examples: [ExampleSpec("routine-link run morning", "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")]).running(handler(runRoutine)),
-            CommandSpec(name: "history", abstract: "the sessions, newest first, as session records", arguments: [
-                ArgumentSpec("NAME", help: "Only this routine's sessions.", optional: true),
-            ]).running(handler(history)),
-            CommandSpec(name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions").running(handler(forgetLinks)),
+            CommandSpec(
+                name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count",
+                arguments: [nameArgument],
+                options: [
+                    OptionSpec(
+                        "for", value: "DURATION",
+                        help: "Watch this long instead of the routine's duration (\(acceptedDurationForms))."),
+                    playOption,
+                ],
+                examples: [
+                    ExampleSpec(
+                        "routine-link run morning",
+                        "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")
+                ]
+            ).running(handler(runRoutine)),
+            CommandSpec(
+                name: "history", abstract: "the sessions, newest first, as session records",
+                arguments: [
+                    ArgumentSpec("NAME", help: "Only this routine's sessions.", optional: true)
+                ]
+            ).running(handler(history)),
+            CommandSpec(
+                name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions"
+            ).running(handler(forgetLinks)),
         ],
         input: [
             "link reads one playlist record (as spotify-playlists prints them: id, uri, name, images), a Spotify playlist object, or an id, URI or URL, when it is given no PLAYLIST. log reads one song_count record (as songcount prints it)."
@@ -71,27 +134,45 @@ package enum RoutineLink {
             "session records (start, log, run, history): type (session), routine, started_at, ended_at (null while running), duration_ms (null while running), playlist (as it was when the session started) or null, songs, label (\"4.5 songs\"), track_count, listened_ms (null until logged). On a terminal, one line per routine or a table of sessions instead.",
         ],
         environment: [
-            EnvironmentSpec("BROWSER", "Commands that open the playlist link (a colon-separated list, tried in order; %s marks the link). Default: xdg-open, or open on macOS."),
-            EnvironmentSpec("XDG_DATA_HOME", "Where \(RoutineStore.fileName) lives (under spotify-toolkit/). Default: ~/.local/share."),
+            EnvironmentSpec(
+                "BROWSER",
+                "Commands that open the playlist link (a colon-separated list, tried in order; %s marks the link). Default: xdg-open, or open on macOS."
+            ),
+            EnvironmentSpec(
+                "XDG_DATA_HOME",
+                "Where \(RoutineStore.fileName) lives (under spotify-toolkit/). Default: ~/.local/share."),
             EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
             EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
-            EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+            EnvironmentSpec(
+                "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
         ],
         files: [
-            FileSpec("$XDG_DATA_HOME/spotify-toolkit/\(RoutineStore.fileName)", "The routines and their sessions (mode 0600, schema_version \(RoutineStore.schemaVersion))."),
-            FileSpec("$XDG_DATA_HOME/spotify-toolkit/\(RoutineStore.fileName).lock", "Serialises changes across processes."),
+            FileSpec(
+                "$XDG_DATA_HOME/spotify-toolkit/\(RoutineStore.fileName)",
+                "The routines and their sessions (mode 0600, schema_version \(RoutineStore.schemaVersion))."),
+            FileSpec(
+                "$XDG_DATA_HOME/spotify-toolkit/\(RoutineStore.fileName).lock", "Serialises changes across processes."),
         ],
         exitCodes: [
-            ExitCodeSpec(.notFound, "no such routine; open: no playlist linked; log: no song_count record on standard input; run: nothing heard; remove: not confirmed"),
-            ExitCodeSpec(.dataError, "a duplicate name; bad standard input (the message names the line); \(RoutineStore.fileName) cannot be read (left as it is)"),
+            ExitCodeSpec(
+                .notFound,
+                "no such routine; open: no playlist linked; log: no song_count record on standard input; run: nothing heard; remove: not confirmed"
+            ),
+            ExitCodeSpec(
+                .dataError,
+                "a duplicate name; bad standard input (the message names the line); \(RoutineStore.fileName) cannot be read (left as it is)"
+            ),
             ExitCodeSpec(.unavailable, "open: no command could open the link; run: the watch could not start"),
             ExitCodeSpec(.tempFail, "the store stayed locked by another process; try again"),
             ExitCodeSpec(.noPermission, "run: not logged in (the watch says how to log in)"),
-            ExitCodeSpec(.config, "\(RoutineStore.fileName) was written by a newer spotify-toolkit, or its directory is unsafe"),
+            ExitCodeSpec(
+                .config, "\(RoutineStore.fileName) was written by a newer spotify-toolkit, or its directory is unsafe"),
         ],
         examples: [
             ExampleSpec("routine-link add morning --duration 15m", "A routine."),
-            ExampleSpec("routine-link link morning \"$(spotify-playlists | jq -r 'select(.name==\"Morning\").uri')\"", "Link a playlist by URI."),
+            ExampleSpec(
+                "routine-link link morning \"$(spotify-playlists | jq -r 'select(.name==\"Morning\").uri')\"",
+                "Link a playlist by URI."),
             ExampleSpec("routine-link start morning", "Open the playlist in Spotify and begin a session."),
             ExampleSpec("routine-link run morning", "Start, watch for the routine's duration, log the songs heard."),
             ExampleSpec("routine-link history morning | jq -r .label", "How many songs each morning got through."),
@@ -120,14 +201,13 @@ package enum RoutineLink {
         }
     }
 
-
     /// A handler that gets the session: the command, its context, output mode and store.
     static func handler(_ body: @escaping @Sendable (Invocation) async throws -> ExitCode) -> CommandHandler {
         { command, context in
             try await body(
                 Invocation(
                     context: context, command: command,
-                    mode: OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment),
+                    mode: context.outputMode(forcedJSON: command.flag(.jsonRecords)),
                     store: RoutineStore.make(environment: context.environment)))
         }
     }
@@ -147,7 +227,8 @@ package enum RoutineLink {
 
     static func forgetLinks(_ invocation: Invocation) throws -> ExitCode {
         let cleared = try RoutineStore.forgetLinks(environment: invocation.context.environment)
-        invocation.context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+        invocation.context.warn(
+            "cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         return .success
     }
 
@@ -166,7 +247,10 @@ package enum RoutineLink {
             durationMs = milliseconds
         }
         let note = invocation.command.value("note")
-        let routine = try invocation.store.update { try $0.add(name: invocation.name, durationMs: durationMs, note: note, now: isoTimestamp(invocation.context.now)) }
+        let routine = try invocation.store.update {
+            try $0.add(
+                name: invocation.name, durationMs: durationMs, note: note, now: isoTimestamp(invocation.context.now))
+        }
         try invocation.write(routine.record, human: "added " + humanLine(routine))
         return .success
     }
@@ -175,11 +259,14 @@ package enum RoutineLink {
         let routines = try book(invocation).routines
         if invocation.mode == .human {
             let rows = routines.map { routine in
-                [routine.name, routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-",
-                 routine.playlist.map(playlistName) ?? "-", String(routine.sessions.count), routine.note ?? ""]
+                [
+                    routine.name, routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-",
+                    routine.playlist.map(playlistName) ?? "-", String(routine.sessions.count), routine.note ?? "",
+                ]
             }
             if !rows.isEmpty {
-                try invocation.context.stdout.writeText(table(header: ["NAME", "DURATION", "PLAYLIST", "SESSIONS", "NOTE"], rows: rows))
+                try invocation.context.stdout.writeText(
+                    table(header: ["NAME", "DURATION", "PLAYLIST", "SESSIONS", "NOTE"], rows: rows))
             }
         } else {
             for routine in routines { try invocation.context.stdout.write(routine.record) }
@@ -203,7 +290,10 @@ package enum RoutineLink {
             lines.append("  playlist  -")
         }
         lines.append("  created   " + localTime(routine.createdAt))
-        let last = routine.sessions.last.map { ", last \(localTime($0.startedAt))\($0.label.map { ": \($0)" } ?? " (running)")" } ?? ""
+        let last =
+            routine.sessions.last.map {
+                ", last \(localTime($0.startedAt))\($0.label.map { ": \($0)" } ?? " (running)")"
+            } ?? ""
         lines.append("  sessions  \(routine.sessions.count)\(last)")
         try invocation.write(routine.record, human: lines.joined(separator: "\n"))
         return .success
@@ -212,11 +302,14 @@ package enum RoutineLink {
     static func remove(_ invocation: Invocation) async throws -> ExitCode {
         if !invocation.command.flag("yes") {
             guard invocation.context.terminal.stdinIsTerminal else {
-                throw ToolError.usage("remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking")
+                throw ToolError.usage(
+                    "remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking"
+                )
             }
             let book = try book(invocation)
             let routine = book.routines[try book.existingIndex(of: invocation.name)]
-            invocation.context.stderr.write("Remove the routine '\(routine.name)' and its \(plural(routine.sessions.count, "session"))? [y/N] ")
+            invocation.context.stderr.write(
+                "Remove the routine '\(routine.name)' and its \(plural(routine.sessions.count, "session"))? [y/N] ")
             let answer = invocation.context.stdin.readAnswer()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
                 invocation.context.warn("kept '\(routine.name)'")
@@ -234,10 +327,13 @@ package enum RoutineLink {
         let context = invocation.context
         var playlist: PlaylistLink
         if invocation.command.positionals.count > 1 {
-            playlist = PlaylistLink(try SpotifyReference.argument(invocation.command.positionals[1], expecting: .playlist))
+            playlist = PlaylistLink(
+                try SpotifyReference.argument(invocation.command.positionals[1], expecting: .playlist))
         } else {
             guard !context.terminal.stdinIsTerminal else {
-                throw ToolError.usage("give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link NAME")
+                throw ToolError.usage(
+                    "give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link NAME"
+                )
             }
             playlist = try playlistFromInput(invocation.context.stdin)
         }
@@ -270,7 +366,8 @@ package enum RoutineLink {
             throw ToolError(.notFound, "standard input has no playlist; give a PLAYLIST or pipe one playlist record")
         }
         guard found.count == 1 else {
-            throw ToolError.dataError("standard input has more than one playlist; select one, e.g. with jq -c 'select(.name==\"Morning\")'")
+            throw ToolError.dataError(
+                "standard input has more than one playlist; select one, e.g. with jq -c 'select(.name==\"Morning\")'")
         }
         return first
     }
@@ -279,9 +376,11 @@ package enum RoutineLink {
     /// the id alone (said on stderr); a playlist Spotify does not know is an error.
     static func fetchMetadata(_ playlist: PlaylistLink, _ context: ToolContext) async throws -> PlaylistLink {
         do {
-            let api = SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment))
+            let api = SpotifyWebAPI(
+                environment: context.environment, tokens: try TokenProvider(environment: context.environment))
             let result = try await api.get("/playlists/\(playlist.id)", query: [("fields", "id,uri,name,images")])
-            guard let object = try? JSONValue.parse(result.body), var fetched = PlaylistLink(playlistObject: object) else {
+            guard let object = try? JSONValue.parse(result.body), var fetched = PlaylistLink(playlistObject: object)
+            else {
                 throw ToolError.unavailable("Spotify's answer for playlist \(playlist.id) is not a playlist")
             }
             fetched.id = playlist.id  // the id asked for, whatever the answer says
@@ -297,7 +396,9 @@ package enum RoutineLink {
 
     static func linkedPlaylist(_ routine: Routine) throws -> PlaylistLink {
         guard let playlist = routine.playlist else {
-            throw ToolError(.notFound, "'\(routine.name)' has no playlist linked; link one with: routine-link link '\(routine.name)' PLAYLIST")
+            throw ToolError(
+                .notFound,
+                "'\(routine.name)' has no playlist linked; link one with: routine-link link '\(routine.name)' PLAYLIST")
         }
         return playlist
     }
@@ -316,7 +417,9 @@ package enum RoutineLink {
 
     /// Opens `link`; on failure says why and names the link to open by hand.
     @discardableResult
-    static func openLink(_ link: String, _ playlist: PlaylistLink, _ context: ToolContext, failure: ExitCode = .unavailable) throws -> ExitCode {
+    static func openLink(
+        _ link: String, _ playlist: PlaylistLink, _ context: ToolContext, failure: ExitCode = .unavailable
+    ) throws -> ExitCode {
         switch LinkOpener(environment: context.environment).open(link) {
         case .opened:
             if context.terminal.stderrIsTerminal { context.warn("opened \(playlistName(playlist)): \(link)") }
@@ -335,7 +438,11 @@ package enum RoutineLink {
 
     static func start(_ invocation: Invocation) async throws -> ExitCode {
         let (routine, started) = try await beginSession(invocation)
-        try invocation.write(routine.record(of: started), human: "started '\(routine.name)' at \(localTime(started.startedAt))\(started.playlist.map { " with \(playlistName($0))" } ?? "")")
+        try invocation.write(
+            routine.record(of: started),
+            human:
+                "started '\(routine.name)' at \(localTime(started.startedAt))\(started.playlist.map { " with \(playlistName($0))" } ?? "")"
+        )
         return .success
     }
 
@@ -343,9 +450,13 @@ package enum RoutineLink {
     /// session (it has begun; the message names the link to open by hand).
     static func beginSession(_ invocation: Invocation) async throws -> (Routine, RoutineSession) {
         let context = invocation.context
-        let (routine, started, replaced) = try invocation.store.update { try $0.start(invocation.name, now: isoTimestamp(invocation.context.now)) }
+        let (routine, started, replaced) = try invocation.store.update {
+            try $0.start(invocation.name, now: isoTimestamp(invocation.context.now))
+        }
         if let replaced {
-            context.warn("the session started \(localTime(replaced.startedAt)) was never logged; it stays in the history without a count")
+            context.warn(
+                "the session started \(localTime(replaced.startedAt)) was never logged; it stays in the history without a count"
+            )
         }
         guard let playlist = started.playlist else {
             context.warn("'\(routine.name)' has no playlist linked; nothing to open")
@@ -353,7 +464,9 @@ package enum RoutineLink {
         }
         if invocation.command.flag("play") {
             do {
-                let player = SpotifyPlayer(api: SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment)))
+                let player = SpotifyPlayer(
+                    api: SpotifyWebAPI(
+                        environment: context.environment, tokens: try TokenProvider(environment: context.environment)))
                 try await player.play(.context(uri: playlist.uri, offsetURI: nil))
                 context.warn("playing \(playlistName(playlist)) on the active device")
                 return (routine, started)
@@ -361,14 +474,17 @@ package enum RoutineLink {
                 context.warn("could not start playback, opening the playlist instead: \(error.message)")
             }
         }
-        let link = LinkOpener.playlistLink(playlist, schemeHasHandler: LinkOpener(environment: context.environment).spotifySchemeHasHandler())
+        let link = LinkOpener.playlistLink(
+            playlist, schemeHasHandler: LinkOpener(environment: context.environment).spotifySchemeHasHandler())
         try openLink(link, playlist, context, failure: .success)
         return (routine, started)
     }
 
     static func log(_ invocation: Invocation) async throws -> ExitCode {
         guard !invocation.context.terminal.stdinIsTerminal else {
-            throw ToolError.usage("log reads a song_count record from standard input: spotify-nowplaying --watch --for 15m | songcount | routine-link log NAME")
+            throw ToolError.usage(
+                "log reads a song_count record from standard input: spotify-nowplaying --watch --for 15m | songcount | routine-link log NAME"
+            )
         }
         _ = try book(invocation).existingIndex(of: invocation.name)
         guard let count = try songCountFromInput(invocation.context.stdin) else {
@@ -379,7 +495,9 @@ package enum RoutineLink {
     }
 
     static func logCount(_ count: SongCountSummary, _ invocation: Invocation) async throws -> ExitCode {
-        let (routine, logged) = try invocation.store.update { try $0.log(invocation.name, count: count, now: isoTimestamp(invocation.context.now)) }
+        let (routine, logged) = try invocation.store.update {
+            try $0.log(invocation.name, count: count, now: isoTimestamp(invocation.context.now))
+        }
         try invocation.write(routine.record(of: logged), human: "'\(routine.name)': you got through \(count.label)")
         return .success
     }
@@ -390,7 +508,8 @@ package enum RoutineLink {
         try input.forEachObject(notAnObject: "not a JSON object; log reads songcount's song_count record") { value in
             guard let count = SongCountSummary(record: value) else {
                 let type = value["type"]?.stringValue.map { "a \($0) record" } ?? "a record without a type"
-                throw StandardInput.Rejection("\(type), not a song_count record with songs; pipe it through songcount first")
+                throw StandardInput.Rejection(
+                    "\(type), not a song_count record with songs; pipe it through songcount first")
             }
             counts.append(count)
         }
@@ -414,7 +533,8 @@ package enum RoutineLink {
         }
         guard watchMs > 0 else { throw ToolError.usage("--for must be longer than 0") }
         guard let watch = ListeningPipeline.sibling("spotify-nowplaying", environment: context.environment),
-              let count = ListeningPipeline.sibling("songcount", environment: context.environment) else {
+            let count = ListeningPipeline.sibling("songcount", environment: context.environment)
+        else {
             throw ToolError.unavailable("run needs spotify-nowplaying and songcount beside routine-link or on PATH")
         }
         let (_, started) = try await beginSession(invocation)
@@ -428,16 +548,22 @@ package enum RoutineLink {
         let outcome = try pipeline.run { line in display.show(line) }
         display.clear()
 
-        let record = outcome.countStatus == 0 ? (try? JSONValue.parse(outcome.countOutput)).flatMap(SongCountSummary.init(record:)) : nil
+        let record =
+            outcome.countStatus == 0
+            ? (try? JSONValue.parse(outcome.countOutput)).flatMap(SongCountSummary.init(record:)) : nil
         guard let record else {
             _ = try invocation.store.update { $0.discardSession(started.id) }
             if outcome.watchStatus != 0 && outcome.watchStatus != 130 {
                 // The watch said why on stderr (not logged in, Spotify down...).
-                throw ToolError(ExitCode(rawValue: outcome.watchStatus) ?? .unavailable, "the watch failed (exit status \(outcome.watchStatus)); no session logged")
+                throw ToolError(
+                    ExitCode(rawValue: outcome.watchStatus) ?? .unavailable,
+                    "the watch failed (exit status \(outcome.watchStatus)); no session logged")
             }
             if outcome.countStatus != 1 {
                 context.stderr.write(String(decoding: outcome.countErrors, as: UTF8.self))
-                throw ToolError(ExitCode(rawValue: outcome.countStatus) ?? .software, "songcount failed (exit status \(outcome.countStatus)); no session logged")
+                throw ToolError(
+                    ExitCode(rawValue: outcome.countStatus) ?? .software,
+                    "songcount failed (exit status \(outcome.countStatus)); no session logged")
             }
             context.warn("nothing heard; no session logged")
             return .notFound
@@ -453,17 +579,22 @@ package enum RoutineLink {
             let rows = records.map { record -> [String] in
                 let started = record["started_at"]?.stringValue ?? ""
                 let length = record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "running"
-                return [localTime(started), length, record["routine"]?.stringValue ?? "",
-                        record["playlist"]?["name"]?.stringValue ?? record["playlist"]?["uri"]?.stringValue ?? "-",
-                        record["label"]?.stringValue ?? "-"]
+                return [
+                    localTime(started), length, record["routine"]?.stringValue ?? "",
+                    record["playlist"]?["name"]?.stringValue ?? record["playlist"]?["uri"]?.stringValue ?? "-",
+                    record["label"]?.stringValue ?? "-",
+                ]
             }
             if !rows.isEmpty {
-                try invocation.context.stdout.writeText(table(header: ["STARTED", "LENGTH", "ROUTINE", "PLAYLIST", "SONGS"], rows: rows))
+                try invocation.context.stdout.writeText(
+                    table(header: ["STARTED", "LENGTH", "ROUTINE", "PLAYLIST", "SONGS"], rows: rows))
             }
         } else {
             for record in records { try invocation.context.stdout.write(record) }
         }
-        if records.isEmpty && invocation.context.terminal.stderrIsTerminal { invocation.context.warn("no sessions yet") }
+        if records.isEmpty && invocation.context.terminal.stderrIsTerminal {
+            invocation.context.warn("no sessions yet")
+        }
         return .success
     }
 
@@ -493,10 +624,12 @@ package enum RoutineLink {
     /// are few, so the whole table is known before it is drawn).
     static func table(header: [String], rows: [[String]]) -> String {
         let columns = header.enumerated().map { index, title in
-            TextTable.Column.fixed(title, width: rows.map { index < $0.count ? TextTable.clean($0[index]).count : 0 }.max() ?? 0)
+            TextTable.Column.fixed(
+                title, width: rows.map { index < $0.count ? TextTable.clean($0[index]).count : 0 }.max() ?? 0)
         }
         let table = TextTable(columns, totalWidth: 0)
-        return ([table.header] + rows.map(table.line)).map { $0.trimmingTrailingSpaces() }.joined(separator: "\n") + "\n"
+        return ([table.header] + rows.map(table.line)).map { $0.trimmingTrailingSpaces() }.joined(separator: "\n")
+            + "\n"
     }
 }
 
@@ -527,8 +660,12 @@ final class LiveDisplay: @unchecked Sendable {  // `counter` behind `lock`
         let text: String = lock.withLock {
             var bytes = Array(line.utf8)
             if let fields = bytes.withUnsafeBytes({ try? SongRecordFields.extract(from: $0) }), fields.isSong,
-               let duration = fields.durationMs, duration > 0 {
-                counter.add(SongObservation(key: fields.songKey, durationMs: duration, progressMs: fields.progressMs, isPlaying: fields.isPlaying ?? true))
+                let duration = fields.durationMs, duration > 0
+            {
+                counter.add(
+                    SongObservation(
+                        key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
+                        isPlaying: fields.isPlaying ?? true))
             }
             bytes.removeAll()
             drawn = true

@@ -1,9 +1,10 @@
-import ToolkitCore
+import Dispatch
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Dispatch
-import Foundation
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -51,7 +52,10 @@ package struct ListeningPipeline {
     /// Runs the pipeline to its end. `onLine` sees each line the watch prints (on a reader thread).
     package func run(onLine: @escaping @Sendable (String) -> Void) throws -> Outcome {
         signal(SIGPIPE, SIG_IGN)  // songcount may exit early; the relay must see EPIPE, not die
-        let watchOut = try Self.makePipe(), countIn = try Self.makePipe(), countOut = try Self.makePipe(), countErr = try Self.makePipe()
+        let watchOut = try Self.makePipe()
+        let countIn = try Self.makePipe()
+        let countOut = try Self.makePipe()
+        let countErr = try Self.makePipe()
         let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
         defer { if devNull >= 0 { close(devNull) } }
 
@@ -59,11 +63,14 @@ package struct ListeningPipeline {
         stopper.installSignalHandlers()
         defer { stopper.restoreSignals() }
 
-        let watchPID = try Self.spawn(watchCommand, environment: environment, stdin: devNull, stdout: watchOut.write, stderr: 2, processGroup: 0)
+        let watchPID = try Self.spawn(
+            watchCommand, environment: environment, stdin: devNull, stdout: watchOut.write, stderr: 2, processGroup: 0)
         close(watchOut.write)
         let countPID: pid_t
         do {
-            countPID = try Self.spawn(countCommand, environment: environment, stdin: countIn.read, stdout: countOut.write, stderr: countErr.write, processGroup: watchPID)
+            countPID = try Self.spawn(
+                countCommand, environment: environment, stdin: countIn.read, stdout: countOut.write,
+                stderr: countErr.write, processGroup: watchPID)
         } catch {
             kill(watchPID, SIGTERM)
             var status: Int32 = 0
@@ -107,7 +114,9 @@ package struct ListeningPipeline {
         stopper.watch(nil)
         while errors.withLock({ $0 == nil }) { usleep(1000) }
         close(countErr.read)
-        return Outcome(watchStatus: watchStatus, countStatus: countStatus, countOutput: output, countErrors: errors.withLock { $0 ?? Data() }, interrupted: stopper.signalCount > 0)
+        return Outcome(
+            watchStatus: watchStatus, countStatus: countStatus, countOutput: output,
+            countErrors: errors.withLock { $0 ?? Data() }, interrupted: stopper.signalCount > 0)
     }
 
     // MARK: Processes
@@ -125,7 +134,10 @@ package struct ListeningPipeline {
 
     /// posix_spawn with the three standard streams, a process group (0: a new one led by the
     /// child), default signal dispositions and an empty signal mask (ours ignores SIGINT/SIGPIPE).
-    static func spawn(_ command: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32, processGroup: pid_t) throws -> pid_t {
+    static func spawn(
+        _ command: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32,
+        processGroup: pid_t
+    ) throws -> pid_t {
         #if canImport(Glibc)
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -150,7 +162,8 @@ package struct ListeningPipeline {
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setpgroup(&attributes, processGroup)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

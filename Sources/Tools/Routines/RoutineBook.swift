@@ -1,8 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// The playlist a routine is linked to, as routine-link stores it: enough to open it and to show
 /// it (name, cover art) without asking Spotify again.
@@ -35,18 +35,22 @@ package struct PlaylistLink: Codable, Sendable, Equatable {
     /// the largest image. nil when the value names no playlist.
     package init?(playlistObject value: JSONValue) {
         guard value.objectValue != nil,
-              let reference = try? SpotifyReference.parse(value.serialized(), expecting: .playlist) else { return nil }
+            let reference = try? SpotifyReference.parse(value.serialized(), expecting: .playlist)
+        else { return nil }
         self.init(reference)
         name = value["name"]?.stringValue
-        imageURL = value["image_url"]?.stringValue
+        imageURL =
+            value["image_url"]?.stringValue
             ?? TrackRecord.images(value["images"]).arrayValue?.first?["url"]?.stringValue
     }
 
     package var webURL: String { SpotifyReference(kind: .playlist, id: id).webURL }
 
     package var record: JSONValue {
-        ["id": .string(id), "uri": .string(uri), "name": name.map(JSONValue.string) ?? .null,
-         "image_url": imageURL.map(JSONValue.string) ?? .null]
+        [
+            "id": .string(id), "uri": .string(uri), "name": name.map(JSONValue.string) ?? .null,
+            "image_url": imageURL.map(JSONValue.string) ?? .null,
+        ]
     }
 }
 
@@ -91,8 +95,10 @@ package struct Routine: Codable, Sendable, Equatable {
         case createdAt = "created_at"
     }
 
-    package init(id: String = UUID().uuidString.lowercased(), name: String, durationMs: Int? = nil, note: String? = nil,
-                playlist: PlaylistLink? = nil, createdAt: String, sessions: [RoutineSession] = []) {
+    package init(
+        id: String = UUID().uuidString.lowercased(), name: String, durationMs: Int? = nil, note: String? = nil,
+        playlist: PlaylistLink? = nil, createdAt: String, sessions: [RoutineSession] = []
+    ) {
         self.id = id
         self.name = name
         self.durationMs = durationMs
@@ -108,9 +114,11 @@ package struct Routine: Codable, Sendable, Equatable {
     /// The `routine` record: type, name, duration_ms, note, playlist {id, uri, name, image_url}
     /// or null, created_at, then session_count.
     package var record: JSONValue {
-        ["type": "routine", "name": .string(name), "duration_ms": durationMs.map(JSONValue.int) ?? .null,
-         "note": note.map(JSONValue.string) ?? .null, "playlist": playlist?.record ?? .null,
-         "created_at": .string(createdAt), "session_count": .int(sessions.count)]
+        [
+            "type": "routine", "name": .string(name), "duration_ms": durationMs.map(JSONValue.int) ?? .null,
+            "note": note.map(JSONValue.string) ?? .null, "playlist": playlist?.record ?? .null,
+            "created_at": .string(createdAt), "session_count": .int(sessions.count),
+        ]
     }
 
     /// The `session` record: type, routine, started_at, ended_at (null while running),
@@ -120,12 +128,15 @@ package struct Routine: Codable, Sendable, Equatable {
         if let end = session.endedAt.flatMap(parseISOTimestamp), let start = parseISOTimestamp(session.startedAt) {
             duration = .int(max(0, Int(((end - start) * 1000).rounded())))
         }
-        return ["type": "session", "routine": .string(name), "started_at": .string(session.startedAt),
-                "ended_at": session.endedAt.map(JSONValue.string) ?? .null, "duration_ms": duration,
-                "playlist": session.playlist?.record ?? .null,
-                "songs": session.songs.map(JSONValue.double) ?? .null, "label": session.label.map(JSONValue.string) ?? .null,
-                "track_count": session.trackCount.map(JSONValue.int) ?? .null,
-                "listened_ms": session.listenedMs.map(JSONValue.int) ?? .null]
+        return [
+            "type": "session", "routine": .string(name), "started_at": .string(session.startedAt),
+            "ended_at": session.endedAt.map(JSONValue.string) ?? .null, "duration_ms": duration,
+            "playlist": session.playlist?.record ?? .null,
+            "songs": session.songs.map(JSONValue.double) ?? .null,
+            "label": session.label.map(JSONValue.string) ?? .null,
+            "track_count": session.trackCount.map(JSONValue.int) ?? .null,
+            "listened_ms": session.listenedMs.map(JSONValue.int) ?? .null,
+        ]
     }
 }
 
@@ -149,10 +160,12 @@ package struct SongCountSummary: Sendable, Equatable {
     /// nil unless `record` is a `song_count` record with a finite, non-negative `songs`.
     package init?(record: JSONValue) {
         guard record["type"]?.stringValue == "song_count", let songs = record["songs"]?.doubleValue,
-              songs.isFinite, songs >= 0 else { return nil }
-        self.init(songs: songs, label: record["label"]?.stringValue ?? songLabel(songs),
-                  trackCount: record["track_count"]?.intValue, listenedMs: record["listened_ms"]?.intValue,
-                  targetMs: record["target_ms"]?.intValue)
+            songs.isFinite, songs >= 0
+        else { return nil }
+        self.init(
+            songs: songs, label: record["label"]?.stringValue ?? songLabel(songs),
+            trackCount: record["track_count"]?.intValue, listenedMs: record["listened_ms"]?.intValue,
+            targetMs: record["target_ms"]?.intValue)
     }
 }
 
@@ -183,7 +196,9 @@ package struct RoutineBook: Codable, Sendable, Equatable {
     /// The routine named `name`, or exit 1 with the names there are.
     package func existingIndex(of name: String) throws -> Int {
         if let index = index(of: name) { return index }
-        let known = routines.isEmpty ? "there are no routines yet; add one with: routine-link add NAME"
+        let known =
+            routines.isEmpty
+            ? "there are no routines yet; add one with: routine-link add NAME"
             : "known: " + routines.map { "'\($0.name)'" }.joined(separator: ", ")
         throw ToolError(.notFound, "no routine named '\(name.prefix(200))' (\(known))")
     }
@@ -192,7 +207,8 @@ package struct RoutineBook: Codable, Sendable, Equatable {
     package mutating func add(name rawName: String, durationMs: Int?, note: String?, now: String) throws -> Routine {
         let name = try Self.validatedName(rawName)
         if let existing = index(of: name) {
-            throw ToolError.dataError("a routine named '\(routines[existing].name)' already exists (names are case-insensitive)")
+            throw ToolError.dataError(
+                "a routine named '\(routines[existing].name)' already exists (names are case-insensitive)")
         }
         let routine = Routine(name: name, durationMs: durationMs, note: note, createdAt: now)
         routines.append(routine)
@@ -205,7 +221,8 @@ package struct RoutineBook: Codable, Sendable, Equatable {
         let index = try existingIndex(of: old)
         let new = try Self.validatedName(rawNew)
         if let other = self.index(of: new), other != index {
-            throw ToolError.dataError("a routine named '\(routines[other].name)' already exists (names are case-insensitive)")
+            throw ToolError.dataError(
+                "a routine named '\(routines[other].name)' already exists (names are case-insensitive)")
         }
         routines[index].name = new
         return routines[index]
@@ -237,7 +254,9 @@ package struct RoutineBook: Codable, Sendable, Equatable {
 
     /// Starts a session with the routine's current playlist. A session already running stays in
     /// the history, unlogged (nothing is thrown away); the new one is the one `log` ends.
-    package mutating func start(_ name: String, now: String, id: String = UUID().uuidString.lowercased()) throws -> (routine: Routine, session: RoutineSession, replaced: RoutineSession?) {
+    package mutating func start(_ name: String, now: String, id: String = UUID().uuidString.lowercased()) throws -> (
+        routine: Routine, session: RoutineSession, replaced: RoutineSession?
+    ) {
         let index = try existingIndex(of: name)
         let replaced = routines[index].runningSessionIndex.map { routines[index].sessions[$0] }
         let session = RoutineSession(id: id, startedAt: now, endedAt: nil, playlist: routines[index].playlist)
@@ -248,7 +267,9 @@ package struct RoutineBook: Codable, Sendable, Equatable {
     /// Ends the running session with `count`; without one, records a finished session that
     /// ended `now` and started as long before as the count says was heard (listened_ms, else
     /// target_ms, else the routine's duration).
-    package mutating func log(_ name: String, count: SongCountSummary, now: String) throws -> (routine: Routine, session: RoutineSession) {
+    package mutating func log(_ name: String, count: SongCountSummary, now: String) throws -> (
+        routine: Routine, session: RoutineSession
+    ) {
         let index = try existingIndex(of: name)
         let sessionIndex: Int
         if let running = routines[index].runningSessionIndex {
@@ -256,8 +277,9 @@ package struct RoutineBook: Codable, Sendable, Equatable {
         } else {
             let endTime = parseISOTimestamp(now) ?? 0
             let lengthMs = count.listenedMs ?? count.targetMs ?? routines[index].durationMs ?? 0
-            let session = RoutineSession(id: UUID().uuidString.lowercased(), startedAt: isoTimestamp(endTime - Double(lengthMs) / 1000),
-                                         endedAt: nil, playlist: routines[index].playlist)
+            let session = RoutineSession(
+                id: UUID().uuidString.lowercased(), startedAt: isoTimestamp(endTime - Double(lengthMs) / 1000),
+                endedAt: nil, playlist: routines[index].playlist)
             routines[index].sessions.append(session)
             sessionIndex = routines[index].sessions.count - 1
         }

@@ -1,8 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// Where routine-link keeps its routines and sessions: `routines.json` in the data directory,
 /// through the core's `DocumentStore` (locked, re-read and written atomically, so 20 processes
@@ -25,8 +25,12 @@ package enum RoutineStore {
     package static let schemaVersion = 1
 
     package static func make(environment: ToolEnvironment) -> DocumentStore<RoutineBook> {
-        DocumentStore(directory: environment.dataDirectory, fileName: fileName, schemaVersion: schemaVersion,
-                      empty: RoutineBook(), migrate: { version, data in try migrate(from: version, data, now: isoTimestamp(Date().timeIntervalSince1970)) })
+        DocumentStore(
+            directory: environment.dataDirectory, fileName: fileName, schemaVersion: schemaVersion,
+            empty: RoutineBook(),
+            migrate: { version, data in
+                try migrate(from: version, data, now: isoTimestamp(Date().timeIntervalSince1970))
+            })
     }
 
     package static func path(environment: ToolEnvironment) -> String {
@@ -48,9 +52,15 @@ package enum RoutineStore {
         case 0:
             struct Prototype: Decodable {
                 struct Entry: Decodable {
-                    var duration_seconds: Int?
+                    var durationSeconds: Int?
                     var note: String?
-                    var playlist_uri: String?
+                    var playlistURI: String?
+
+                    enum CodingKeys: String, CodingKey {
+                        case durationSeconds = "duration_seconds"
+                        case note
+                        case playlistURI = "playlist_uri"
+                    }
                 }
                 var routines: [String: Entry]?
             }
@@ -58,14 +68,18 @@ package enum RoutineStore {
             let entries = (old.routines ?? [:]).sorted { $0.key < $1.key }
             var book = RoutineBook()
             for (name, entry) in entries {
-                let playlist = entry.playlist_uri.flatMap { try? SpotifyReference.parse($0, expecting: .playlist) }.map(PlaylistLink.init)
-                let seconds = entry.duration_seconds.flatMap { $0 > 0 && $0 < 1_000_000_000 ? $0 : nil }
-                book.routines.append(Routine(name: (try? RoutineBook.validatedName(name)) ?? name, durationMs: seconds.map { $0 * 1000 },
-                                             note: entry.note, playlist: playlist, createdAt: now))
+                let playlist = entry.playlistURI.flatMap { try? SpotifyReference.parse($0, expecting: .playlist) }.map(
+                    PlaylistLink.init)
+                let seconds = entry.durationSeconds.flatMap { $0 > 0 && $0 < 1_000_000_000 ? $0 : nil }
+                book.routines.append(
+                    Routine(
+                        name: (try? RoutineBook.validatedName(name)) ?? name, durationMs: seconds.map { $0 * 1000 },
+                        note: entry.note, playlist: playlist, createdAt: now))
             }
             return book
         default:
-            throw ToolError.dataError("routines.json has schema_version \(version), which no spotify-toolkit wrote; it was left as it is")
+            throw ToolError.dataError(
+                "routines.json has schema_version \(version), which no spotify-toolkit wrote; it was left as it is")
         }
     }
 

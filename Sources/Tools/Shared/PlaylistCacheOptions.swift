@@ -1,30 +1,41 @@
-import ToolkitCore
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
+import ToolkitCore
 
 /// The snapshot cache as spotify-tracks and `spotify-playlists get --duration` offer it: its
 /// options and docs, and a `PlaylistItemsReader` made from them.
 enum PlaylistCacheOptions {
-    static let noCacheOption = OptionSpec("no-cache", help: "Neither read nor write the snapshot cache: fetch every page from Spotify.")
+    static let noCacheOption = OptionSpec(
+        "no-cache", help: "Neither read nor write the snapshot cache: fetch every page from Spotify.")
     static let offlineOption = OptionSpec(
         "offline",
-        help: "Make no request: print the latest cached copy of each playlist, saying on standard error how old it is. Nothing cached: exit 69."
+        help:
+            "Make no request: print the latest cached copy of each playlist, saying on standard error how old it is. Nothing cached: exit 69."
     )
     static let environment = [
-        EnvironmentSpec("XDG_CACHE_HOME", "Where the snapshot cache lives (under spotify-toolkit/playlists/). Default: ~/.cache."),
-        EnvironmentSpec(CachePolicy.sizeVariable, "The most the snapshot cache may hold (e.g. 256M, 1G, or bytes; 0 turns the cache off); the least recently used playlists go first. Default: 256M."),
+        EnvironmentSpec(
+            "XDG_CACHE_HOME", "Where the snapshot cache lives (under spotify-toolkit/playlists/). Default: ~/.cache."),
+        EnvironmentSpec(
+            CachePolicy.sizeVariable,
+            "The most the snapshot cache may hold (e.g. 256M, 1G, or bytes; 0 turns the cache off); the least recently used playlists go first. Default: 256M."
+        ),
     ]
-    static let cacheDiscussion = "What a playlist held is kept in a cache keyed by its snapshot_id (the version Spotify gives every edit). A later run asks only for the current snapshot_id (GET /playlists/{id}?fields=snapshot_id, one small request) and, when it is unchanged, prints from the cache exactly what a fetch would print, whatever the options; an edited playlist is fetched afresh at once. A piped playlist record (from spotify-playlists) carries its snapshot_id: when the cache holds exactly the version the record names, it is printed without any request. The cache keeps the records' fields, or Spotify's whole objects after a --raw run (which a records copy cannot serve). A copy is kept only when the snapshot_id was the same before and after the pages were read. --no-cache bypasses it; --offline prints the latest copy without any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A cached file that is damaged or cut short is ignored, fetched again and replaced. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists going first."
+    static let cacheDiscussion =
+        "What a playlist held is kept in a cache keyed by its snapshot_id (the version Spotify gives every edit). A later run asks only for the current snapshot_id (GET /playlists/{id}?fields=snapshot_id, one small request) and, when it is unchanged, prints from the cache exactly what a fetch would print, whatever the options; an edited playlist is fetched afresh at once. A piped playlist record (from spotify-playlists) carries its snapshot_id: when the cache holds exactly the version the record names, it is printed without any request. The cache keeps the records' fields, or Spotify's whole objects after a --raw run (which a records copy cannot serve). A copy is kept only when the snapshot_id was the same before and after the pages were read. --no-cache bypasses it; --offline prints the latest copy without any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A cached file that is damaged or cut short is ignored, fetched again and replaced. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists going first."
     static let cacheFile = FileSpec(
         "$XDG_CACHE_HOME/spotify-toolkit/playlists/",
         "The snapshot cache: one file per playlist (its latest snapshot_id), private to you (0700, files 0600); safe to delete at any time."
     )
 
-    static func reader(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) throws -> PlaylistItemsReader {
+    static func reader(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) throws
+        -> PlaylistItemsReader
+    {
         let bypass = command.flag("no-cache")
         let offline = command.flag("offline")
-        if bypass && offline { throw ToolError.usage("--offline prints from the cache, which --no-cache turns off; use one of them") }
+        if bypass && offline {
+            throw ToolError.usage("--offline prints from the cache, which --no-cache turns off; use one of them")
+        }
         let cache = bypass ? nil : try PlaylistCache(environment: context.environment)
         // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either).
         let mode: CachePolicy.Mode = offline ? .offline : bypass || cache?.maxBytes == 0 ? .bypass : .normal
@@ -34,7 +45,9 @@ enum PlaylistCacheOptions {
 
     /// The playlists named by the arguments or standard input, with the snapshot_id of any
     /// playlist record among them.
-    static func selectors(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [PlaylistItemsReader.Selector] {
+    static func selectors(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [PlaylistItemsReader
+        .Selector]
+    {
         try PlaylistCommands.references(command, context, tool: tool) { reference, text in
             PlaylistItemsReader.Selector(reference: reference, snapshot: snapshotID(inRecord: text))
         }
@@ -43,7 +56,7 @@ enum PlaylistCacheOptions {
     /// The non-empty `snapshot_id` of a JSON record; nil for ids, URIs, URLs and records without one.
     static func snapshotID(inRecord text: String) -> String? {
         guard text.utf8.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "{"),
-              let snapshot = (try? JSONValue.parse(text))?["snapshot_id"]?.stringValue, !snapshot.isEmpty
+            let snapshot = (try? JSONValue.parse(text))?["snapshot_id"]?.stringValue, !snapshot.isEmpty
         else { return nil }
         return snapshot
     }
@@ -52,7 +65,8 @@ enum PlaylistCacheOptions {
 extension SpotifyTracks.Output {
     /// Writes a cached copy's lines as JSON Lines: the stored record (or, with --raw, the stored
     /// entry) bytes as they are, kept or skipped by kind like `write(_:)` does with pages.
-    mutating func write(kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer) throws {
+    mutating func write(kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer) throws
+    {
         if kind == .unavailable && !selection.raw { unavailable += 1 }
         guard selection.keeps(kind) else { return }
         try context.stdout.writeLine(selection.raw ? entry : record)

@@ -1,37 +1,57 @@
-import ToolkitCore
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
+import ToolkitCore
+
 /// What spotify-playlists and spotify-tracks share: their common options, the API client, the
 /// words for playlists Spotify will not show, and the loop that runs several playlists in turn.
 enum PlaylistCommands {
     static let concurrencyOption = OptionSpec(
         "concurrency", short: "c", value: "N",
-        help: "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429."
+        help:
+            "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429."
     )
+    static let playlistArgument = ArgumentSpec(
+        "PLAYLIST",
+        help:
+            "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.",
+        optional: true, repeatable: true)
     static let jsonOption = OptionSpec("json", short: "j", help: "Write JSON Lines even on a terminal.")
 
     static let environment = [
         EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
         EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
-        EnvironmentSpec("SPOTIFY_ACCOUNTS_BASE", "The accounts service, for token refreshes. Default: \(AccountsClient.defaultBase)."),
-        EnvironmentSpec("SPOTIFY_TOOLKIT_MAX_RETRY_WAIT", "The longest Retry-After of a 429 to wait out, in seconds (default 30); a longer one exits 75."),
+        EnvironmentSpec(
+            "SPOTIFY_ACCOUNTS_BASE",
+            "The accounts service, for token refreshes. Default: \(AccountsClient.defaultBase)."),
+        EnvironmentSpec(
+            "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT",
+            "The longest Retry-After of a 429 to wait out, in seconds (default 30); a longer one exits 75."),
         EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the table even when stdout is not a terminal."),
         EnvironmentSpec("COLUMNS", "The table's width on a terminal."),
-        EnvironmentSpec("XDG_CONFIG_HOME", "Where the login's tokens live (under spotify-toolkit/). Default: ~/.config."),
+        EnvironmentSpec(
+            "XDG_CONFIG_HOME", "Where the login's tokens live (under spotify-toolkit/). Default: ~/.config."),
     ]
 
     static let networkExitCodes = [
-        ExitCodeSpec(.unavailable, "Spotify could not be reached or kept failing (the message says after how many tries), or the app's quota is used up (QUOTA_EXCEEDED)"),
-        ExitCodeSpec(.tempFail, "Spotify is rate limiting for longer than the wait cap (the message says how long it asked for); try again later"),
-        ExitCodeSpec(.noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
+        ExitCodeSpec(
+            .unavailable,
+            "Spotify could not be reached or kept failing (the message says after how many tries), or the app's quota is used up (QUOTA_EXCEEDED)"
+        ),
+        ExitCodeSpec(
+            .tempFail,
+            "Spotify is rate limiting for longer than the wait cap (the message says how long it asked for); try again later"
+        ),
+        ExitCodeSpec(
+            .noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
     ]
 
     /// `--concurrency N`: nil (adaptive) when not given.
     static func concurrency(_ command: ParsedCommand) throws -> Int? {
         guard let text = command.value("concurrency") else { return nil }
         guard let value = Int(text), (1...ConcurrencyWindow.ceiling).contains(value) else {
-            throw ToolError.usage("--concurrency must be a whole number from 1 to \(ConcurrencyWindow.ceiling), not '\(text)'")
+            throw ToolError.usage(
+                "--concurrency must be a whole number from 1 to \(ConcurrencyWindow.ceiling), not '\(text)'")
         }
         return value
     }
@@ -41,16 +61,21 @@ enum PlaylistCommands {
     }
 
     /// Playlist references from the arguments, or from stdin when there are none (not a terminal).
-    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [SpotifyReference] {
+    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [SpotifyReference]
+    {
         try references(command, context, tool: tool) { reference, _ in reference }
     }
 
     /// The same, with the text each reference came from (see `SpotifyReference.fromArgumentsOrInput`).
-    static func references<T>(_ command: ParsedCommand, _ context: ToolContext, tool: String, make: (SpotifyReference, String) -> T) throws -> [T] {
+    static func references<T>(
+        _ command: ParsedCommand, _ context: ToolContext, tool: String, make: (SpotifyReference, String) -> T
+    ) throws -> [T] {
         if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
-            throw ToolError.usage("name a PLAYLIST (id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
+            throw ToolError.usage(
+                "name a PLAYLIST (id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
         }
-        return try SpotifyReference.fromArgumentsOrInput(command.positionals, expecting: .playlist, input: context.stdin, make: make)
+        return try SpotifyReference.fromArgumentsOrInput(
+            command.positionals, expecting: .playlist, input: context.stdin, make: make)
     }
 
     /// Why Spotify would not show a playlist's items (403) or the playlist (404), to report before
@@ -60,20 +85,28 @@ enum PlaylistCommands {
         let body = SpotifyErrorBody(result)
         switch result.status {
         case 404:
-            return ToolError(.notFound, "playlist \(playlist.id): not found (404: \(body.message)); Spotify no longer shows its own editorial and algorithmic playlists to apps in Development Mode, or the id is wrong")
+            return ToolError(
+                .notFound,
+                "playlist \(playlist.id): not found (404: \(body.message)); Spotify no longer shows its own editorial and algorithmic playlists to apps in Development Mode, or the id is wrong"
+            )
         case 403 where body.isAboutTheApp:
             throw ToolError.noPermission(body.forbiddenExplanation)
         case 403:
-            return ToolError.noPermission("playlist \(playlist.id): Spotify returns items only for playlists you own or collaborate on, and this is not one of them (403: \(body.message)); logging in again will not change that")
+            return ToolError.noPermission(
+                "playlist \(playlist.id): Spotify returns items only for playlists you own or collaborate on, and this is not one of them (403: \(body.message)); logging in again will not change that"
+            )
         default:
-            throw ToolError.unavailable("playlist \(playlist.id): Spotify answered HTTP \(result.status): \(body.message)")
+            throw ToolError.unavailable(
+                "playlist \(playlist.id): Spotify answered HTTP \(result.status): \(body.message)")
         }
     }
 
     /// Runs `body` for each playlist in turn. A playlist Spotify refuses (its `refusal`) is reported
     /// and the rest still run; the exit status is the first refusal's. Anything else stops the run.
-    static func eachPlaylist(_ playlists: [SpotifyReference], _ context: ToolContext, progress: ProgressLine,
-                             _ body: (SpotifyReference) async throws -> ToolError?) async throws -> ExitCode {
+    static func eachPlaylist(
+        _ playlists: [SpotifyReference], _ context: ToolContext, progress: ProgressLine,
+        _ body: (SpotifyReference) async throws -> ToolError?
+    ) async throws -> ExitCode {
         var status = ExitCode.success
         for playlist in playlists {
             let refused: ToolError?
@@ -94,7 +127,9 @@ enum PlaylistCommands {
 
     static func totalChangedNote(_ what: String, _ context: ToolContext) -> (Int, Int) -> Void {
         { was, now in
-            context.warn("\(what) changed while it was read (\(groupedThousands(was)) → \(groupedThousands(now)) items); run again for a consistent copy")
+            context.warn(
+                "\(what) changed while it was read (\(groupedThousands(was)) → \(groupedThousands(now)) items); run again for a consistent copy"
+            )
         }
     }
 }

@@ -1,7 +1,8 @@
-import ToolkitCore
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
+import ToolkitCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,28 +21,40 @@ package enum Songcount {
             "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, now-playing records whose currently_playing_type is not track, other objects), are skipped in both modes and counted on stderr.",
         ],
         arguments: [
-            ArgumentSpec("FILE", help: "Read records from FILE; '-' or no FILE reads standard input.", optional: true, repeatable: true, completion: .file),
+            ArgumentSpec(
+                "FILE", help: "Read records from FILE; '-' or no FILE reads standard input.", optional: true,
+                repeatable: true, completion: .file)
         ],
         options: [Options.target, Options.select, Options.label, Options.json],
         input: [
-            "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored.",
+            "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored."
         ],
         output: [
-            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. Fit mode adds short_by_ms when the input ran out first; count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\").",
+            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. Fit mode adds short_by_ms when the input ran out first; count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\")."
         ],
         environment: [
-            EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+            EnvironmentSpec(
+                "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal.")
         ],
         exitCodes: [
             ExitCodeSpec(.notFound, "count mode: nothing heard (no input, or only paused or skipped records)"),
             ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
-            ExitCodeSpec(.dataError, "a line that is not a JSON object, longer than 16 MiB, or nested deeper than 512 levels; the message names the line"),
+            ExitCodeSpec(
+                .dataError,
+                "a line that is not a JSON object, longer than 16 MiB, or nested deeper than 512 levels; the message names the line"
+            ),
             ExitCodeSpec(.noInput, "a FILE does not exist or cannot be read"),
         ],
         examples: [
-            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 15m", "How many songs of a playlist fill fifteen minutes."),
-            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 25:00 --select | jq -r .name", "The tracks that fill a 25-minute routine."),
-            ExampleSpec("spotify-nowplaying --watch --for 15m | songcount --label", "How many songs you got through in the last fifteen minutes."),
+            ExampleSpec(
+                "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 15m",
+                "How many songs of a playlist fill fifteen minutes."),
+            ExampleSpec(
+                "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 25:00 --select | jq -r .name",
+                "The tracks that fill a 25-minute routine."),
+            ExampleSpec(
+                "spotify-nowplaying --watch --for 15m | songcount --label",
+                "How many songs you got through in the last fifteen minutes."),
             ExampleSpec("songcount --target 1h30m examples/morning-playlist.jsonl", "Count a saved playlist file."),
         ],
         seeAlso: ["spotify-tracks", "spotify-nowplaying", "routine-link", "jq"],
@@ -55,14 +68,17 @@ package enum Songcount {
     /// The command line, read and checked once.
     struct Options {
         static let target = OptionSpec(
-            "target", short: "t", value: "DURATION", help: "Fit mode: how many songs fill DURATION. Accepts \(acceptedDurationForms).")
+            "target", short: "t", value: "DURATION",
+            help: "Fit mode: how many songs fill DURATION. Accepts \(acceptedDurationForms).")
         static let select = OptionSpec(
             "select", short: "s",
-            help: "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."
+            help:
+                "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."
         )
         static let label = OptionSpec(
             "label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications).")
-        static let json = OptionSpec("json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal.")
+        static let json = OptionSpec(
+            "json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal.")
 
         /// Fit mode's window in milliseconds; nil in count mode.
         var target: Int?
@@ -87,7 +103,8 @@ package enum Songcount {
         let options = try Options(command)
         let (target, select, labelOnly, sources) = (options.target, options.select, options.labelOnly, options.sources)
         if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
-            throw ToolError.usage("reads records on standard input; pipe them in (spotify-tracks ID | songcount) or name a FILE")
+            throw ToolError.usage(
+                "reads records on standard input; pipe them in (spotify-tracks ID | songcount) or name a FILE")
         }
 
         var skipped = SkippedRecords()
@@ -102,7 +119,9 @@ package enum Songcount {
                 return fit.add(durationMs: duration) ? .stop : .next
             }
             if let short = fit.shortByMs {
-                context.warn("input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs)))")
+                context.warn(
+                    "input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs)))"
+                )
             }
             report = .fit(fit, targetMs: target)
         } else {
@@ -112,8 +131,10 @@ package enum Songcount {
                 // A watch's "nothing playing" record: a state, not a malformed song.
                 if fields.isPlaying == false && fields.durationMs == nil { return .next }
                 guard let duration = fields.durationMs, duration > 0 else { return .skip }
-                counter.add(SongObservation(key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
-                                            isPlaying: fields.isPlaying ?? true))
+                counter.add(
+                    SongObservation(
+                        key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
+                        isPlaying: fields.isPlaying ?? true))
                 return .next
             }
             report = .count(counter.result)
@@ -128,7 +149,7 @@ package enum Songcount {
 
         if labelOnly {
             try context.stdout.writeText(report.label + "\n")
-        } else if OutputMode.resolve(forcedJSON: options.json, terminal: context.terminal, environment: context.environment) == .human {
+        } else if context.outputMode(forcedJSON: options.json) == .human {
             try context.stdout.writeText(report.humanLine + "\n")
         } else {
             try context.stdout.write(report.record)
@@ -166,9 +187,15 @@ package enum Songcount {
                 }
                 switch try body(line, fields) {
                 case .next: return true
-                case .skip: skipped.add(line: lineNumber, source: name); return true
-                case .notSong: skipped.addNotSong(line: lineNumber, source: name); return true
-                case .stop: stopped = true; return false
+                case .skip:
+                    skipped.add(line: lineNumber, source: name)
+                    return true
+                case .notSong:
+                    skipped.addNotSong(line: lineNumber, source: name)
+                    return true
+                case .stop:
+                    stopped = true
+                    return false
                 }
             }
             if stopped { return }
@@ -215,7 +242,9 @@ package enum Songcount {
 
         var notes: [String] {
             [
-                notSongs.note("that is not a song (an episode, an ad, another object)", "that are not songs (episodes, ads, other objects)"),
+                notSongs.note(
+                    "that is not a song (an episode, an ad, another object)",
+                    "that are not songs (episodes, ads, other objects)"),
                 withoutDuration.note("without a usable duration_ms", "without a usable duration_ms"),
             ].compactMap { $0 }
         }
@@ -259,11 +288,13 @@ package enum Songcount {
             case .fit(let fit, let target):
                 let tracks = "\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs))"
                 if let short = fit.shortByMs {
-                    return "\(label) (\(tracks); input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)))"
+                    return
+                        "\(label) (\(tracks); input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)))"
                 }
                 return "\(label) (\(tracks), fill \(formatClock(milliseconds: target)))"
             case .count(let result):
-                return "You got through \(label) (\(plural(result.trackCount, "track")), \(formatClock(milliseconds: result.listenedMs)))"
+                return
+                    "You got through \(label) (\(plural(result.trackCount, "track")), \(formatClock(milliseconds: result.listenedMs)))"
             }
         }
     }

@@ -1,21 +1,32 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// `spotify-auth`: log in with OAuth PKCE, look after the tokens every other tool uses.
 package enum SpotifyAuth {
     static let authEnvironment = [
         EnvironmentSpec("SPOTIFY_CLIENT_ID", "The app's client id (beats the config file; --client-id beats it)."),
-        EnvironmentSpec("SPOTIFY_REDIRECT_URI", "The redirect URI registered for the app. Default: \(LoopbackRedirect.defaultURI). Only http://127.0.0.1 and http://[::1] work; Spotify refuses localhost."),
-        EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is, for every tool; it is never stored or refreshed."),
+        EnvironmentSpec(
+            "SPOTIFY_REDIRECT_URI",
+            "The redirect URI registered for the app. Default: \(LoopbackRedirect.defaultURI). Only http://127.0.0.1 and http://[::1] work; Spotify refuses localhost."
+        ),
+        EnvironmentSpec(
+            "SPOTIFY_ACCESS_TOKEN", "Use this access token as is, for every tool; it is never stored or refreshed."),
         EnvironmentSpec("SPOTIFY_ACCOUNTS_BASE", "The accounts service. Default: \(AccountsClient.defaultBase)."),
         EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
-        EnvironmentSpec("SPOTIFY_TOOLKIT_TOKEN_STORE", "Set to 'file' on macOS to keep tokens in the file store instead of the Keychain."),
-        EnvironmentSpec("BROWSER", "The command that opens the login page (the first of a colon-separated list; %s marks the URL). Default: xdg-open, or open on macOS."),
-        EnvironmentSpec("XDG_CONFIG_HOME", "Where the config and token files live (under spotify-toolkit/). Default: ~/.config."),
-        EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+        EnvironmentSpec(
+            "SPOTIFY_TOOLKIT_TOKEN_STORE",
+            "Set to 'file' on macOS to keep tokens in the file store instead of the Keychain."),
+        EnvironmentSpec(
+            "BROWSER",
+            "The command that opens the login page (the first of a colon-separated list; %s marks the URL). Default: xdg-open, or open on macOS."
+        ),
+        EnvironmentSpec(
+            "XDG_CONFIG_HOME", "Where the config and token files live (under spotify-toolkit/). Default: ~/.config."),
+        EnvironmentSpec(
+            "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
     ]
 
     package static let spec = CommandSpec(
@@ -26,57 +37,118 @@ package enum SpotifyAuth {
             "Before the first login, create an app at https://developer.spotify.com/dashboard, add the redirect URI \(LoopbackRedirect.defaultURI) in its settings, and add your Spotify account under User Management (Development Mode allows 5 users). Then pass its client id once with --client-id or SPOTIFY_CLIENT_ID; it is saved in the config file.",
         ],
         options: [
-            OptionSpec("json", short: "j", help: "Write records as JSON Lines even on a terminal."),
+            .jsonRecords
         ],
         subcommands: [
             CommandSpec(
                 name: "login",
                 abstract: "log in through the browser and store the tokens",
-                discussion: ["Prints the authorize URL on stderr in any case. On success prints an auth_status record."],
+                discussion: [
+                    "Prints the authorize URL on stderr in any case. On success prints an auth_status record."
+                ],
                 options: [
-                    OptionSpec("client-id", value: "ID", help: "The Spotify app's client id; saved to the config file for later logins."),
-                    OptionSpec("redirect-uri", value: "URI", help: "The redirect URI registered for the app (loopback http only).", default: LoopbackRedirect.defaultURI),
-                    OptionSpec("scope", value: "SCOPE", help: "Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.", repeatable: true,
-                               completion: .choices(["user-modify-playback-state", "user-read-playback-position", "user-read-recently-played", "user-top-read", "playlist-modify-private", "playlist-modify-public", "user-library-modify"])),
-                    OptionSpec("no-browser", help: "Headless: print the URL, then read the URL the browser was redirected to from standard input."),
-                    OptionSpec("timeout", value: "DURATION", help: "How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).", default: "5m"),
-                    OptionSpec("show-dialog", help: "Ask Spotify to show the consent page even if access was granted before (to switch accounts)."),
+                    OptionSpec(
+                        "client-id", value: "ID",
+                        help: "The Spotify app's client id; saved to the config file for later logins."),
+                    OptionSpec(
+                        "redirect-uri", value: "URI",
+                        help: "The redirect URI registered for the app (loopback http only).",
+                        default: LoopbackRedirect.defaultURI),
+                    OptionSpec(
+                        "scope", value: "SCOPE",
+                        help:
+                            "Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.",
+                        repeatable: true,
+                        completion: .choices([
+                            "user-modify-playback-state", "user-read-playback-position", "user-read-recently-played",
+                            "user-top-read", "playlist-modify-private", "playlist-modify-public", "user-library-modify",
+                        ])),
+                    OptionSpec(
+                        "no-browser",
+                        help:
+                            "Headless: print the URL, then read the URL the browser was redirected to from standard input."
+                    ),
+                    OptionSpec(
+                        "timeout", value: "DURATION",
+                        help:
+                            "How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).",
+                        default: "5m"),
+                    OptionSpec(
+                        "show-dialog",
+                        help:
+                            "Ask Spotify to show the consent page even if access was granted before (to switch accounts)."
+                    ),
                 ],
                 examples: [
-                    ExampleSpec("spotify-auth login --client-id 0123456789abcdef0123456789abcdef", "The first login: opens the browser and remembers the client id."),
-                    ExampleSpec("spotify-auth login --no-browser --scope user-modify-playback-state", "Log in on a machine without a browser, asking for playback control too."),
+                    ExampleSpec(
+                        "spotify-auth login --client-id 0123456789abcdef0123456789abcdef",
+                        "The first login: opens the browser and remembers the client id."),
+                    ExampleSpec(
+                        "spotify-auth login --no-browser --scope user-modify-playback-state",
+                        "Log in on a machine without a browser, asking for playback control too."),
                 ]
             ).running(handler { try await login($0, $1, store: $2, mode: $3) }),
-            CommandSpec(name: "status", abstract: "show whether you are logged in, as whom, with which scopes, until when (exit 77 when not)").running(handler { try status($1, store: $2, mode: $3) }),
-            CommandSpec(name: "whoami", abstract: "print your Spotify user (GET /me)").running(handler { try await whoami($1, store: $2, mode: $3) }),
+            CommandSpec(
+                name: "status",
+                abstract: "show whether you are logged in, as whom, with which scopes, until when (exit 77 when not)"
+            ).running(handler { try status($1, store: $2, mode: $3) }),
+            CommandSpec(name: "whoami", abstract: "print your Spotify user (GET /me)").running(
+                handler { try await whoami($1, store: $2, mode: $3) }),
             CommandSpec(
                 name: "token",
                 abstract: "print a valid access token and nothing else, refreshing it if needed",
-                examples: [ExampleSpec("spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.spotify.com/v1/me", "Call the Web API yourself; the header goes through a pipe, so the token never shows in the process list.")]
+                examples: [
+                    ExampleSpec(
+                        "spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.spotify.com/v1/me",
+                        "Call the Web API yourself; the header goes through a pipe, so the token never shows in the process list."
+                    )
+                ]
             ).running(handler(token)),
-            CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status").running(handler(refresh)),
-            CommandSpec(name: "logout", abstract: "remove the stored tokens (idempotent)", options: [
-                OptionSpec("forget-links", help: "Also clear every routine's playlist link (routine-link forget-links), keeping routines and sessions."),
-            ]).running(handler(logout)),
+            CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status")
+                .running(handler(refresh)),
+            CommandSpec(
+                name: "logout", abstract: "remove the stored tokens (idempotent)",
+                options: [
+                    OptionSpec(
+                        "forget-links",
+                        help:
+                            "Also clear every routine's playlist link (routine-link forget-links), keeping routines and sessions."
+                    )
+                ]
+            ).running(handler(logout)),
         ],
         output: [
-            "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one. whoami writes Spotify's user object as it comes.",
+            "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one. whoami writes Spotify's user object as it comes."
         ],
         environment: authEnvironment,
         files: [
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The tokens (mode 0600, in a 0700 directory), written atomically. Used only when the file and its directory belong to you and nobody else can write them (nor read the file), as ssh's StrictModes; otherwise exit 78 with the chmod or chown that fixes it. A refresh holds SIGINT, SIGTERM and SIGHUP back from the moment it is sent until the new tokens are saved, then ends as asked; SIGKILL (kill -9) cannot be held back, so killing a refresh that way can lose a rotated refresh token (then log in again). Not used on macOS unless SPOTIFY_TOOLKIT_TOKEN_STORE=file."),
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.lock", "Serialises token refreshes across processes. Like every file the toolkit opens in its directories, never through a symbolic link."),
+            FileSpec(
+                "$XDG_CONFIG_HOME/spotify-toolkit/tokens.json",
+                "The tokens (mode 0600, in a 0700 directory), written atomically. Used only when the file and its directory belong to you and nobody else can write them (nor read the file), as ssh's StrictModes; otherwise exit 78 with the chmod or chown that fixes it. A refresh holds SIGINT, SIGTERM and SIGHUP back from the moment it is sent until the new tokens are saved, then ends as asked; SIGKILL (kill -9) cannot be held back, so killing a refresh that way can lose a rotated refresh token (then log in again). Not used on macOS unless SPOTIFY_TOOLKIT_TOKEN_STORE=file."
+            ),
+            FileSpec(
+                "$XDG_CONFIG_HOME/spotify-toolkit/tokens.lock",
+                "Serialises token refreshes across processes. Like every file the toolkit opens in its directories, never through a symbolic link."
+            ),
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/config.json", "Saved settings: client_id."),
         ],
         exitCodes: [
-            ExitCodeSpec(.unavailable, "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts)"),
-            ExitCodeSpec(.ioError, "the token store cannot be written (e.g. the disk is full); a refresh is not even sent then"),
+            ExitCodeSpec(
+                .unavailable,
+                "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts)"
+            ),
+            ExitCodeSpec(
+                .ioError, "the token store cannot be written (e.g. the disk is full); a refresh is not even sent then"),
             ExitCodeSpec(.tempFail, "login timed out, or Spotify is rate limiting; try again"),
-            ExitCodeSpec(.noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
-            ExitCodeSpec(.config, "no client id, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"),
+            ExitCodeSpec(
+                .noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
+            ExitCodeSpec(
+                .config,
+                "no client id, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"
+            ),
         ],
         examples: [
-            ExampleSpec("spotify-auth status", "Are you logged in, and until when?"),
+            ExampleSpec("spotify-auth status", "Are you logged in, and until when?")
         ],
         seeAlso: ["spotify-playlists", "spotify-tracks", "spotify-nowplaying", "songcount", "routine-link"]
     )
@@ -90,28 +162,35 @@ package enum SpotifyAuth {
         _ body: @escaping @Sendable (ParsedCommand, ToolContext, TokenStore, OutputMode) async throws -> ExitCode
     ) -> CommandHandler {
         { command, context in
-            let mode = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
+            let mode = context.outputMode(forcedJSON: command.flag(.jsonRecords))
             return try await body(command, context, TokenStores.make(environment: context.environment), mode)
         }
     }
 
-    static func token(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+    static func token(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
+        async throws -> ExitCode
+    {
         let provider = try TokenProvider(environment: context.environment, store: store)
         try context.stdout.writeText(try await provider.accessToken() + "\n")
         return .success
     }
 
-    static func refresh(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+    static func refresh(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
+        async throws -> ExitCode
+    {
         let provider = try TokenProvider(environment: context.environment, store: store)
         if await provider.usesEnvironmentToken {
-            throw ToolError.usage("SPOTIFY_ACCESS_TOKEN is set: that token cannot be refreshed; unset it to use the stored login")
+            throw ToolError.usage(
+                "SPOTIFY_ACCESS_TOKEN is set: that token cannot be refreshed; unset it to use the stored login")
         }
         let tokens = try await provider.forceRefresh()
         try write(AuthStatus(tokens: tokens, store: store, now: context.now), context, mode)
         return .success
     }
 
-    static func logout(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+    static func logout(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
+        async throws -> ExitCode
+    {
         // Under the refresh lock, so a refresh running in another process cannot write the
         // tokens back after they are gone. A damaged store counts as present: logout clears it.
         let existed = try await TokenStores.refreshLock(environment: context.environment).withLock {
@@ -120,7 +199,10 @@ package enum SpotifyAuth {
             try store.remove()
             return existed
         }
-        context.warn(existed ? "logged out; removed the tokens from \(store.location)" : "not logged in; no tokens in \(store.location)")
+        context.warn(
+            existed
+                ? "logged out; removed the tokens from \(store.location)"
+                : "not logged in; no tokens in \(store.location)")
         if command.flag("forget-links") {
             let cleared = try RoutineStore.forgetLinks(environment: context.environment)
             context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
@@ -128,19 +210,25 @@ package enum SpotifyAuth {
         return .success
     }
 
-    static func login(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+    static func login(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
+        async throws -> ExitCode
+    {
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
-        guard let clientID = command.value("client-id") ?? context.environment["SPOTIFY_CLIENT_ID"] ?? settings.clientID else {
-            throw ToolError.config("""
-            no client id. To get one:
-              1. create an app at https://developer.spotify.com/dashboard (Web API);
-              2. in its settings, add the redirect URI \(LoopbackRedirect.defaultURI);
-              3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);
-              4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for next time.
-            """)
+        guard let clientID = command.value("client-id") ?? context.environment["SPOTIFY_CLIENT_ID"] ?? settings.clientID
+        else {
+            throw ToolError.config(
+                """
+                no client id. To get one:
+                  1. create an app at https://developer.spotify.com/dashboard (Web API);
+                  2. in its settings, add the redirect URI \(LoopbackRedirect.defaultURI);
+                  3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);
+                  4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for next time.
+                """)
         }
-        let redirectText = command.value("redirect-uri") ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI ?? LoopbackRedirect.defaultURI
+        let redirectText =
+            command.value("redirect-uri") ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
+            ?? LoopbackRedirect.defaultURI
         let redirect = try LoopbackRedirect.parse(redirectText)
         let timeout = try parseDuration(command.value("timeout") ?? "5m")
         guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
@@ -149,14 +237,17 @@ package enum SpotifyAuth {
         _ = try store.load()
 
         var scopes = LoginFlow.defaultScopes
-        for scope in command.values("scope").flatMap({ $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) }) where !scopes.contains(scope) {
+        for scope in command.values("scope").flatMap({
+            $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        }) where !scopes.contains(scope) {
             scopes.append(scope)
         }
         let accounts = try AccountsClient(environment: context.environment)
         let flow = LoginFlow(
             clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag("no-browser"),
             timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag("show-dialog"),
-            accounts: accounts, environment: context.environment, say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
+            accounts: accounts, environment: context.environment,
+            say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
         )
         let result = try await flow.run()
         let authorizedAt = context.now
@@ -168,8 +259,10 @@ package enum SpotifyAuth {
         )
         // Who logged in; this also proves the token works (a Development Mode allowlist problem
         // shows here) before anything is stored, so a failed login never replaces a working one.
-        let probe = try TokenProvider(environment: context.environment.setting("SPOTIFY_ACCESS_TOKEN", to: tokens.accessToken))
-        let me = try JSONValue.parse(try await SpotifyWebAPI(environment: context.environment, tokens: probe).get("/me").body)
+        let probe = try TokenProvider(
+            environment: context.environment.setting("SPOTIFY_ACCESS_TOKEN", to: tokens.accessToken))
+        let me = try JSONValue.parse(
+            try await SpotifyWebAPI(environment: context.environment, tokens: probe).get("/me").body)
         tokens.userID = me["id"]?.stringValue
         tokens.displayName = me["display_name"]?.stringValue
         // Under the refresh lock: a refresh of the old session in another process cannot overwrite it.
@@ -196,7 +289,8 @@ package enum SpotifyAuth {
     }
 
     static func whoami(_ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
-        let api = SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment, store: store))
+        let api = SpotifyWebAPI(
+            environment: context.environment, tokens: try TokenProvider(environment: context.environment, store: store))
         let me = try JSONValue.parse(try await api.get("/me").body)
         if mode == .human {
             let name = me["display_name"]?.stringValue ?? "(no display name)"

@@ -1,13 +1,17 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// `spotify-nowplaying`: what plays now, a watch that logs every change, playback control and
 /// listening history.
 package enum SpotifyNowPlaying {
-    static let deviceOption = OptionSpec("device", value: "NAME|ID", help: "Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.")
+    static let deviceOption = OptionSpec(
+        "device", value: "NAME|ID",
+        help:
+            "Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one."
+    )
 
     /// What a playback command sends, and the words for it ("pause").
     typealias Send = @Sendable (ParsedCommand, ToolContext, SpotifyPlayer, _ deviceID: String?) async throws -> String
@@ -31,23 +35,43 @@ package enum SpotifyNowPlaying {
                 "The playback commands (play, pause, next, previous, queue) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0 and says on stderr what was sent. recent needs the user-read-recently-played scope.",
             ],
             options: [
-                OptionSpec("json", short: "j", help: "Write records as JSON Lines even on a terminal."),
-                OptionSpec("device", help: "Ask GET /me/player instead: the record adds device {id, name, type}, shuffle_state and repeat_state."),
+                .jsonRecords,
+                OptionSpec(
+                    "device",
+                    help:
+                        "Ask GET /me/player instead: the record adds device {id, name, type}, shuffle_state and repeat_state."
+                ),
                 OptionSpec("playing-only", help: "Treat paused playback as nothing playing (no record, exit 1)."),
                 OptionSpec("watch", short: "w", help: "Keep watching; print a record for every change."),
-                OptionSpec("interval", value: "DURATION", help: "With --watch: how often to poll while a song plays (at least 1s).", default: "10s"),
-                OptionSpec("for", value: "DURATION", help: "With --watch: stop after DURATION (\(acceptedDurationForms))."),
+                OptionSpec(
+                    "interval", value: "DURATION",
+                    help: "With --watch: how often to poll while a song plays (at least 1s).", default: "10s"),
+                OptionSpec(
+                    "for", value: "DURATION", help: "With --watch: stop after DURATION (\(acceptedDurationForms))."),
                 // The benchmark's baseline: fixed polling through the same code.
                 OptionSpec("fixed-interval", help: "Poll every --interval whatever plays.", isHidden: true),
             ],
             subcommands: [
-                control("play", "start or resume playback: a playlist, album, artist or show, or tracks and episodes",
-                        arguments: [ArgumentSpec("URI", help: "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs or JSON records.", optional: true, repeatable: true)],
-                        discussion: ["With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and nothing on standard input, resumes what was paused."],
-                        examples: [
-                            ExampleSpec("spotify-nowplaying play spotify:playlist:3cEYpjA9oz9GiPac4AsH4n", "Play a playlist on the active device."),
-                            ExampleSpec("spotify-playlists local show Mix | spotify-nowplaying play --device Kitchen", "Play an app-local playlist on the kitchen speaker."),
-                        ], send: play),
+                control(
+                    "play", "start or resume playback: a playlist, album, artist or show, or tracks and episodes",
+                    arguments: [
+                        ArgumentSpec(
+                            "URI",
+                            help:
+                                "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs or JSON records.",
+                            optional: true, repeatable: true)
+                    ],
+                    discussion: [
+                        "With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and nothing on standard input, resumes what was paused."
+                    ],
+                    examples: [
+                        ExampleSpec(
+                            "spotify-nowplaying play spotify:playlist:3cEYpjA9oz9GiPac4AsH4n",
+                            "Play a playlist on the active device."),
+                        ExampleSpec(
+                            "spotify-playlists local show Mix | spotify-nowplaying play --device Kitchen",
+                            "Play an app-local playlist on the kitchen speaker."),
+                    ], send: play),
                 control("pause", "pause playback") { _, _, player, deviceID in
                     try await player.pause(deviceID: deviceID)
                     return "pause"
@@ -60,27 +84,47 @@ package enum SpotifyNowPlaying {
                     try await player.previous(deviceID: deviceID)
                     return "go back to the previous track"
                 },
-                control("queue", "add tracks or episodes to the queue, in order",
-                        arguments: [ArgumentSpec("URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.", repeatable: true)],
-                        send: queue),
+                control(
+                    "queue", "add tracks or episodes to the queue, in order",
+                    arguments: [
+                        ArgumentSpec(
+                            "URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.",
+                            repeatable: true)
+                    ],
+                    send: queue),
                 CommandSpec(
                     name: "devices", abstract: "list the devices Spotify can play on, as device records",
-                    run: { command, context in try await devices(context, player: try makePlayer(context), mode: outputMode(command, context)) }),
+                    run: { command, context in
+                        try await devices(context, player: try makePlayer(context), mode: outputMode(command, context))
+                    }),
                 CommandSpec(
                     name: "recent",
                     abstract: "recently played tracks, oldest first, as played records",
-                    discussion: ["Reads GET /me/player/recently-played page by page (Spotify keeps about the last 50 plays) and prints them oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour."],
-                    options: [
-                        OptionSpec("since", value: "DURATION", help: "Only tracks played in the last DURATION (\(acceptedDurationForms))."),
-                        OptionSpec("after", value: "TIME", help: "Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z)."),
+                    discussion: [
+                        "Reads GET /me/player/recently-played page by page (Spotify keeps about the last 50 plays) and prints them oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour."
                     ],
-                    examples: [ExampleSpec("spotify-nowplaying recent --since 1h | songcount --label", "How many songs you heard in the last hour.")],
+                    options: [
+                        OptionSpec(
+                            "since", value: "DURATION",
+                            help: "Only tracks played in the last DURATION (\(acceptedDurationForms))."),
+                        OptionSpec(
+                            "after", value: "TIME",
+                            help: "Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z)."),
+                    ],
+                    examples: [
+                        ExampleSpec(
+                            "spotify-nowplaying recent --since 1h | songcount --label",
+                            "How many songs you heard in the last hour.")
+                    ],
                     run: { command, context in
-                        try await recent(command, context, player: try makePlayer(context), mode: outputMode(command, context))
+                        try await recent(
+                            command, context, player: try makePlayer(context), mode: outputMode(command, context))
                     }
                 ),
             ],
-            input: ["play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."],
+            input: [
+                "play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."
+            ],
             output: [
                 "now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null when nothing plays), context {type, uri} or null, with --device also device {id, name, type}, shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing playing, with only the state fields, and marks its last record final: true.",
                 "devices prints device records: type (device), id (null for some restricted devices), name, device_type (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO 8601) and context.",
@@ -88,19 +132,28 @@ package enum SpotifyNowPlaying {
             environment: [
                 EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
                 EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
-                EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+                EnvironmentSpec(
+                    "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
             ],
             exitCodes: [
                 ExitCodeSpec(.notFound, "nothing playing (or paused, with --playing-only); recent found no plays"),
                 ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
-                ExitCodeSpec(.unavailable, "Spotify unreachable or failing; no active device (NO_ACTIVE_DEVICE), a restricted device, an unknown --device, or another refused command"),
+                ExitCodeSpec(
+                    .unavailable,
+                    "Spotify unreachable or failing; no active device (NO_ACTIVE_DEVICE), a restricted device, an unknown --device, or another refused command"
+                ),
                 ExitCodeSpec(.tempFail, "rate limited past the wait cap; try again"),
-                ExitCodeSpec(.noPermission, "not logged in; a missing scope (the message names the login that adds it); Spotify Premium required (PREMIUM_REQUIRED)"),
+                ExitCodeSpec(
+                    .noPermission,
+                    "not logged in; a missing scope (the message names the login that adds it); Spotify Premium required (PREMIUM_REQUIRED)"
+                ),
                 ExitCodeSpec(.config, "no login configuration"),
             ],
             examples: [
                 ExampleSpec("spotify-nowplaying | jq -r .name", "The name of what plays now."),
-                ExampleSpec("spotify-nowplaying --watch --for 15m | songcount --label", "How many songs you get through in the next fifteen minutes."),
+                ExampleSpec(
+                    "spotify-nowplaying --watch --for 15m | songcount --label",
+                    "How many songs you get through in the next fifteen minutes."),
             ],
             seeAlso: ["songcount", "spotify-auth", "spotify-tracks", "spotify-playlists", "routine-link"],
             runsWithoutSubcommand: true,
@@ -114,7 +167,7 @@ package enum SpotifyNowPlaying {
     }
 
     static func outputMode(_ command: ParsedCommand, _ context: ToolContext) -> OutputMode {
-        OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
+        context.outputMode(forcedJSON: command.flag(.jsonRecords))
     }
 
     /// The tool alone: one look at what plays, or `--watch`.
@@ -131,7 +184,8 @@ package enum SpotifyNowPlaying {
         let clock = try WatchClock.from(context.environment)
         let player = try makePlayer(context)
         if command.flag("watch") {
-            return try await watch(command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
+            return try await watch(
+                command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
         }
         return try await oneShot(command, context, player: player, mode: mode)
     }
@@ -152,7 +206,9 @@ package enum SpotifyNowPlaying {
 
     // MARK: One shot and watch
 
-    static func oneShot(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
+    static func oneShot(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
+        async throws -> ExitCode
+    {
         let observation = PlaybackObservation(try await player.current(withDevice: command.flag("device")))
         guard observation.hasItem, observation.isPlaying || !command.flag("playing-only") else {
             if context.terminal.stderrIsTerminal { context.warn(observation.hasItem ? "paused" : "nothing playing") }
@@ -166,12 +222,15 @@ package enum SpotifyNowPlaying {
         return .success
     }
 
-    static func watch(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode,
-                      schedule: PollSchedule, clock: WatchClock, duration: Double?) async throws -> ExitCode {
+    static func watch(
+        _ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode,
+        schedule: PollSchedule, clock: WatchClock, duration: Double?
+    ) async throws -> ExitCode {
         context.stdout.flushesEachRecord = true
         let stop = StopSignal()
         stop.stopOnSignals()
-        let watcher = PlaybackWatcher(player: player, schedule: schedule, clock: clock, withDevice: command.flag("device"), duration: duration)
+        let watcher = PlaybackWatcher(
+            player: player, schedule: schedule, clock: clock, withDevice: command.flag("device"), duration: duration)
         try await watcher.run(stop: stop, warn: context.warn) { record in
             if mode == .human {
                 try context.stdout.writeText(PlaybackObservation.humanLine(ofRecord: record) + "\n")
@@ -201,7 +260,9 @@ package enum SpotifyNowPlaying {
         return .success
     }
 
-    static func play(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?) async throws -> String {
+    static func play(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?)
+        async throws -> String
+    {
         let target = try SpotifyPlayer.PlayTarget.from(try playReferences(command, context))
         try await player.play(target, deviceID: deviceID)
         switch target {
@@ -211,8 +272,12 @@ package enum SpotifyNowPlaying {
         }
     }
 
-    static func queue(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?) async throws -> String {
-        let references = try command.positionals.map { try SpotifyReference.argument($0, expectingOneOf: [.track, .episode]) }
+    static func queue(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?)
+        async throws -> String
+    {
+        let references = try command.positionals.map {
+            try SpotifyReference.argument($0, expectingOneOf: [.track, .episode])
+        }
         for reference in references { try await player.queue(uri: reference.uri, deviceID: deviceID) }
         return "queue \(plural(references.count, "item"))"
     }
@@ -232,8 +297,12 @@ package enum SpotifyNowPlaying {
                 references.append(try SpotifyReference.parseLine(line, expectingOneOf: playableKinds))
             }
         }
-        if localFiles > 0 { context.warn("skipped \(plural(localFiles, "local file")) (Spotify cannot start local files remotely)") }
-        if references.isEmpty && localFiles > 0 { throw ToolError.dataError("standard input has nothing Spotify can play") }
+        if localFiles > 0 {
+            context.warn("skipped \(plural(localFiles, "local file")) (Spotify cannot start local files remotely)")
+        }
+        if references.isEmpty && localFiles > 0 {
+            throw ToolError.dataError("standard input has nothing Spotify can play")
+        }
         return references
     }
 
@@ -256,7 +325,9 @@ package enum SpotifyNowPlaying {
             if mode == .human {
                 let active = device["is_active"]?.boolValue == true ? "●" : " "
                 let restricted = device["is_restricted"]?.boolValue == true ? ", restricted" : ""
-                try context.stdout.writeText("\(active) \(device["name"]?.stringValue ?? "?") (\(device["type"]?.stringValue ?? "?")\(restricted))\n")
+                try context.stdout.writeText(
+                    "\(active) \(device["name"]?.stringValue ?? "?") (\(device["type"]?.stringValue ?? "?")\(restricted))\n"
+                )
             } else {
                 try context.stdout.write(record)
             }
@@ -268,7 +339,9 @@ package enum SpotifyNowPlaying {
     /// Most pages to walk back through: Spotify keeps about 50 plays, so this is a safety net.
     static let maxRecentPages = 50
 
-    static func recent(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
+    static func recent(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
+        async throws -> ExitCode
+    {
         if command.value("since") != nil && command.value("after") != nil {
             throw ToolError.usage("--since and --after cannot be used together")
         }
@@ -277,7 +350,8 @@ package enum SpotifyNowPlaying {
             after = context.now - Double(try parseDuration(since)) / 1000
         } else if let text = command.value("after") {
             guard let time = parseISOTimestamp(text) else {
-                throw ToolError.usage("--after needs an ISO 8601 time such as 2026-11-22T08:00:00Z, not '\(text.prefix(60))'")
+                throw ToolError.usage(
+                    "--after needs an ISO 8601 time such as 2026-11-22T08:00:00Z, not '\(text.prefix(60))'")
             }
             after = time
         }
@@ -293,7 +367,9 @@ package enum SpotifyNowPlaying {
                 record["type"] = "played"
                 record["played_at"] = .string(playedAt)
                 let context = item["context"]
-                record["context"] = context?.objectValue == nil ? .null : ["type": context?["type"] ?? .null, "uri": context?["uri"] ?? .null]
+                record["context"] =
+                    context?.objectValue == nil
+                    ? .null : ["type": context?["type"] ?? .null, "uri": context?["uri"] ?? .null]
                 plays.append(.object(record))
             }
             // Cursor paging backwards in time; stop when Spotify has no more or the cursor stalls.
@@ -305,7 +381,8 @@ package enum SpotifyNowPlaying {
             if mode == .human {
                 let time = play["played_at"]?.stringValue ?? ""
                 let name = play["name"]?.stringValue ?? "?"
-                let artists = (play["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(separator: ", ")
+                let artists = (play["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(
+                    separator: ", ")
                 try context.stdout.writeText("\(time)  \(name)\(artists.isEmpty ? "" : " — \(artists)")\n")
             } else {
                 try context.stdout.write(play)
@@ -326,7 +403,8 @@ extension PlaybackObservation {
         var item: JSONObject? = object
         if record["duration_ms"] == nil && record["name"] == nil { item = nil }
         let observation = PlaybackObservation(
-            item: item, isPlaying: record["is_playing"]?.boolValue ?? false, progressMs: record["progress_ms"]?.intValue,
+            item: item, isPlaying: record["is_playing"]?.boolValue ?? false,
+            progressMs: record["progress_ms"]?.intValue,
             currentlyPlayingType: record["currently_playing_type"]?.stringValue, context: record["context"] ?? .null)
         let time = record["observed_at"]?.stringValue.map { String($0.dropFirst(11).prefix(8)) + "  " } ?? ""
         return time + observation.humanLine

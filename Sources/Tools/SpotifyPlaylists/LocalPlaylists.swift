@@ -1,8 +1,8 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// App-local playlists: track records kept on this machine under a name, not in the Spotify
 /// account (`spotify-playlists local ...`). One `DocumentStore` document, so every change is
@@ -14,7 +14,9 @@ struct LocalPlaylistLibrary: Codable, Sendable, Equatable {
     static let schemaVersion = 1
 
     static func store(_ environment: ToolEnvironment) -> DocumentStore<LocalPlaylistLibrary> {
-        DocumentStore(directory: environment.dataDirectory, fileName: fileName, schemaVersion: schemaVersion, empty: LocalPlaylistLibrary())
+        DocumentStore(
+            directory: environment.dataDirectory, fileName: fileName, schemaVersion: schemaVersion,
+            empty: LocalPlaylistLibrary())
     }
 
     /// The playlist called `name`, compared without regard to case (any Unicode text).
@@ -61,17 +63,22 @@ struct LocalPlaylist: Codable, Sendable, Equatable {
 extension SpotifyPlaylists {
     static let localCommand = CommandSpec(
         name: "local",
-        abstract: "app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)",
+        abstract:
+            "app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)",
         discussion: [
             "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist; local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME.",
             "Names are any Unicode text and match without regard to case. The playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose nothing and a killed one leaves the old or the new file. A file that cannot be read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.",
         ],
         arguments: [
-            ArgumentSpec("ACTION", help: "create, list, show, add, rename or delete.", completion: .choices(["create", "list", "show", "add", "rename", "delete"])),
+            ArgumentSpec(
+                "ACTION", help: "create, list, show, add, rename or delete.",
+                completion: .choices(["create", "list", "show", "add", "rename", "delete"])),
             ArgumentSpec("NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true),
         ],
         examples: [
-            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning", "Keep a playlist's tracks on this machine."),
+            ExampleSpec(
+                "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning",
+                "Keep a playlist's tracks on this machine."),
             ExampleSpec("spotify-playlists local show morning | songcount --target 15m", "Count it in songs, offline."),
         ]
     )
@@ -95,14 +102,18 @@ extension SpotifyPlaylists {
         case "create", "add":
             let name = try names(1, "one NAME and reads track records on standard input")[0]
             if context.terminal.stdinIsTerminal {
-                throw ToolError.usage("local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | spotify-playlists local \(action) NAME")
+                throw ToolError.usage(
+                    "local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | spotify-playlists local \(action) NAME"
+                )
             }
             let records = try readTrackRecords(context.stdin)
             let now = timestamp(context)
             let playlist = try store.update { library -> LocalPlaylist in
                 if action == "create" {
                     if let index = library.index(of: name) {
-                        throw ToolError.dataError("a local playlist called '\(library.playlists[index].name)' already exists; add to it with 'local add' or pick another name")
+                        throw ToolError.dataError(
+                            "a local playlist called '\(library.playlists[index].name)' already exists; add to it with 'local add' or pick another name"
+                        )
                     }
                     library.playlists.append(LocalPlaylist(name: name, createdAt: now, updatedAt: now, tracks: records))
                     return library.playlists[library.playlists.count - 1]
@@ -118,7 +129,8 @@ extension SpotifyPlaylists {
             let playlist = try store.update { library -> LocalPlaylist in
                 guard let index = library.index(of: pair[0]) else { throw missing(pair[0]) }
                 if let other = library.index(of: pair[1]), other != index {
-                    throw ToolError.dataError("a local playlist called '\(library.playlists[other].name)' already exists")
+                    throw ToolError.dataError(
+                        "a local playlist called '\(library.playlists[other].name)' already exists")
                 }
                 library.playlists[index].name = pair[1]
                 library.playlists[index].updatedAt = timestamp(context)
@@ -161,17 +173,20 @@ extension SpotifyPlaylists {
             for playlist in playlists { try context.stdout.write(.object(playlist.record)) }
             return
         }
-        let table = TextTable([
-            .flexible("NAME"), .fixed("ITEMS", width: 6, alignment: .right), .fixed("DURATION", width: 9, alignment: .right),
-            .fixed("UPDATED", width: 20),
-        ], totalWidth: TextTable.terminalWidth(environment: context.environment))
+        let table = TextTable(
+            [
+                .flexible("NAME"), .fixed("ITEMS", width: 6, alignment: .right),
+                .fixed("DURATION", width: 9, alignment: .right),
+                .fixed("UPDATED", width: 20),
+            ], totalWidth: TextTable.terminalWidth(environment: context.environment))
         try context.stdout.writeText(table.header + "\n")
         for playlist in playlists {
             let record = playlist.record
-            try context.stdout.writeText(table.line([
-                playlist.name, groupedThousands(playlist.tracks.count),
-                formatClock(milliseconds: record["duration_ms"]?.intValue ?? 0), playlist.updatedAt,
-            ]) + "\n")
+            try context.stdout.writeText(
+                table.line([
+                    playlist.name, groupedThousands(playlist.tracks.count),
+                    formatClock(milliseconds: record["duration_ms"]?.intValue ?? 0), playlist.updatedAt,
+                ]) + "\n")
         }
     }
 
@@ -180,7 +195,9 @@ extension SpotifyPlaylists {
             for line in playlist.tracks { try context.stdout.writeText(line + "\n") }
             return
         }
-        var output = SpotifyTracks.Output(context: context, selection: .init(raw: false, noLocal: false, tracksOnly: false), human: true, playlist: nil)
+        var output = SpotifyTracks.Output(
+            context: context, selection: .init(raw: false, noLocal: false, tracksOnly: false), human: true,
+            playlist: nil)
         try output.startTable(total: playlist.tracks.count, title: playlist.name)
         for (position, line) in playlist.tracks.enumerated() {
             guard let record = (try? JSONValue.parse(line))?.objectValue else { continue }

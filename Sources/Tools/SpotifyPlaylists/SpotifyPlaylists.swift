@@ -1,12 +1,13 @@
-import ToolkitCore
+import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
-import Foundation
+import ToolkitCore
 
 /// `spotify-playlists`: your playlists, or particular ones, as playlist records.
 package enum SpotifyPlaylists {
-    static let recordDescription = "One playlist record per playlist: type (\"playlist\"), id, uri, name, description (may hold HTML), owner {id, display_name}, public, collaborative, snapshot_id, images [{url, height, width}] (largest first; may be empty), items_total (null when Spotify does not say, as for playlists you neither own nor collaborate on), external_url."
+    static let recordDescription =
+        "One playlist record per playlist: type (\"playlist\"), id, uri, name, description (may hold HTML), owner {id, display_name}, public, collaborative, snapshot_id, images [{url, height, width}] (largest first; may be empty), items_total (null when Spotify does not say, as for playlists you neither own nor collaborate on), external_url."
 
     package static let spec: CommandSpec = {
         let spec = CommandSpec(
@@ -18,48 +19,73 @@ package enum SpotifyPlaylists {
             ],
             options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
             subcommands: [
-                CommandSpec(name: "list", abstract: "list every playlist in your library (the default)").running(handler(list)),
+                CommandSpec(name: "list", abstract: "list every playlist in your library (the default)").running(
+                    handler(list)),
                 CommandSpec(
                     name: "get",
-                    abstract: "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
-                    discussion: ["A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the others still print; the exit status is then 1."],
-                    arguments: [
-                        ArgumentSpec("PLAYLIST", help: "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.", optional: true, repeatable: true),
+                    abstract:
+                        "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
+                    discussion: [
+                        "A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the others still print; the exit status is then 1."
                     ],
+                    arguments: [PlaylistCommands.playlistArgument],
                     options: [
-                        OptionSpec("duration", short: "d", help: "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."),
+                        OptionSpec(
+                            "duration", short: "d",
+                            help:
+                                "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."
+                        ),
                         PlaylistCacheOptions.noCacheOption,
                     ],
                     examples: [
-                        ExampleSpec("spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms", "How long a playlist plays, in milliseconds."),
+                        ExampleSpec(
+                            "spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms",
+                            "How long a playlist plays, in milliseconds.")
                     ]
                 ).running(handler(get)),
                 localCommand.running(handler(local)),
             ],
             input: [
-                "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
+                "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65)."
             ],
             output: [
-                recordDescription + " get --duration adds duration_ms (null when Spotify does not return the playlist's items).",
+                recordDescription
+                    + " get --duration adds duration_ms (null when Spotify does not return the playlist's items)."
             ],
             environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
-                EnvironmentSpec("XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."),
+                EnvironmentSpec(
+                    "XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."
+                )
             ],
             files: [
                 FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
                 PlaylistCacheOptions.cacheFile,
-                FileSpec("$XDG_DATA_HOME/spotify-toolkit/local-playlists.json", "The app-local playlists (mode 0600, replaced atomically), with local-playlists.json.lock beside it."),
+                FileSpec(
+                    "$XDG_DATA_HOME/spotify-toolkit/local-playlists.json",
+                    "The app-local playlists (mode 0600, replaced atomically), with local-playlists.json.lock beside it."
+                ),
             ],
             exitCodes: [
-                ExitCodeSpec(.notFound, "get: a playlist was not found (404; the others still printed); local: no local playlist by that name"),
+                ExitCodeSpec(
+                    .notFound,
+                    "get: a playlist was not found (404; the others still printed); local: no local playlist by that name"
+                ),
                 ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
-                ExitCodeSpec(.dataError, "a line of standard input is not a playlist reference (get) or a track record (local create, add), the message names the line; local create or rename to a name already taken; a local-playlists file that cannot be read (left untouched)"),
+                ExitCodeSpec(
+                    .dataError,
+                    "a line of standard input is not a playlist reference (get) or a track record (local create, add), the message names the line; local create or rename to a name already taken; a local-playlists file that cannot be read (left untouched)"
+                ),
             ] + PlaylistCommands.networkExitCodes + [
-                ExitCodeSpec(.config, "the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is not private"),
+                ExitCodeSpec(
+                    .config,
+                    "the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is not private"
+                )
             ],
             examples: [
                 ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
-                ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m", "How many songs of the playlist called Morning fill fifteen minutes."),
+                ExampleSpec(
+                    "spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m",
+                    "How many songs of the playlist called Morning fill fifteen minutes."),
             ],
             seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"],
             runsWithoutSubcommand: true,  // alone, it lists
@@ -73,15 +99,18 @@ package enum SpotifyPlaylists {
     }
 
     /// A handler told whether the output is the human form (a terminal, no --json).
-    static func handler(_ body: @escaping @Sendable (ParsedCommand, ToolContext, _ human: Bool) async throws -> ExitCode) -> CommandHandler {
+    static func handler(
+        _ body: @escaping @Sendable (ParsedCommand, ToolContext, _ human: Bool) async throws -> ExitCode
+    ) -> CommandHandler {
         { command, context in
-            let mode = OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment)
+            let mode = context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption))
             return try await body(command, context, mode == .human)
         }
     }
 
     static func list(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let pager = Pager(api: try PlaylistCommands.api(context), concurrency: try PlaylistCommands.concurrency(command))
+        let pager = Pager(
+            api: try PlaylistCommands.api(context), concurrency: try PlaylistCommands.concurrency(command))
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: false)
         _ = try await pager.fetchAll(
@@ -98,14 +127,17 @@ package enum SpotifyPlaylists {
 
     static func get(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let playlists = try PlaylistCommands.references(command, context, tool: "\(spec.name) get")
-        let source = try PlaylistCacheOptions.reader(command, context, concurrency: try PlaylistCommands.concurrency(command))
+        let source = try PlaylistCacheOptions.reader(
+            command, context, concurrency: try PlaylistCommands.concurrency(command))
         let api = try source.requirePager(for: "playlists").api
         let withDuration = command.flag("duration")
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: withDuration)
         return try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
             let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
-            let answer = try await api.perform(method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]) { result -> Answer<JSONObject> in
+            let answer = try await api.perform(
+                method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
+            ) { result -> Answer<JSONObject> in
                 guard result.isSuccess else { return .refused(result) }
                 guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json) else {
                     throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
@@ -113,14 +145,18 @@ package enum SpotifyPlaylists {
                 return .value(record)
             }
             guard case .value(var record) = answer.value else {
-                if case .refused(let result) = answer.value { return try PlaylistCommands.refusal(result, playlist: playlist) }
+                if case .refused(let result) = answer.value {
+                    return try PlaylistCommands.refusal(result, playlist: playlist)
+                }
                 return nil
             }
             if withDuration {
                 // The snapshot_id just fetched is current: a cached copy of it needs no further request.
                 let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-                let selector = PlaylistItemsReader.Selector(reference: playlist, snapshot: snapshot, snapshotIsCurrent: true)
-                record["duration_ms"] = try await duration(of: selector, source: source, progress: progress, context: context)
+                let selector = PlaylistItemsReader.Selector(
+                    reference: playlist, snapshot: snapshot, snapshotIsCurrent: true)
+                record["duration_ms"] = try await duration(
+                    of: selector, source: source, progress: progress, context: context)
             }
             try output.write(record)
             return nil
@@ -128,9 +164,13 @@ package enum SpotifyPlaylists {
     }
 
     /// The sum of the item durations, or null (with a note) when Spotify does not show the items.
-    static func duration(of selector: PlaylistItemsReader.Selector, source: PlaylistItemsReader, progress: ProgressLine, context: ToolContext) async throws -> JSONValue {
+    static func duration(
+        of selector: PlaylistItemsReader.Selector, source: PlaylistItemsReader, progress: ProgressLine,
+        context: ToolContext
+    ) async throws -> JSONValue {
         var sum = 0
-        let result = try await source.read(selector, wanted: .records, uncachedFields: PlaylistEntry.durationFields, progress: progress.update,
+        let result = try await source.read(
+            selector, wanted: .records, uncachedFields: PlaylistEntry.durationFields, progress: progress.update,
             totalChanged: PlaylistCommands.totalChangedNote("playlist \(selector.reference.id)", context)
         ) { page in
             for entry in page.items {
@@ -166,7 +206,9 @@ package enum SpotifyPlaylists {
         mutating func write(_ record: JSONObject) throws {
             guard human else { return try context.stdout.write(.object(record)) }
             if table == nil {
-                var columns: [TextTable.Column] = [.flexible("NAME", weight: 3), .fixed("ITEMS", width: 6, alignment: .right)]
+                var columns: [TextTable.Column] = [
+                    .flexible("NAME", weight: 3), .fixed("ITEMS", width: 6, alignment: .right),
+                ]
                 if withDuration { columns.append(.fixed("DURATION", width: 9, alignment: .right)) }
                 columns += [.flexible("OWNER", weight: 1), .fixed("ID", width: 22)]
                 let table = TextTable(columns, totalWidth: TextTable.terminalWidth(environment: context.environment))
@@ -174,8 +216,12 @@ package enum SpotifyPlaylists {
                 self.table = table
             }
             let owner = record["owner"]?["display_name"]?.stringValue ?? record["owner"]?["id"]?.stringValue ?? ""
-            var cells = [record["name"]?.stringValue ?? "", record["items_total"]?.intValue.map(groupedThousands) ?? "?"]
-            if withDuration { cells.append(record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "?") }
+            var cells = [
+                record["name"]?.stringValue ?? "", record["items_total"]?.intValue.map(groupedThousands) ?? "?",
+            ]
+            if withDuration {
+                cells.append(record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "?")
+            }
             cells += [owner, record["id"]?.stringValue ?? ""]
             try context.stdout.writeText(table!.line(cells) + "\n")
         }

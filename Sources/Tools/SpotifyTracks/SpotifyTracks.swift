@@ -1,7 +1,8 @@
-import ToolkitCore
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
+import ToolkitCore
+
 /// `spotify-tracks`: every item of playlists, or the liked songs, as track records in order.
 package enum SpotifyTracks {
     package static let spec = CommandSpec(
@@ -16,12 +17,14 @@ package enum SpotifyTracks {
             "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first. They are never cached: Spotify gives the library no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
             "Long fetches show progress on stderr (1,250/10,000 items), redrawn in place and cleared at the end, only when stderr is a terminal.",
         ],
-        arguments: [
-            ArgumentSpec("PLAYLIST", help: "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.", optional: true, repeatable: true),
-        ],
+        arguments: [PlaylistCommands.playlistArgument],
         options: [
             OptionSpec("liked", short: "l", help: "Read your liked songs (saved tracks) instead of playlists."),
-            OptionSpec("raw", help: "Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included."),
+            OptionSpec(
+                "raw",
+                help:
+                    "Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included."
+            ),
             OptionSpec("no-local", help: "Leave out local files (is_local, no Spotify id)."),
             OptionSpec("tracks-only", help: "Leave out podcast episodes."),
             PlaylistCacheOptions.noCacheOption,
@@ -30,7 +33,7 @@ package enum SpotifyTracks {
             PlaylistCommands.jsonOption,
         ],
         input: [
-            "Without PLAYLIST arguments, one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id (such as a playlist record from spotify-playlists). Blank lines are skipped; anything else is an error naming the line (exit 65).",
+            "Without PLAYLIST arguments, one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id (such as a playlist record from spotify-playlists). Blank lines are skipped; anything else is an error naming the line (exit 65)."
         ],
         output: [
             "One record per item, in playlist order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, added_at, position (zero-based, counting every entry of the playlist), playlist {id, uri}. Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null and position counts the saved tracks.",
@@ -42,19 +45,33 @@ package enum SpotifyTracks {
             PlaylistCacheOptions.cacheFile,
         ],
         exitCodes: [
-            ExitCodeSpec(.notFound, "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; the others still printed"),
+            ExitCodeSpec(
+                .notFound,
+                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; the others still printed"),
             ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
-            ExitCodeSpec(.dataError, "a line of standard input is not a playlist id, URI, URL or record; the message names the line"),
-        ] + PlaylistCommands.networkExitCodes.map { spec in
-            spec.code == .noPermission
-                ? ExitCodeSpec(.noPermission, "not logged in, the session ended, or Spotify refused; a playlist you neither own nor collaborate on (403) is reported and the others still print")
-                : spec
-        },
+            ExitCodeSpec(
+                .dataError,
+                "a line of standard input is not a playlist id, URI, URL or record; the message names the line"),
+        ]
+            + PlaylistCommands.networkExitCodes.map { spec in
+                spec.code == .noPermission
+                    ? ExitCodeSpec(
+                        .noPermission,
+                        "not logged in, the session ended, or Spotify refused; a playlist you neither own nor collaborate on (403) is reported and the others still print"
+                    )
+                    : spec
+            },
         examples: [
-            ExampleSpec("spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 15m", "How many songs of a playlist fill fifteen minutes."),
-            ExampleSpec("spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks --tracks-only", "The tracks of the playlist called Run, without podcast episodes."),
+            ExampleSpec(
+                "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 15m",
+                "How many songs of a playlist fill fifteen minutes."),
+            ExampleSpec(
+                "spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks --tracks-only",
+                "The tracks of the playlist called Run, without podcast episodes."),
             ExampleSpec("spotify-tracks --liked | jq -r .name | head", "Your ten most recently liked songs."),
-            ExampleSpec("spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl", "Keep Spotify's own entry objects."),
+            ExampleSpec(
+                "spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl",
+                "Keep Spotify's own entry objects."),
         ],
         seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"],
         run: run
@@ -82,12 +99,17 @@ package enum SpotifyTracks {
     }
 
     static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let selection = Selection(raw: command.flag("raw"), noLocal: command.flag("no-local"), tracksOnly: command.flag("tracks-only"))
+        let selection = Selection(
+            raw: command.flag("raw"), noLocal: command.flag("no-local"), tracksOnly: command.flag("tracks-only"))
         let concurrency = try PlaylistCommands.concurrency(command)
         let liked = command.flag("liked")
-        if liked && !command.positionals.isEmpty { throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST") }
+        if liked && !command.positionals.isEmpty {
+            throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST")
+        }
         let playlists = liked ? [] : try PlaylistCacheOptions.selectors(command, context, tool: spec.name)
-        let human = !selection.raw && OutputMode.resolve(forcedJSON: command.flag("json"), terminal: context.terminal, environment: context.environment) == .human
+        let human =
+            !selection.raw
+            && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
         let source = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
 
@@ -103,12 +125,16 @@ package enum SpotifyTracks {
             return .success
         }
         var selectors = playlists[...]
-        return try await PlaylistCommands.eachPlaylist(playlists.map(\.reference), context, progress: progress) { playlist in
+        return try await PlaylistCommands.eachPlaylist(playlists.map(\.reference), context, progress: progress) {
+            playlist in
             let selector = selectors.removeFirst()  // eachPlaylist runs them in this order, once each
             var output = Output(context: context, selection: selection, human: human, playlist: playlist)
             let result = try await source.read(
-                selector, wanted: selection.raw ? .full : .records, uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
-                progress: progress.update, totalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context), lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
+                selector, wanted: selection.raw ? .full : .records,
+                uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
+                progress: progress.update,
+                totalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context),
+                lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
                 body: { try output.write($0) }
             )
             switch result {
@@ -170,12 +196,13 @@ package enum SpotifyTracks {
 
         mutating func startTable(total: Int, title: String? = nil) throws {
             let digits = String(max(total - 1, 0)).count
-            let table = TextTable([
-                .fixed("#", width: max(digits, 1), alignment: .right),
-                .flexible("NAME", weight: 3),
-                .flexible("ARTISTS", weight: 2),
-                .fixed("DURATION", width: 8, alignment: .right),
-            ], totalWidth: TextTable.terminalWidth(environment: context.environment))
+            let table = TextTable(
+                [
+                    .fixed("#", width: max(digits, 1), alignment: .right),
+                    .flexible("NAME", weight: 3),
+                    .flexible("ARTISTS", weight: 2),
+                    .fixed("DURATION", width: 8, alignment: .right),
+                ], totalWidth: TextTable.terminalWidth(environment: context.environment))
             if let title = title ?? playlist?.uri { try context.stdout.writeText("\(title)\n") }
             try context.stdout.writeText(table.header + "\n")
             self.table = table
@@ -191,11 +218,14 @@ package enum SpotifyTracks {
         func finish() throws {
             if human {
                 let noun = written == 1 ? "item" : "items"
-                try context.stdout.writeText("\(groupedThousands(written)) \(noun), \(formatClock(milliseconds: durationMs))\n")
+                try context.stdout.writeText(
+                    "\(groupedThousands(written)) \(noun), \(formatClock(milliseconds: durationMs))\n")
             }
             if unavailable > 0 {
                 let what = playlist.map { "playlist \($0.id)" } ?? "your liked songs"
-                context.warn("\(what): skipped \(unavailable) \(unavailable == 1 ? "item" : "items") Spotify no longer makes available (null)")
+                context.warn(
+                    "\(what): skipped \(unavailable) \(unavailable == 1 ? "item" : "items") Spotify no longer makes available (null)"
+                )
             }
         }
     }

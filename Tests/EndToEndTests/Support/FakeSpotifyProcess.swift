@@ -1,13 +1,15 @@
 import Foundation
+
+@testable import HTTPClient
+@testable import LoopbackHTTP
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import ToolkitCore
-@testable import LoopbackHTTP
-@testable import HTTPClient
-@testable import SpotifyClient
-@testable import ToolkitCLI
-@testable import Tools
 
 /// A `fake-spotify` process for one test, on 127.0.0.1 and an ephemeral port; killed when the
 /// test lets go of it (and by its own --exit-after safety net if a test crashes).
@@ -26,7 +28,9 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
         try process.run()
         var port: Int?
         for _ in 0..<500 where port == nil {  // bounded: up to 10 s
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
+                let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 port = value
             } else {
                 usleep(20_000)
@@ -92,12 +96,14 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
     /// Seeds the token store as if the user had logged in, with an access token living `expiresIn` seconds.
     @discardableResult
     func seedLogin(expiresIn: Int, storeExpiresIn: Int? = nil) throws -> StoredTokens {
-        let minted = try call("POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
+        let minted = try call(
+            "POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
         let now = Date().timeIntervalSince1970
         let tokens = StoredTokens(
             accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
             expiresAt: now + Double(storeExpiresIn ?? expiresIn), refreshToken: minted["refresh_token"]?.stringValue,
-            clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e", displayName: "Fixture User"
+            clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e",
+            displayName: "Fixture User"
         )
         try store.save(tokens)
         return tokens

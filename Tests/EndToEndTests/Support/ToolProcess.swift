@@ -6,7 +6,9 @@ struct ToolResult: Sendable {
     var status: Int32
     var stdout: String
     var stderr: String
-    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    var stdoutLines: [String] {
+        stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
 }
 
 enum ToolProcess {
@@ -19,12 +21,14 @@ enum ToolProcess {
         if let override = ProcessInfo.processInfo.environment["SPOTIFY_TOOLKIT_BIN"] {
             return URL(fileURLWithPath: override)
         }
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL,
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-        ] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("songcount").path) {
+        let candidates =
+            [
+                URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                Bundle.main.bundleURL,
+                Bundle.main.bundleURL.deletingLastPathComponent(),
+            ] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        for candidate in candidates
+        where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("songcount").path) {
             return candidate
         }
         return candidates[0]
@@ -48,7 +52,9 @@ enum ToolProcess {
     }
 
     /// Runs a shell pipeline with the built tools first on PATH.
-    static func shell(_ script: String, environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> ToolResult {
+    static func shell(_ script: String, environment: [String: String] = [:], timeout: TimeInterval = 60) throws
+        -> ToolResult
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", script]
@@ -60,7 +66,9 @@ enum ToolProcess {
     }
 
     static func capture(_ process: Process, stdin: Data?, timeout: TimeInterval) throws -> ToolResult {
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
@@ -84,7 +92,9 @@ enum ToolProcess {
         process.waitUntilExit()
         watchdog.cancel()
         while !errData.isSet { usleep(1000) }
-        return ToolResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.value, as: UTF8.self))
+        return ToolResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.value, as: UTF8.self))
     }
 }
 

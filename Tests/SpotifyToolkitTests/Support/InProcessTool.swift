@@ -1,10 +1,11 @@
-@testable import FakeSpotify
-import SpotifyClient
 import Foundation
+import SpotifyClient
 import Testing
 import ToolkitCLI
 import ToolkitCore
 import Tools
+
+@testable import FakeSpotify
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -15,7 +16,9 @@ struct ToolRun: Sendable {
     var status: Int32
     var stdout: String
     var stderr: String
-    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    var stdoutLines: [String] {
+        stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
 }
 
 /// Runs a tool's command in this process, through the same `ToolRunner.execute` its `main` calls,
@@ -37,7 +40,8 @@ enum InProcess {
         let streams = ToolStreams(
             stdin: input, stdout: output, stderr: errors,
             terminal: .none)
-        let status = await ToolRunner.execute(spec, arguments: arguments, environment: ToolEnvironment(variables), streams: streams)
+        let status = await ToolRunner.execute(
+            spec, arguments: arguments, environment: ToolEnvironment(variables), streams: streams)
         return ToolRun(status: status, stdout: try scratch.read("stdout"), stderr: try scratch.read("stderr"))
     }
 
@@ -45,7 +49,8 @@ enum InProcess {
     final class Scratch: Sendable {
         let url: URL
         init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("spotify-toolkit-run-\(UUID().uuidString)")
+            url = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "spotify-toolkit-run-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         }
         deinit { try? FileManager.default.removeItem(at: url) }
@@ -81,7 +86,8 @@ final class InProcessFake: Sendable {
 
     /// `arguments` as `fake-spotify` takes them (`--extra-playlists 120`, `--legacy`, `--fault ...`).
     init(_ arguments: [String] = []) throws {
-        let command = try CommandLineParser.parse(["--client-id", "test-client"] + arguments, spec: FakeSpotifyCommand.spec)
+        let command = try CommandLineParser.parse(
+            ["--client-id", "test-client"] + arguments, spec: FakeSpotifyCommand.spec)
         let launch = try FakeSpotifyCommand.parseLaunch(command)
         server = try FakeSpotifyServer(settings: launch.settings)
         server.service.addFaults(launch.faults)
@@ -115,7 +121,9 @@ final class InProcessFake: Sendable {
     }
 
     /// Runs `tool` against this server.
-    func run(_ tool: String, _ arguments: [String] = [], stdin: String = "", environment extra: [String: String] = [:]) async throws -> ToolRun {
+    func run(_ tool: String, _ arguments: [String] = [], stdin: String = "", environment extra: [String: String] = [:])
+        async throws -> ToolRun
+    {
         try await InProcess.run(tool, arguments, stdin: stdin, environment: environment(extra))
     }
 
@@ -139,12 +147,14 @@ final class InProcessFake: Sendable {
     /// Seeds the token store as if the user had logged in (as `FakeSpotifyProcess.seedLogin`).
     @discardableResult
     func seedLogin(expiresIn: Int) async throws -> StoredTokens {
-        let minted = try await call("POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
+        let minted = try await call(
+            "POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
         let now = Date().timeIntervalSince1970
         let tokens = StoredTokens(
             accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
             expiresAt: now + Double(expiresIn), refreshToken: minted["refresh_token"]?.stringValue,
-            clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e", displayName: "Fixture User")
+            clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e",
+            displayName: "Fixture User")
         try FileTokenStore(directory: configDirectory).save(tokens)
         return tokens
     }
@@ -160,13 +170,19 @@ struct Library {
         tokens = try await fake.seedLogin(expiresIn: 3600)
     }
 
-    func run(_ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> ToolRun {
+    func run(_ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])
+        async throws -> ToolRun
+    {
         let result = try await fake.run(tool, arguments, stdin: stdin ?? "", environment: environment)
-        #expect(!result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken), "no token in output")
+        #expect(
+            !result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken),
+            "no token in output")
         return result
     }
 
-    func tracks(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> ToolRun {
+    func tracks(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws
+        -> ToolRun
+    {
         try await run("spotify-tracks", arguments, stdin: stdin, environment: environment)
     }
 
