@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "ToolkitCLI", dependencies: ["ToolkitCore"]),
         // One folder per tool: its spec, options and glue; and the domain only one tool uses.
         .target(name: "Tools", dependencies: ["ToolkitCore", "HTTPClient", "SpotifyClient", "ToolkitCLI"]),
-    ] + tools.map { .executableTarget(name: $0, dependencies: ["Tools"]) } + [
+    ] + tools.map { .executableTarget(name: $0, dependencies: ["Tools", "ToolkitCLI"]) } + [
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
         .target(
             name: "FakeSpotify", dependencies: ["ToolkitCore", "LoopbackHTTP", "ToolkitCLI"],

@@ -165,8 +165,7 @@ package struct EnvironmentSpec: Sendable {
     package var name: String
     package var help: String
     package init(_ name: String, _ help: String) {
-        self.name = name
-        self.help = help
+        (self.name, self.help) = (name, help)
     }
 }
 
@@ -174,8 +173,7 @@ package struct FileSpec: Sendable {
     package var path: String
     package var help: String
     package init(_ path: String, _ help: String) {
-        self.path = path
-        self.help = help
+        (self.path, self.help) = (path, help)
     }
 }
 
@@ -183,8 +181,7 @@ package struct ExitCodeSpec: Sendable {
     package var code: ExitCode
     package var meaning: String
     package init(_ code: ExitCode, _ meaning: String) {
-        self.code = code
-        self.meaning = meaning
+        (self.code, self.meaning) = (code, meaning)
     }
 }
 
@@ -192,8 +189,7 @@ package struct ExampleSpec: Sendable {
     package var command: String
     package var explanation: String
     package init(_ command: String, _ explanation: String) {
-        self.command = command
-        self.explanation = explanation
+        (self.command, self.explanation) = (command, explanation)
     }
 }
 

@@ -1,3 +1,4 @@
+import ToolkitCLI
 import Tools
 
-await RoutineLink.main()
+await ToolRunner.main(RoutineLink.spec)

@@ -1,3 +1,4 @@
+import ToolkitCLI
 import Tools
 
-await Songcount.main()
+await ToolRunner.main(Songcount.spec)

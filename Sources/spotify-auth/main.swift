@@ -1,3 +1,4 @@
+import ToolkitCLI
 import Tools
 
-await SpotifyAuth.main()
+await ToolRunner.main(SpotifyAuth.spec)

@@ -1,3 +1,4 @@
+import ToolkitCLI
 import Tools
 
-await SpotifyNowPlaying.main()
+await ToolRunner.main(SpotifyNowPlaying.spec)

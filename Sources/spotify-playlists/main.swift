@@ -1,3 +1,4 @@
+import ToolkitCLI
 import Tools
 
-await SpotifyPlaylists.main()
+await ToolRunner.main(SpotifyPlaylists.spec)

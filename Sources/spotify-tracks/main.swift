@@ -1,3 +1,4 @@
+import ToolkitCLI
 import Tools
 
-await SpotifyTracks.main()
+await ToolRunner.main(SpotifyTracks.spec)

@@ -180,10 +180,6 @@ package enum RoutineLink {
         seeAlso: ["spotify-nowplaying", "songcount", "spotify-playlists", "spotify-auth"]
     )
 
-    package static func main() async -> Never {
-        await ToolRunner.main(spec)
-    }
-
     struct Invocation {
         let context: ToolContext
         let command: ParsedCommand

@@ -61,10 +61,6 @@ package enum Songcount {
         run: run
     )
 
-    package static func main() async -> Never {
-        await ToolRunner.main(spec)
-    }
-
     /// The command line, read and checked once.
     struct Options {
         static let target = OptionSpec(

@@ -153,10 +153,6 @@ package enum SpotifyAuth {
         seeAlso: ["spotify-playlists", "spotify-tracks", "spotify-nowplaying", "songcount", "routine-link"]
     )
 
-    package static func main() async -> Never {
-        await ToolRunner.main(spec)
-    }
-
     /// A handler that gets the output mode and the token store every subcommand uses.
     static func handler(
         _ body: @escaping @Sendable (ParsedCommand, ToolContext, TokenStore, OutputMode) async throws -> ExitCode

@@ -162,10 +162,6 @@ package enum SpotifyNowPlaying {
         return spec
     }()
 
-    package static func main() async -> Never {
-        await ToolRunner.main(spec)
-    }
-
     static func outputMode(_ command: ParsedCommand, _ context: ToolContext) -> OutputMode {
         context.outputMode(forcedJSON: command.flag(.jsonRecords))
     }

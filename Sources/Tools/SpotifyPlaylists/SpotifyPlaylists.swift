@@ -94,10 +94,6 @@ package enum SpotifyPlaylists {
         return spec
     }()
 
-    package static func main() async -> Never {
-        await ToolRunner.main(spec)
-    }
-
     /// A handler told whether the output is the human form (a terminal, no --json).
     static func handler(
         _ body: @escaping @Sendable (ParsedCommand, ToolContext, _ human: Bool) async throws -> ExitCode

@@ -77,10 +77,6 @@ package enum SpotifyTracks {
         run: run
     )
 
-    package static func main() async -> Never {
-        await ToolRunner.main(spec)
-    }
-
     /// Which entries to write, and how.
     struct Selection {
         var raw: Bool
