@@ -372,8 +372,7 @@ package enum RoutineLink {
     /// the id alone (said on stderr); a playlist Spotify does not know is an error.
     static func fetchMetadata(_ playlist: PlaylistLink, _ context: ToolContext) async throws -> PlaylistLink {
         do {
-            let api = SpotifyWebAPI(
-                environment: context.environment, tokens: try TokenProvider(environment: context.environment))
+            let api = try context.webAPI()
             let result = try await api.get("/playlists/\(playlist.id)", query: [("fields", "id,uri,name,images")])
             guard let object = try? JSONValue.parse(result.body), var fetched = PlaylistLink(playlistObject: object)
             else {
@@ -460,9 +459,7 @@ package enum RoutineLink {
         }
         if invocation.command.flag("play") {
             do {
-                let player = SpotifyPlayer(
-                    api: SpotifyWebAPI(
-                        environment: context.environment, tokens: try TokenProvider(environment: context.environment)))
+                let player = try context.player()
                 try await player.play(.context(uri: playlist.uri, offsetURI: nil))
                 context.warn("playing \(playlistName(playlist)) on the active device")
                 return (routine, started)
@@ -634,43 +631,5 @@ extension String {
         var text = Substring(self)
         while text.last == " " { text = text.dropLast() }
         return String(text)
-    }
-}
-
-/// The current song and the running count on stderr, redrawn in place, when stderr is a
-/// terminal. Fed the watch's now_playing records as they pass through routine-link.
-final class LiveDisplay: @unchecked Sendable {  // `counter` behind `lock`
-    let enabled: Bool
-    let stderr: DiagnosticStream
-    private let lock = NSLock()
-    private var counter = SongCounter()
-    private var drawn = false
-
-    init(enabled: Bool, stderr: DiagnosticStream) {
-        self.enabled = enabled
-        self.stderr = stderr
-    }
-
-    func show(_ line: String) {
-        guard enabled, let record = try? JSONValue.parse(line), record.objectValue != nil else { return }
-        let text: String = lock.withLock {
-            var bytes = Array(line.utf8)
-            if let fields = bytes.withUnsafeBytes({ try? SongRecordFields.extract(from: $0) }), fields.isSong,
-                let duration = fields.durationMs, duration > 0
-            {
-                counter.add(
-                    SongObservation(
-                        key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
-                        isPlaying: fields.isPlaying ?? true))
-            }
-            bytes.removeAll()
-            drawn = true
-            return PlaybackObservation.humanLine(ofRecord: record) + " · " + songLabel(counter.result.songs) + " so far"
-        }
-        stderr.write("\r\(text.prefix(200))\u{1B}[K")
-    }
-
-    func clear() {
-        if lock.withLock({ drawn }) { stderr.write("\r\u{1B}[K") }
     }
 }

@@ -39,7 +39,7 @@ enum PlaylistCacheOptions {
         let cache = bypass ? nil : try PlaylistCache(environment: context.environment)
         // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either).
         let mode: CachePolicy.Mode = offline ? .offline : bypass || cache?.maxBytes == 0 ? .bypass : .normal
-        let pager = offline ? nil : Pager(api: try PlaylistCommands.api(context), concurrency: concurrency)
+        let pager = offline ? nil : Pager(api: try context.webAPI(), concurrency: concurrency)
         return PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
     }
 

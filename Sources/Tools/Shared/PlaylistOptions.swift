@@ -56,10 +56,6 @@ enum PlaylistCommands {
         return value
     }
 
-    static func api(_ context: ToolContext) throws -> SpotifyWebAPI {
-        SpotifyWebAPI(environment: context.environment, tokens: try TokenProvider(environment: context.environment))
-    }
-
     /// Playlist references from the arguments, or from stdin when there are none (not a terminal).
     static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [SpotifyReference]
     {

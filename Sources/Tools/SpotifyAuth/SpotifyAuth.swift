@@ -285,8 +285,7 @@ package enum SpotifyAuth {
     }
 
     static func whoami(_ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
-        let api = SpotifyWebAPI(
-            environment: context.environment, tokens: try TokenProvider(environment: context.environment, store: store))
+        let api = try context.webAPI(store: store)
         let me = try JSONValue.parse(try await api.get("/me").body)
         if mode == .human {
             let name = me["display_name"]?.stringValue ?? "(no display name)"

@@ -95,7 +95,7 @@ package enum SpotifyNowPlaying {
                 CommandSpec(
                     name: "devices", abstract: "list the devices Spotify can play on, as device records",
                     run: { command, context in
-                        try await devices(context, player: try makePlayer(context), mode: outputMode(command, context))
+                        try await devices(context, player: try context.player(), mode: outputMode(command, context))
                     }),
                 CommandSpec(
                     name: "recent",
@@ -118,7 +118,7 @@ package enum SpotifyNowPlaying {
                     ],
                     run: { command, context in
                         try await recent(
-                            command, context, player: try makePlayer(context), mode: outputMode(command, context))
+                            command, context, player: try context.player(), mode: outputMode(command, context))
                     }
                 ),
             ],
@@ -178,17 +178,12 @@ package enum SpotifyNowPlaying {
         let schedule = try pollSchedule(command)
         let watchFor = try command.value("for").map { try Double(parseDuration($0)) / 1000 }
         let clock = try WatchClock.from(context.environment)
-        let player = try makePlayer(context)
+        let player = try context.player()
         if command.flag("watch") {
             return try await watch(
                 command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
         }
         return try await oneShot(command, context, player: player, mode: mode)
-    }
-
-    static func makePlayer(_ context: ToolContext) throws -> SpotifyPlayer {
-        let tokens = try TokenProvider(environment: context.environment)
-        return SpotifyPlayer(api: SpotifyWebAPI(environment: context.environment, tokens: tokens))
     }
 
     static func pollSchedule(_ command: ParsedCommand) throws -> PollSchedule {
@@ -243,7 +238,7 @@ package enum SpotifyNowPlaying {
 
     /// A playback command: to `--device` or the active device, then a note of what was sent.
     static func control(_ command: ParsedCommand, _ context: ToolContext, send: Send) async throws -> ExitCode {
-        let player = try makePlayer(context)
+        let player = try context.player()
         var deviceID: String?
         var deviceName = "the active device"
         if let name = command.value("device") {

@@ -106,7 +106,7 @@ package enum SpotifyPlaylists {
 
     static func list(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let pager = Pager(
-            api: try PlaylistCommands.api(context), concurrency: try PlaylistCommands.concurrency(command))
+            api: try context.webAPI(), concurrency: try PlaylistCommands.concurrency(command))
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: false)
         _ = try await pager.fetchAll(

@@ -1,0 +1,45 @@
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// The current song and the running count on stderr, redrawn in place, when stderr is a
+/// terminal. Fed the watch's now_playing records as they pass through routine-link.
+final class LiveDisplay: Sendable {
+    let enabled: Bool
+    let stderr: DiagnosticStream
+    private let state = Locked(State())
+
+    private struct State {
+        var counter = SongCounter()
+        var drawn = false
+    }
+
+    init(enabled: Bool, stderr: DiagnosticStream) {
+        self.enabled = enabled
+        self.stderr = stderr
+    }
+
+    func show(_ line: String) {
+        guard enabled, let record = try? JSONValue.parse(line), record.objectValue != nil else { return }
+        let text: String = state.withLock { state in
+            var bytes = Array(line.utf8)
+            if let fields = bytes.withUnsafeBytes({ try? SongRecordFields.extract(from: $0) }), fields.isSong,
+                let duration = fields.durationMs, duration > 0
+            {
+                state.counter.add(
+                    SongObservation(
+                        key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
+                        isPlaying: fields.isPlaying ?? true))
+            }
+            bytes.removeAll()
+            state.drawn = true
+            return PlaybackObservation.humanLine(ofRecord: record) + " · " + songLabel(state.counter.result.songs)
+                + " so far"
+        }
+        stderr.write("\r\(text.prefix(200))\u{1B}[K")
+    }
+
+    func clear() {
+        if state.withLock({ $0.drawn }) { stderr.write("\r\u{1B}[K") }
+    }
+}
