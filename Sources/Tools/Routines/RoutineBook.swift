@@ -140,35 +140,6 @@ package struct Routine: Codable, Sendable, Equatable {
     }
 }
 
-/// What a `song_count` record (songcount's output) tells a session.
-package struct SongCountSummary: Sendable, Equatable {
-    package var songs: Double
-    package var label: String
-    package var trackCount: Int?
-    /// Count mode: how long the counted songs took; fit mode has `target_ms` instead.
-    package var listenedMs: Int?
-    package var targetMs: Int?
-
-    package init(songs: Double, label: String, trackCount: Int? = nil, listenedMs: Int? = nil, targetMs: Int? = nil) {
-        self.songs = songs
-        self.label = label
-        self.trackCount = trackCount
-        self.listenedMs = listenedMs
-        self.targetMs = targetMs
-    }
-
-    /// nil unless `record` is a `song_count` record with a finite, non-negative `songs`.
-    package init?(record: JSONValue) {
-        guard record["type"]?.stringValue == "song_count", let songs = record["songs"]?.doubleValue,
-            songs.isFinite, songs >= 0
-        else { return nil }
-        self.init(
-            songs: songs, label: record["label"]?.stringValue ?? songLabel(songs),
-            trackCount: record["track_count"]?.intValue, listenedMs: record["listened_ms"]?.intValue,
-            targetMs: record["target_ms"]?.intValue)
-    }
-}
-
 /// The routines document: every routine with its sessions. All operations are pure (the time is
 /// passed in); `RoutineStore` runs them under the store's lock.
 package struct RoutineBook: Codable, Sendable, Equatable {

@@ -260,23 +260,10 @@ package enum Songcount {
         var label: String { songLabel(songs) }
 
         var record: JSONValue {
-            var record: JSONObject = ["type": "song_count"]
             switch self {
-            case .fit(let fit, let target):
-                record["target_ms"] = .int(target)
-                record["track_count"] = .int(fit.trackCount)
-                record["total_duration_ms"] = .int(fit.totalDurationMs)
-                record["songs"] = .double(roundedSongs(fit.songs))
-                record["label"] = .string(label)
-                if let short = fit.shortByMs { record["short_by_ms"] = .int(short) }
-            case .count(let result):
-                record["track_count"] = .int(result.trackCount)
-                record["total_duration_ms"] = .int(result.totalDurationMs)
-                record["listened_ms"] = .int(result.listenedMs)
-                record["songs"] = .double(roundedSongs(result.songs))
-                record["label"] = .string(label)
+            case .fit(let fit, let target): SongCountRecord.fit(fit, targetMs: target)
+            case .count(let result): SongCountRecord.count(result)
             }
-            return .object(record)
         }
 
         var humanLine: String {
