@@ -169,6 +169,54 @@ package struct SpotifyPlayer: Sendable {
     }
 }
 
+extension SpotifyPlayer {
+    /// Most pages to walk back through: Spotify keeps about 50 plays, so this is a safety net.
+    static let maxRecentPages = 50
+
+    /// Recently played tracks as `played` records, newest first, back to (not including) `after`
+    /// (seconds since 1970). Plays without a track or a `played_at` are left out.
+    package func playedRecords(after: Double?) async throws -> [JSONValue] {
+        var plays: [JSONValue] = []
+        var before: Int?
+        pages: for _ in 0..<Self.maxRecentPages {
+            let page = try await recentlyPlayed(before: before)
+            let items = page["items"]?.arrayValue ?? []
+            for item in items {
+                guard let playedAt = item["played_at"]?.stringValue else { continue }
+                if let after, let time = parseISOTimestamp(playedAt), time <= after { break pages }
+                guard var record = TrackRecord.make(from: item["track"]) else { continue }
+                record["type"] = "played"
+                record["played_at"] = .string(playedAt)
+                let context = item["context"]
+                record["context"] =
+                    context?.objectValue == nil
+                    ? .null : ["type": context?["type"] ?? .null, "uri": context?["uri"] ?? .null]
+                plays.append(.object(record))
+            }
+            // Cursor paging backwards in time; stop when Spotify has no more or the cursor stalls.
+            let cursor = page["cursors"]?["before"].flatMap { $0.intValue ?? $0.stringValue.flatMap { Int($0) } }
+            guard !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else { break }
+            before = cursor
+        }
+        return plays
+    }
+
+    /// A device record: Spotify's device object under our field names (`type` is the record's).
+    package static func deviceRecord(_ device: JSONValue) -> JSONValue {
+        [
+            "type": "device",
+            "id": device["id"] ?? .null,
+            "name": device["name"] ?? .null,
+            "device_type": device["type"] ?? .null,
+            "is_active": device["is_active"] ?? .null,
+            "is_private_session": device["is_private_session"] ?? .null,
+            "is_restricted": device["is_restricted"] ?? .null,
+            "volume_percent": device["volume_percent"] ?? .null,
+            "supports_volume": device["supports_volume"] ?? .null,
+        ]
+    }
+}
+
 /// Why a playback command failed, read from Spotify's answer, with what to do about it.
 package enum PlayerCommandError: Error, Sendable, Equatable {
     case missingScope

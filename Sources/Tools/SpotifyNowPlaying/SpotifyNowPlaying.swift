@@ -302,17 +302,7 @@ package enum SpotifyNowPlaying {
     static func devices(_ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
         let devices = try await player.devices()
         for device in devices {
-            let record: JSONValue = [
-                "type": "device",
-                "id": device["id"] ?? .null,
-                "name": device["name"] ?? .null,
-                "device_type": device["type"] ?? .null,
-                "is_active": device["is_active"] ?? .null,
-                "is_private_session": device["is_private_session"] ?? .null,
-                "is_restricted": device["is_restricted"] ?? .null,
-                "volume_percent": device["volume_percent"] ?? .null,
-                "supports_volume": device["supports_volume"] ?? .null,
-            ]
+            let record = SpotifyPlayer.deviceRecord(device)
             if mode == .human {
                 let active = device["is_active"]?.boolValue == true ? "●" : " "
                 let restricted = device["is_restricted"]?.boolValue == true ? ", restricted" : ""
@@ -326,9 +316,6 @@ package enum SpotifyNowPlaying {
         if devices.isEmpty { context.warn("Spotify sees no device; open Spotify on a phone, computer or speaker") }
         return .success
     }
-
-    /// Most pages to walk back through: Spotify keeps about 50 plays, so this is a safety net.
-    static let maxRecentPages = 50
 
     static func recent(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
@@ -346,28 +333,7 @@ package enum SpotifyNowPlaying {
             }
             after = time
         }
-        var plays: [JSONValue] = []
-        var before: Int?
-        pages: for _ in 0..<maxRecentPages {
-            let page = try await player.recentlyPlayed(before: before)
-            let items = page["items"]?.arrayValue ?? []
-            for item in items {
-                guard let playedAt = item["played_at"]?.stringValue else { continue }
-                if let after, let time = parseISOTimestamp(playedAt), time <= after { break pages }
-                guard var record = TrackRecord.make(from: item["track"]) else { continue }
-                record["type"] = "played"
-                record["played_at"] = .string(playedAt)
-                let context = item["context"]
-                record["context"] =
-                    context?.objectValue == nil
-                    ? .null : ["type": context?["type"] ?? .null, "uri": context?["uri"] ?? .null]
-                plays.append(.object(record))
-            }
-            // Cursor paging backwards in time; stop when Spotify has no more or the cursor stalls.
-            let cursor = page["cursors"]?["before"].flatMap { $0.intValue ?? $0.stringValue.flatMap { Int($0) } }
-            guard !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else { break }
-            before = cursor
-        }
+        let plays = try await player.playedRecords(after: after)
         for play in plays.reversed() {
             if mode == .human {
                 let time = play["played_at"]?.stringValue ?? ""
