@@ -541,28 +541,25 @@ package enum RoutineLink {
         let outcome = try pipeline.run { line in display.show(line) }
         display.clear()
 
-        let record =
-            outcome.countStatus == 0
-            ? (try? JSONValue.parse(outcome.countOutput)).flatMap(SongCountSummary.init(record:)) : nil
-        guard let record else {
-            _ = try invocation.store.update { $0.discardSession(started.id) }
-            if outcome.watchStatus != 0 && outcome.watchStatus != 130 {
-                // The watch said why on stderr (not logged in, Spotify down...).
-                throw ToolError(
-                    ExitCode(rawValue: outcome.watchStatus) ?? .unavailable,
-                    "the watch failed (exit status \(outcome.watchStatus)); no session logged")
-            }
-            if outcome.countStatus != 1 {
-                context.stderr.write(String(decoding: outcome.countErrors, as: UTF8.self))
-                throw ToolError(
-                    ExitCode(rawValue: outcome.countStatus) ?? .software,
-                    "songcount failed (exit status \(outcome.countStatus)); no session logged")
-            }
+        let verdict = outcome.verdict
+        if case .log(let count, let interrupted) = verdict {
+            if interrupted { context.warn("stopped early; logging what was heard") }
+            return try await logCount(count, invocation)
+        }
+        _ = try invocation.store.update { $0.discardSession(started.id) }
+        switch verdict {
+        case .watchFailed(let status):
+            throw ToolError(
+                ExitCode(rawValue: status) ?? .unavailable,
+                "the watch failed (exit status \(status)); no session logged")
+        case .countFailed(let status):
+            context.stderr.write(String(decoding: outcome.countErrors, as: UTF8.self))
+            throw ToolError(
+                ExitCode(rawValue: status) ?? .software, "songcount failed (exit status \(status)); no session logged")
+        case .nothingHeard, .log:
             context.warn("nothing heard; no session logged")
             return .notFound
         }
-        if outcome.interrupted { context.warn("stopped early; logging what was heard") }
-        return try await logCount(record, invocation)
     }
 
     static func history(_ invocation: Invocation) throws -> ExitCode {

@@ -37,6 +37,30 @@ package struct ListeningPipeline {
         package var countErrors: Data
         /// Whether a signal asked us to stop early.
         package var interrupted: Bool
+
+        /// A child ended by SIGINT (128 + 2): the watch stopping as asked, not failing.
+        static let interruptedBySIGINT: Int32 = 130
+
+        /// What the run means for its session. Pure, so every case is tested alone.
+        package var verdict: RunVerdict {
+            let count =
+                countStatus == 0 ? (try? JSONValue.parse(countOutput)).flatMap(SongCountSummary.init(record:)) : nil
+            if let count { return .log(count, interrupted: interrupted) }
+            if watchStatus != 0 && watchStatus != Self.interruptedBySIGINT { return .watchFailed(status: watchStatus) }
+            if countStatus != ExitCode.notFound.rawValue { return .countFailed(status: countStatus) }
+            return .nothingHeard
+        }
+    }
+
+    /// Log the count, or discard the session and say why.
+    package enum RunVerdict: Equatable {
+        case log(SongCountSummary, interrupted: Bool)
+        /// The watch failed (it said why on stderr: not logged in, Spotify down...).
+        case watchFailed(status: Int32)
+        /// songcount failed; its stderr is passed on.
+        case countFailed(status: Int32)
+        /// songcount heard nothing (exit 1).
+        case nothingHeard
     }
 
     /// The sibling tool `name`: beside this executable (an install or a build directory keeps
@@ -182,7 +206,7 @@ package struct ListeningPipeline {
     static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return 70 }
+            if errno != EINTR { return ExitCode.software.rawValue }
         }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out (the C macros are not imported).
         let signalNumber = status & 0x7f
