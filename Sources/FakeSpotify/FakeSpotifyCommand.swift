@@ -24,59 +24,23 @@ package enum FakeSpotifyCommand {
             "Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer (answer=ok|premium_required|no_active_device|restricted: how player commands are answered); history (count=N finished plays ending now); GET /_fake/playback reports the session, its changes and polls in virtual milliseconds. Fields go in a form body or the query string.",
         ],
         options: [
-            OptionSpec(
-                "port", short: "p", value: "N", help: "Listen on 127.0.0.1:N; 0 picks a free port.", default: "0"),
-            OptionSpec(
-                "port-file", value: "PATH",
-                help: "Once listening, write the port number and a newline to PATH (atomically).", completion: .file),
-            OptionSpec(
-                "client-id", value: "ID",
-                help: "Accept only this client id (repeatable). Without any, every non-empty client_id is accepted.",
-                repeatable: true),
-            OptionSpec(
-                "redirect-uri", value: "URI",
-                help:
-                    "A registered redirect URI (repeatable); a loopback URI without a port matches any port. Default: http://127.0.0.1/callback and http://[::1]/callback.",
-                repeatable: true),
-            OptionSpec(
-                "access-token-lifetime", value: "SECONDS",
-                help: "expires_in of issued access tokens; they stop working after it.", default: "3600"),
-            OptionSpec(
-                "refresh-token-lifetime", value: "SECONDS",
-                help:
-                    "Refresh fails with invalid_grant \"Refresh token revoked\" this long after the original login. Default: never."
-            ),
-            OptionSpec(
-                "no-rotation",
-                help:
-                    "Refresh returns the same refresh token, which keeps working (default: a new one each time, the old one dies)."
-            ),
-            OptionSpec(
-                "omit-refresh-token", help: "Refresh responses carry no refresh_token; the old one keeps working."),
-            OptionSpec("deny", help: "The user refuses consent: /authorize redirects with error=access_denied."),
-            OptionSpec(
-                "token-delay-ms", value: "MS", help: "Wait this long in POST /api/token before answering.", default: "0"
-            ),
-            OptionSpec(
-                "exit-after", value: "DURATION",
-                help: "Exit by itself after DURATION (a safety net); 0 never. Accepts \(acceptedDurationForms).",
-                default: "3600"),
-            OptionSpec("verbose", short: "v", help: "Log each request and its status on standard error."),
-            OptionSpec(
-                "legacy",
-                help:
-                    "Serve pre-2026 shapes: playlists with tracks, entries with track; /playlists/{id}/tracks works (otherwise 403)."
-            ),
-            OptionSpec("latency-ms", value: "MS", help: "Add MS milliseconds to every Web API request.", default: "0"),
-            OptionSpec("saved-tracks", value: "N", help: "How many liked songs /me/tracks holds.", default: "120"),
-            OptionSpec(
-                "extra-playlists", value: "N", help: "Add N generated playlists (of 0 to N-1 items) to /me/playlists.",
-                default: "0"),
-            OptionSpec(
-                "fault", value: "SPEC",
-                help:
-                    "Inject a fault, e.g. 'kind=server_error rate=0.05' or 'kind=reset at=3+7' (fields as for POST /_fake/faults). Repeatable.",
-                repeatable: true),
+            Option.port,
+            Option.portFile,
+            Option.clientId,
+            Option.redirectUri,
+            Option.accessTokenLifetime,
+            Option.refreshTokenLifetime,
+            Option.noRotation,
+            Option.omitRefreshToken,
+            Option.deny,
+            Option.tokenDelayMs,
+            Option.exitAfter,
+            Option.verbose,
+            Option.legacy,
+            Option.latencyMs,
+            Option.savedTracks,
+            Option.extraPlaylists,
+            Option.fault,
         ],
         output: ["One line, http://127.0.0.1:PORT, once listening."],
         exitCodes: [
@@ -109,47 +73,48 @@ package enum FakeSpotifyCommand {
 
     static func parseLaunch(_ command: ParsedCommand) throws -> Launch {
         var launch = Launch()
-        if let text = command.value("port") {
+        if let text = command.value(Option.port) {
             guard let port = UInt16(text) else { throw ToolError.usage("--port must be 0...65535, not '\(text)'") }
             launch.port = port
         }
-        launch.portFile = command.value("port-file")
-        let clientIDs = command.values("client-id")
+        launch.portFile = command.value(Option.portFile)
+        let clientIDs = command.values(Option.clientId)
         if clientIDs.contains("") { throw ToolError.usage("--client-id must not be empty") }
         launch.settings.clientIDs = clientIDs
-        let redirectURIs = command.values("redirect-uri")
+        let redirectURIs = command.values(Option.redirectUri)
         if redirectURIs.contains("") { throw ToolError.usage("--redirect-uri must not be empty") }
         if !redirectURIs.isEmpty { launch.settings.redirectURIs = redirectURIs }
-        func seconds(_ option: String) throws -> Int? {
+        func seconds(_ option: OptionSpec) throws -> Int? {
             guard let text = command.value(option) else { return nil }
             guard let value = Int(text), value >= 0 else {
-                throw ToolError.usage("--\(option) must be a whole number of seconds, not '\(text)'")
+                throw ToolError.usage("--\(option.long) must be a whole number of seconds, not '\(text)'")
             }
             return value
         }
-        if let lifetime = try seconds("access-token-lifetime") { launch.settings.accessTokenLifetime = lifetime }
-        launch.settings.refreshTokenLifetime = try seconds("refresh-token-lifetime")
-        launch.settings.rotation = !command.flag("no-rotation")
-        launch.settings.omitRefreshToken = command.flag("omit-refresh-token")
-        launch.settings.deny = command.flag("deny")
-        if let text = command.value("token-delay-ms") {
+        if let lifetime = try seconds(Option.accessTokenLifetime) { launch.settings.accessTokenLifetime = lifetime }
+        launch.settings.refreshTokenLifetime = try seconds(Option.refreshTokenLifetime)
+        launch.settings.rotation = !command.flag(Option.noRotation)
+        launch.settings.omitRefreshToken = command.flag(Option.omitRefreshToken)
+        launch.settings.deny = command.flag(Option.deny)
+        if let text = command.value(Option.tokenDelayMs) {
             guard let ms = Int(text), ms >= 0 else {
                 throw ToolError.usage("--token-delay-ms must be a whole number of milliseconds, not '\(text)'")
             }
             launch.settings.tokenDelayMs = ms
         }
-        if let text = command.value("exit-after") { launch.exitAfter = try parseDuration(text) / 1000 }
-        launch.verbose = command.flag("verbose")
+        if let text = command.value(Option.exitAfter) { launch.exitAfter = try parseDuration(text) / 1000 }
+        launch.verbose = command.flag(Option.verbose)
         var library: [(name: String, value: String)] = []
-        if command.flag("legacy") { library.append(("legacy", "true")) }
+        if command.flag(Option.legacy) { library.append(("legacy", "true")) }
         for (option, field) in [
-            ("latency-ms", "latency_ms"), ("saved-tracks", "saved_tracks"), ("extra-playlists", "extra_playlists"),
+            (Option.latencyMs, "latency_ms"), (Option.savedTracks, "saved_tracks"),
+            (Option.extraPlaylists, "extra_playlists"),
         ] {
             if let value = command.value(option) { library.append((field, value)) }
         }
         do {
             try launch.settings.library.apply(library)
-            launch.faults = try command.values("fault").map(FaultRule.init(launchSpec:))
+            launch.faults = try command.values(Option.fault).map(FaultRule.init(launchSpec:))
         } catch let error as ControlError {
             throw ToolError.usage(error.message)
         }
@@ -191,5 +156,68 @@ package enum FakeSpotifyCommand {
     /// Writes `text` to a temporary file beside `path`, then renames it over `path`.
     static func writeAtomically(_ text: String, to path: String) throws {
         try AtomicFileWrite.write(Data(text.utf8), to: path)
+    }
+}
+
+extension FakeSpotifyCommand {
+    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    enum Option {
+        static let port = OptionSpec(
+            "port", short: "p", value: "N", help: "Listen on 127.0.0.1:N; 0 picks a free port.", default: "0")
+        static let portFile = OptionSpec(
+            "port-file", value: "PATH",
+            help: "Once listening, write the port number and a newline to PATH (atomically).", completion: .file)
+        static let clientId = OptionSpec(
+            "client-id", value: "ID",
+            help: "Accept only this client id (repeatable). Without any, every non-empty client_id is accepted.",
+            repeatable: true)
+        static let redirectUri = OptionSpec(
+            "redirect-uri", value: "URI",
+            help:
+                "A registered redirect URI (repeatable); a loopback URI without a port matches any port. Default: http://127.0.0.1/callback and http://[::1]/callback.",
+            repeatable: true)
+        static let accessTokenLifetime = OptionSpec(
+            "access-token-lifetime", value: "SECONDS",
+            help: "expires_in of issued access tokens; they stop working after it.", default: "3600")
+        static let refreshTokenLifetime = OptionSpec(
+            "refresh-token-lifetime", value: "SECONDS",
+            help:
+                "Refresh fails with invalid_grant \"Refresh token revoked\" this long after the original login. Default: never."
+        )
+        static let noRotation = OptionSpec(
+            "no-rotation",
+            help:
+                "Refresh returns the same refresh token, which keeps working (default: a new one each time, the old one dies)."
+        )
+        static let omitRefreshToken = OptionSpec(
+            "omit-refresh-token", help: "Refresh responses carry no refresh_token; the old one keeps working.")
+        static let deny = OptionSpec(
+            "deny", help: "The user refuses consent: /authorize redirects with error=access_denied.")
+        static let tokenDelayMs = OptionSpec(
+            "token-delay-ms", value: "MS", help: "Wait this long in POST /api/token before answering.", default: "0"
+        )
+        static let exitAfter = OptionSpec(
+            "exit-after", value: "DURATION",
+            help: "Exit by itself after DURATION (a safety net); 0 never. Accepts \(acceptedDurationForms).",
+            default: "3600")
+        static let verbose = OptionSpec(
+            "verbose", short: "v", help: "Log each request and its status on standard error.")
+        static let legacy = OptionSpec(
+            "legacy",
+            help:
+                "Serve pre-2026 shapes: playlists with tracks, entries with track; /playlists/{id}/tracks works (otherwise 403)."
+        )
+        static let latencyMs = OptionSpec(
+            "latency-ms", value: "MS", help: "Add MS milliseconds to every Web API request.", default: "0")
+        static let savedTracks = OptionSpec(
+            "saved-tracks", value: "N", help: "How many liked songs /me/tracks holds.", default: "120")
+        static let extraPlaylists = OptionSpec(
+            "extra-playlists", value: "N", help: "Add N generated playlists (of 0 to N-1 items) to /me/playlists.",
+            default: "0")
+        static let fault = OptionSpec(
+            "fault", value: "SPEC",
+            help:
+                "Inject a fault, e.g. 'kind=server_error rate=0.05' or 'kind=reset at=3+7' (fields as for POST /_fake/faults). Repeatable.",
+            repeatable: true)
     }
 }

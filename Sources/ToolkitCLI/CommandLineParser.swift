@@ -14,12 +14,12 @@ package struct ParsedCommand: Sendable {
 
     package var subcommand: String? { path.count > 1 ? path[1] : nil }
 
-    package func flag(_ long: String) -> Bool { (flagCounts[long] ?? 0) > 0 }
+    func flag(_ long: String) -> Bool { (flagCounts[long] ?? 0) > 0 }
 
     /// The last value given (later occurrences win, as in most Unix tools).
-    package func value(_ long: String) -> String? { values[long]?.last }
+    func value(_ long: String) -> String? { values[long]?.last }
 
-    package func values(_ long: String) -> [String] { values[long] ?? [] }
+    func values(_ long: String) -> [String] { values[long] ?? [] }
 
     package var commandName: String { path.joined(separator: " ") }
 

@@ -161,7 +161,8 @@ package struct ArgumentSpec: Sendable {
     }
 }
 
-package struct EnvironmentSpec: Sendable {
+/// A name and what it is: an environment variable (ENVIRONMENT) or a path (FILES).
+package struct NamedHelp: Sendable {
     package var name: String
     package var help: String
     package init(_ name: String, _ help: String) {
@@ -169,13 +170,8 @@ package struct EnvironmentSpec: Sendable {
     }
 }
 
-package struct FileSpec: Sendable {
-    package var path: String
-    package var help: String
-    package init(_ path: String, _ help: String) {
-        (self.path, self.help) = (path, help)
-    }
-}
+package typealias EnvironmentSpec = NamedHelp
+package typealias FileSpec = NamedHelp
 
 package struct ExitCodeSpec: Sendable {
     package var code: ExitCode

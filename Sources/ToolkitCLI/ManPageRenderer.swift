@@ -48,7 +48,7 @@ package enum ManPageRenderer {
         out +=
             spec.files.isEmpty
             ? "\(escape(spec.name)) reads and writes no files of its own.\n"
-            : spec.files.map { ".TP\n.I \(escape($0.path))\n\(escape($0.help))\n" }.joined()
+            : spec.files.map { ".TP\n.I \(escape($0.name))\n\(escape($0.help))\n" }.joined()
 
         out += ".SH EXIT STATUS\n"
         out += spec.documentedExitCodes.map { ".TP\n.B \($0.code.rawValue)\n\(escape($0.meaning))\n" }.joined()

@@ -32,10 +32,8 @@ package enum RoutineLink {
             CommandSpec(
                 name: "add", abstract: "add a routine", arguments: [nameArgument],
                 options: [
-                    OptionSpec(
-                        "duration", short: "d", value: "DURATION",
-                        help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long."),
-                    OptionSpec("note", value: "TEXT", help: "A note to keep with the routine."),
+                    Option.duration,
+                    Option.note,
                 ],
                 examples: [
                     ExampleSpec(
@@ -56,7 +54,7 @@ package enum RoutineLink {
             CommandSpec(
                 name: "remove", abstract: "remove a routine and its sessions", arguments: [nameArgument],
                 options: [
-                    OptionSpec("yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")
+                    Option.yes
                 ]
             ).running(handler(remove)),
             CommandSpec(
@@ -81,7 +79,7 @@ package enum RoutineLink {
             CommandSpec(
                 name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument],
                 options: [
-                    OptionSpec("print", help: "Print the link instead of opening it.")
+                    Option.print
                 ]
             ).running(handler(open)),
             CommandSpec(
@@ -105,9 +103,7 @@ package enum RoutineLink {
                 name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count",
                 arguments: [nameArgument],
                 options: [
-                    OptionSpec(
-                        "for", value: "DURATION",
-                        help: "Watch this long instead of the routine's duration (\(acceptedDurationForms))."),
+                    Option.watchFor,
                     playOption,
                 ],
                 examples: [
@@ -237,12 +233,12 @@ package enum RoutineLink {
 
     static func add(_ invocation: Invocation) async throws -> ExitCode {
         var durationMs: Int?
-        if let text = invocation.command.value("duration") {
+        if let text = invocation.command.value(Option.duration) {
             let milliseconds = try parseDuration(text)
             guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
             durationMs = milliseconds
         }
-        let note = invocation.command.value("note")
+        let note = invocation.command.value(Option.note)
         let routine = try invocation.store.update {
             try $0.add(
                 name: invocation.name, durationMs: durationMs, note: note, now: isoTimestamp(invocation.context.now))
@@ -296,7 +292,7 @@ package enum RoutineLink {
     }
 
     static func remove(_ invocation: Invocation) async throws -> ExitCode {
-        if !invocation.command.flag("yes") {
+        if !invocation.command.flag(Option.yes) {
             guard invocation.context.terminal.stdinIsTerminal else {
                 throw ToolError.usage(
                     "remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking"
@@ -403,7 +399,7 @@ package enum RoutineLink {
         let playlist = try linkedPlaylist(book.routines[try book.existingIndex(of: invocation.name)])
         let opener = LinkOpener(environment: invocation.context.environment)
         let link = LinkOpener.playlistLink(playlist, schemeHasHandler: opener.spotifySchemeHasHandler())
-        if invocation.command.flag("print") {
+        if invocation.command.flag(Option.print) {
             try invocation.context.stdout.writeText(link + "\n")
             return .success
         }
@@ -457,7 +453,7 @@ package enum RoutineLink {
             context.warn("'\(routine.name)' has no playlist linked; nothing to open")
             return (routine, started)
         }
-        if invocation.command.flag("play") {
+        if invocation.command.flag(playOption) {
             do {
                 let player = try context.player()
                 try await player.play(.context(uri: playlist.uri, offsetURI: nil))
@@ -517,7 +513,7 @@ package enum RoutineLink {
         let book = try book(invocation)
         let routine = book.routines[try book.existingIndex(of: invocation.name)]
         let watchMs: Int
-        if let text = invocation.command.value("for") {
+        if let text = invocation.command.value(Option.watchFor) {
             watchMs = try parseDuration(text)
         } else if let duration = routine.durationMs {
             watchMs = duration
@@ -628,5 +624,21 @@ extension String {
         var text = Substring(self)
         while text.last == " " { text = text.dropLast() }
         return String(text)
+    }
+}
+
+extension RoutineLink {
+    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    enum Option {
+        static let duration = OptionSpec(
+            "duration", short: "d", value: "DURATION",
+            help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long.")
+        static let note = OptionSpec("note", value: "TEXT", help: "A note to keep with the routine.")
+        static let yes = OptionSpec(
+            "yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")
+        static let print = OptionSpec("print", help: "Print the link instead of opening it.")
+        static let watchFor = OptionSpec(
+            "for", value: "DURATION",
+            help: "Watch this long instead of the routine's duration (\(acceptedDurationForms)).")
     }
 }

@@ -31,8 +31,8 @@ enum PlaylistCacheOptions {
     static func reader(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) throws
         -> PlaylistItemsReader
     {
-        let bypass = command.flag("no-cache")
-        let offline = command.flag("offline")
+        let bypass = command.flag(noCacheOption)
+        let offline = command.flag(offlineOption)
         if bypass && offline {
             throw ToolError.usage("--offline prints from the cache, which --no-cache turns off; use one of them")
         }

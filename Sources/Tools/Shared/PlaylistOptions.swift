@@ -48,7 +48,7 @@ enum PlaylistCommands {
 
     /// `--concurrency N`: nil (adaptive) when not given.
     static func concurrency(_ command: ParsedCommand) throws -> Int? {
-        guard let text = command.value("concurrency") else { return nil }
+        guard let text = command.value(concurrencyOption) else { return nil }
         guard let value = Int(text), (1...ConcurrencyWindow.ceiling).contains(value) else {
             throw ToolError.usage(
                 "--concurrency must be a whole number from 1 to \(ConcurrencyWindow.ceiling), not '\(text)'")

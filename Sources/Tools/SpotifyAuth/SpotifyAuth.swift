@@ -47,37 +47,12 @@ package enum SpotifyAuth {
                     "Prints the authorize URL on stderr in any case. On success prints an auth_status record."
                 ],
                 options: [
-                    OptionSpec(
-                        "client-id", value: "ID",
-                        help: "The Spotify app's client id; saved to the config file for later logins."),
-                    OptionSpec(
-                        "redirect-uri", value: "URI",
-                        help: "The redirect URI registered for the app (loopback http only).",
-                        default: LoopbackRedirect.defaultURI),
-                    OptionSpec(
-                        "scope", value: "SCOPE",
-                        help:
-                            "Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.",
-                        repeatable: true,
-                        completion: .choices([
-                            "user-modify-playback-state", "user-read-playback-position", "user-read-recently-played",
-                            "user-top-read", "playlist-modify-private", "playlist-modify-public", "user-library-modify",
-                        ])),
-                    OptionSpec(
-                        "no-browser",
-                        help:
-                            "Headless: print the URL, then read the URL the browser was redirected to from standard input."
-                    ),
-                    OptionSpec(
-                        "timeout", value: "DURATION",
-                        help:
-                            "How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).",
-                        default: "5m"),
-                    OptionSpec(
-                        "show-dialog",
-                        help:
-                            "Ask Spotify to show the consent page even if access was granted before (to switch accounts)."
-                    ),
+                    Option.clientId,
+                    Option.redirectUri,
+                    Option.scope,
+                    Option.noBrowser,
+                    Option.timeout,
+                    Option.showDialog,
                 ],
                 examples: [
                     ExampleSpec(
@@ -109,11 +84,7 @@ package enum SpotifyAuth {
             CommandSpec(
                 name: "logout", abstract: "remove the stored tokens (idempotent)",
                 options: [
-                    OptionSpec(
-                        "forget-links",
-                        help:
-                            "Also clear every routine's playlist link (routine-link forget-links), keeping routines and sessions."
-                    )
+                    Option.forgetLinks
                 ]
             ).running(handler(logout)),
         ],
@@ -199,7 +170,7 @@ package enum SpotifyAuth {
             existed
                 ? "logged out; removed the tokens from \(store.location)"
                 : "not logged in; no tokens in \(store.location)")
-        if command.flag("forget-links") {
+        if command.flag(Option.forgetLinks) {
             let cleared = try RoutineStore.forgetLinks(environment: context.environment)
             context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         }
@@ -211,7 +182,9 @@ package enum SpotifyAuth {
     {
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
-        guard let clientID = command.value("client-id") ?? context.environment["SPOTIFY_CLIENT_ID"] ?? settings.clientID
+        guard
+            let clientID = command.value(Option.clientId) ?? context.environment["SPOTIFY_CLIENT_ID"]
+                ?? settings.clientID
         else {
             throw ToolError.config(
                 """
@@ -223,25 +196,25 @@ package enum SpotifyAuth {
                 """)
         }
         let redirectText =
-            command.value("redirect-uri") ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
+            command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
             ?? LoopbackRedirect.defaultURI
         let redirect = try LoopbackRedirect.parse(redirectText)
-        let timeout = try parseDuration(command.value("timeout") ?? "5m")
+        let timeout = try parseDuration(command.value(Option.timeout) ?? "5m")
         guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
         guard timeout <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
         // An unreadable store is an error before anything happens, never silently overwritten.
         _ = try store.load()
 
         var scopes = LoginFlow.defaultScopes
-        for scope in command.values("scope").flatMap({
+        for scope in command.values(Option.scope).flatMap({
             $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         }) where !scopes.contains(scope) {
             scopes.append(scope)
         }
         let accounts = try AccountsClient(environment: context.environment)
         let flow = LoginFlow(
-            clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag("no-browser"),
-            timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag("show-dialog"),
+            clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag(Option.noBrowser),
+            timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag(Option.showDialog),
             accounts: accounts, environment: context.environment,
             say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
         )
@@ -310,5 +283,47 @@ extension ToolEnvironment {
         var copy = self
         copy.variables[name] = value
         return copy
+    }
+}
+
+extension SpotifyAuth {
+    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    enum Option {
+        static let clientId = OptionSpec(
+            "client-id", value: "ID",
+            help: "The Spotify app's client id; saved to the config file for later logins.")
+        static let redirectUri = OptionSpec(
+            "redirect-uri", value: "URI",
+            help: "The redirect URI registered for the app (loopback http only).",
+            default: LoopbackRedirect.defaultURI)
+        static let scope = OptionSpec(
+            "scope", value: "SCOPE",
+            help:
+                "Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.",
+            repeatable: true,
+            completion: .choices([
+                "user-modify-playback-state", "user-read-playback-position", "user-read-recently-played",
+                "user-top-read", "playlist-modify-private", "playlist-modify-public", "user-library-modify",
+            ]))
+        static let noBrowser = OptionSpec(
+            "no-browser",
+            help:
+                "Headless: print the URL, then read the URL the browser was redirected to from standard input."
+        )
+        static let timeout = OptionSpec(
+            "timeout", value: "DURATION",
+            help:
+                "How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).",
+            default: "5m")
+        static let showDialog = OptionSpec(
+            "show-dialog",
+            help:
+                "Ask Spotify to show the consent page even if access was granted before (to switch accounts)."
+        )
+        static let forgetLinks = OptionSpec(
+            "forget-links",
+            help:
+                "Also clear every routine's playlist link (routine-link forget-links), keeping routines and sessions."
+        )
     }
 }

@@ -25,142 +25,128 @@ package enum SpotifyNowPlaying {
             examples: examples, run: { command, context in try await control(command, context, send: send) })
     }
 
-    package static let spec: CommandSpec = {
-        let spec = CommandSpec(
-            name: "spotify-nowplaying",
-            abstract: "what Spotify plays now, a watch that logs every change, playback control and history",
-            discussion: [
-                "Without a command, spotify-nowplaying asks Spotify once what plays now (GET /me/player/currently-playing) and prints a now_playing record. When nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match. On a terminal it prints one line: a play (or pause) sign, the name, the artists and the position, e.g. (1:23 / 3:45).",
-                "--watch keeps going and prints a record whenever the song or the play state changes, flushing each line at once (spotify-nowplaying --watch | songcount sees it live). It polls every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed); an access token that expires during a long watch is refreshed. --for DURATION stops the watch after that long; SIGINT and SIGTERM stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
-                "The playback commands (play, pause, next, previous, queue) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0 and says on stderr what was sent. recent needs the user-read-recently-played scope.",
-            ],
-            options: [
-                .jsonRecords,
-                OptionSpec(
-                    "device",
-                    help:
-                        "Ask GET /me/player instead: the record adds device {id, name, type}, shuffle_state and repeat_state."
-                ),
-                OptionSpec("playing-only", help: "Treat paused playback as nothing playing (no record, exit 1)."),
-                OptionSpec("watch", short: "w", help: "Keep watching; print a record for every change."),
-                OptionSpec(
-                    "interval", value: "DURATION",
-                    help: "With --watch: how often to poll while a song plays (at least 1s).", default: "10s"),
-                OptionSpec(
-                    "for", value: "DURATION", help: "With --watch: stop after DURATION (\(acceptedDurationForms))."),
-                // The benchmark's baseline: fixed polling through the same code.
-                OptionSpec("fixed-interval", help: "Poll every --interval whatever plays.", isHidden: true),
-            ],
-            subcommands: [
-                control(
-                    "play", "start or resume playback: a playlist, album, artist or show, or tracks and episodes",
-                    arguments: [
-                        ArgumentSpec(
-                            "URI",
-                            help:
-                                "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs or JSON records.",
-                            optional: true, repeatable: true)
-                    ],
-                    discussion: [
-                        "With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and nothing on standard input, resumes what was paused."
-                    ],
-                    examples: [
-                        ExampleSpec(
-                            "spotify-nowplaying play spotify:playlist:3cEYpjA9oz9GiPac4AsH4n",
-                            "Play a playlist on the active device."),
-                        ExampleSpec(
-                            "spotify-playlists local show Mix | spotify-nowplaying play --device Kitchen",
-                            "Play an app-local playlist on the kitchen speaker."),
-                    ], send: play),
-                control("pause", "pause playback") { _, _, player, deviceID in
-                    try await player.pause(deviceID: deviceID)
-                    return "pause"
-                },
-                control("next", "skip to the next track") { _, _, player, deviceID in
-                    try await player.next(deviceID: deviceID)
-                    return "skip to the next track"
-                },
-                control("previous", "go back to the previous track") { _, _, player, deviceID in
-                    try await player.previous(deviceID: deviceID)
-                    return "go back to the previous track"
-                },
-                control(
-                    "queue", "add tracks or episodes to the queue, in order",
-                    arguments: [
-                        ArgumentSpec(
-                            "URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.",
-                            repeatable: true)
-                    ],
-                    send: queue),
-                CommandSpec(
-                    name: "devices", abstract: "list the devices Spotify can play on, as device records",
-                    run: { command, context in
-                        try await devices(context, player: try context.player(), mode: outputMode(command, context))
-                    }),
-                CommandSpec(
-                    name: "recent",
-                    abstract: "recently played tracks, oldest first, as played records",
-                    discussion: [
-                        "Reads GET /me/player/recently-played page by page (Spotify keeps about the last 50 plays) and prints them oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour."
-                    ],
-                    options: [
-                        OptionSpec(
-                            "since", value: "DURATION",
-                            help: "Only tracks played in the last DURATION (\(acceptedDurationForms))."),
-                        OptionSpec(
-                            "after", value: "TIME",
-                            help: "Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z)."),
-                    ],
-                    examples: [
-                        ExampleSpec(
-                            "spotify-nowplaying recent --since 1h | songcount --label",
-                            "How many songs you heard in the last hour.")
-                    ],
-                    run: { command, context in
-                        try await recent(
-                            command, context, player: try context.player(), mode: outputMode(command, context))
-                    }
-                ),
-            ],
-            input: [
-                "play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."
-            ],
-            output: [
-                "now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null when nothing plays), context {type, uri} or null, with --device also device {id, name, type}, shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing playing, with only the state fields, and marks its last record final: true.",
-                "devices prints device records: type (device), id (null for some restricted devices), name, device_type (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO 8601) and context.",
-            ],
-            environment: [
-                EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
-                EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
-                EnvironmentSpec(
-                    "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
-            ],
-            exitCodes: [
-                ExitCodeSpec(.notFound, "nothing playing (or paused, with --playing-only); recent found no plays"),
-                ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
-                ExitCodeSpec(
-                    .unavailable,
-                    "Spotify unreachable or failing; no active device (NO_ACTIVE_DEVICE), a restricted device, an unknown --device, or another refused command"
-                ),
-                ExitCodeSpec(.tempFail, "rate limited past the wait cap; try again"),
-                ExitCodeSpec(
-                    .noPermission,
-                    "not logged in; a missing scope (the message names the login that adds it); Spotify Premium required (PREMIUM_REQUIRED)"
-                ),
-                ExitCodeSpec(.config, "no login configuration"),
-            ],
-            examples: [
-                ExampleSpec("spotify-nowplaying | jq -r .name", "The name of what plays now."),
-                ExampleSpec(
-                    "spotify-nowplaying --watch --for 15m | songcount --label",
-                    "How many songs you get through in the next fifteen minutes."),
-            ],
-            seeAlso: ["songcount", "spotify-auth", "spotify-tracks", "spotify-playlists", "routine-link"],
-            runsWithoutSubcommand: true,
-            run: nowPlaying
-        )
-        return spec
-    }()
+    package static let spec = CommandSpec(
+        name: "spotify-nowplaying",
+        abstract: "what Spotify plays now, a watch that logs every change, playback control and history",
+        discussion: [
+            "Without a command, spotify-nowplaying asks Spotify once what plays now (GET /me/player/currently-playing) and prints a now_playing record. When nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match. On a terminal it prints one line: a play (or pause) sign, the name, the artists and the position, e.g. (1:23 / 3:45).",
+            "--watch keeps going and prints a record whenever the song or the play state changes, flushing each line at once (spotify-nowplaying --watch | songcount sees it live). It polls every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed); an access token that expires during a long watch is refreshed. --for DURATION stops the watch after that long; SIGINT and SIGTERM stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
+            "The playback commands (play, pause, next, previous, queue) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0 and says on stderr what was sent. recent needs the user-read-recently-played scope.",
+        ],
+        options: [
+            .jsonRecords,
+            Option.device,
+            Option.playingOnly,
+            Option.watch,
+            Option.interval,
+            Option.watchFor,
+            // The benchmark's baseline: fixed polling through the same code.
+            Option.fixedInterval,
+        ],
+        subcommands: [
+            control(
+                "play", "start or resume playback: a playlist, album, artist or show, or tracks and episodes",
+                arguments: [
+                    ArgumentSpec(
+                        "URI",
+                        help:
+                            "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs or JSON records.",
+                        optional: true, repeatable: true)
+                ],
+                discussion: [
+                    "With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and nothing on standard input, resumes what was paused."
+                ],
+                examples: [
+                    ExampleSpec(
+                        "spotify-nowplaying play spotify:playlist:3cEYpjA9oz9GiPac4AsH4n",
+                        "Play a playlist on the active device."),
+                    ExampleSpec(
+                        "spotify-playlists local show Mix | spotify-nowplaying play --device Kitchen",
+                        "Play an app-local playlist on the kitchen speaker."),
+                ], send: play),
+            control("pause", "pause playback") { _, _, player, deviceID in
+                try await player.pause(deviceID: deviceID)
+                return "pause"
+            },
+            control("next", "skip to the next track") { _, _, player, deviceID in
+                try await player.next(deviceID: deviceID)
+                return "skip to the next track"
+            },
+            control("previous", "go back to the previous track") { _, _, player, deviceID in
+                try await player.previous(deviceID: deviceID)
+                return "go back to the previous track"
+            },
+            control(
+                "queue", "add tracks or episodes to the queue, in order",
+                arguments: [
+                    ArgumentSpec(
+                        "URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.",
+                        repeatable: true)
+                ],
+                send: queue),
+            CommandSpec(
+                name: "devices", abstract: "list the devices Spotify can play on, as device records",
+                run: { command, context in
+                    try await devices(context, player: try context.player(), mode: outputMode(command, context))
+                }),
+            CommandSpec(
+                name: "recent",
+                abstract: "recently played tracks, oldest first, as played records",
+                discussion: [
+                    "Reads GET /me/player/recently-played page by page (Spotify keeps about the last 50 plays) and prints them oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour."
+                ],
+                options: [
+                    Option.since,
+                    Option.after,
+                ],
+                examples: [
+                    ExampleSpec(
+                        "spotify-nowplaying recent --since 1h | songcount --label",
+                        "How many songs you heard in the last hour.")
+                ],
+                run: { command, context in
+                    try await recent(
+                        command, context, player: try context.player(), mode: outputMode(command, context))
+                }
+            ),
+        ],
+        input: [
+            "play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."
+        ],
+        output: [
+            "now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null when nothing plays), context {type, uri} or null, with --device also device {id, name, type}, shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing playing, with only the state fields, and marks its last record final: true.",
+            "devices prints device records: type (device), id (null for some restricted devices), name, device_type (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO 8601) and context.",
+        ],
+        environment: [
+            EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
+            EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
+            EnvironmentSpec(
+                "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+        ],
+        exitCodes: [
+            ExitCodeSpec(.notFound, "nothing playing (or paused, with --playing-only); recent found no plays"),
+            ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
+            ExitCodeSpec(
+                .unavailable,
+                "Spotify unreachable or failing; no active device (NO_ACTIVE_DEVICE), a restricted device, an unknown --device, or another refused command"
+            ),
+            ExitCodeSpec(.tempFail, "rate limited past the wait cap; try again"),
+            ExitCodeSpec(
+                .noPermission,
+                "not logged in; a missing scope (the message names the login that adds it); Spotify Premium required (PREMIUM_REQUIRED)"
+            ),
+            ExitCodeSpec(.config, "no login configuration"),
+        ],
+        examples: [
+            ExampleSpec("spotify-nowplaying | jq -r .name", "The name of what plays now."),
+            ExampleSpec(
+                "spotify-nowplaying --watch --for 15m | songcount --label",
+                "How many songs you get through in the next fifteen minutes."),
+        ],
+        seeAlso: ["songcount", "spotify-auth", "spotify-tracks", "spotify-playlists", "routine-link"],
+        runsWithoutSubcommand: true,
+        run: nowPlaying
+    )
 
     static func outputMode(_ command: ParsedCommand, _ context: ToolContext) -> OutputMode {
         context.outputMode(forcedJSON: command.flag(.jsonRecords))
@@ -169,17 +155,17 @@ package enum SpotifyNowPlaying {
     /// The tool alone: one look at what plays, or `--watch`.
     static func nowPlaying(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
         let mode = outputMode(command, context)
-        if !command.flag("watch") {
-            for option in ["for", "interval"] where command.value(option) != nil {
-                throw ToolError.usage("--\(option) needs --watch")
+        if !command.flag(Option.watch) {
+            for option in [Option.watchFor, Option.interval] where command.value(option) != nil {
+                throw ToolError.usage("--\(option.long) needs --watch")
             }
         }
         // Options are checked before anything touches the network or the login.
         let schedule = try pollSchedule(command)
-        let watchFor = try command.value("for").map { try Double(parseDuration($0)) / 1000 }
+        let watchFor = try command.value(Option.watchFor).map { try Double(parseDuration($0)) / 1000 }
         let clock = try WatchClock.from(context.environment)
         let player = try context.player()
-        if command.flag("watch") {
+        if command.flag(Option.watch) {
             return try await watch(
                 command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
         }
@@ -187,9 +173,9 @@ package enum SpotifyNowPlaying {
     }
 
     static func pollSchedule(_ command: ParsedCommand) throws -> PollSchedule {
-        let interval = try command.value("interval").map { Double(try parseDuration($0)) / 1000 } ?? 10
+        let interval = try command.value(Option.interval).map { Double(try parseDuration($0)) / 1000 } ?? 10
         guard interval >= 1 else { throw ToolError.usage("--interval must be at least 1s") }
-        if command.flag("fixed-interval") {
+        if command.flag(Option.fixedInterval) {
             return PollSchedule(interval: interval, idleInterval: interval, endMargin: 0, pauseGrace: 0, adapts: false)
         }
         return PollSchedule(interval: interval)
@@ -200,8 +186,8 @@ package enum SpotifyNowPlaying {
     static func oneShot(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
     {
-        let observation = PlaybackObservation(try await player.current(withDevice: command.flag("device")))
-        guard observation.hasItem, observation.isPlaying || !command.flag("playing-only") else {
+        let observation = PlaybackObservation(try await player.current(withDevice: command.flag(Option.device)))
+        guard observation.hasItem, observation.isPlaying || !command.flag(Option.playingOnly) else {
             if context.terminal.stderrIsTerminal { context.warn(observation.hasItem ? "paused" : "nothing playing") }
             return .notFound
         }
@@ -221,7 +207,8 @@ package enum SpotifyNowPlaying {
         let stop = StopSignal()
         stop.stopOnSignals()
         let watcher = PlaybackWatcher(
-            player: player, schedule: schedule, clock: clock, withDevice: command.flag("device"), duration: duration)
+            player: player, schedule: schedule, clock: clock, withDevice: command.flag(Option.device),
+            duration: duration)
         try await watcher.run(stop: stop, warn: context.warn) { record in
             if mode == .human {
                 try context.stdout.writeText(PlaybackObservation.humanLine(ofRecord: record) + "\n")
@@ -241,7 +228,7 @@ package enum SpotifyNowPlaying {
         let player = try context.player()
         var deviceID: String?
         var deviceName = "the active device"
-        if let name = command.value("device") {
+        if let name = command.value(deviceOption) {
             let device = try await player.device(named: name)
             deviceID = device["id"]?.stringValue
             deviceName = "'\(device["name"]?.stringValue ?? name)'"
@@ -320,13 +307,13 @@ package enum SpotifyNowPlaying {
     static func recent(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
     {
-        if command.value("since") != nil && command.value("after") != nil {
+        if command.value(Option.since) != nil && command.value(Option.after) != nil {
             throw ToolError.usage("--since and --after cannot be used together")
         }
         var after: Double?
-        if let since = command.value("since") {
+        if let since = command.value(Option.since) {
             after = context.now - Double(try parseDuration(since)) / 1000
-        } else if let text = command.value("after") {
+        } else if let text = command.value(Option.after) {
             guard let time = parseISOTimestamp(text) else {
                 throw ToolError.usage(
                     "--after needs an ISO 8601 time such as 2026-11-22T08:00:00Z, not '\(text.prefix(60))'")
@@ -365,5 +352,32 @@ extension PlaybackObservation {
             currentlyPlayingType: record["currently_playing_type"]?.stringValue, context: record["context"] ?? .null)
         let time = record["observed_at"]?.stringValue.map { String($0.dropFirst(11).prefix(8)) + "  " } ?? ""
         return time + observation.humanLine
+    }
+}
+
+extension SpotifyNowPlaying {
+    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    enum Option {
+        static let device = OptionSpec(
+            "device",
+            help:
+                "Ask GET /me/player instead: the record adds device {id, name, type}, shuffle_state and repeat_state."
+        )
+        static let playingOnly = OptionSpec(
+            "playing-only", help: "Treat paused playback as nothing playing (no record, exit 1).")
+        static let watch = OptionSpec("watch", short: "w", help: "Keep watching; print a record for every change.")
+        static let interval = OptionSpec(
+            "interval", value: "DURATION",
+            help: "With --watch: how often to poll while a song plays (at least 1s).", default: "10s")
+        static let watchFor = OptionSpec(
+            "for", value: "DURATION", help: "With --watch: stop after DURATION (\(acceptedDurationForms)).")
+        static let fixedInterval = OptionSpec(
+            "fixed-interval", help: "Poll every --interval whatever plays.", isHidden: true)
+        static let since = OptionSpec(
+            "since", value: "DURATION",
+            help: "Only tracks played in the last DURATION (\(acceptedDurationForms)).")
+        static let after = OptionSpec(
+            "after", value: "TIME",
+            help: "Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z).")
     }
 }

@@ -9,90 +9,83 @@ package enum SpotifyPlaylists {
     static let recordDescription =
         "One playlist record per playlist: type (\"playlist\"), id, uri, name, description (may hold HTML), owner {id, display_name}, public, collaborative, snapshot_id, images [{url, height, width}] (largest first; may be empty), items_total (null when Spotify does not say, as for playlists you neither own nor collaborate on), external_url."
 
-    package static let spec: CommandSpec = {
-        let spec = CommandSpec(
-            name: "spotify-playlists",
-            abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
-            discussion: [
-                "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
-                "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
-            ],
-            options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
-            subcommands: [
-                CommandSpec(name: "list", abstract: "list every playlist in your library (the default)").running(
-                    handler(list)),
-                CommandSpec(
-                    name: "get",
-                    abstract:
-                        "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
-                    discussion: [
-                        "A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the others still print; the exit status is then 1."
-                    ],
-                    arguments: [PlaylistCommands.playlistArgument],
-                    options: [
-                        OptionSpec(
-                            "duration", short: "d",
-                            help:
-                                "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."
-                        ),
-                        PlaylistCacheOptions.noCacheOption,
-                    ],
-                    examples: [
-                        ExampleSpec(
-                            "spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms",
-                            "How long a playlist plays, in milliseconds.")
-                    ]
-                ).running(handler(get)),
-                localCommand.running(handler(local)),
-            ],
-            input: [
-                "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65)."
-            ],
-            output: [
-                recordDescription
-                    + " get --duration adds duration_ms (null when Spotify does not return the playlist's items)."
-            ],
-            environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
-                EnvironmentSpec(
-                    "XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."
-                )
-            ],
-            files: [
-                FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
-                PlaylistCacheOptions.cacheFile,
-                FileSpec(
-                    "$XDG_DATA_HOME/spotify-toolkit/local-playlists.json",
-                    "The app-local playlists (mode 0600, replaced atomically), with local-playlists.json.lock beside it."
-                ),
-            ],
-            exitCodes: [
-                ExitCodeSpec(
-                    .notFound,
-                    "get: a playlist was not found (404; the others still printed); local: no local playlist by that name"
-                ),
-                ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
-                ExitCodeSpec(
-                    .dataError,
-                    "a line of standard input is not a playlist reference (get) or a track record (local create, add), the message names the line; local create or rename to a name already taken; a local-playlists file that cannot be read (left untouched)"
-                ),
-            ] + PlaylistCommands.networkExitCodes + [
-                ExitCodeSpec(
-                    .config,
-                    "the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is not private"
-                )
-            ],
-            examples: [
-                ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
-                ExampleSpec(
-                    "spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m",
-                    "How many songs of the playlist called Morning fill fifteen minutes."),
-            ],
-            seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"],
-            runsWithoutSubcommand: true,  // alone, it lists
-            run: handler(list)
-        )
-        return spec
-    }()
+    package static let spec = CommandSpec(
+        name: "spotify-playlists",
+        abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
+        discussion: [
+            "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
+            "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
+        ],
+        options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
+        subcommands: [
+            CommandSpec(name: "list", abstract: "list every playlist in your library (the default)").running(
+                handler(list)),
+            CommandSpec(
+                name: "get",
+                abstract:
+                    "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
+                discussion: [
+                    "A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the others still print; the exit status is then 1."
+                ],
+                arguments: [PlaylistCommands.playlistArgument],
+                options: [
+                    Option.duration,
+                    PlaylistCacheOptions.noCacheOption,
+                ],
+                examples: [
+                    ExampleSpec(
+                        "spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms",
+                        "How long a playlist plays, in milliseconds.")
+                ]
+            ).running(handler(get)),
+            localCommand.running(handler(local)),
+        ],
+        input: [
+            "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65)."
+        ],
+        output: [
+            recordDescription
+                + " get --duration adds duration_ms (null when Spotify does not return the playlist's items)."
+        ],
+        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
+            EnvironmentSpec(
+                "XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."
+            )
+        ],
+        files: [
+            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+            PlaylistCacheOptions.cacheFile,
+            FileSpec(
+                "$XDG_DATA_HOME/spotify-toolkit/local-playlists.json",
+                "The app-local playlists (mode 0600, replaced atomically), with local-playlists.json.lock beside it."
+            ),
+        ],
+        exitCodes: [
+            ExitCodeSpec(
+                .notFound,
+                "get: a playlist was not found (404; the others still printed); local: no local playlist by that name"
+            ),
+            ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
+            ExitCodeSpec(
+                .dataError,
+                "a line of standard input is not a playlist reference (get) or a track record (local create, add), the message names the line; local create or rename to a name already taken; a local-playlists file that cannot be read (left untouched)"
+            ),
+        ] + PlaylistCommands.networkExitCodes + [
+            ExitCodeSpec(
+                .config,
+                "the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is not private"
+            )
+        ],
+        examples: [
+            ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
+            ExampleSpec(
+                "spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m",
+                "How many songs of the playlist called Morning fill fifteen minutes."),
+        ],
+        seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"],
+        runsWithoutSubcommand: true,  // alone, it lists
+        run: handler(list)
+    )
 
     /// A handler told whether the output is the human form (a terminal, no --json).
     static func handler(
@@ -126,7 +119,7 @@ package enum SpotifyPlaylists {
         let source = try PlaylistCacheOptions.reader(
             command, context, concurrency: try PlaylistCommands.concurrency(command))
         let api = try source.requirePager(for: "playlists").api
-        let withDuration = command.flag("duration")
+        let withDuration = command.flag(Option.duration)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: withDuration)
         return try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
@@ -221,5 +214,16 @@ package enum SpotifyPlaylists {
             cells += [owner, record["id"]?.stringValue ?? ""]
             try context.stdout.writeText(table!.line(cells) + "\n")
         }
+    }
+}
+
+extension SpotifyPlaylists {
+    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    enum Option {
+        static let duration = OptionSpec(
+            "duration", short: "d",
+            help:
+                "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."
+        )
     }
 }

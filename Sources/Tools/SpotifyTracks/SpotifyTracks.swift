@@ -19,14 +19,10 @@ package enum SpotifyTracks {
         ],
         arguments: [PlaylistCommands.playlistArgument],
         options: [
-            OptionSpec("liked", short: "l", help: "Read your liked songs (saved tracks) instead of playlists."),
-            OptionSpec(
-                "raw",
-                help:
-                    "Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included."
-            ),
-            OptionSpec("no-local", help: "Leave out local files (is_local, no Spotify id)."),
-            OptionSpec("tracks-only", help: "Leave out podcast episodes."),
+            Option.liked,
+            Option.raw,
+            Option.noLocal,
+            Option.tracksOnly,
             PlaylistCacheOptions.noCacheOption,
             PlaylistCacheOptions.offlineOption,
             PlaylistCommands.concurrencyOption,
@@ -96,9 +92,10 @@ package enum SpotifyTracks {
 
     static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
         let selection = Selection(
-            raw: command.flag("raw"), noLocal: command.flag("no-local"), tracksOnly: command.flag("tracks-only"))
+            raw: command.flag(Option.raw), noLocal: command.flag(Option.noLocal),
+            tracksOnly: command.flag(Option.tracksOnly))
         let concurrency = try PlaylistCommands.concurrency(command)
-        let liked = command.flag("liked")
+        let liked = command.flag(Option.liked)
         if liked && !command.positionals.isEmpty {
             throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST")
         }
@@ -224,5 +221,20 @@ package enum SpotifyTracks {
                 )
             }
         }
+    }
+}
+
+extension SpotifyTracks {
+    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    enum Option {
+        static let liked = OptionSpec(
+            "liked", short: "l", help: "Read your liked songs (saved tracks) instead of playlists.")
+        static let raw = OptionSpec(
+            "raw",
+            help:
+                "Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included."
+        )
+        static let noLocal = OptionSpec("no-local", help: "Leave out local files (is_local, no Spotify id).")
+        static let tracksOnly = OptionSpec("tracks-only", help: "Leave out podcast episodes.")
     }
 }
