@@ -51,7 +51,8 @@ struct LocalPlaylist: Codable, Sendable, Equatable {
     var record: JSONObject {
         var duration = 0
         for line in tracks {
-            duration = duration &+ max(0, (try? JSONValue.parse(line))?["duration_ms"]?.intValue ?? 0)
+            // Saturating, not wrapping: a wrapped total would be a plausible-looking wrong number.
+            duration = saturatingAdd(duration, max(0, (try? JSONValue.parse(line))?["duration_ms"]?.intValue ?? 0))
         }
         return [
             "type": "local_playlist", "name": .string(name), "items_total": .int(tracks.count),

@@ -163,7 +163,10 @@ package enum SpotifyPlaylists {
             totalChanged: PlaylistCommands.totalChangedNote("playlist \(selector.reference.id)", context)
         ) { page in
             for entry in page.items {
-                sum += PlaylistEntry.item(of: entry)?["duration_ms"]?.intValue.map { max($0, 0) } ?? 0
+                // Saturating: durations come from the server (or a cached copy of its answer), and
+                // two items of Int.max must give a long playlist, not a trap.
+                sum = saturatingAdd(
+                    sum, PlaylistEntry.item(of: entry)?["duration_ms"]?.intValue.map { max($0, 0) } ?? 0)
             }
         }
         progress.clear()

@@ -178,7 +178,8 @@ package enum SpotifyTracks {
 
         /// One track record, as JSON or as a table row.
         mutating func writeRow(_ record: JSONObject, position: Int) throws {
-            durationMs = durationMs &+ max(0, record["duration_ms"]?.intValue ?? 0)
+            // Saturating, not wrapping: three items of Int.max must not print a small total.
+            durationMs = saturatingAdd(durationMs, max(0, record["duration_ms"]?.intValue ?? 0))
             if let table {
                 try context.stdout.writeText(table.line(Self.cells(record, position: position)) + "\n")
             } else {
