@@ -11,6 +11,9 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
     /// A 3xx, not followed (see `HTTPTransport`): `origin` answered `method path` with `status`,
     /// pointing to `target` (host and port only).
     case refusedRedirect(origin: String, method: String, path: String, status: Int, target: String)
+    /// The body passed `limit` bytes (`HTTPTransport.maxBodyBytes`): not retried, the same server
+    /// would send it again.
+    case tooLarge(host: String, limit: Int)
 
     /// Worth trying again, unlike a refused redirect or a server that is not HTTP, which would
     /// only happen again.
@@ -24,6 +27,10 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
             .unavailable("cannot reach \(host): \(reason)")
         case .notHTTP(let host):
             .unavailable("\(host) answered with something that is not HTTP")
+        case .tooLarge(let host, let limit):
+            .unavailable(
+                "\(host) sent an answer too large (more than \(limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes")); not read further"
+            )
         case .refusedRedirect(let origin, let method, let path, let status, let target):
             .unavailable(
                 "\(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"

@@ -22,12 +22,19 @@ package struct HTTPResult: Sendable {
 /// host (exit 69 when reported), never a crash and never a token in the message. Redirects are never followed: URLSession would
 /// send the `Authorization` header (or a refresh token in the body) on to whatever host the
 /// redirect names, and Spotify does not redirect Web API or accounts requests; a 3xx is an error
-/// naming where it pointed.
+/// naming where it pointed. Every answer is bounded twice: its body by `maxBodyBytes` (a hostile
+/// or broken server cannot fill memory) and its whole exchange by `deadline` (URLSession's
+/// `timeout` is only an idle timeout, which a body dripping one byte at a time never trips).
 package struct HTTPTransport: Sendable {
     let session: LazySession
 
-    package init(timeout: TimeInterval = 30) {
-        session = LazySession(timeout: timeout)
+    /// 64 MiB: a page is about 50 KB, so only a broken or hostile server comes near it.
+    package static let defaultMaxBodyBytes = 64 << 20
+
+    /// `timeout`: the idle timeout; `deadline`: the most one exchange may take in all (default
+    /// twice the idle timeout, 60 s by default).
+    package init(timeout: TimeInterval = 30, deadline: TimeInterval? = nil, maxBodyBytes: Int = defaultMaxBodyBytes) {
+        session = LazySession(timeout: timeout, deadline: deadline ?? timeout * 2, maxBodyBytes: maxBodyBytes)
     }
 
     /// The URLSession, made on the first request. Making one starts FoundationNetworking and
@@ -35,9 +42,16 @@ package struct HTTPTransport: Sendable {
     /// logged in) would otherwise pay for. Copies of the transport share one session.
     final class LazySession: Sendable {
         let timeout: TimeInterval
+        let deadline: TimeInterval
+        let maxBodyBytes: Int
         private let made = Locked<URLSession?>(nil)
+        let receiver = Receiver()
 
-        init(timeout: TimeInterval) { self.timeout = timeout }
+        init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int) {
+            self.timeout = timeout
+            self.deadline = deadline
+            self.maxBodyBytes = maxBodyBytes
+        }
 
         /// Whether a request has needed the session yet.
         var isMade: Bool { made.withLock { $0 != nil } }
@@ -45,13 +59,13 @@ package struct HTTPTransport: Sendable {
         var urlSession: URLSession {
             made.withLock {
                 if let session = $0 { return session }
-                let session = Self.make(timeout: timeout)
+                let session = Self.make(timeout: timeout, delegate: receiver)
                 $0 = session
                 return session
             }
         }
 
-        private static func make(timeout: TimeInterval) -> URLSession {
+        private static func make(timeout: TimeInterval, delegate: Receiver) -> URLSession {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = timeout
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -61,17 +75,132 @@ package struct HTTPTransport: Sendable {
             configuration.urlCache = nil
             // The pager keeps up to 8 requests in flight on one host; the default (6) would queue two.
             configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
-            return URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+            return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         }
     }
 
-    /// Answers every redirect with "do not follow": the 3xx itself becomes the response.
-    final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {  // stateless
+    /// One exchange as it arrives: the body so far and the single hand-back of its outcome, which
+    /// whichever comes first (the whole answer, the body cap, the deadline) takes. What arrives
+    /// after that is dropped, so a task left to finish holds no memory.
+    final class Exchange: @unchecked Sendable {  // mutable state only under `lock`
+        private let lock = NSLock()
+        private var body = Data()
+        private var response: URLResponse?
+        private var finish: (@Sendable (Result<(Data, URLResponse), any Error>, URLResponse?) -> Void)?
+        private var timer: DispatchWorkItem?
+        let host: String
+        let maxBodyBytes: Int
+
+        init(
+            host: String, maxBodyBytes: Int,
+            finish: @escaping @Sendable (Result<(Data, URLResponse), any Error>, URLResponse?) -> Void
+        ) {
+            self.host = host
+            self.maxBodyBytes = maxBodyBytes
+            self.finish = finish
+        }
+
+        /// Ends the exchange with "timed out" unless it ended first.
+        func arm(deadline seconds: TimeInterval) {
+            let item = DispatchWorkItem { [weak self] in
+                guard let self else { return }
+                self.end(
+                    .failure(
+                        HTTPFailure.unreachable(
+                            host: self.host, reason: "timed out after \(Int(saturating: seconds)) s")))
+            }
+            lock.lock()
+            let open = finish != nil
+            if open { timer = item }
+            lock.unlock()
+            if open { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item) }
+        }
+
+        func received(_ response: URLResponse) {
+            lock.lock()
+            self.response = response
+            lock.unlock()
+            if response.expectedContentLength > Int64(maxBodyBytes) { tooLarge() }
+        }
+
+        func received(_ data: Data) {
+            lock.lock()
+            guard finish != nil else { return lock.unlock() }
+            let over = body.count + data.count > maxBodyBytes
+            if !over { body.append(data) }
+            lock.unlock()
+            if over { tooLarge() }
+        }
+
+        func completed(_ error: (any Error)?) {
+            lock.lock()
+            let outcome: Result<(Data, URLResponse), any Error>
+            if let error {
+                outcome = .failure(error)
+            } else if let response {
+                outcome = .success((body, response))
+            } else {
+                outcome = .failure(URLError(.badServerResponse))
+            }
+            lock.unlock()
+            end(outcome)
+        }
+
+        private func tooLarge() {
+            end(.failure(HTTPFailure.tooLarge(host: host, limit: maxBodyBytes)))
+        }
+
+        /// Hands the outcome back once; later calls do nothing.
+        func end(_ outcome: Result<(Data, URLResponse), any Error>) {
+            lock.lock()
+            let finish = self.finish
+            self.finish = nil
+            body = Data()
+            let timer = self.timer
+            self.timer = nil
+            let response = self.response
+            lock.unlock()
+            timer?.cancel()
+            finish?(outcome, response)
+        }
+    }
+
+    /// The session's delegate: routes each task's events to its `Exchange`, and answers every
+    /// redirect with "do not follow" (the 3xx itself becomes the response). It never cancels a
+    /// task (see `load`): a task whose exchange ended early is left to finish, its data dropped.
+    final class Receiver: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // state in `exchanges`
+        private let exchanges = Locked<[Int: Exchange]>([:])
+
+        func register(_ exchange: Exchange, for task: URLSessionTask) {
+            exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        }
+
+        private func exchange(_ task: URLSessionTask) -> Exchange? {
+            exchanges.withLock { $0[task.taskIdentifier] }
+        }
+
         func urlSession(
             _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
             newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
             completionHandler(nil)
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            exchange(dataTask)?.received(response)
+            completionHandler(.allow)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            exchange(dataTask)?.received(data)
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+            exchange?.completed(error)
         }
     }
 
@@ -79,7 +208,7 @@ package struct HTTPTransport: Sendable {
     /// `HTTPFailure`, or `CancellationError` when withdrawn before it was sent.
     package func send(_ request: URLRequest, slot: InFlightSlot? = nil) async throws -> HTTPResult {
         do {
-            let (data, response) = try await Self.load(request, in: session.urlSession, slot: slot)
+            let (data, response) = try await Self.load(request, in: session, slot: slot)
             guard let http = response as? HTTPURLResponse else {
                 throw HTTPFailure.notHTTP(host: request.url?.host ?? "server")
             }
@@ -96,24 +225,37 @@ package struct HTTPTransport: Sendable {
             throw error
         } catch let error as CancellationError {
             throw error  // withdrawn before it was sent: nothing failed
+        } catch let error as URLError where error.code == .timedOut {
+            throw HTTPFailure.unreachable(host: request.url.map(Self.hostAndPort) ?? "server", reason: "timed out")
         } catch {
             throw HTTPFailure.unreachable(
                 host: request.url.map(Self.hostAndPort) ?? "server", reason: (error as NSError).localizedDescription)
         }
     }
 
-    /// `session.data(for:)` without its cancellation handler: on Linux that handler can deadlock
-    /// with a response being delivered (swift-corelibs-foundation #5412), which hung the pager when
-    /// one page failed while the others were in flight. A request on the wire is left to finish; a
+    /// Sends the request as a delegate task (so the body can be capped as it arrives) without any
+    /// cancellation: on Linux cancelling can deadlock with a response being delivered
+    /// (swift-corelibs-foundation #5412), which hung the pager when one page failed while the
+    /// others were in flight. A request on the wire is left to finish; the caller gets its
+    /// outcome once, at the whole answer, the body cap or the deadline, whichever is first. A
     /// cancelled caller whose request still waits for a place in its `slot` withdraws it unsent.
-    static func load(_ request: URLRequest, in session: URLSession, slot: InFlightSlot? = nil) async throws -> (
+    static func load(_ request: URLRequest, in lazy: LazySession, slot: InFlightSlot? = nil) async throws -> (
         Data, URLResponse
     ) {
+        let session = lazy.urlSession
+        let host = request.url.map(hostAndPort) ?? "server"
+        @Sendable func start(
+            _ finish: @escaping @Sendable (Result<(Data, URLResponse), any Error>, URLResponse?) -> Void
+        ) {
+            let exchange = Exchange(host: host, maxBodyBytes: lazy.maxBodyBytes, finish: finish)
+            let task = session.dataTask(with: request)
+            lazy.receiver.register(exchange, for: task)
+            exchange.arm(deadline: lazy.deadline)
+            task.resume()
+        }
         guard let slot else {
             return try await withCheckedThrowingContinuation { continuation in
-                session.dataTask(with: request) { data, response, error in
-                    continuation.resume(with: outcome(data, response, error))
-                }.resume()
+                start { outcome, _ in continuation.resume(with: outcome) }
             }
         }
         let limit = slot.limit
@@ -125,11 +267,13 @@ package struct HTTPTransport: Sendable {
                 limit.enter(
                     ticket: ticket, order: slot.order,
                     start: {
-                        session.dataTask(with: request) { data, response, error in
-                            // The next waiting request is started before this answer is handed on.
+                        start { outcome, response in
+                            // The next waiting request is started before this answer is handed on
+                            // (also when it ended at the cap or deadline: a task left to finish
+                            // holds no place).
                             limit.finished(ticket: ticket, status: (response as? HTTPURLResponse)?.statusCode)
-                            continuation.resume(with: outcome(data, response, error))
-                        }.resume()
+                            continuation.resume(with: outcome)
+                        }
                     },
                     abandon: {
                         continuation.resume(throwing: CancellationError())
@@ -138,14 +282,6 @@ package struct HTTPTransport: Sendable {
         } onCancel: {
             limit.withdraw(ticket: ticket)
         }
-    }
-
-    private static func outcome(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) -> Result<
-        (Data, URLResponse), any Error
-    > {
-        if let error { return .failure(error) }
-        guard let response else { return .failure(URLError(.badServerResponse)) }
-        return .success((data ?? Data(), response))
     }
 
     /// Who redirected which request, and where to (host and port only: a query could carry anything).

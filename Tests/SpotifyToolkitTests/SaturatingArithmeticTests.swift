@@ -29,18 +29,19 @@ import Testing
         #expect(saturatingSubtract(5, 3) == 2)
     }
 
-    @Test func retryAfterIsOnlyDelaySeconds() {
+    @Test func retryAfterIsOnlyDelaySeconds() throws {
         #expect(SpotifyWebAPI.retryAfterSeconds("7") == 7)
         #expect(SpotifyWebAPI.retryAfterSeconds(" 0 ") == 0)
         #expect(SpotifyWebAPI.retryAfterSeconds("99999999999999999999") == 1e20)
         for bad in [nil, "", "inf", "nan", "-5", "1.5", "1e3", "Wed, 21 Oct 2026 07:28:00 GMT"] {
             #expect(SpotifyWebAPI.retryAfterSeconds(bad) == nil)
         }
-        #expect(SpotifyWebAPI.retryWaitCap(nil) == 30)
-        #expect(SpotifyWebAPI.retryWaitCap("inf") == 30)
-        #expect(SpotifyWebAPI.retryWaitCap("-1") == 30)
-        #expect(SpotifyWebAPI.retryWaitCap("1e300") == 3600)
-        #expect(SpotifyWebAPI.retryWaitCap("0.5") == 0.5)
+        #expect(try SpotifyWebAPI.maxRetryWait(nil) == 30)
+        #expect(try SpotifyWebAPI.maxRetryWait("0.5") == 0.5)
+        #expect(try SpotifyWebAPI.maxRetryWait(" 3600 ") == 3600)
+        for bad in ["inf", "nan", "-1", "1e300", "0x10", "abc", "3601", ".5", "5.", "1.2.3"] {
+            #expect(throws: ToolError.self, "\(bad)") { try SpotifyWebAPI.maxRetryWait(bad) }
+        }
     }
 
     @Test func tokenLifetimesAreLimited() {

@@ -21,20 +21,42 @@ package struct SpotifyWebAPI: Sendable {
     var maxRetryWait: Double
     var retry: RetryPolicy
     var sleep: @Sendable (Double) async -> Void
+    /// A malformed SPOTIFY_API_BASE or SPOTIFY_TOOLKIT_MAX_RETRY_WAIT (exit 78 naming it): thrown
+    /// by `validated()` and by every request, so no caller can send with a guessed configuration.
+    let configurationError: ToolError?
 
     package static let defaultBase = "https://api.spotify.com/v1"
 
     package init(environment: ToolEnvironment, tokens: TokenProvider, transport: HTTPTransport? = nil) {
-        self.baseURL = (environment["SPOTIFY_API_BASE"] ?? Self.defaultBase).trimmingSuffix("/")
+        var configurationError: ToolError?
+        do throws(ToolError) {
+            self.baseURL = try Self.apiBase(environment[Self.baseVariable])
+        } catch {
+            self.baseURL = Self.defaultBase
+            configurationError = error
+        }
         // SPOTIFY_TOOLKIT_REQUEST_TIMEOUT (seconds) is a test hook, so timeouts can be provoked quickly.
         let timeout = environment["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT"].flatMap(Double.init).flatMap {
             $0 > 0 && $0 <= 300 ? $0 : nil
         }
         self.transport = transport ?? HTTPTransport(timeout: timeout ?? 30)
         self.tokens = tokens
-        self.maxRetryWait = Self.retryWaitCap(environment["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"])
+        do throws(ToolError) {
+            self.maxRetryWait = try Self.maxRetryWait(environment[Self.maxRetryWaitVariable])
+        } catch {
+            self.maxRetryWait = Self.defaultMaxRetryWait
+            configurationError = configurationError ?? error
+        }
+        self.configurationError = configurationError
         self.retry = RetryPolicy()
         self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...3600) * 1e9)) }
+    }
+
+    /// This client, or the configuration error (exit 78) its environment holds: a tool checks
+    /// before it reads input or sends anything.
+    package func validated() throws -> SpotifyWebAPI {
+        if let configurationError { throw configurationError }
+        return self
     }
 
     /// GET `path` (relative to the API base, e.g. "/me") and return the successful result, or
@@ -70,6 +92,7 @@ package struct SpotifyWebAPI: Sendable {
         method: String, path: String, query: [(String, String)] = [], body: Data? = nil, passing: Set<Int> = [],
         slot: InFlightSlot? = nil, read: (HTTPResult) throws -> Value
     ) async throws -> Outcome<Value> {
+        if let configurationError { throw configurationError }
         var urlText = baseURL + path
         if !query.isEmpty { urlText += "?" + URLForm.encode(query) }
         guard let url = URL(string: urlText) else { throw ToolError.software("bad request URL for \(path)") }
@@ -181,10 +204,44 @@ extension SpotifyWebAPI {
         return Double(text)
     }
 
-    /// `SPOTIFY_TOOLKIT_MAX_RETRY_WAIT` (seconds, 0...3600); 30 when unset or not such a number.
-    static func retryWaitCap(_ text: String?) -> Double {
-        guard let text, let value = Double(text), value.isFinite, value >= 0 else { return 30 }
-        return min(value, 3600)
+    package static let baseVariable = "SPOTIFY_API_BASE"
+    package static let maxRetryWaitVariable = "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"
+    package static let defaultMaxRetryWait = 30.0
+
+    /// `SPOTIFY_API_BASE`: an http or https URL with a host, without query or fragment; unset or
+    /// empty gives Spotify's. Anything else is a configuration mistake (exit 78 naming the
+    /// variable), not an internal error or a server to retry.
+    package static func apiBase(_ text: String?) throws(ToolError) -> String {
+        guard let text, !text.isEmpty else { return defaultBase }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
+        else {
+            throw ToolError.config(
+                "\(baseVariable) must be an http or https URL such as \(defaultBase), not '\(SpotifyErrorBody.printable(text))'"
+            )
+        }
+        return text.trimmingSuffix("/")
+    }
+
+    /// `SPOTIFY_TOOLKIT_MAX_RETRY_WAIT`: the longest wait (seconds) a 429 may ask for before we
+    /// give up; plain decimal digits (`30`, `0.5`) from 0 to 3600, 30 when unset or empty.
+    /// Anything else (`nan`, `-1`, `1e300`, `0x10`, `abc`) is refused with exit 78 naming the
+    /// variable, as a bad `SPOTIFY_TOOLKIT_CACHE_SIZE` is. The one parser of the variable: every
+    /// waiter (the pager's retries, the watch) reads it here.
+    package static func maxRetryWait(_ text: String?) throws(ToolError) -> Double {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return defaultMaxRetryWait }
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let digits = { (part: Substring) in
+            part.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        }
+        guard !parts[0].isEmpty, parts.allSatisfy(digits), parts.count == 1 || !parts[1].isEmpty,
+            let value = Double(text), value.isFinite, (0...3600).contains(value)
+        else {
+            throw ToolError.config(
+                "\(maxRetryWaitVariable) must be a number of seconds from 0 to 3600, such as 30 or 0.5, not '\(SpotifyErrorBody.printable(text))'"
+            )
+        }
+        return value
     }
 }
 

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import HTTPClient
+@testable import LoopbackHTTP
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The reliability review's network, number and cache defects (issue 17), each reproduced in
+/// process against an in-process fake-spotify.
+@Suite struct NetHardeningTests {
+    static let intMaxItem =
+        #"{"item":{"type":"track","uri":"spotify:track:a","name":"a","duration_ms":9223372036854775807}}"#
+
+    /// Serves `body` for the next `count` requests of `path`.
+    static func can(_ library: Library, path: String, status: Int = 200, body: String? = nil, count: Int = 1)
+        async throws
+    {
+        var form = [("path", path), ("status", String(status)), ("count", String(count))]
+        if let body { form.append(("body", body)) }
+        try await library.fake.call("POST", "/_fake/fail", form: form)
+    }
+
+    // R2: durations that add past Int64 must saturate, not trap, also from a cached copy.
+    @Test func durationsPastInt64Saturate() async throws {
+        let library = try await Library()
+        let id = generated(2)
+        let page = #"{"total":2,"items":[\#(Self.intMaxItem),\#(Self.intMaxItem)]}"#
+        try await Self.can(library, path: "/v1/playlists/\(id)/items", body: page)
+        let fresh = try await library.run("spotify-playlists", ["get", "--duration", "--no-cache", id])
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(try records(fresh).first?["duration_ms"]?.intValue == Int.max)
+
+        let cache = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "10M"]
+        try await Self.can(library, path: "/v1/playlists/\(id)/items", body: page)
+        let cached = try await library.tracks([id], environment: cache)
+        #expect(cached.status == 0 && cached.stdoutLines.count == 2, "\(cached.stderr)")
+        let fromCache = try await library.run("spotify-playlists", ["get", "--duration", id], environment: cache)
+        #expect(fromCache.status == 0, "\(fromCache.stderr)")
+        #expect(try records(fromCache).first?["duration_ms"]?.intValue == Int.max)
+    }
+
+    // R21: the table total and a local playlist's duration saturate instead of wrapping.
+    @Test func durationTotalsDoNotWrap() async throws {
+        let library = try await Library()
+        let id = generated(3)
+        let page = #"{"total":3,"items":[\#(Self.intMaxItem),\#(Self.intMaxItem),\#(Self.intMaxItem)]}"#
+        try await Self.can(library, path: "/v1/playlists/\(id)/items", body: page, count: 2)
+        let table = try await library.tracks(["--no-cache", id], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        #expect(table.status == 0, "\(table.stderr)")
+        let total = try #require(table.stdoutLines.last)
+        #expect(total.contains(formatClock(milliseconds: Int.max)), "\(total)")
+        let piped = try await library.tracks(["--no-cache", id])
+        let local = try await library.run("spotify-playlists", ["local", "create", "big"], stdin: piped.stdout)
+        #expect(local.status == 0, "\(local.stderr)")
+        #expect(try records(local).first?["duration_ms"]?.intValue == Int.max, "\(local.stdout)")
+    }
+
+    // R6: a body past the cap is refused (exit 69 "too large"), not retried and not buffered whole.
+    @Test func anAnswerPastTheCapIsRefused() async throws {
+        let server = try LoopbackHTTPServer { _ in .text(String(repeating: "x", count: 5000)) }
+        server.start()
+        defer { server.stop() }
+        let request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!)
+        let failure = await #expect(throws: HTTPFailure.self) {
+            try await HTTPTransport(timeout: 5, maxBodyBytes: 1000).send(request)
+        }
+        #expect(failure == .tooLarge(host: "127.0.0.1:\(server.port)", limit: 1000))
+        #expect(failure?.isTransient == false)
+        #expect(failure?.toolError.exitCode == .unavailable)
+        #expect(failure?.toolError.message.contains("too large") == true)
+        let roomy = try await HTTPTransport(timeout: 5, maxBodyBytes: 5000).send(request)
+        #expect(roomy.body.count == 5000)
+        #expect(HTTPTransport.defaultMaxBodyBytes == 64 << 20)
+    }
+
+    // R9: the idle timeout never trips on a server that keeps the exchange going; the total
+    // deadline does, and says "timed out".
+    @Test func anExchangeEndsAtItsDeadline() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            Thread.sleep(forTimeInterval: 3)
+            return .text("late\n")
+        }
+        server.start()
+        defer { server.stop() }
+        let request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!)
+        let started = Date()
+        let failure = await #expect(throws: HTTPFailure.self) {
+            try await HTTPTransport(timeout: 30, deadline: 1).send(request)
+        }
+        #expect(Date().timeIntervalSince(started) < 2.5)
+        #expect(failure == .unreachable(host: "127.0.0.1:\(server.port)", reason: "timed out after 1 s"))
+        #expect(failure?.isTransient == true, "retried like any timeout")
+    }
+
+    // R20: a malformed SPOTIFY_API_BASE is a configuration error (78) naming it, before any request.
+    @Test(arguments: ["http://[::1", "not a url", "file:///x", "javascript:alert(1)", "ftp://example.com/v1"])
+    func aBadAPIBaseIsRefused(base: String) async throws {
+        let library = try await Library()
+        let result = try await library.tracks([generated(2)], environment: ["SPOTIFY_API_BASE": base])
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("SPOTIFY_API_BASE"), "\(result.stderr)")
+        #expect(try await library.counters()["requests"] == [:])
+    }
+
+    // R20: a malformed SPOTIFY_TOOLKIT_MAX_RETRY_WAIT is refused like a bad SPOTIFY_TOOLKIT_CACHE_SIZE.
+    @Test(arguments: ["nan", "-1", "1e300", "abc", "0x10", "inf"])
+    func aBadMaxRetryWaitIsRefused(value: String) async throws {
+        let library = try await Library()
+        let result = try await library.tracks(
+            [generated(2)], environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": value])
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"), "\(result.stderr)")
+        let fine = try await library.tracks([generated(2)], environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "0.5"])
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+}
