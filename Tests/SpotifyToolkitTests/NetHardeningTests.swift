@@ -120,4 +120,19 @@ import FoundationNetworking
         let fine = try await library.tracks([generated(2)], environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "0.5"])
         #expect(fine.status == 0, "\(fine.stderr)")
     }
+
+    // R18: a 403 on the snapshot check explains that playlist and lets the others print, as
+    // the items request's 403 does without the cache.
+    @Test func aRefusedSnapshotCheckDoesNotAbortTheRun() async throws {
+        let library = try await Library()
+        let (refused, fine) = (generated(20), generated(30))
+        try await Self.can(library, path: "/v1/playlists/\(refused)", status: 403, count: 9)
+        try await Self.can(library, path: "/v1/playlists/\(refused)/items", status: 403, count: 9)
+        let cached = try await library.tracks([refused, fine], environment: ["SPOTIFY_TOOLKIT_CACHE_SIZE": "10M"])
+        let uncached = try await library.tracks(["--no-cache", refused, fine])
+        #expect(cached.stdoutLines.count == 30, "\(cached.stderr)")
+        #expect(cached.stdout == uncached.stdout)
+        #expect(cached.status == uncached.status && cached.status != 0)
+        #expect(cached.stderr == uncached.stderr, "the same explanation")
+    }
 }

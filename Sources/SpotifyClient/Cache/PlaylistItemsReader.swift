@@ -223,11 +223,12 @@ package struct PlaylistItemsReader {
         return .delivered
     }
 
-    /// `GET /playlists/{id}?fields=snapshot_id`: one small request.
+    /// `GET /playlists/{id}?fields=snapshot_id`: one small request. A 403 or 404 is handed back
+    /// like the items request's, so the caller explains this playlist and the others still print.
     func currentSnapshot(_ id: String) async throws -> Answer<String?> {
         let pager = try requirePager(for: "playlists")
         return try await pager.api.perform(
-            method: "GET", path: "/playlists/\(id)", query: [("fields", "snapshot_id")], passing: [404]
+            method: "GET", path: "/playlists/\(id)", query: [("fields", "snapshot_id")], passing: [403, 404]
         ) { result in
             guard result.isSuccess else { return Answer<String?>.refused(result) }
             guard let json = try? JSONValue.parse(result.body), json.objectValue != nil else {
