@@ -237,7 +237,7 @@ import Testing
         func cache(size: String? = nil, now: Double = 1000) throws -> PlaylistCache {
             var variables = ["XDG_CACHE_HOME": path, "HOME": path]
             if let size { variables[CachePolicy.sizeVariable] = size }
-            return try PlaylistCache(environment: ToolEnvironment(variables), clock: { now })
+            return try PlaylistCache(environment: ToolEnvironment(variables), account: "user:test", clock: { now })
         }
     }
 

@@ -135,4 +135,49 @@ import FoundationNetworking
         #expect(cached.status == uncached.status && cached.status != 0)
         #expect(cached.stderr == uncached.stderr, "the same explanation")
     }
+
+    // R7: cached copies belong to the account that fetched them.
+    @Test func anotherAccountNeverSeesACachedCopy() async throws {
+        let library = try await Library()
+        let id = generated(20)
+        let cache = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "10M"]
+        let first = try await library.tracks([id], environment: cache)
+        #expect(first.status == 0 && first.stdoutLines.count == 20, "\(first.stderr)")
+        // Another account logs in; Spotify refuses it the items, the snapshot is unchanged.
+        var other = library.tokens
+        other.userID = "someone-else"
+        try FileTokenStore(directory: library.fake.configDirectory).save(other)
+        try await Self.can(library, path: "/v1/playlists/\(id)/items", status: 403, count: 9)
+        let second = try await library.tracks([id], environment: cache)
+        #expect(second.stdout == "", "not the first account's copy")
+        #expect(second.status != 0)
+        let offline = try await library.tracks(["--offline", id], environment: cache)
+        #expect(offline.stdout == "" && offline.status == 69, "\(offline.stderr)")
+        // The first account still has its copy.
+        try FileTokenStore(directory: library.fake.configDirectory).save(library.tokens)
+        let back = try await library.tracks(["--offline", id], environment: cache)
+        #expect(back.status == 0 && back.stdout == first.stdout, "\(back.stderr)")
+    }
+
+    // R7: logout removes the cache; --offline without a login serves nothing.
+    @Test func logoutRemovesTheCacheAndOfflineNeedsALogin() async throws {
+        let library = try await Library()
+        let id = generated(20)
+        let cache = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "10M"]
+        #expect(try await library.tracks([id], environment: cache).status == 0)
+        try FileTokenStore(directory: library.fake.configDirectory).remove()
+        let loggedOut = try await library.tracks(["--offline", id], environment: cache)
+        #expect(loggedOut.stdout == "" && loggedOut.status == 77, "\(loggedOut.stderr)")
+        #expect(loggedOut.stderr.contains("spotify-auth login"))
+
+        try FileTokenStore(directory: library.fake.configDirectory).save(library.tokens)
+        let logout = try await library.run("spotify-auth", ["logout"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(logout.stderr.contains("removed the snapshot cache (1 playlist)"), "\(logout.stderr)")
+        let playlists = library.fake.home.url.appendingPathComponent("cache/spotify-toolkit/playlists").path
+        #expect(!FileManager.default.fileExists(atPath: playlists))
+        try FileTokenStore(directory: library.fake.configDirectory).save(library.tokens)
+        let offline = try await library.tracks(["--offline", id], environment: cache)
+        #expect(offline.stdout == "" && offline.status == 69, "nothing cached any more: \(offline.stderr)")
+    }
 }

@@ -8,7 +8,7 @@ complete -c spotify-auth -n '__fish_use_subcommand' -a status -d 'show whether y
 complete -c spotify-auth -n '__fish_use_subcommand' -a whoami -d 'print your Spotify user (GET /me)'
 complete -c spotify-auth -n '__fish_use_subcommand' -a token -d 'print a valid access token and nothing else, refreshing it if needed'
 complete -c spotify-auth -n '__fish_use_subcommand' -a refresh -d 'refresh the access token now and print the new auth_status'
-complete -c spotify-auth -n '__fish_use_subcommand' -a logout -d 'remove the stored tokens (idempotent)'
+complete -c spotify-auth -n '__fish_use_subcommand' -a logout -d 'remove the stored tokens and the snapshot cache (idempotent)'
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l client-id -x -d 'The Spotify app\'s client id; saved to the config file for later logins.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l redirect-uri -x -d 'The redirect URI registered for the app (loopback http only).'
 complete -c spotify-auth -n '__fish_seen_subcommand_from login' -l scope -x -a 'user-modify-playback-state user-read-playback-position user-read-recently-played user-top-read playlist-modify-private playlist-modify-public user-library-modify' -d 'Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.'

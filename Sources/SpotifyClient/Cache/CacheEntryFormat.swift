@@ -31,8 +31,14 @@ package struct CacheEntryHeader: Sendable, Equatable {
     package var fetchedAt: Double
     /// The playlist's `total` as its pages reported it (equal to the number of entries kept).
     package var total: Int
+    /// Whose copy it is (`PlaylistCache.account`): another account's entry is never served. nil
+    /// in entries written before entries had owners, which then belong to nobody.
+    package var account: String?
 
-    package init(playlistID: String, snapshotID: String, view: CacheView, fetchedAt: Double, total: Int) {
+    package init(
+        playlistID: String, snapshotID: String, view: CacheView, fetchedAt: Double, total: Int, account: String? = nil
+    ) {
+        self.account = account
         self.playlistID = playlistID
         self.snapshotID = snapshotID
         self.view = view
@@ -79,6 +85,7 @@ package enum CacheEntryFormat {
             "view": .string(header.view.rawValue),
             "fetched_at": .double(header.fetchedAt),
             "total": .int(header.total),
+            "account": header.account.map(JSONValue.string) ?? .null,
         ]
         var bytes: [UInt8] = []
         value.serialize(into: &bytes)
@@ -217,7 +224,8 @@ package enum CacheEntryFormat {
             guard lines == count else { throw Damage(description: "it holds \(lines) entries, not \(count)") }
             return Validated(
                 header: CacheEntryHeader(
-                    playlistID: playlistID, snapshotID: snapshot, view: view, fetchedAt: fetchedAt, total: total),
+                    playlistID: playlistID, snapshotID: snapshot, view: view, fetchedAt: fetchedAt, total: total,
+                    account: header["account"]?.stringValue),
                 body: body, count: count)
         }
     }

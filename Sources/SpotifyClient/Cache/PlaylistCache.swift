@@ -18,19 +18,62 @@ import Darwin
 /// fsync, rename), so two runs filling the same entry at once each leave a whole one, and a reader
 /// sees the old or the new file, never half. Entries are touched when printed from, and the least
 /// recently used go first when the directory outgrows `maxBytes`.
+///
+/// Entries belong to the account that fetched them (`account`, written in each header): a private
+/// playlist one account read is never printed to another, whose own request might be refused.
 package struct PlaylistCache: Sendable {
     package let root: PrivateDirectory
     package let directory: PrivateDirectory
     package let maxBytes: Int
+    /// Who this run reads as (`account(environment:store:)`); entries of anyone else are absent.
+    package let account: String?
     let clock: @Sendable () -> Double
 
     package init(
-        environment: ToolEnvironment, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        environment: ToolEnvironment, account: String? = nil,
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) throws {
         root = PrivateDirectory(environment.cacheDirectory)
         directory = PrivateDirectory(environment.cacheDirectory + "/playlists")
         maxBytes = try CachePolicy.maxBytes(environment[CachePolicy.sizeVariable])
+        self.account = account
         self.clock = clock
+    }
+
+    /// The owner of the entries this run may see: the logged-in user's Spotify id, or for
+    /// `SPOTIFY_ACCESS_TOKEN` a digest of that token (a token belongs to one account, which we
+    /// cannot name without a request). nil when neither is known (not logged in, or a login
+    /// stored before user ids were): the cache is then neither read nor written.
+    package static func account(environment: ToolEnvironment, store: TokenStore) throws -> String? {
+        if let token = environment["SPOTIFY_ACCESS_TOKEN"] {
+            return "token:" + SHA256.hex(SHA256.hash(Array(token.utf8)).prefix(16))
+        }
+        return try store.load()?.userID.flatMap { $0.isEmpty ? nil : "user:" + $0 }
+    }
+
+    /// Removes every cache entry (`spotify-auth logout`: what a login fetched goes with it), and
+    /// the playlists directory when that empties it. Only names the cache writes are removed, in a
+    /// directory that can be trusted; the number of entries removed.
+    @discardableResult
+    package static func removeAll(environment: ToolEnvironment) throws -> Int {
+        let directory = PrivateDirectory(environment.cacheDirectory + "/playlists")
+        guard try PrivateDirectory(environment.cacheDirectory).verifyIfPresent(), try directory.verifyIfPresent(),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else { return 0 }
+        var removed = 0
+        for name in names {
+            let id = name.hasSuffix(".jsonl") ? String(name.dropLast(6)) : ""
+            if SpotifyReference.isValidID(id) {
+                try directory.remove(name)
+                removed += 1
+            } else if let stem = name.split(separator: ".tmp-", maxSplits: 1).first,
+                stem.hasSuffix(".jsonl"), SpotifyReference.isValidID(String(stem.dropLast(6)))
+            {
+                try directory.remove(name)
+            }
+        }
+        _ = rmdir(directory.path)  // only if empty: anything else in it is not ours to delete
+        return removed
     }
 
     package var now: Double { clock() }
@@ -70,11 +113,16 @@ package struct PlaylistCache: Sendable {
             return .damaged(path: path(of: playlistID), reason: error.message)
         }
         guard let data else { return .absent }
+        let validated: CacheEntryFormat.Validated
         do {
-            return .entry(Entry(data: data, validated: try CacheEntryFormat.validate(data, playlistID: playlistID)))
+            validated = try CacheEntryFormat.validate(data, playlistID: playlistID)
         } catch {
             return .damaged(path: path(of: playlistID), reason: "\(error)")
         }
+        // Another account's copy (or one without an owner) is as good as none: it is fetched
+        // afresh under this account and replaced.
+        guard account != nil, validated.header.account == account else { return .absent }
+        return .entry(Entry(data: data, validated: validated))
     }
 
     /// Marks an entry as just used, for least-recently-used eviction.
@@ -86,6 +134,9 @@ package struct PlaylistCache: Sendable {
     /// Returns false when the entry alone is larger than the bound (nothing is written).
     @discardableResult
     package func store(_ header: CacheEntryHeader, body: [UInt8], count: Int) throws -> Bool {
+        guard let account else { return false }  // nobody to own it
+        var header = header
+        header.account = account
         let data = CacheEntryFormat.encode(header, body: body, count: count)
         guard data.count <= maxBytes else { return false }
         try root.create()

@@ -22,7 +22,7 @@ enum PlaylistCacheOptions {
         ),
     ]
     static let cacheDiscussion =
-        "What a playlist held is kept in a cache keyed by its snapshot_id (the version Spotify gives every edit). A later run asks only for the current snapshot_id (GET /playlists/{id}?fields=snapshot_id, one small request) and, when it is unchanged, prints from the cache exactly what a fetch would print, whatever the options; an edited playlist is fetched afresh at once. A piped playlist record (from spotify-playlists) carries its snapshot_id: when the cache holds exactly the version the record names, it is printed without any request. The cache keeps the records' fields, or Spotify's whole objects after a --raw run (which a records copy cannot serve). A copy is kept only when the snapshot_id was the same before and after the pages were read. --no-cache bypasses it; --offline prints the latest copy without any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A cached file that is damaged or cut short is ignored, fetched again and replaced. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists going first."
+        "What a playlist held is kept in a cache keyed by its snapshot_id (the version Spotify gives every edit). A later run asks only for the current snapshot_id (GET /playlists/{id}?fields=snapshot_id, one small request) and, when it is unchanged, prints from the cache exactly what a fetch would print, whatever the options; an edited playlist is fetched afresh at once. A piped playlist record (from spotify-playlists) carries its snapshot_id: when the cache holds exactly the version the record names, it is printed without any request. The cache keeps the records' fields, or Spotify's whole objects after a --raw run (which a records copy cannot serve). A copy is kept only when the snapshot_id was the same before and after the pages were read. --no-cache bypasses it; --offline prints the latest copy without any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A cached file that is damaged or cut short is ignored, fetched again and replaced. Copies belong to the account that fetched them: another login never sees them, spotify-auth logout removes them, and --offline needs a login. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists going first."
     static let cacheFile = FileSpec(
         "$XDG_CACHE_HOME/spotify-toolkit/playlists/",
         "The snapshot cache: one file per playlist (its latest snapshot_id), private to you (0700, files 0600); safe to delete at any time."
@@ -36,9 +36,23 @@ enum PlaylistCacheOptions {
         if bypass && offline {
             throw ToolError.usage("--offline prints from the cache, which --no-cache turns off; use one of them")
         }
-        let cache = bypass ? nil : try PlaylistCache(environment: context.environment)
+        // Entries belong to the account that fetched them: with no account known (not logged in),
+        // nothing is read or written, and --offline has nothing to print.
+        let account =
+            bypass
+            ? nil
+            : try PlaylistCache.account(
+                environment: context.environment, store: TokenStores.make(environment: context.environment))
+        if offline && account == nil {
+            throw ToolError.noPermission(
+                "--offline prints the copies cached for the logged-in account, and no one is logged in; run 'spotify-auth login'"
+            )
+        }
+        let cache =
+            bypass || account == nil ? nil : try PlaylistCache(environment: context.environment, account: account)
         // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either).
-        let mode: CachePolicy.Mode = offline ? .offline : bypass || cache?.maxBytes == 0 ? .bypass : .normal
+        let mode: CachePolicy.Mode =
+            offline ? .offline : bypass || cache == nil || cache?.maxBytes == 0 ? .bypass : .normal
         let pager = offline ? nil : Pager(api: try context.webAPI(), concurrency: concurrency)
         return PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
     }

@@ -82,7 +82,7 @@ package enum SpotifyAuth {
             CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status")
                 .running(handler(refresh)),
             CommandSpec(
-                name: "logout", abstract: "remove the stored tokens (idempotent)",
+                name: "logout", abstract: "remove the stored tokens and the snapshot cache (idempotent)",
                 options: [
                     Option.forgetLinks
                 ]
@@ -170,6 +170,9 @@ package enum SpotifyAuth {
             existed
                 ? "logged out; removed the tokens from \(store.location)"
                 : "not logged in; no tokens in \(store.location)")
+        // What the login fetched goes with it: the snapshot cache may hold private playlists.
+        let removed = try PlaylistCache.removeAll(environment: context.environment)
+        if removed > 0 { context.warn("removed the snapshot cache (\(plural(removed, "playlist")))") }
         if command.flag(Option.forgetLinks) {
             let cleared = try RoutineStore.forgetLinks(environment: context.environment)
             context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
