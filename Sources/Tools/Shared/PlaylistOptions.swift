@@ -40,7 +40,7 @@ enum PlaylistCommands {
         ),
         ExitCodeSpec(
             .tempFail,
-            "Spotify is rate limiting for longer than the wait cap (the message says how long it asked for); try again later"
+            "Spotify is rate limiting for longer than the wait cap (the message says how long it asked for), or a list was edited while it was read (items may be missing or repeated); try again later"
         ),
         ExitCodeSpec(
             .noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
@@ -121,11 +121,29 @@ enum PlaylistCommands {
         return status
     }
 
-    static func totalChangedNote(_ what: String, _ context: ToolContext) -> (Int, Int) -> Void {
+    static func totalChangedNote(_ what: String, _ context: ToolContext, _ edits: EditedWhileRead) -> (Int, Int)
+        -> Void
+    {
         { was, now in
+            edits.seen()
             context.warn(
-                "\(what) changed while it was read (\(groupedThousands(was)) → \(groupedThousands(now)) items); run again for a consistent copy"
+                "\(what) changed while it was read (\(groupedThousands(was)) → \(groupedThousands(now)) items), so items may be missing or repeated; run again for a consistent copy"
             )
         }
+    }
+}
+
+/// Whether a list moved under the pager (its total changed between pages). Offset paging then
+/// misses or repeats items, and what came has already gone downstream page by page, so it cannot
+/// be re-read quietly: the run finishes printing what came, says so, and exits 75 (run again),
+/// so a pipeline never takes a wrong copy for a whole one.
+final class EditedWhileRead: Sendable {
+    private let edited = Locked(false)
+
+    func seen() { edited.withLock { $0 = true } }
+
+    /// `status`, or 75 when a list was edited meanwhile and nothing else went wrong.
+    func status(_ status: ExitCode) -> ExitCode {
+        edited.withLock { $0 } && status == .success ? .tempFail : status
     }
 }

@@ -102,8 +102,9 @@ package enum SpotifyPlaylists {
             api: try context.webAPI(), concurrency: try PlaylistCommands.concurrency(command))
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: false)
+        let edits = EditedWhileRead()
         _ = try await pager.fetchAll(
-            path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context),
+            path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context, edits),
             progress: progress.update
         ) { page in
             for playlist in page.items {
@@ -111,7 +112,7 @@ package enum SpotifyPlaylists {
             }
         }
         progress.clear()
-        return .success
+        return edits.status(.success)
     }
 
     static func get(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
@@ -122,45 +123,48 @@ package enum SpotifyPlaylists {
         let withDuration = command.flag(Option.duration)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: withDuration)
-        return try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
-            let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
-            let answer = try await api.perform(
-                method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
-            ) { result -> Answer<JSONObject> in
-                guard result.isSuccess else { return .refused(result) }
-                guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json) else {
-                    throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
+        let edits = EditedWhileRead()
+        return edits.status(
+            try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
+                let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
+                let answer = try await api.perform(
+                    method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
+                ) { result -> Answer<JSONObject> in
+                    guard result.isSuccess else { return .refused(result) }
+                    guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json)
+                    else {
+                        throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
+                    }
+                    return .value(record)
                 }
-                return .value(record)
-            }
-            guard case .value(var record) = answer.value else {
-                if case .refused(let result) = answer.value {
-                    return try PlaylistCommands.refusal(result, playlist: playlist)
+                guard case .value(var record) = answer.value else {
+                    if case .refused(let result) = answer.value {
+                        return try PlaylistCommands.refusal(result, playlist: playlist)
+                    }
+                    return nil
                 }
+                if withDuration {
+                    // The snapshot_id just fetched is current: a cached copy of it needs no further request.
+                    let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+                    let selector = PlaylistItemsReader.Selector(
+                        reference: playlist, snapshot: snapshot, snapshotIsCurrent: true)
+                    record["duration_ms"] = try await duration(
+                        of: selector, source: source, progress: progress, context: context, edits: edits)
+                }
+                try output.write(record)
                 return nil
-            }
-            if withDuration {
-                // The snapshot_id just fetched is current: a cached copy of it needs no further request.
-                let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-                let selector = PlaylistItemsReader.Selector(
-                    reference: playlist, snapshot: snapshot, snapshotIsCurrent: true)
-                record["duration_ms"] = try await duration(
-                    of: selector, source: source, progress: progress, context: context)
-            }
-            try output.write(record)
-            return nil
-        }
+            })
     }
 
     /// The sum of the item durations, or null (with a note) when Spotify does not show the items.
     static func duration(
         of selector: PlaylistItemsReader.Selector, source: PlaylistItemsReader, progress: ProgressLine,
-        context: ToolContext
+        context: ToolContext, edits: EditedWhileRead
     ) async throws -> JSONValue {
         var sum = 0
         let result = try await source.read(
             selector, wanted: .records, uncachedFields: PlaylistEntry.durationFields, progress: progress.update,
-            totalChanged: PlaylistCommands.totalChangedNote("playlist \(selector.reference.id)", context)
+            totalChanged: PlaylistCommands.totalChangedNote("playlist \(selector.reference.id)", context, edits)
         ) { page in
             for entry in page.items {
                 // Saturating: durations come from the server (or a cached copy of its answer), and

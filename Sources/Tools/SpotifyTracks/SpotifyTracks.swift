@@ -105,40 +105,43 @@ package enum SpotifyTracks {
             && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
         let source = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
+        let edits = EditedWhileRead()
 
         if liked {
             let pager = try source.requirePager(for: "liked songs")
             var output = Output(context: context, selection: selection, human: human, playlist: nil)
             _ = try await pager.fetchAll(
-                path: "/me/tracks", onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context),
+                path: "/me/tracks",
+                onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context, edits),
                 progress: progress.update, body: { try output.write($0) }
             )
             progress.clear()
             try output.finish()
-            return .success
+            return edits.status(.success)
         }
         var selectors = playlists[...]
-        return try await PlaylistCommands.eachPlaylist(playlists.map(\.reference), context, progress: progress) {
-            playlist in
-            let selector = selectors.removeFirst()  // eachPlaylist runs them in this order, once each
-            var output = Output(context: context, selection: selection, human: human, playlist: playlist)
-            let result = try await source.read(
-                selector, wanted: selection.raw ? .full : .records,
-                uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
-                progress: progress.update,
-                totalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context),
-                lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
-                body: { try output.write($0) }
-            )
-            switch result {
-            case .delivered: break
-            case .refused(let refused): return try PlaylistCommands.refusal(refused, playlist: playlist)
-            case .failed(let error): return error
-            }
-            progress.clear()
-            try output.finish()
-            return nil
-        }
+        return edits.status(
+            try await PlaylistCommands.eachPlaylist(playlists.map(\.reference), context, progress: progress) {
+                playlist in
+                let selector = selectors.removeFirst()  // eachPlaylist runs them in this order, once each
+                var output = Output(context: context, selection: selection, human: human, playlist: playlist)
+                let result = try await source.read(
+                    selector, wanted: selection.raw ? .full : .records,
+                    uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
+                    progress: progress.update,
+                    totalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context, edits),
+                    lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
+                    body: { try output.write($0) }
+                )
+                switch result {
+                case .delivered: break
+                case .refused(let refused): return try PlaylistCommands.refusal(refused, playlist: playlist)
+                case .failed(let error): return error
+                }
+                progress.clear()
+                try output.finish()
+                return nil
+            })
     }
 
     /// Writes one playlist's (or the liked songs') pages as records, raw entries or table rows.
