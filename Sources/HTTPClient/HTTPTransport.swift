@@ -66,6 +66,10 @@ package struct HTTPTransport: Sendable {
         }
 
         private static func make(timeout: TimeInterval, delegate: Receiver) -> URLSession {
+            // Making any configuration starts Foundation's URLCache.shared and
+            // HTTPCookieStorage.shared, which create empty directories we never use.
+            let strays = FoundationStrays()
+            defer { strays.sweep() }
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = timeout
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -76,6 +80,46 @@ package struct HTTPTransport: Sendable {
             // The pager keeps up to 8 requests in flight on one host; the default (6) would queue two.
             configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
             return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        }
+    }
+
+    /// The directories swift-corelibs-foundation creates when its shared URL cache and cookie
+    /// storage start (on Linux, at the first `URLSessionConfiguration`, whatever `urlCache` and
+    /// `httpCookieStorage` are set to afterwards): `$XDG_CACHE_HOME/org.swift.foundation.URLCache/<tool>/`
+    /// and `$XDG_DATA_HOME/<name of the executable's directory>/` (`~/.local/share/bin`). Nothing
+    /// is ever written there, so the empty ones that did not exist before are removed again;
+    /// `rmdir` never removes a directory with anything in it.
+    struct FoundationStrays {
+        let candidates: [String]
+        let before: Set<String>
+
+        init() {
+            let manager = FileManager.default
+            let caches = manager.urls(for: .cachesDirectory, in: .userDomainMask).first?.path
+            let data = manager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?.path
+            candidates = [caches, caches.map { $0 + "/org.swift.foundation.URLCache" }, data].compactMap { $0 }
+            before = Self.directories(candidates)
+        }
+
+        /// The candidates that exist, and the directories directly in them.
+        static func directories(_ roots: [String]) -> Set<String> {
+            var found: Set<String> = []
+            for root in roots {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue
+                else { continue }
+                found.insert(root)
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+                    found.insert(root + "/" + name)
+                }
+            }
+            return found
+        }
+
+        func sweep() {
+            let new = Self.directories(candidates).subtracting(before)
+            // Deepest first, so a parent made empty by removing its child goes too.
+            for path in new.sorted(by: { $0.count > $1.count }) { _ = rmdir(path) }
         }
     }
 
