@@ -144,6 +144,10 @@ package struct HTTPTransport: Sendable {
             self.finish = finish
         }
 
+        /// A queue of its own: the global queue's few threads (one per core) can all be blocked by
+        /// others' work, and a deadline must fire on time whatever else the process is doing.
+        static let deadlines = DispatchQueue(label: "HTTPTransport.deadlines")
+
         /// Ends the exchange with "timed out" unless it ended first.
         func arm(deadline seconds: TimeInterval) {
             let item = DispatchWorkItem { [weak self] in
@@ -157,7 +161,7 @@ package struct HTTPTransport: Sendable {
             let open = finish != nil
             if open { timer = item }
             lock.unlock()
-            if open { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item) }
+            if open { Self.deadlines.asyncAfter(deadline: .now() + seconds, execute: item) }
         }
 
         func received(_ response: URLResponse) {
