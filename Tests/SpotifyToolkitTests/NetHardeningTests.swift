@@ -180,4 +180,21 @@ import FoundationNetworking
         let offline = try await library.tracks(["--offline", id], environment: cache)
         #expect(offline.stdout == "" && offline.status == 69, "nothing cached any more: \(offline.stderr)")
     }
+
+    // R17: a cached copy is served one parsed page at a time; what it prints is unchanged.
+    @Test(arguments: [0, 50, 120])
+    func aCachedCopyServedPageByPagePrintsWhatAFetchPrints(size: Int) async throws {
+        let library = try await Library()
+        let id = generated(size)
+        let cache = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "10M"]
+        let table = ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "100"]
+        #expect(try await library.tracks([id], environment: cache).status == 0)
+        let fromCache = try await library.tracks(["--offline", id], environment: cache.merging(table) { $1 })
+        let fetched = try await library.tracks(["--no-cache", id], environment: table)
+        #expect(fromCache.status == 0, "\(fromCache.stderr)")
+        #expect(fromCache.stdout == fetched.stdout)
+        let duration = try await library.run("spotify-playlists", ["get", "--duration", id], environment: cache)
+        let uncached = try await library.run("spotify-playlists", ["get", "--duration", "--no-cache", id])
+        #expect(duration.stdout == uncached.stdout && duration.status == 0, "\(duration.stderr)")
+    }
 }

@@ -94,14 +94,20 @@ package enum CacheEntryFormat {
     }
 
     /// The whole entry: header, the `body` entry lines as built by `appendEntry`, trailer.
+    /// Built in one buffer of the final size: the body is copied once (a large playlist's entry
+    /// used to be held three times over while it was written).
     package static func encode(_ header: CacheEntryHeader, body: [UInt8], count: Int) -> Data {
-        var bytes = headerLine(header)
-        bytes.append(contentsOf: body)
-        let checksum = bytes.withUnsafeBytes { fnv1a64($0) }
+        let head = headerLine(header)
+        var data = Data(capacity: head.count + body.count + 64)
+        data.append(contentsOf: head)
+        data.append(contentsOf: body)
+        let checksum = data.withUnsafeBytes { fnv1a64($0) }
         let trailer: JSONValue = ["end": .int(count), "fnv1a64": .string(hex(checksum))]
-        trailer.serialize(into: &bytes)
-        bytes.append(UInt8(ascii: "\n"))
-        return Data(bytes)
+        var tail: [UInt8] = []
+        trailer.serialize(into: &tail)
+        tail.append(UInt8(ascii: "\n"))
+        data.append(contentsOf: tail)
+        return data
     }
 
     /// Appends one playlist entry as a body line: its kind, its record (nil for an unavailable
