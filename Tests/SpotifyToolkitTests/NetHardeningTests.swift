@@ -107,6 +107,8 @@ import FoundationNetworking
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("SPOTIFY_API_BASE"), "\(result.stderr)")
         #expect(try await library.counters()["requests"] == [:])
+        let accounts = try await library.tracks([generated(2)], environment: ["SPOTIFY_ACCOUNTS_BASE": base])
+        #expect(accounts.status == 78 && accounts.stderr.contains("SPOTIFY_ACCOUNTS_BASE"), "\(accounts.stderr)")
     }
 
     // R20: a malformed SPOTIFY_TOOLKIT_MAX_RETRY_WAIT is refused like a bad SPOTIFY_TOOLKIT_CACHE_SIZE.

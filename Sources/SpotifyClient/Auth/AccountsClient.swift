@@ -12,8 +12,13 @@ package struct AccountsClient: Sendable {
 
     package init(environment: ToolEnvironment, transport: HTTPTransport = HTTPTransport()) throws {
         let base = environment["SPOTIFY_ACCOUNTS_BASE"] ?? Self.defaultBase
-        guard let url = URL(string: base), url.scheme != nil, url.host != nil else {
-            throw ToolError.config("SPOTIFY_ACCOUNTS_BASE is not a URL: \(base)")
+        // The same rule as SPOTIFY_API_BASE (`SpotifyWebAPI.apiBase`): http or https with a host.
+        guard let url = URL(string: base), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
+        else {
+            throw ToolError.config(
+                "SPOTIFY_ACCOUNTS_BASE must be an http or https URL such as \(Self.defaultBase), not '\(SpotifyErrorBody.printable(base))'"
+            )
         }
         self.baseURL = url
         self.transport = transport
