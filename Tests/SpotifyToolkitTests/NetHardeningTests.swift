@@ -199,4 +199,18 @@ import FoundationNetworking
         let uncached = try await library.run("spotify-playlists", ["get", "--duration", "--no-cache", id])
         #expect(duration.stdout == uncached.stdout && duration.status == 0, "\(duration.stderr)")
     }
+
+    // R9: a request that keeps timing out says "timed out", not "NSURLErrorDomain error -1001".
+    @Test func aTimeoutSaysTimedOut() async throws {
+        let library = try await Library()
+        try await library.fault([
+            ("kind", "delay"), ("rate", "1"), ("delay_ms", "2500"), ("path_prefix", "/v1/playlists/"),
+        ])
+        let result = try await library.tracks(
+            ["--no-cache", generated(2)], environment: ["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT": "1"])
+        #expect(result.status == 69)
+        #expect(
+            result.stderr.contains("timed out") && result.stderr.contains("gave up after 5 tries"), "\(result.stderr)")
+        #expect(!result.stderr.contains("NSURLErrorDomain"))
+    }
 }
