@@ -161,7 +161,10 @@ package struct PlaybackWatcher: Sendable {
             if stop.isStopped { break }
             if let problem {
                 // Once per streak: a watch over a blinking Wi-Fi must not flood stderr.
-                if failing != problem.kind { warn("\(problem.message); retrying (the watch goes on)") }
+                // Cleaned: server text (an error body, a proxy's page) must not drive the terminal.
+                if failing != problem.kind {
+                    warn(TerminalText.clean("\(problem.message); retrying (the watch goes on)"))
+                }
                 failing = problem.kind
             }
             await pause(wait - (clock.now() - pollStart))
