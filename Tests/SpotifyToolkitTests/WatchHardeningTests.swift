@@ -71,20 +71,38 @@ import Testing
         #expect(run.stdoutLines.count >= 2 && finals(run) == 1, "\(run.stdout)")
     }
 
-    /// R5: one unreadable 200 ended the watch with exit 69 and no final record.
+    /// R5: one unreadable 200 after the first record ended the watch with exit 69 and no final
+    /// record. A 200 that is JSON but not a player object is unreadable too, not "nothing plays".
     @Test func anUnreadableAnswerIsRetriedAndTheWatchGoesOn() async throws {
         let library = try await playing()
         defer { library.fake.stop() }
+        async let watched = watch(library, for: 8)
+        for _ in 0..<200 {
+            let counters = try await library.counters()
+            if counters["requests"]?.objectValue?.contains(where: { $0.key.contains("currently-playing") }) == true {
+                break
+            }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
         try await library.fake.call(
             "POST", "/_fake/fail",
             form: [
                 ("path", Self.currentlyPlaying), ("status", "200"), ("body", "<html>captive portal</html>"),
                 ("content_type", "text/html"),
             ])
-        let run = try await watch(library, for: 5)
+        try await library.fake.call(
+            "POST", "/_fake/fail", form: [("path", Self.currentlyPlaying), ("status", "200"), ("body", "[1,2]")])
+        let run = try await watched
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("not JSON") && run.stderr.contains("the watch goes on"), "\(run.stderr)")
         #expect(finals(run) == 1, "\(run.stdout)")
+        #expect(
+            !run.stdoutLines.contains { !$0.contains(#""name""#) }, "no record of a fake 'nothing plays': \(run.stdout)"
+        )
+        let counters = try await library.counters()
+        let polls =
+            counters["requests"]?.objectValue?.first { $0.key.contains("currently-playing") }?.value.intValue ?? 0
+        #expect(polls >= 4, "watched on after both: \(counters)")
     }
 
     /// R4: a player endpoint that stops answering stretched `--for 5s` to 153 s.

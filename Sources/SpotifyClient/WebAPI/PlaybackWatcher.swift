@@ -134,6 +134,10 @@ package struct PlaybackWatcher: Sendable {
                 let body: JSONValue?
                 do {
                     body = try SpotifyPlayer.body(of: result)
+                    if let body, body.objectValue == nil {
+                        // JSON, but not a player object: read as "nothing plays" it would fake a change.
+                        throw ToolError.unavailable("Spotify answered JSON that is not a player object (HTTP 200)")
+                    }
                 } catch let error as ToolError {
                     // Like a 5xx: a captive portal or a broken proxy passes; the watch goes on.
                     failures += 1
