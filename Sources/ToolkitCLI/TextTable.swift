@@ -66,9 +66,10 @@ package struct TextTable: Sendable {
         return parts.joined(separator: Self.gap)
     }
 
-    /// Control characters (a newline in a name) would break the layout.
+    /// Control characters (a newline in a name) would break the layout; the core's sanitiser is
+    /// the one place that decides what is unsafe.
     package static func clean(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        TerminalText.clean(text)
     }
 
     /// The terminal's width: `COLUMNS`, else the window size of stdout, else 80.

@@ -85,9 +85,10 @@ package struct DiagnosticStream: Sendable {
         Array(text.utf8).withUnsafeBytes { _ = writeAll(fileDescriptor, $0) }
     }
 
-    /// `tool: message` on its own line.
+    /// `tool: message` on its own line. The message is cleaned (`TerminalText`): it may quote a
+    /// name or a server's words, which must not drive the terminal or split the line.
     package func report(_ tool: String, _ message: String) {
-        write("\(tool): \(message)\n")
+        write("\(tool): \(TerminalText.clean(message))\n")
     }
 }
 

@@ -28,13 +28,43 @@ import Testing
     }
 
     @Test func aFailedWatchIsNotACutShortSession() {
-        #expect(outcome(watch: 77, count: 1).verdict == .watchFailed(status: 77))
+        #expect(outcome(watch: 77, count: 1).verdict == .watchFailed(status: 77, heard: nil))
         #expect(outcome(watch: 130, count: 1).verdict == .nothingHeard, "SIGINT is the watch stopping as asked")
+    }
+
+    /// R3: a watch that died mid-run (404, a crash) while songcount still counted what came
+    /// before was logged as a finished session, exit 0.
+    @Test func aFailedWatchFailsTheRunEvenWithACount() {
+        for status: Int32 in [1, 69, 77, 132, 134] {
+            guard case .watchFailed(let got, let heard) = outcome(watch: status, count: 0, output: record).verdict
+            else {
+                Issue.record("status \(status) was not a failed watch")
+                continue
+            }
+            #expect(got == status)
+            #expect(heard?.label == "1.5 songs", "what was heard is kept to be printed")
+        }
+    }
+
+    /// R14: SIGHUP and SIGTERM stop the watch as SIGINT does; a third signal's SIGKILL is the
+    /// user insisting.
+    @Test func stopSignalsAreNotFailures() {
+        for status: Int32 in [0, 129, 130, 143] {
+            #expect(outcome(watch: status, count: 0, output: record).verdict == .log(summary, interrupted: false))
+        }
+        #expect(
+            outcome(watch: 137, count: 0, output: record, interrupted: true).verdict == .log(summary, interrupted: true)
+        )
+        #expect(outcome(watch: 137, count: 0, output: record).verdict == .watchFailed(status: 137, heard: summary))
+    }
+
+    var summary: SongCountSummary {
+        SongCountSummary(songs: 1.5, label: "1.5 songs", trackCount: 2, listenedMs: 300_000)
     }
 
     @Test func songcountFailingOrHearingNothing() {
         #expect(outcome(watch: 0, count: 65).verdict == .countFailed(status: 65))
-        #expect(outcome(watch: 0, count: 0, output: "not json").verdict == .countFailed(status: 0))
+        #expect(outcome(watch: 0, count: 0, output: "not json").verdict == .countUnreadable, "not exit 0")
         #expect(outcome(watch: 0, count: 1).verdict == .nothingHeard)
     }
 }

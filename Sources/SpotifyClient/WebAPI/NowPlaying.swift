@@ -42,11 +42,12 @@ package struct PlaybackObservation: Sendable, Equatable {
             self = .nothing
             return
         }
-        item = TrackRecord.make(from: body["item"])
+        let playingType = body["currently_playing_type"]?.stringValue
+        // An ad is never a song, even when Spotify sends an item object with it.
+        item = playingType == "ad" ? nil : TrackRecord.make(from: body["item"])
         isPlaying = body["is_playing"]?.boolValue ?? false
         progressMs = body["progress_ms"]?.intValue.flatMap { $0 >= 0 ? $0 : nil }
-        currentlyPlayingType =
-            body["currently_playing_type"]?.stringValue ?? (item == nil ? "unknown" : item?["type"]?.stringValue)
+        currentlyPlayingType = playingType ?? (item == nil ? "unknown" : item?["type"]?.stringValue)
         if let context = body["context"], context.objectValue != nil {
             self.context = ["type": context["type"] ?? .null, "uri": context["uri"] ?? .null]
         } else {
@@ -56,9 +57,10 @@ package struct PlaybackObservation: Sendable, Equatable {
             self.device = [
                 "id": device["id"] ?? .null, "name": device["name"] ?? .null, "type": device["type"] ?? .null,
             ]
-            shuffleState = body["shuffle_state"] ?? .null
-            repeatState = body["repeat_state"] ?? .null
         }
+        // Read whether or not a device came with them: `/me/player` may leave `device` out.
+        shuffleState = body["shuffle_state"]
+        repeatState = body["repeat_state"]
     }
 
     /// Something to report: a track or episode (playing or paused). Ads, unknown items and
@@ -83,8 +85,8 @@ package struct PlaybackObservation: Sendable, Equatable {
         record["progress_ms"] = (override ?? progressMs).map(JSONValue.int) ?? .null
         record["currently_playing_type"] = currentlyPlayingType.map(JSONValue.string) ?? .null
         record["context"] = context
-        if let device {
-            record["device"] = device
+        if device != nil || shuffleState != nil || repeatState != nil {
+            record["device"] = device ?? .null
             record["shuffle_state"] = shuffleState ?? .null
             record["repeat_state"] = repeatState ?? .null
         }
@@ -93,8 +95,11 @@ package struct PlaybackObservation: Sendable, Equatable {
         return .object(record)
     }
 
-    /// `▶ Name — Artist (1:23 / 3:45)` (⏸ when paused) for a terminal.
-    package var humanLine: String {
+    /// `▶ Name — Artist (1:23 / 3:45)` (⏸ when paused) for a terminal: names cleaned, since any
+    /// Spotify user or podcast publisher chooses them.
+    package var humanLine: String { TerminalText.clean(rawHumanLine) }
+
+    private var rawHumanLine: String {
         guard let item else {
             switch currentlyPlayingType {
             case nil: return "nothing playing"

@@ -46,8 +46,11 @@ package struct WatchClock: Sendable {
 
 /// `--watch`: polls the player on the `PollSchedule` and emits a `now_playing` record for every
 /// change, then a final record when it stops (after `duration`, or on `stop`). Network failures,
-/// 5xx and rate limits never end it: each streak is reported once and retried with backoff, or
-/// after the Retry-After Spotify names. Token refresh happens inside the Web API client.
+/// 5xx, unreadable answers and rate limits never end it: each streak is reported once and retried
+/// with backoff, or after the Retry-After Spotify names, never longer than the cap every request
+/// honours (`SPOTIFY_TOOLKIT_MAX_RETRY_WAIT`). A poll in flight is raced against `stop` and the
+/// `duration` end, so a network that hangs cannot stretch the watch. Token refresh happens
+/// inside the Web API client.
 package struct PlaybackWatcher: Sendable {
     package var player: SpotifyPlayer
     package var schedule: PollSchedule
@@ -100,8 +103,10 @@ package struct PlaybackWatcher: Sendable {
             if let end, clock.now() >= end { break }
             // Delays count from the start of the poll, so request latency does not stretch the cadence.
             let pollStart = clock.now()
-            let poll = await Self.race(stop: stop) {
+            let poll = await Self.race {
                 try await api.get(path, query: [("additional_types", "track,episode")], passing: Self.pacedHere)
+            } until: {
+                if let end { await clock.sleep(end - clock.now(), or: stop) } else { await stop.wait() }
             }
             var problem: (kind: String, message: String)?
             var wait = 0.0
@@ -116,19 +121,31 @@ package struct PlaybackWatcher: Sendable {
                 throw error
             case .answered(let result) where result.status == 429:
                 failures += 1
-                let asked = result.header("Retry-After").flatMap(Double.init).flatMap {
-                    $0.isFinite && $0 >= 0 ? $0 : nil
-                }
-                wait = asked ?? schedule.backoff(failures: failures)
-                problem = (
-                    "429", "Spotify is rate limiting" + (asked.map { "; waiting the \(Int($0)) s it asked for" } ?? "")
-                )
+                let rateLimit = Self.rateLimitWait(
+                    retryAfter: result.header("Retry-After"), cap: api.maxRetryWait,
+                    backoff: schedule.backoff(failures: failures))
+                wait = rateLimit.wait
+                problem = ("429", rateLimit.message)
             case .answered(let result) where result.status >= 500:
                 failures += 1
                 problem = ("5xx", "Spotify failed (HTTP \(result.status): \(SpotifyErrorBody(result).message))")
                 wait = schedule.backoff(failures: failures)
             case .answered(let result):
-                let observation = PlaybackObservation(try SpotifyPlayer.body(of: result))
+                let body: JSONValue?
+                do {
+                    body = try SpotifyPlayer.body(of: result)
+                    if let body, body.objectValue == nil {
+                        // JSON, but not a player object: read as "nothing plays" it would fake a change.
+                        throw ToolError.unavailable("Spotify answered JSON that is not a player object (HTTP 200)")
+                    }
+                } catch let error as ToolError {
+                    // Like a 5xx: a captive portal or a broken proxy passes; the watch goes on.
+                    failures += 1
+                    problem = ("unreadable", error.message)
+                    wait = schedule.backoff(failures: failures)
+                    break
+                }
+                let observation = PlaybackObservation(body)
                 if failing != nil {
                     warn("Spotify answers again; watching on")
                     failing = nil
@@ -148,7 +165,10 @@ package struct PlaybackWatcher: Sendable {
             if stop.isStopped { break }
             if let problem {
                 // Once per streak: a watch over a blinking Wi-Fi must not flood stderr.
-                if failing != problem.kind { warn("\(problem.message); retrying (the watch goes on)") }
+                // Cleaned: server text (an error body, a proxy's page) must not drive the terminal.
+                if failing != problem.kind {
+                    warn(TerminalText.clean("\(problem.message); retrying (the watch goes on)"))
+                }
                 failing = problem.kind
             }
             await pause(wait - (clock.now() - pollStart))
@@ -162,25 +182,56 @@ package struct PlaybackWatcher: Sendable {
         }
     }
 
-    /// Runs one request, or gives up waiting for it when `stop` fires (the request is cancelled).
-    static func race(stop: StopSignal, _ request: @escaping @Sendable () async throws -> HTTPResult) async -> Poll {
-        await withTaskGroup(of: Poll.self) { group in
-            group.addTask {
+    /// How long to sit out a 429 and what to say: the Retry-After it names (digits only, as the
+    /// pager reads it), at most `cap`, else `backoff`. Never less than a second, so a cap of 0
+    /// cannot turn the watch into a busy loop. Pure, and total: any header is a finite wait.
+    static func rateLimitWait(retryAfter header: String?, cap: Double, backoff: Double) -> (
+        wait: Double, message: String
+    ) {
+        guard let asked = SpotifyWebAPI.retryAfterSeconds(header), asked.isFinite else {
+            return (max(backoff, 1), "Spotify is rate limiting")
+        }
+        if asked <= cap {
+            return (max(asked, 1), "Spotify is rate limiting; waiting the \(SpotifyWebAPI.seconds(asked)) it asked for")
+        }
+        return (
+            max(cap, 1),
+            "Spotify is rate limiting and asked to wait \(SpotifyWebAPI.seconds(asked)); polling again after the \(SpotifyWebAPI.seconds(max(cap, 1))) cap (SPOTIFY_TOOLKIT_MAX_RETRY_WAIT)"
+        )
+    }
+
+    /// Runs one request until it answers or `until` returns (a stop, or the end of `--for`),
+    /// whichever comes first; the loser is cancelled. Not a task group: that would wait for a
+    /// request that ignores cancellation (a network black hole) before returning.
+    static func race(
+        _ request: @escaping @Sendable () async throws -> HTTPResult, until: @escaping @Sendable () async -> Void
+    ) async -> Poll {
+        let resumed = Locked(false)
+        let tasks = Locked<[Task<Void, Never>]>([])
+        let poll = await withCheckedContinuation { (continuation: CheckedContinuation<Poll, Never>) in
+            let finish: @Sendable (Poll) -> Void = { poll in
+                let first = resumed.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: poll) }
+            }
+            let work = Task {
                 do {
-                    return .answered(try await request())
+                    finish(.answered(try await request()))
                 } catch let error as ToolError {
-                    return .failed(error)
+                    finish(.failed(error))
                 } catch {
-                    return .failed(.unavailable("\(error)"))
+                    finish(.failed(.unavailable("\(error)")))
                 }
             }
-            group.addTask {
-                await stop.wait()
-                return .stopped
+            let limit = Task {
+                await until()
+                finish(.stopped)
             }
-            let first = await group.next() ?? .stopped
-            group.cancelAll()
-            return first
+            tasks.withLock { $0 = [work, limit] }
         }
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+        return poll
     }
 }

@@ -61,14 +61,16 @@ package struct SpotifyPlayer: Sendable {
                 return prefixed.count == 1 ? .some(prefixed[0]) : .none
             }()
         guard let match else {
-            let names = all.compactMap { $0["name"]?.stringValue }
+            // Device names are chosen by their owners: cleaned before they reach a terminal.
+            let names = all.compactMap { $0["name"]?.stringValue }.map(TerminalText.clean)
             let known =
                 names.isEmpty
                 ? "Spotify sees no device; open Spotify on one" : "known: \(names.joined(separator: ", "))"
-            throw ToolError.unavailable("no device named '\(nameOrID.prefix(100))' (\(known))")
+            throw ToolError.unavailable(
+                "no device named '\(TerminalText.clean(String(nameOrID.prefix(100))))' (\(known))")
         }
         if match["is_restricted"]?.boolValue == true || match["id"]?.stringValue == nil {
-            throw PlayerCommandError.restricted(match["name"]?.stringValue ?? nameOrID).toolError
+            throw PlayerCommandError.restricted(TerminalText.clean(match["name"]?.stringValue ?? nameOrID)).toolError
         }
         return match
     }
@@ -174,17 +176,25 @@ extension SpotifyPlayer {
     static let maxRecentPages = 50
 
     /// Recently played tracks as `played` records, newest first, back to (not including) `after`
-    /// (seconds since 1970). Plays without a track or a `played_at` are left out.
-    package func playedRecords(after: Double?) async throws -> [JSONValue] {
+    /// (seconds since 1970), and how many plays were left out for having no track or no
+    /// `played_at`, so the caller can say so rather than drop them silently.
+    package func playedRecords(after: Double?) async throws -> (plays: [JSONValue], skipped: Int) {
         var plays: [JSONValue] = []
+        var skipped = 0
         var before: Int?
         pages: for _ in 0..<Self.maxRecentPages {
             let page = try await recentlyPlayed(before: before)
             let items = page["items"]?.arrayValue ?? []
             for item in items {
-                guard let playedAt = item["played_at"]?.stringValue else { continue }
+                guard let playedAt = item["played_at"]?.stringValue else {
+                    skipped += 1
+                    continue
+                }
                 if let after, let time = parseISOTimestamp(playedAt), time <= after { break pages }
-                guard var record = TrackRecord.make(from: item["track"]) else { continue }
+                guard var record = TrackRecord.make(from: item["track"]) else {
+                    skipped += 1
+                    continue
+                }
                 record["type"] = "played"
                 record["played_at"] = .string(playedAt)
                 let context = item["context"]
@@ -198,7 +208,7 @@ extension SpotifyPlayer {
             guard !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else { break }
             before = cursor
         }
-        return plays
+        return (plays, skipped)
     }
 
     /// A device record: Spotify's device object under our field names (`type` is the record's).

@@ -42,7 +42,7 @@ package struct LinkOpener: Sendable {
     /// False when even that could not start.
     @discardableResult
     package func launchDetached(_ link: String) -> Bool {
-        let process = Self.process(Self.commands(browser: environment["BROWSER"])[0], link: link)
+        let process = process(Self.commands(browser: environment["BROWSER"])[0], link: link)
         do {
             try process.run()
             return true
@@ -64,7 +64,7 @@ package struct LinkOpener: Sendable {
         for command in Self.commands(browser: environment["BROWSER"]) {
             let shown = command.replacingOccurrences(of: " \"$1\"", with: "").replacingOccurrences(
                 of: "\"$1\"", with: "%s")
-            let process = Self.process(command, link: link)
+            let process = process(command, link: link)
             do {
                 try process.run()
             } catch {
@@ -81,15 +81,23 @@ package struct LinkOpener: Sendable {
         return .failed(failures)
     }
 
-    static func process(_ command: String, link: String) -> Process {
+    func process(_ command: String, link: String) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command, "spotify-toolkit-opener", link]
+        process.environment = childEnvironment
         // The opener's chatter must not reach stdout, which carries only records.
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         return process
+    }
+
+    /// The environment for a browser or opener: the tool's own, without any `SPOTIFY_` variable.
+    /// A browser (and everything it starts) has no use for `SPOTIFY_ACCESS_TOKEN` or the client
+    /// settings, and would keep them readable in `/proc/PID/environ` for as long as it runs.
+    package var childEnvironment: [String: String] {
+        environment.variables.filter { !$0.key.hasPrefix("SPOTIFY_") }
     }
 
     // MARK: spotify: links
@@ -106,6 +114,7 @@ package struct LinkOpener: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: xdgMime)
         process.arguments = ["query", "default", "x-scheme-handler/spotify"]
+        process.environment = childEnvironment
         let output = Pipe()
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output

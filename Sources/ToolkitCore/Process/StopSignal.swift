@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A stop request that wakes every sleeper at once: set by SIGINT/SIGTERM (or a test), checked
+/// A stop request that wakes every sleeper at once: set by SIGINT/SIGTERM/SIGHUP (or a test), checked
 /// by a loop between its steps (the watch between polls, fake-spotify until it may exit), and
 /// raced against work in flight.
 package final class StopSignal: Sendable {
@@ -77,11 +77,15 @@ package final class StopSignal: Sendable {
         }
     }
 
-    /// SIGINT and SIGTERM stop instead of killing the process, so a watch ends with its final
+    /// The signals that ask a tool to stop: Ctrl-C, `kill`, and SIGHUP, a closed terminal or
+    /// SSH session, which must not lose a watch's final record or leave a session unlogged.
+    package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    /// The stop signals stop instead of killing the process, so a watch ends with its final
     /// record and exit status 0, and a server shuts down before it exits. Cancel the result to
     /// let them go before this signal is dropped.
     @discardableResult
-    package func stopOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM]) -> SignalHandlers {
+    package func stopOnSignals(_ signals: [Int32] = StopSignal.signals) -> SignalHandlers {
         let handlers = SignalHandlers(signals) { [self] _ in stop() }
         state.withLock { $0.handlers.append(handlers) }
         return handlers
@@ -96,7 +100,7 @@ package final class StopSignal: Sendable {
 package struct SignalHandlers: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
-    package init(_ signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
+    package init(_ signals: [Int32] = StopSignal.signals, handler: @escaping @Sendable (Int32) -> Void) {
         sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

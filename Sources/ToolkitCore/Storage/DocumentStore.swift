@@ -20,7 +20,9 @@ import Foundation
 /// current document (fine when versions only added optional fields). A directory or file another
 /// user could change is refused (78, with the fix). Readers never lock: they see the old file or
 /// the new one. Writers take an exclusive lock on `FILENAME.lock` beside it, so concurrent
-/// updates from many processes are never lost.
+/// updates from many processes are never lost. Members of the stored document that this build does
+/// not know (written by a newer build of the same schema version) are kept on every update, and
+/// temporary files that killed writers left behind are swept.
 package struct DocumentStore<Document: Codable & Sendable>: Sendable {
     package let folder: PrivateDirectory
     package let fileName: String
@@ -58,9 +60,12 @@ package struct DocumentStore<Document: Codable & Sendable>: Sendable {
     package func update<T>(lockTimeoutSeconds: Double = 60, _ body: (inout Document) throws -> T) throws -> T {
         let lock = try folder.lock(fileName + ".lock")
         return try lock.withLockBlocking(timeoutSeconds: lockTimeoutSeconds) {
-            var document = try read() ?? empty
+            folder.sweepStaleTemporaries(of: fileName)
+            let stored = try folder.read(fileName, trust: .file)
+            let original = try stored.map(decode)
+            var document = original ?? empty
             let result = try body(&document)
-            try folder.write(try encode(document), to: fileName)
+            try folder.write(try encode(document, keepingUnknownMembersOf: stored, readAs: original), to: fileName)
             return result
         }
     }
@@ -91,6 +96,19 @@ package struct DocumentStore<Document: Codable & Sendable>: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(Envelope(schemaVersion: schemaVersion, document: document)) + Data("\n".utf8)
+    }
+
+    /// The encoded document, with the members of `stored` (a file of this schema version, which
+    /// this build decoded as `original`) that this build does not know carried over.
+    func encode(_ document: Document, keepingUnknownMembersOf stored: Data?, readAs original: Document?) throws -> Data
+    {
+        let encoded = try encode(document)
+        guard let stored, let original, let old = try? JSONValue.parse(stored),
+            old["schema_version"]?.intValue == schemaVersion, let known = try? JSONValue.parse(try encode(original)),
+            let new = try? JSONValue.parse(encoded),
+            let merged = UnknownFields.carried(from: old, knownAs: known, into: new)
+        else { return encoded }
+        return Data((merged.serialized() + "\n").utf8)
     }
 
     func decode(_ data: Data) throws -> Document {

@@ -54,6 +54,30 @@ package enum FileTrust: Sendable {
             "refusing to use \(path): it \(reasons.joined(separator: " and ")), so \(risk); fix: \(fixes.joined(separator: " && "))"
     }
 
+    /// What is wrong with a symbolic link at one of our paths owned by `ownerID`; nil when it is
+    /// ours or root's. Anyone else's link could point our files at anything of ours they like.
+    package static func linkProblem(ownerID: uid_t, userID: uid_t = geteuid(), path: String) -> String? {
+        guard ownerID != userID && ownerID != 0 else { return nil }
+        return
+            "refusing to use \(path): it is a symbolic link owned by uid \(ownerID), not by you (\(currentUserName())), so another user chose where it leads; fix: rm \(shellQuoted(path))"
+    }
+
+    /// What is wrong with `parent`, a directory above `path`, as ssh's StrictModes sees it: it must
+    /// be yours or root's and not writable by group or others, unless it is sticky (like /tmp:
+    /// there nobody else can rename or remove what is yours). Nil when it can be trusted.
+    package static func parentProblem(
+        ownerID: uid_t, mode: mode_t, userID: uid_t, parent: String, path: String
+    ) -> String? {
+        if ownerID != userID && ownerID != 0 {
+            return
+                "refusing to use \(path): the directory \(parent) above it is owned by uid \(ownerID), not by you or root, so its owner could replace what is in it; fix: move the toolkit's directory elsewhere (XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME)"
+        }
+        let sticky = mode & mode_t(S_ISVTX) != 0
+        guard mode & 0o022 != 0 && !sticky else { return nil }
+        return
+            "refusing to use \(path): the directory \(parent) above it is writable by group or others (mode \(String(mode & 0o7777, radix: 8))), so another user could replace what is in it; fix: chmod go-w \(shellQuoted(parent))"
+    }
+
     /// Checks what fstat/lstat returned; throws exit 78 naming the path and the fix.
     func verify(_ info: stat, path: String) throws {
         if let problem = problem(

@@ -212,13 +212,16 @@ package struct PrivateDirectory: Sendable {
     /// Creates the directory (and missing parents), or checks that an existing one can be trusted.
     package func create() throws {
         if try verifyIfPresent() { return }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty && !FileManager.default.fileExists(atPath: parent) {
-            do {
-                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            } catch {
-                throw ToolError.config("cannot create \(parent): \(error.localizedDescription)")
-            }
+        // Missing parents are made 0700 too (as the XDG spec asks), whatever the umask: a parent
+        // others could write would be refused by `verifyParents`.
+        var missing: [String] = []
+        var parent = (path as NSString).deletingLastPathComponent
+        while !parent.isEmpty && parent != "/" && !FileManager.default.fileExists(atPath: parent) {
+            missing.append(parent)
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw ToolError.config("cannot create \(directory): \(systemErrorMessage(errno))")
         }
         // mkdir with 0700: the umask can only take bits away, so it is never wider than 0700.
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
@@ -228,10 +231,19 @@ package struct PrivateDirectory: Sendable {
     }
 
     /// Checks that the directory, if it exists, is a directory that can be trusted; false when it
-    /// does not exist. A symbolic link to a directory is fine (dotfile managers make them); the
-    /// directory it leads to is what is checked.
+    /// does not exist. A symbolic link to a directory is fine (dotfile managers make them) when it
+    /// is yours or root's; the directory it leads to is what is checked. Its parents are checked
+    /// as ssh's StrictModes does (see `FileTrust.parentProblem`).
     @discardableResult
     package func verifyIfPresent() throws -> Bool {
+        var link = stat()
+        guard lstat(path, &link) == 0 else {
+            if errno == ENOENT { return false }
+            throw SafeFile.failure(errno, "cannot use", path)
+        }
+        if link.st_mode & S_IFMT == S_IFLNK, let problem = FileTrust.linkProblem(ownerID: link.st_uid, path: path) {
+            throw ToolError.config(problem)
+        }
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return false }
@@ -239,7 +251,25 @@ package struct PrivateDirectory: Sendable {
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw ToolError.config("\(path) exists and is not a directory") }
         try FileTrust.directory.verify(info, path: path)
+        try verifyParents()
         return true
+    }
+
+    /// Every directory above this one: another user must not be able to swap it (or what is in it)
+    /// for their own.
+    func verifyParents() throws {
+        var parent = (path as NSString).deletingLastPathComponent
+        while !parent.isEmpty {
+            var info = stat()
+            if stat(parent, &info) == 0,
+                let problem = FileTrust.parentProblem(
+                    ownerID: info.st_uid, mode: info.st_mode, userID: geteuid(), parent: parent, path: path)
+            {
+                throw ToolError.config(problem)
+            }
+            if parent == "/" { break }
+            parent = (parent as NSString).deletingLastPathComponent
+        }
     }
 
     /// The file's content; nil when the directory or the file does not exist.
@@ -257,6 +287,26 @@ package struct PrivateDirectory: Sendable {
     /// Replaces `name` with `data` atomically, creating the directory first.
     package func write(_ data: Data, to name: String) throws {
         try beginWrite(name).commit(data)
+    }
+
+    /// Removes what writers killed mid-write (kill -9, power loss) left of `name`: its temporary
+    /// files (`name.tmp-PID-N`, see `AtomicFileWrite`) older than `seconds`, ours and regular only.
+    /// Best effort: a file that cannot be removed stays.
+    package func sweepStaleTemporaries(of name: String, olderThan seconds: Double = 3600) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+        let now = Date().timeIntervalSince1970
+        for entry in entries where entry.hasPrefix(name + ".tmp-") {
+            var info = stat()
+            guard lstat(file(entry), &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid()
+            else { continue }
+            #if canImport(Darwin)
+            let modified = Double(info.st_mtimespec.tv_sec)
+            #else
+            let modified = Double(info.st_mtim.tv_sec)
+            #endif
+            guard now - modified > seconds else { continue }
+            unlink(file(entry))
+        }
     }
 
     /// Removes `name`; idempotent. A directory where the file belongs is refused, with the same

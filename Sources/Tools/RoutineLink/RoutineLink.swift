@@ -22,7 +22,7 @@ package enum RoutineLink {
             "A routine is a name, an optional duration and note, and an optional linked playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline). start opens the playlist in Spotify and records a session; log ends it with the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | routine-link log morning. run does all of that in one command, with exactly that pipeline underneath.",
             "Everything works offline except fetching a playlist's name and cover when link is given only an id (without the network the id alone is linked, and routine-link says so), start --play, and run. Names may be any text; they match case-insensitively, and two routines cannot share a name.",
             "open uses the playlist's spotify: URI when something is registered to open those (xdg-mime query default x-scheme-handler/spotify; Launch Services on macOS), else https://open.spotify.com/playlist/ID, and hands it to each command of $BROWSER in turn, then xdg-open (open on macOS).",
-            "run NAME starts the routine (opening the playlist, or with --play playing it), then runs spotify-nowplaying --watch --for DURATION (the routine's, or --for) piped into songcount, both taken from the directory routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C reaches only routine-link, which asks the watch to stop; the watch prints its final record and the count is logged all the same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, no session is logged.",
+            "run NAME starts the routine (opening the playlist, or with --play playing it), then runs spotify-nowplaying --watch --for DURATION (the routine's, or --for) piped into songcount, both taken from the directory routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C (like SIGTERM and SIGHUP) reaches only routine-link, which asks the watch to stop; the watch prints its final record and the count is logged all the same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, no session is logged. When the watch fails (not logged in, a crash), no session is logged either and run exits with the watch's status; what was heard is printed as a song_count record, so routine-link log NAME can still log it. When the count cannot be logged (a full disk), it is printed the same way.",
             "The store is \(RoutineStore.fileName) in the data directory: one JSON document (schema_version \(RoutineStore.schemaVersion)) written atomically under a lock, so concurrent commands lose nothing. A file that cannot be read, or was written by a newer version, is reported with its path and left untouched.",
         ],
         options: [
@@ -186,7 +186,10 @@ package enum RoutineLink {
 
         func write(_ record: JSONValue, human: @autoclosure () -> String) throws {
             if mode == .human {
-                try context.stdout.writeText(human() + "\n")
+                // Routine and playlist names reach the terminal cleaned, line by line.
+                let lines = human().split(separator: "\n", omittingEmptySubsequences: false)
+                try context.stdout.writeText(
+                    lines.map { TerminalText.clean(String($0)) }.joined(separator: "\n") + "\n")
             } else {
                 try context.stdout.write(record)
             }
@@ -370,12 +373,12 @@ package enum RoutineLink {
         do {
             let api = try context.webAPI()
             let result = try await api.get("/playlists/\(playlist.id)", query: [("fields", "id,uri,name,images")])
-            guard let object = try? JSONValue.parse(result.body), var fetched = PlaylistLink(playlistObject: object)
-            else {
+            guard let object = try? JSONValue.parse(result.body), object.objectValue != nil else {
                 throw ToolError.unavailable("Spotify's answer for playlist \(playlist.id) is not a playlist")
             }
-            fetched.id = playlist.id  // the id asked for, whatever the answer says
-            fetched.uri = playlist.uri
+            // The id asked for, with the answer's name and cover even when its uri or type is odd.
+            var fetched = playlist
+            fetched.takeMetadata(from: object)
             return fetched
         } catch let error as ToolError where error.exitCode == .notFound {
             throw ToolError(.notFound, "Spotify has no playlist \(playlist.id) you can see (404); nothing linked")
@@ -540,22 +543,61 @@ package enum RoutineLink {
         let verdict = outcome.verdict
         if case .log(let count, let interrupted) = verdict {
             if interrupted { context.warn("stopped early; logging what was heard") }
-            return try await logCount(count, invocation)
+            do {
+                return try await logCount(count, invocation)
+            } catch let error as ToolError {
+                // A full disk must not lose the count: print it where `routine-link log` can replay it.
+                try context.stdout.write(songCountRecord(count))
+                throw ToolError(
+                    error.exitCode,
+                    "\(error.message); the count is on standard output: log it later with routine-link log \(shellQuoted(routine.name))"
+                )
+            }
         }
         _ = try invocation.store.update { $0.discardSession(started.id) }
         switch verdict {
-        case .watchFailed(let status):
-            throw ToolError(
-                ExitCode(rawValue: status) ?? .unavailable,
-                "the watch failed (exit status \(status)); no session logged")
+        case .watchFailed(let status, let heard):
+            // Not logged: the history holds sessions the user ran to their end (or stopped). What
+            // was heard is printed, so logging it anyway is one command away.
+            var message = "the watch failed (exit status \(status)); no session logged"
+            if let heard {
+                try context.stdout.write(songCountRecord(heard))
+                message +=
+                    "; what was heard (\(heard.label)) is on standard output: log it anyway with routine-link log \(shellQuoted(routine.name))"
+            }
+            let code = ExitCode(rawValue: status).flatMap { $0 == .success ? nil : $0 } ?? .unavailable
+            throw ToolError(code, message)
         case .countFailed(let status):
-            context.stderr.write(String(decoding: outcome.countErrors, as: UTF8.self))
+            context.stderr.write(TerminalText.clean(String(decoding: outcome.countErrors, as: UTF8.self)))
             throw ToolError(
-                ExitCode(rawValue: status) ?? .software, "songcount failed (exit status \(status)); no session logged")
+                ExitCode(rawValue: status).flatMap { $0 == .success ? nil : $0 } ?? .software,
+                "songcount failed (exit status \(status)); no session logged")
+        case .countUnreadable:
+            throw ToolError(.software, "songcount exited 0 without a song_count record; no session logged")
         case .nothingHeard, .log:
             context.warn("nothing heard; no session logged")
             return .notFound
         }
+    }
+
+    /// A song_count record of `count`, as songcount prints it and `routine-link log` reads it.
+    static func songCountRecord(_ count: SongCountSummary) -> JSONValue {
+        var record: JSONObject = ["type": "song_count"]
+        if let trackCount = count.trackCount { record["track_count"] = .int(trackCount) }
+        if let listened = count.listenedMs { record["listened_ms"] = .int(listened) }
+        if let target = count.targetMs { record["target_ms"] = .int(target) }
+        record["songs"] = .double(count.songs)
+        record["label"] = .string(count.label)
+        return .object(record)
+    }
+
+    /// `name` as one shell word, for a command the user may paste.
+    static func shellQuoted(_ name: String) -> String {
+        let clean = TerminalText.clean(name)
+        let plain = clean.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)
+        }
+        return plain && !clean.isEmpty ? clean : "'" + clean.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     static func history(_ invocation: Invocation) throws -> ExitCode {
@@ -587,7 +629,7 @@ package enum RoutineLink {
     // MARK: Human forms
 
     static func playlistName(_ playlist: PlaylistLink) -> String {
-        playlist.name.map { "'\($0)'" } ?? playlist.uri
+        TerminalText.clean(playlist.name.map { "'\($0)'" } ?? playlist.uri)
     }
 
     static func humanLine(_ routine: Routine) -> String {

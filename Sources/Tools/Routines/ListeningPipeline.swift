@@ -38,15 +38,28 @@ package struct ListeningPipeline {
         /// Whether a signal asked us to stop early.
         package var interrupted: Bool
 
-        /// A child ended by SIGINT (128 + 2): the watch stopping as asked, not failing.
-        static let interruptedBySIGINT: Int32 = 130
+        /// How a watch ends when asked to stop: exit 0 (its final record), or killed by a stop
+        /// signal (SIGHUP, SIGINT, SIGTERM: 128 + 1, 2, 15). Anything else is the watch failing.
+        static let stoppedStatuses: Set<Int32> = [0, 128 + SIGHUP, 128 + SIGINT, 128 + SIGTERM]
+
+        /// Whether the watch failed rather than stopped: a third signal SIGKILLs the group, which
+        /// is the user insisting, not a failure.
+        var watchFailed: Bool {
+            !Self.stoppedStatuses.contains(watchStatus) && !(interrupted && watchStatus == 128 + SIGKILL)
+        }
+
+        /// songcount's record, when it exited 0 with one.
+        var count: SongCountSummary? {
+            countStatus == 0 ? (try? JSONValue.parse(countOutput)).flatMap(SongCountSummary.init(record:)) : nil
+        }
 
         /// What the run means for its session. Pure, so every case is tested alone.
         package var verdict: RunVerdict {
-            let count =
-                countStatus == 0 ? (try? JSONValue.parse(countOutput)).flatMap(SongCountSummary.init(record:)) : nil
+            // A failed watch first: a count of a watch that died early is not the session the
+            // user ran, however plausible it looks.
+            if watchFailed { return .watchFailed(status: watchStatus, heard: count) }
             if let count { return .log(count, interrupted: interrupted) }
-            if watchStatus != 0 && watchStatus != Self.interruptedBySIGINT { return .watchFailed(status: watchStatus) }
+            if countStatus == 0 { return .countUnreadable }
             if countStatus != ExitCode.notFound.rawValue { return .countFailed(status: countStatus) }
             return .nothingHeard
         }
@@ -55,10 +68,13 @@ package struct ListeningPipeline {
     /// Log the count, or discard the session and say why.
     package enum RunVerdict: Equatable {
         case log(SongCountSummary, interrupted: Bool)
-        /// The watch failed (it said why on stderr: not logged in, Spotify down...).
-        case watchFailed(status: Int32)
+        /// The watch failed (it said why on stderr: not logged in, Spotify down...). `heard`: what
+        /// songcount counted before, printed so the user can still `routine-link log` it.
+        case watchFailed(status: Int32, heard: SongCountSummary?)
         /// songcount failed; its stderr is passed on.
         case countFailed(status: Int32)
+        /// songcount exited 0 without a song_count record: a broken toolkit, not a quiet success.
+        case countUnreadable
         /// songcount heard nothing (exit 1).
         case nothingHeard
     }
@@ -227,7 +243,7 @@ package struct ListeningPipeline {
     }
 }
 
-/// Turns SIGINT/SIGTERM to routine-link into a stop request for the watch: the first asks it
+/// Turns SIGINT/SIGTERM/SIGHUP to routine-link into a stop request for the watch: the first asks it
 /// to stop (SIGINT: it prints its final record), a second insists (SIGTERM), a third kills the group.
 final class Stopper: Sendable {
     private struct State {
@@ -241,7 +257,7 @@ final class Stopper: Sendable {
     var signalCount: Int { state.withLock { $0.signals } }
 
     func installSignalHandlers() {
-        let handlers = SignalHandlers([SIGINT, SIGTERM]) { [self] _ in received() }
+        let handlers = SignalHandlers(StopSignal.signals) { [self] _ in received() }
         state.withLock { $0.handlers = handlers }
     }
 

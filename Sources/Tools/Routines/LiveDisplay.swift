@@ -36,7 +36,7 @@ final class LiveDisplay: Sendable {
             return PlaybackObservation.humanLine(ofRecord: record) + " · " + songLabel(state.counter.result.songs)
                 + " so far"
         }
-        stderr.write("\r\(text.prefix(200))\u{1B}[K")
+        stderr.write("\r\(TerminalText.clean(String(text.prefix(200))))\u{1B}[K")
     }
 
     func clear() {

@@ -38,6 +38,12 @@ package struct PlaylistLink: Codable, Sendable, Equatable {
             let reference = try? SpotifyReference.parse(value.serialized(), expecting: .playlist)
         else { return nil }
         self.init(reference)
+        takeMetadata(from: value)
+    }
+
+    /// The name and cover of a playlist object or record, whatever its `uri` and `type` say: the
+    /// caller knows which playlist it asked for.
+    package mutating func takeMetadata(from value: JSONValue) {
         name = value["name"]?.stringValue
         imageURL =
             value["image_url"]?.stringValue

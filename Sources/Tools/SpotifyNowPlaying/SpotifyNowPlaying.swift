@@ -30,7 +30,7 @@ package enum SpotifyNowPlaying {
         abstract: "what Spotify plays now, a watch that logs every change, playback control and history",
         discussion: [
             "Without a command, spotify-nowplaying asks Spotify once what plays now (GET /me/player/currently-playing) and prints a now_playing record. When nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match. On a terminal it prints one line: a play (or pause) sign, the name, the artists and the position, e.g. (1:23 / 3:45).",
-            "--watch keeps going and prints a record whenever the song or the play state changes, flushing each line at once (spotify-nowplaying --watch | songcount sees it live). It polls every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed); an access token that expires during a long watch is refreshed. --for DURATION stops the watch after that long; SIGINT and SIGTERM stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
+            "--watch keeps going and prints a record whenever the song or the play state changes, flushing each line at once (spotify-nowplaying --watch | songcount sees it live). It polls every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers, unreadable answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed up to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a long watch is refreshed. --for DURATION stops the watch after that long, even while a request hangs; SIGINT, SIGTERM and SIGHUP stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
             "The playback commands (play, pause, next, previous, queue) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0 and says on stderr what was sent. recent needs the user-read-recently-played scope.",
         ],
         options: [
@@ -231,7 +231,7 @@ package enum SpotifyNowPlaying {
         if let name = command.value(deviceOption) {
             let device = try await player.device(named: name)
             deviceID = device["id"]?.stringValue
-            deviceName = "'\(device["name"]?.stringValue ?? name)'"
+            deviceName = "'\(TerminalText.clean(device["name"]?.stringValue ?? name))'"
         }
         let what = try await send(command, context, player, deviceID)
         context.warn("sent to \(deviceName): \(what) (Spotify carries it out on the device)")
@@ -293,9 +293,9 @@ package enum SpotifyNowPlaying {
             if mode == .human {
                 let active = device["is_active"]?.boolValue == true ? "●" : " "
                 let restricted = device["is_restricted"]?.boolValue == true ? ", restricted" : ""
-                try context.stdout.writeText(
-                    "\(active) \(device["name"]?.stringValue ?? "?") (\(device["type"]?.stringValue ?? "?")\(restricted))\n"
-                )
+                let line =
+                    "\(active) \(device["name"]?.stringValue ?? "?") (\(device["type"]?.stringValue ?? "?")\(restricted))"
+                try context.stdout.writeText(TerminalText.clean(line) + "\n")
             } else {
                 try context.stdout.write(record)
             }
@@ -320,14 +320,18 @@ package enum SpotifyNowPlaying {
             }
             after = time
         }
-        let plays = try await player.playedRecords(after: after)
+        let (plays, skipped) = try await player.playedRecords(after: after)
+        if skipped > 0 {
+            context.warn("skipped \(plural(skipped, "play")) without a track or a played_at time")
+        }
         for play in plays.reversed() {
             if mode == .human {
                 let time = play["played_at"]?.stringValue ?? ""
                 let name = play["name"]?.stringValue ?? "?"
                 let artists = (play["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(
                     separator: ", ")
-                try context.stdout.writeText("\(time)  \(name)\(artists.isEmpty ? "" : " — \(artists)")\n")
+                try context.stdout.writeText(
+                    TerminalText.clean("\(time)  \(name)\(artists.isEmpty ? "" : " — \(artists)")") + "\n")
             } else {
                 try context.stdout.write(play)
             }
