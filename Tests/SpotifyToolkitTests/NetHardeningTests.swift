@@ -213,4 +213,26 @@ import FoundationNetworking
             result.stderr.contains("timed out") && result.stderr.contains("gave up after 5 tries"), "\(result.stderr)")
         #expect(!result.stderr.contains("NSURLErrorDomain"))
     }
+
+    // R6: a body without a Content-Length (chunked) is cut off as it passes the cap, and what
+    // arrives afterwards is dropped; the outcome is handed back once.
+    @Test func aBodyWithoutALengthIsCappedAsItArrives() throws {
+        let outcomes = Locked<[String]>([])
+        let exchange = HTTPTransport.Exchange(host: "h:1", maxBodyBytes: 10) { outcome, _ in
+            let text =
+                switch outcome {
+                case .success(let (data, _)): "body \(data.count)"
+                case .failure(let error): "\(error)"
+                }
+            outcomes.withLock { $0.append(text) }
+        }
+        let url = try #require(URL(string: "http://h:1/"))
+        exchange.received(URLResponse(url: url, mimeType: nil, expectedContentLength: -1, textEncodingName: nil))
+        exchange.received(Data(count: 8))
+        #expect(outcomes.withLock { $0 }.isEmpty)
+        exchange.received(Data(count: 8))
+        exchange.received(Data(count: 8))
+        exchange.completed(nil)
+        #expect(outcomes.withLock { $0 } == ["\(HTTPFailure.tooLarge(host: "h:1", limit: 10))"])
+    }
 }
