@@ -365,11 +365,12 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         #expect(records.last?["name"] == "Sunrise Drive")  // the most recent play
         #expect(try fake.counters()["requests"]?["GET /v1/me/player/recently-played"] == 3)
 
-        // The last 10 minutes: plays that ended now, 3:18, 6:12 and 9:53 ago.
-        let recent = try nowplaying(["recent", "--since", "10m"], env)
+        // The last 12 minutes: plays that ended now, 3:18, 6:12 and 9:53 ago; the next ended 12:24
+        // ago. (10 minutes left only 7 s for a loaded machine between seeding and asking.)
+        let recent = try nowplaying(["recent", "--since", "12m"], env)
         #expect(recent.stdoutLines.count == 4)
         let counted = try ToolProcess.shell(
-            "spotify-nowplaying recent --since 10m | songcount --label", environment: env)
+            "spotify-nowplaying recent --since 12m | songcount --label", environment: env)
         #expect(counted.stdout == "4 songs\n")
         let future = try nowplaying(["recent", "--after", "2999-01-01T00:00:00Z"], env)
         #expect(future.status == 1)

@@ -311,9 +311,20 @@ import Testing
         #expect(FileManager.default.createFile(atPath: stray, contents: Data("x".utf8)))
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stray)
+        // Not the cache's (R11: a planted link can lead it into someone's own files): never evicted.
+        let foreign = cache.directory.file("keep1.jsonl")
+        let foreignTemporary = cache.directory.file("notes.jsonl.tmp-1-2")
+        for path in [foreign, foreignTemporary] {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(count: size * 3)))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: path)
+        }
         try Self.store(cache, "gen0000000000000000003")
         let left = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path).sorted()
-        #expect(left == ["gen0000000000000000001.jsonl", "gen0000000000000000003.jsonl"])
+        #expect(
+            left == [
+                "gen0000000000000000001.jsonl", "gen0000000000000000003.jsonl", "keep1.jsonl", "notes.jsonl.tmp-1-2",
+            ])
         // Nothing is kept when an entry alone is over the bound, or the bound is 0.
         let none = try home.cache(size: "0")
         #expect(

@@ -62,13 +62,10 @@ package struct PlaylistCache: Sendable {
         else { return 0 }
         var removed = 0
         for name in names {
-            let id = name.hasSuffix(".jsonl") ? String(name.dropLast(6)) : ""
-            if SpotifyReference.isValidID(id) {
+            if isEntryName(name) {
                 try directory.remove(name)
                 removed += 1
-            } else if let stem = name.split(separator: ".tmp-", maxSplits: 1).first,
-                stem.hasSuffix(".jsonl"), SpotifyReference.isValidID(String(stem.dropLast(6)))
-            {
+            } else if isTemporaryOfEntry(name) {
                 try directory.remove(name)
             }
         }
@@ -79,6 +76,20 @@ package struct PlaylistCache: Sendable {
     package var now: Double { clock() }
 
     static func fileName(_ playlistID: String) -> String { playlistID + ".jsonl" }
+
+    /// `ID.jsonl` for a valid playlist id: the only files the cache counts, evicts or removes, so
+    /// anything else in its directory (a planted link's target, say) is never deleted.
+    static func isEntryName(_ name: String) -> Bool {
+        name.hasSuffix(".jsonl") && SpotifyReference.isValidID(String(name.dropLast(6)))
+    }
+
+    /// A temporary file of an entry being written (`ID.jsonl.tmp-PID-N`).
+    static func isTemporaryOfEntry(_ name: String) -> Bool {
+        guard let stem = name.split(separator: ".tmp-", maxSplits: 1).first, stem.count < name.count else {
+            return false
+        }
+        return isEntryName(String(stem))
+    }
 
     package func path(of playlistID: String) -> String { directory.file(Self.fileName(playlistID)) }
 
@@ -160,11 +171,11 @@ package struct PlaylistCache: Sendable {
             let time = info.st_mtim
             #endif
             let modified = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-            if name.contains(".tmp-") {
+            if Self.isTemporaryOfEntry(name) {
                 if now - modified > 3600 { try? directory.remove(name) }
                 continue
             }
-            guard name.hasSuffix(".jsonl") else { continue }
+            guard Self.isEntryName(name) else { continue }
             files.append(CachePolicy.StoredFile(name: name, bytes: Int(info.st_size), lastUsed: modified))
         }
         for victim in CachePolicy.evictions(files, maxBytes: maxBytes, keep: keep) {

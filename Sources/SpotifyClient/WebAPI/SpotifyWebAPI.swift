@@ -275,10 +275,7 @@ package struct SpotifyErrorBody: Sendable, Equatable {
     /// Server text made safe for a terminal and one line: control characters (escape sequences,
     /// newlines) become spaces, so a hostile or broken server cannot rewrite the user's screen.
     static func printable(_ text: String) -> String {
-        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
-            scalar.properties.generalCategory == .control ? " " : scalar
-        }
-        return String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
+        TerminalText.clean(text).trimmingCharacters(in: .whitespaces)
     }
 
     /// A 403 with the fix: most are Development Mode rules that logging in again will not change.
