@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SpotifyClient
 @testable import ToolkitCore
 @testable import Tools
 
@@ -132,5 +133,22 @@ import Testing
         try FileManager.default.createSymbolicLink(
             atPath: base + "/spotify-toolkit", withDestinationPath: base + "/real")
         #expect(try PrivateDirectory(base + "/spotify-toolkit").verifyIfPresent())
+    }
+}
+
+extension StoreHardeningTests {
+    @Test func theTokenStoreSweepsItsStaleTemporariesToo() throws {
+        let base = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let store = FileTokenStore(directory: base + "/spotify-toolkit")
+        let tokens = StoredTokens(
+            accessToken: "A", scope: "s", expiresAt: 1, refreshToken: "R", clientID: "c", authorizedAt: 0)
+        try store.save(tokens)
+        let stale = base + "/spotify-toolkit/tokens.json.tmp-123-456"
+        FileManager.default.createFile(atPath: stale, contents: Data("old secret".utf8))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stale)
+        try store.save(tokens)
+        #expect(!FileManager.default.fileExists(atPath: stale))
     }
 }

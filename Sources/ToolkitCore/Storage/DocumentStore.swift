@@ -60,7 +60,6 @@ package struct DocumentStore<Document: Codable & Sendable>: Sendable {
     package func update<T>(lockTimeoutSeconds: Double = 60, _ body: (inout Document) throws -> T) throws -> T {
         let lock = try folder.lock(fileName + ".lock")
         return try lock.withLockBlocking(timeoutSeconds: lockTimeoutSeconds) {
-            folder.sweepStaleTemporaries(of: fileName)
             let stored = try folder.read(fileName, trust: .file)
             let original = try stored.map(decode)
             var document = original ?? empty

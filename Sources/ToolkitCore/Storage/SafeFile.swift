@@ -278,9 +278,11 @@ package struct PrivateDirectory: Sendable {
         return try SafeFile.read(file(name), trust: trust)
     }
 
-    /// Starts replacing `name` (see `AtomicFileWrite`), creating the directory first.
+    /// Starts replacing `name` (see `AtomicFileWrite`), creating the directory first and sweeping
+    /// what killed writers of `name` left behind.
     package func beginWrite(_ name: String, reserving bytes: Int = 0) throws -> AtomicFileWrite {
         try create()
+        sweepStaleTemporaries(of: name)
         return try AtomicFileWrite(path: file(name), reserving: bytes)
     }
 
