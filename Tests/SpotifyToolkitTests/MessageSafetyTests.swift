@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
 
@@ -22,5 +23,17 @@ import Testing
         DiagnosticStream(fileDescriptor: fd).report("tool", "x\u{1B}[2Jy\nz")
         close(fd)
         #expect(try scratch.read("err") == "tool: x [2Jy z\n")
+    }
+}
+
+extension MessageSafetyTests {
+    @Test func aHostileDisplayNameIsCleanedInStatus() {
+        var tokens = StoredTokens(
+            accessToken: "A1", scope: "a", expiresAt: 1000, refreshToken: "R1", clientID: "c", authorizedAt: 0)
+        tokens.displayName = "Eve\u{1B}]0;pwned\u{07}\nroot\u{202E}"
+        tokens.userID = "eve"
+        let text = AuthStatus(tokens: tokens, store: FileTokenStore(directory: "/tmp/none"), now: 400).humanText
+        #expect(text.hasPrefix("Logged in as Eve ]0;pwned  root  (eve)\n"))
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
     }
 }

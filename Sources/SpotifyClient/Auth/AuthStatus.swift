@@ -59,7 +59,9 @@ package struct AuthStatus {
         guard loggedIn, let tokens else {
             return "Not logged in (no tokens in \(storeLocation)). Run: spotify-auth login\n"
         }
-        let who = tokens.displayName.map { "\($0) (\(tokens.userID ?? "?"))" } ?? tokens.userID ?? "an unknown user"
+        // The display name is anyone's choice on Spotify: cleaned before it reaches a terminal.
+        let who = TerminalText.clean(
+            tokens.displayName.map { "\($0) (\(tokens.userID ?? "?"))" } ?? tokens.userID ?? "an unknown user")
         let remaining = tokens.expiresAt - now
         let expiry =
             remaining > 0

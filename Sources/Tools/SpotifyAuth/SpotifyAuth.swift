@@ -265,7 +265,7 @@ package enum SpotifyAuth {
         let me = try JSONValue.parse(try await api.get("/me").body)
         if mode == .human {
             let name = me["display_name"]?.stringValue ?? "(no display name)"
-            try context.stdout.writeText("\(name) (\(me["id"]?.stringValue ?? "?"))\n")
+            try context.stdout.writeText(TerminalText.clean("\(name) (\(me["id"]?.stringValue ?? "?"))") + "\n")
         } else {
             try context.stdout.write(me)
         }
