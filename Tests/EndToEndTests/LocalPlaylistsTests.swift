@@ -53,62 +53,6 @@ import Testing
         #expect(mode == 0o600)
     }
 
-    @Test func addRenameDeleteAndTheirErrors() throws {
-        let local = try Local()
-        let one =
-            #"{"type":"track","uri":"spotify:track:4iV5W9uYEdYUVa79Axb7Rh","name":"The Funeral","duration_ms":322506}"#
-        #expect(try local.run(["create", "Run"], stdin: one + "\n").status == 0)
-        let added = try local.run(["add", "run"], stdin: one + "\n\n" + one + "\n")
-        #expect(added.status == 0)
-        #expect(try JSONValue.parse(added.stdout)["items_total"] == 3)
-
-        let taken = try local.run(["create", "RUN"], stdin: "")
-        #expect(taken.status == 65)
-        #expect(
-            taken.stderr
-                == "spotify-playlists: a local playlist called 'Run' already exists; add to it with 'local add' or pick another name\n"
-        )
-        #expect(try local.run(["create", "Walk"], stdin: "").status == 0)
-        #expect(try local.run(["rename", "walk", "run"]).status == 65)
-        let renamed = try local.run(["rename", "run", "Long Run"])
-        #expect(renamed.status == 0)
-        #expect(try JSONValue.parse(renamed.stdout)["name"] == "Long Run")
-        #expect(try local.run(["rename", "long run", "LONG RUN"]).status == 0, "a new case for the same playlist")
-
-        let list = try records(try local.run(["list"]))
-        #expect(list.map { $0["name"]?.stringValue } == ["LONG RUN", "Walk"])
-        #expect(list.map { $0["items_total"]?.intValue } == [3, 0])
-
-        let deleted = try local.run(["delete", "walk"])
-        #expect(deleted.status == 0 && deleted.stdout == "")
-        #expect(deleted.stderr == "spotify-playlists: deleted local playlist 'Walk' (0 items)\n")
-        for arguments in [["show", "walk"], ["delete", "walk"], ["rename", "walk", "x"]] {
-            let missing = try local.run(arguments)
-            #expect(missing.status == 1, "\(arguments)")
-            #expect(
-                missing.stderr
-                    == "spotify-playlists: no local playlist called '\(arguments[1])'; 'spotify-playlists local list' shows them\n"
-            )
-        }
-        #expect(try local.run(["add", "walk"], stdin: one + "\n").status == 1)
-
-        let before = try String(contentsOfFile: local.file, encoding: .utf8)
-        let notJSON = try local.run(["add", "long run"], stdin: one + "\nnot json\n")
-        #expect(notJSON.status == 65)
-        #expect(notJSON.stderr == "spotify-playlists: standard input: line 2: not a JSON object\n")
-        let noURI = try local.run(["add", "long run"], stdin: #"{"name":"x"}"# + "\n")
-        #expect(noURI.status == 65)
-        #expect(noURI.stderr.contains("line 1: not a track record (no uri)"))
-        #expect(try String(contentsOfFile: local.file, encoding: .utf8) == before, "nothing stored from bad input")
-
-        for arguments in [
-            ["create", " "], ["create", "a\u{1B}[2Jb"], ["show"], ["show", "a", "b"], ["list", "x"], ["play", "x"],
-        ] {
-            let result = try local.run(arguments, stdin: "")
-            #expect(result.status == 64, "\(arguments): \(result.stderr)")
-        }
-    }
-
     @Test func twentyWritersAtOnceLoseNothing() throws {
         let local = try Local()
         #expect(try local.run(["create", "Mix"], stdin: "").status == 0)
@@ -157,22 +101,5 @@ import Testing
             """)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: local.file + ".tmp"))
-    }
-
-    @Test func aCorruptOrNewerFileIsReportedAndLeftUntouched() throws {
-        let local = try Local()
-        #expect(try local.run(["create", "Keep"], stdin: "").status == 0)
-        for (contents, status, words) in [
-            ("{\"playlists\": [", Int32(65), "cannot be read"),
-            ("{\"playlists\":[],\"schema_version\":99}\n", Int32(78), "newer spotify-toolkit (schema_version 99"),
-        ] {
-            try contents.write(toFile: local.file, atomically: true, encoding: .utf8)
-            for arguments in [["list"], ["create", "New"], ["delete", "Keep"]] {
-                let result = try local.run(arguments, stdin: "")
-                #expect(result.status == status, "\(arguments): \(result.stderr)")
-                #expect(result.stderr.contains(local.file) && result.stderr.contains(words), "\(result.stderr)")
-            }
-            #expect(try String(contentsOfFile: local.file, encoding: .utf8) == contents, "never overwritten")
-        }
     }
 }

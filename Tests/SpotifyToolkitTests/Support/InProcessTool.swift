@@ -143,6 +143,7 @@ final class InProcessFake: Sendable {
     func counters() async throws -> JSONValue { try await call("GET", "/_fake/counters") }
 
     var configDirectory: String { home.url.appendingPathComponent("config/spotify-toolkit").path }
+    var store: FileTokenStore { FileTokenStore(directory: configDirectory) }
 
     /// Seeds the token store as if the user had logged in (as `FakeSpotifyProcess.seedLogin`).
     @discardableResult
