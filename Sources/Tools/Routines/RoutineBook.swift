@@ -132,7 +132,7 @@ package struct Routine: Codable, Sendable, Equatable {
     package func record(of session: RoutineSession) -> JSONValue {
         var duration: JSONValue = .null
         if let end = session.endedAt.flatMap(parseISOTimestamp), let start = parseISOTimestamp(session.startedAt) {
-            duration = .int(max(0, Int(((end - start) * 1000).rounded())))
+            duration = .int(max(0, Int(saturating: ((end - start) * 1000).rounded())))  // the file is outside input
         }
         return [
             "type": "session", "routine": .string(name), "started_at": .string(session.startedAt),
