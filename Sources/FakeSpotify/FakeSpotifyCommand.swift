@@ -20,7 +20,8 @@ package enum FakeSpotifyCommand {
             "fake-spotify listens on 127.0.0.1 only. Once it is listening it prints one line, http://127.0.0.1:PORT, on standard output, then serves until SIGTERM or SIGINT (exit 0) or until --exit-after.",
             "Point the tools at it with SPOTIFY_ACCOUNTS_BASE=http://127.0.0.1:PORT and SPOTIFY_API_BASE=http://127.0.0.1:PORT/v1. It serves GET /authorize (consent is automatic: a 302 to the redirect URI with a code, or error=access_denied with --deny), POST /api/token (authorization_code with PKCE S256, refresh_token) and the Web API under /v1 with a Bearer token.",
             "The library: GET /v1/me/playlists, /v1/me/tracks, /v1/playlists/{id} and /v1/playlists/{id}/items (with the fields filter and offset/limit paging, 50 at most; the legacy /tracks answers 403 unless --legacy). Playlist ids gen0000000000000000N (19 digits) hold N generated tracks, mix… the same mixed with local files, episodes and null items; 5MlKAGFZNoN2d0Up8sQc0N is not the user's (403 on its items), 37i9dQZF1DXcBWIGoYBM5M is Spotify's editorial playlist (404).",
-            "Faults (POST /_fake/faults or --fault): kind=rate_limit|quota|server_error|reset|truncate|garbage|delay with rate=P, every=N or at=N+M (request numbers among those matching path_prefix, default /v1/), and status, retry_after, delay_ms, count (at most this many), seed. GET /_fake/faults lists them, POST /_fake/clear-faults removes them. GET /_fake/counters reports max_in_flight and faults_fired. GET and POST /_fake/library: legacy, latency_ms, saved_tracks, extra_playlists.",
+            "Faults (POST /_fake/faults or --fault): kind=rate_limit|quota|server_error|reset|truncate|garbage|delay with rate=P, every=N or at=N+M (request numbers among those matching path_prefix, default /v1/), and status, retry_after, delay_ms, count (at most this many), seed. GET /_fake/faults lists them, POST /_fake/clear-faults removes them. GET /_fake/counters reports max_in_flight and faults_fired. GET and POST /_fake/library: legacy, latency_ms, saved_tracks, extra_playlists, library_shape.",
+            "--library-shape real (library_shape=real) lists a library shaped like a real one instead of the fixture playlists: 150 playlists of 20,531 items (125 of 0-60 items, 22 of 100-500, 3 of 2,000-5,000), shuffled, the same every run, all the user's. Their ids are lib + 3 digits (the playlist's number) + 16 digits (its size). make bench-library pages it.",
             "Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer (answer=ok|premium_required|no_active_device|restricted: how player commands are answered); history (count=N finished plays ending now); GET /_fake/playback reports the session, its changes and polls in virtual milliseconds. Fields go in a form body or the query string.",
         ],
         options: [
@@ -40,6 +41,7 @@ package enum FakeSpotifyCommand {
             Option.latencyMs,
             Option.savedTracks,
             Option.extraPlaylists,
+            Option.libraryShape,
             Option.fault,
         ],
         output: ["One line, http://127.0.0.1:PORT, once listening."],
@@ -108,7 +110,7 @@ package enum FakeSpotifyCommand {
         if command.flag(Option.legacy) { library.append(("legacy", "true")) }
         for (option, field) in [
             (Option.latencyMs, "latency_ms"), (Option.savedTracks, "saved_tracks"),
-            (Option.extraPlaylists, "extra_playlists"),
+            (Option.extraPlaylists, "extra_playlists"), (Option.libraryShape, "library_shape"),
         ] {
             if let value = command.value(option) { library.append((field, value)) }
         }
@@ -214,6 +216,10 @@ extension FakeSpotifyCommand {
         static let extraPlaylists = OptionSpec(
             "extra-playlists", value: "N", help: "Add N generated playlists (of 0 to N-1 items) to /me/playlists.",
             default: "0")
+        static let libraryShape = OptionSpec(
+            "library-shape", value: "SHAPE",
+            help: "fixtures (the fixture playlists) or real (150 generated playlists shaped like a real library).",
+            default: "fixtures")
         static let fault = OptionSpec(
             "fault", value: "SPEC",
             help:

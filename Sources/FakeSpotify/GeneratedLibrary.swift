@@ -12,6 +12,8 @@ import ToolkitCore
 ///   episodes (from 6) and null items (from 8);
 /// - `chg` + 19 digits: N generated tracks on the first page, then N-1 (as if one were removed
 ///   while a client paged through it: its `total` changes);
+/// - `lib` + 3 digits K + 16 digits N: N generated tracks, the K-th playlist of the real-shaped
+///   library (`RealLibrary`); K keeps two playlists of the same size apart;
 /// - the fixture playlists: `3cEYpjA9oz9GiPac4AsH4n` (the fixture entries: a track, a local file,
 ///   an episode, a null item, a restricted track, an entry without added_at), `7d2D2S200NyUE5KYs80PwO`
 ///   (143 generated, collaborative), `1Cp6VQCKf2VL4sP09jN9oX` (empty);
@@ -43,11 +45,14 @@ enum GeneratedLibrary {
         case emptyID: return .generated(count: 0, mixed: false)
         case notOwnedID: return .notOwned
         default:
-            guard id.utf8.count == 22, let count = Int(id.dropFirst(3)), count <= maxGenerated else { return nil }
+            guard id.utf8.count == 22, var count = Int(id.dropFirst(3)) else { return nil }
+            if id.hasPrefix("lib") { count %= libraryCountModulus }
+            guard count <= maxGenerated else { return nil }
             switch id.prefix(3) {
             case "gen": return .generated(count: count, mixed: false)
             case "mix": return .generated(count: count, mixed: true)
             case "chg": return .shrinking(count: count)
+            case "lib": return .generated(count: count, mixed: false)
             default: return nil
             }
         }
@@ -56,6 +61,15 @@ enum GeneratedLibrary {
     static func generatedID(count: Int, mixed: Bool = false) -> String {
         let digits = String(count)
         return (mixed ? "mix" : "gen") + String(repeating: "0", count: max(0, 19 - digits.count)) + digits
+    }
+
+    /// The 16 digits of a `lib` id that give its size.
+    static let libraryCountModulus = 10_000_000_000_000_000
+
+    /// `lib` + the playlist's number (3 digits) + its size (16 digits).
+    static func libraryID(number: Int, count: Int) -> String {
+        let digits = String(number * libraryCountModulus + count)
+        return "lib" + String(repeating: "0", count: max(0, 19 - digits.count)) + digits
     }
 
     // MARK: Entries
@@ -286,6 +300,51 @@ enum GeneratedLibrary {
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
+    }
+}
+
+/// A library shaped like a real one (`--library-shape real`), for benchmarks of whole-library
+/// runs: 150 playlists, 125 small (0-60 items), 22 medium (100-500), 3 of thousands (2,000-5,000),
+/// in a shuffled order. Seeded, so every run (and every machine) gets the same sizes.
+enum RealLibrary {
+    static let seed: UInt64 = 18
+
+    /// The playlists' sizes in `/me/playlists` order: 150 of them, 20,531 items.
+    static let sizes: [Int] = {
+        var random = SplitMix64(seed: seed)
+        var sizes =
+            (0..<125).map { _ in random.next(in: 0...60) } + (0..<22).map { _ in random.next(in: 100...500) }
+            + (0..<3).map { _ in random.next(in: 2_000...5_000) }
+        // Fisher-Yates, so the big ones sit among the small ones as in a real library.
+        for index in stride(from: sizes.count - 1, to: 0, by: -1) {
+            sizes.swapAt(index, random.next(in: 0...index))
+        }
+        return sizes
+    }()
+
+    static var ids: [String] {
+        sizes.enumerated().map { GeneratedLibrary.libraryID(number: $0.offset, count: $0.element) }
+    }
+}
+
+/// A small seeded generator (Steele, Lea and Flood's SplitMix64): the same numbers on every platform,
+/// unlike the standard library's seedless one.
+struct SplitMix64 {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Modulo bias is irrelevant for ranges this small against 2^64.
+    mutating func next(in range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
     }
 }
 

@@ -4,8 +4,16 @@ import ToolkitCLI
 import ToolkitCore
 
 /// The library's shape and the Web API's pace; `--legacy`, `--latency-ms`, `--saved-tracks`,
-/// `--extra-playlists` at launch, `POST /_fake/library` while running.
+/// `--extra-playlists`, `--library-shape` at launch, `POST /_fake/library` while running.
 package struct LibrarySettings: Sendable, Equatable {
+    /// Which playlists `/me/playlists` lists before the extra ones.
+    package enum Shape: String, Sendable, CaseIterable {
+        /// The fixture playlists (with a 403 and a 404 among them), a 10,000-item one and a mixed one.
+        case fixtures
+        /// `RealLibrary`: 150 generated playlists, mostly small, all the user's.
+        case real
+    }
+
     /// Pre-2026 shapes: playlists carry `tracks` (no `items`), entries `track` (no `item`), and
     /// the old `/playlists/{id}/tracks` works. Otherwise that endpoint answers 403, as it does
     /// for Development Mode apps since 2026.
@@ -16,13 +24,14 @@ package struct LibrarySettings: Sendable, Equatable {
     package var savedTracks = 120
     /// Generated playlists (gen…0000 to gen…N-1, sizes 0 to N-1) after the usual ones in `/me/playlists`.
     package var extraPlaylists = 0
+    package var shape = Shape.fixtures
 
     package init() {}
 
     var json: JSONValue {
         [
             "legacy": .bool(legacy), "latency_ms": .int(latencyMs), "saved_tracks": .int(savedTracks),
-            "extra_playlists": .int(extraPlaylists),
+            "extra_playlists": .int(extraPlaylists), "library_shape": .string(shape.rawValue),
         ]
     }
 
@@ -40,9 +49,15 @@ package struct LibrarySettings: Sendable, Equatable {
             case "latency_ms": updated.latencyMs = try count(name, value, max: 60_000)
             case "saved_tracks": updated.savedTracks = try count(name, value, max: GeneratedLibrary.maxGenerated)
             case "extra_playlists": updated.extraPlaylists = try count(name, value, max: 100_000)
+            case "library_shape":
+                guard let shape = Shape(rawValue: value) else {
+                    throw ControlError("library_shape must be fixtures or real, not '\(value)'")
+                }
+                updated.shape = shape
             default:
                 throw ControlError(
-                    "unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists")
+                    "unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists, library_shape"
+                )
             }
         }
         self = updated
@@ -197,8 +212,13 @@ extension FakeSpotifyService {
     // MARK: The library
 
     /// The user's playlists: the fixture ones (one of them Spotify's editorial playlist, which
-    /// answers 404), a 10,000-item one, a mixed one, then `extraPlaylists` generated ones.
+    /// answers 404), a 10,000-item one, a mixed one, then `extraPlaylists` generated ones; with
+    /// the real shape, `RealLibrary`'s playlists instead of the fixture and big ones.
     static func libraryPlaylists(_ library: LibrarySettings) -> [JSONValue] {
+        let extra = (0..<library.extraPlaylists).map {
+            generatedPlaylist(id: GeneratedLibrary.generatedID(count: $0), total: $0)
+        }
+        if library.shape == .real { return realPlaylists + extra }
         let fixtures = ["me-playlists-page1.json", "me-playlists-page2.json"].flatMap {
             Fixtures.json($0)?["items"]?.arrayValue ?? []
         }
@@ -206,10 +226,12 @@ extension FakeSpotifyService {
             generatedPlaylist(id: GeneratedLibrary.generatedID(count: 10_000), total: 10_000, name: "Long Run"),
             generatedPlaylist(id: GeneratedLibrary.generatedID(count: 120, mixed: true), total: 120, name: "Mixed Bag"),
         ]
-        let extra = (0..<library.extraPlaylists).map {
-            generatedPlaylist(id: GeneratedLibrary.generatedID(count: $0), total: $0)
-        }
         return fixtures + generated + extra
+    }
+
+    /// Built once: `/me/playlists` and `/playlists/{id}` look through them on every request.
+    static let realPlaylists: [JSONValue] = zip(RealLibrary.ids, RealLibrary.sizes).enumerated().map {
+        generatedPlaylist(id: $0.element.0, total: $0.element.1, name: "Library \($0.offset + 1)")
     }
 
     static func generatedPlaylist(id: String, total: Int, name: String? = nil) -> JSONValue {

@@ -84,6 +84,49 @@ import ToolkitCore
         }
     }
 
+    /// make bench-library measures whole-library runs on this shape, so its figures hold only
+    /// while the shape does: 150 playlists, 20,531 items, mostly small, a few of thousands.
+    @Test func theRealShapedLibrary() async throws {
+        let sizes = RealLibrary.sizes
+        #expect(sizes.count == 150)
+        #expect(sizes.reduce(0, +) == 20_531)
+        #expect(sizes.filter { $0 <= 60 }.count == 125)
+        #expect(sizes.filter { (100...500).contains($0) }.count == 22)
+        #expect(sizes.filter { (2_000...5_000).contains($0) }.count == 3)
+        #expect(sizes.map { ($0 + 49) / 50 }.reduce(0, +) == 484, "pages of 50")
+        #expect(Array(sizes.prefix(6)) == [3733, 5, 0, 45, 10, 6], "seeded: the same sizes every run")
+        #expect(Set(RealLibrary.ids).count == 150)
+
+        let fake = try Fake()
+        defer { fake.stop() }
+        let token = try await token(fake)
+        let control = try await fake.post("/_fake/library", [("library_shape", "real")])
+        #expect(try control.json()["library_shape"] == "real")
+        #expect(try await fake.post("/_fake/library", [("library_shape", "huge")]).status == 400)
+        var listed: [JSONValue] = []
+        for offset in stride(from: 0, to: 150, by: 50) {
+            let page = try await fake.get("/v1/me/playlists?offset=\(offset)&limit=50", token: token).json()
+            #expect(page["total"] == 150)
+            listed += page["items"]?.arrayValue ?? []
+        }
+        #expect(listed.map { $0.string("id") } == RealLibrary.ids)
+        #expect(listed.map { $0["items"]?["total"]?.intValue ?? -1 } == sizes)
+        #expect(listed.allSatisfy { $0["owner"]?["id"]?.stringValue == GeneratedLibrary.userID })
+        #expect(Set(listed.map { $0.string("snapshot_id") }).count == 150)
+        // A sample: every 15th playlist and the biggest; each answers 200 with the listed total.
+        let biggest = sizes.indices.max { sizes[$0] < sizes[$1] }!
+        for index in Array(stride(from: 0, to: 150, by: 15)) + [biggest] {
+            let id = listed[index].string("id")
+            let reply = try await fake.get("/v1/playlists/\(id)/items?offset=0&limit=50", token: token)
+            #expect(reply.status == 200)
+            let page = try reply.json()
+            #expect(page["total"]?.intValue == sizes[index])
+            #expect(page["items"]?.arrayValue?.count == min(50, sizes[index]))
+            let metadata = try await fake.get("/v1/playlists/\(id)?fields=snapshot_id", token: token).json()
+            #expect(metadata.string("snapshot_id") == listed[index].string("snapshot_id"))
+        }
+    }
+
     @Test func generatedPlaylistsAreDeterministicAndAnySize() async throws {
         let fake = try Fake()
         defer { fake.stop() }
