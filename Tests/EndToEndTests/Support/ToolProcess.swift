@@ -112,6 +112,7 @@ final class TemporaryDirectory {
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("spotify-toolkit-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        chmod(url.path, 0o700)  // the tools refuse a home others could write, whatever the umask
     }
     deinit { try? FileManager.default.removeItem(at: url) }
     func file(_ name: String, contents: String) throws -> String {

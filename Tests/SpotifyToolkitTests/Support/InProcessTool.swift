@@ -52,6 +52,7 @@ enum InProcess {
             url = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "spotify-toolkit-run-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            chmod(url.path, 0o700)  // the tools refuse a home others could write, whatever the umask
         }
         deinit { try? FileManager.default.removeItem(at: url) }
 
