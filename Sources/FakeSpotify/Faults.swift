@@ -40,7 +40,7 @@ package struct FaultRule: Sendable, Equatable {
     package var limit: Int?
     var seen = 0
     var fired = 0
-    var random: UInt64
+    var random: SplitMix64
 
     /// Parses `kind=server_error every=10 status=502` style fields (the form of POST /_fake/faults,
     /// and of --fault with the fields separated by spaces or commas).
@@ -108,7 +108,7 @@ package struct FaultRule: Sendable, Equatable {
         guard let trigger else { throw ControlError("one of rate, every or at is required") }
         self.kind = kind
         self.trigger = trigger
-        self.random = seed
+        self.random = SplitMix64(seed: seed)
     }
 
     /// `--fault 'kind=reset every=20'` (spaces or commas between fields).
@@ -136,15 +136,7 @@ package struct FaultRule: Sendable, Equatable {
         return hit
     }
 
-    /// SplitMix64 → [0, 1).
-    mutating func nextUnit() -> Double {
-        random &+= 0x9E37_79B9_7F4A_7C15
-        var z = random
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(UInt64(1) << 53)
-    }
+    mutating func nextUnit() -> Double { random.nextUnit() }
 
     /// The answer after the fault: replaces or breaks the normal one.
     func apply(to response: HTTPResponse) -> HTTPResponse {

@@ -327,27 +327,6 @@ enum RealLibrary {
     }
 }
 
-/// A small seeded generator (Steele, Lea and Flood's SplitMix64): the same numbers on every platform,
-/// unlike the standard library's seedless one.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Modulo bias is irrelevant for ranges this small against 2^64.
-    mutating func next(in range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
-}
-
 extension Fixtures {
     /// A fixture parsed once, for handlers that build answers from fixture parts.
     static func json(_ name: String) -> JSONValue? { parsed[name] ?? nil }
