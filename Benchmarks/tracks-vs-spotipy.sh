@@ -16,33 +16,8 @@ runs=${BENCH_RUNS:-5}
 latency=${BENCH_LATENCY_MS:-50}
 playlist=gen0000000000000010000   # fake-spotify's generated 10,000-item playlist
 
-command -v python3 >/dev/null || { echo "bench: python3 is needed for spotipy" >&2; exit 69; }
-command -v curl >/dev/null || { echo "bench: curl is needed to talk to fake-spotify's controls" >&2; exit 69; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tracks-vs-spotipy.XXXXXX")
-fake_pid=
-cleanup() {
-    [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-echo "bench: building release binaries ..." >&2
-swift build -c release --product spotify-tracks >/dev/null
-swift build -c release --product fake-spotify >/dev/null
-bin=$(swift build -c release --show-bin-path)
-
-echo "bench: installing spotipy from PyPI into $work/venv ..." >&2
-python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet --disable-pip-version-check spotipy
-spotipy_version=$("$work/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("spotipy"))')
-
-"$bin/fake-spotify" --port-file "$work/port" --latency-ms "$latency" --exit-after 1h > /dev/null 2> "$work/fake.err" &
-fake_pid=$!
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
-[ -s "$work/port" ] || { echo "bench: fake-spotify did not start: $(cat "$work/fake.err")" >&2; exit 69; }
-base="http://127.0.0.1:$(cat "$work/port")"
-token=$(curl -s -X POST -d expires_in=36000 "$base/_fake/tokens" | python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')
+. Benchmarks/spotipy-peer.sh  # after the cd above: paths are from the repository root
+spotipy_peer_setup tracks-vs-spotipy spotify-tracks -- --latency-ms "$latency"
 
 # spotipy as its documentation pages a playlist: playlist_items, then next() until there is none.
 cat > "$work/spotipy_items.py" <<'EOF'
