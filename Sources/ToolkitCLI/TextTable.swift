@@ -102,13 +102,19 @@ package final class ProgressLine {
     }
 
     /// Redraws at most ten times a second; lists that fit in one page never show a line.
-    package func update(done: Int, total: Int) {
+    /// `lists`: for a run over several lists, how many are done of how many
+    /// ("3,250/21,898 items, 14/151 playlists").
+    package func update(done: Int, total: Int, lists: (done: Int, total: Int, noun: String)? = nil) {
         guard enabled, total > shownAbove else { return }
         let now = clock()
         guard now - lastDraw >= 0.1 || done >= total else { return }
         lastDraw = now
         drawn = true
-        stderr.write("\r\(groupedThousands(done))/\(groupedThousands(total)) \(noun)\u{1B}[K")
+        var text = "\(groupedThousands(done))/\(groupedThousands(total)) \(noun)"
+        if let lists, lists.total > 1 {
+            text += ", \(groupedThousands(lists.done))/\(groupedThousands(lists.total)) \(lists.noun)"
+        }
+        stderr.write("\r" + text + "\u{1B}[K")
     }
 
     package func clear() {

@@ -56,34 +56,38 @@ import Testing
         }
     }
 
-    static let snapshotCheck = "GET /v1/playlists/{id}"
+    /// The playlist object: its snapshot_id with the first 100 entries, or the snapshot check.
+    static let object = "GET /v1/playlists/{id}"
     static let items = "GET /v1/playlists/{id}/items"
 
-    /// A fetch that fills the cache: the snapshot before, every page, the snapshot again after.
-    static func filling(pages: Int) -> [String: Int] { [snapshotCheck: 2, items: pages] }
+    /// A fetch that fills the cache: the playlist object (snapshot, total and the first 100
+    /// entries), the pages after those, and the snapshot check after them when there were any.
+    static func filling(items count: Int) -> [String: Int] {
+        count <= 100 ? [object: 1] : [object: 2, items: (count - 100 + 49) / 50]
+    }
 
     @Test func reRunHitsWithOneRequestAndMissesForAnotherPlaylist() throws {
         let setup = try Setup()
         let first = try setup.tracks([Self.small])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdoutLines.count == 120)
-        #expect(try setup.requests() == Self.filling(pages: 3))
+        #expect(try setup.requests() == Self.filling(items: 120))
 
         let second = try setup.tracks([Self.small])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout == first.stdout)
         #expect(second.stderr == first.stderr)
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
 
         let uncached = try setup.tracks(["--no-cache", Self.small])
         #expect(uncached.stdout == first.stdout)
-        #expect(try setup.requests() == [Self.items: 3])
+        #expect(try setup.requests() == [Self.object: 1, Self.items: 1])
 
         // Another playlist is a miss of its own, and the first one's entry stays.
         let other = try setup.tracks(["gen0000000000000000051"])
         #expect(other.status == 0)
         #expect(other.stdoutLines.count == 51)
-        #expect(try setup.requests() == Self.filling(pages: 2))
+        #expect(try setup.requests() == Self.filling(items: 51))
         #expect(FileManager.default.fileExists(atPath: setup.entryPath(Self.small)))
     }
 
@@ -96,7 +100,7 @@ import Testing
 
         let after = try setup.tracks([Self.small])
         #expect(after.status == 0, "\(after.stderr)")
-        #expect(try setup.requests() == Self.filling(pages: 3))
+        #expect(try setup.requests() == Self.filling(items: 120))
         #expect(after.stdout != before.stdout)
         #expect(after.stdoutLines[70].contains("\"name\":\"Track 71 (edit 1)\""))
         #expect(after.stdoutLines[69] == before.stdoutLines[69])
@@ -106,7 +110,7 @@ import Testing
 
         // The new version is what is cached now.
         #expect(try setup.tracks([Self.small]).stdout == fresh.stdout)
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
     }
 
     @Test func aPipedRecordWithAMatchingSnapshotNeedsNoRequestAndAStaleOneIsChecked() throws {
@@ -138,11 +142,11 @@ import Testing
         // ...while a plain re-run sees the new snapshot_id and fetches it.
         let current = try setup.tracks([Self.small])
         #expect(current.stdout != filled.stdout)
-        #expect(try setup.requests() == Self.filling(pages: 3))
+        #expect(try setup.requests() == Self.filling(items: 120))
         // Now the old record is stale against the cache: one check, then the current version.
         let checked = try setup.tracks([], stdin: record.stdout)
         #expect(checked.stdout == current.stdout)
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
     }
 
     @Test func offlineWithAndWithoutACachedCopy() throws {
@@ -233,10 +237,10 @@ import Testing
             #expect(
                 rerun.stderr.hasPrefix("spotify-tracks: ignoring the cached copy \(path): "), "\(what): \(rerun.stderr)"
             )
-            #expect(try setup.requests() == Self.filling(pages: 3), "\(what)")
+            #expect(try setup.requests() == Self.filling(items: 120), "\(what)")
             // Replaced by a good entry.
             #expect(try setup.tracks([Self.small]).stdout == clean.stdout)
-            #expect(try setup.requests() == [Self.snapshotCheck: 1], "\(what)")
+            #expect(try setup.requests() == [Self.object: 1], "\(what)")
         }
     }
 
@@ -252,14 +256,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: setup.entryPath(Self.small)))  // the oldest went
         _ = try setup.requests()
         _ = try setup.tracks([a])  // a hit: a is now more recently used than b
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
         _ = try setup.tracks([c])
         #expect(FileManager.default.fileExists(atPath: setup.entryPath(a)))
         #expect(!FileManager.default.fileExists(atPath: setup.entryPath(b)))
         #expect(FileManager.default.fileExists(atPath: setup.entryPath(c)))
         _ = try setup.requests()
         _ = try setup.tracks([b])
-        #expect(try setup.requests() == Self.filling(pages: 3))
+        #expect(try setup.requests() == Self.filling(items: 120))
 
         // A playlist bigger than the whole bound is printed but never kept.
         let big = try setup.tracks(["gen0000000000000001000"])
@@ -290,11 +294,11 @@ import Testing
             #expect(run.stdout == expected.stdout)
         }
         // Both filled (neither found an entry), and what is left is one whole entry.
-        #expect(try setup.requests()[Self.items] == 40)
+        #expect(try setup.requests()[Self.items] == 2 * 18)
         let names = try FileManager.default.contentsOfDirectory(atPath: setup.playlistsDirectory)
         #expect(names == ["\(id).jsonl"])
         #expect(try setup.tracks([id]).stdout == expected.stdout)
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
     }
 
     @Test func cachedOutputIsIdenticalToUncachedForEveryOption() throws {
@@ -304,7 +308,7 @@ import Testing
         _ = try setup.requests()
         for option in options {
             let cached = try setup.tracks(option + [Self.mixed])
-            #expect(try setup.requests() == [Self.snapshotCheck: 1], "\(option)")
+            #expect(try setup.requests() == [Self.object: 1], "\(option)")
             let uncached = try setup.tracks(["--no-cache"] + option + [Self.mixed])
             _ = try setup.requests()
             #expect(cached.status == 0 && uncached.status == 0)
@@ -318,15 +322,15 @@ import Testing
         let rawUncached = try setup.tracks(["--no-cache", "--raw", Self.mixed])
         _ = try setup.requests()
         let rawFirst = try setup.tracks(["--raw", Self.mixed])
-        #expect(try setup.requests() == Self.filling(pages: 3))
+        #expect(try setup.requests() == Self.filling(items: 120))
         #expect(rawFirst.stdout == rawUncached.stdout)
         let rawCached = try setup.tracks(["--raw", Self.mixed])
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
         #expect(rawCached.stdout == rawUncached.stdout)
         #expect(rawCached.stdoutLines.count == 120)
         for option in options {
             let cached = try setup.tracks(option + [Self.mixed])
-            #expect(try setup.requests() == [Self.snapshotCheck: 1], "\(option)")
+            #expect(try setup.requests() == [Self.object: 1], "\(option)")
             let uncached = try setup.tracks(["--no-cache"] + option + [Self.mixed])
             _ = try setup.requests()
             #expect(cached.stdout == uncached.stdout, "full entry, \(option)")
@@ -343,25 +347,25 @@ import Testing
         let setup = try Setup()
         let uncached = try setup.playlists(["get", "--duration", "--no-cache", Self.small])
         #expect(uncached.status == 0, "\(uncached.stderr)")
-        #expect(try setup.requests() == [Self.snapshotCheck: 1, Self.items: 3])
+        #expect(try setup.requests() == [Self.object: 1, Self.items: 3])
         let duration = try JSONValue.parse(uncached.stdout)["duration_ms"]?.intValue
         #expect((duration ?? 0) > 0)
 
         // The first run fills the cache (metadata, pages, the snapshot again); later ones only ask for the metadata.
         let filled = try setup.playlists(["get", "--duration", Self.small])
         #expect(filled.stdout == uncached.stdout)
-        #expect(try setup.requests() == [Self.snapshotCheck: 2, Self.items: 3])
+        #expect(try setup.requests() == [Self.object: 2, Self.items: 3])
         let cached = try setup.playlists(["get", "--duration", Self.small])
         #expect(cached.stdout == uncached.stdout)
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
         // spotify-tracks shares the entry.
         _ = try setup.tracks([Self.small])
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])
+        #expect(try setup.requests() == [Self.object: 1])
 
         _ = try setup.edit(Self.small)
         let edited = try setup.playlists(["get", "--duration", Self.small])
         #expect(try JSONValue.parse(edited.stdout)["duration_ms"]?.intValue == duration.map { $0 + 1000 })
-        #expect(try setup.requests() == [Self.snapshotCheck: 2, Self.items: 3])
+        #expect(try setup.requests() == [Self.object: 2, Self.items: 3])
     }
 
     @Test func cacheFilesFollowTheTokenStoreRules() throws {
@@ -420,14 +424,14 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try modified(report) == builtAt)
         #expect(try String(contentsOfFile: report, encoding: .utf8) == built)
-        #expect(try setup.requests() == [Self.snapshotCheck: 1])  // the record; spotify-tracks did not run
+        #expect(try setup.requests() == [Self.object: 1])  // the record; spotify-tracks did not run
 
         _ = try setup.edit(Self.small)
         let rebuilt = try make()
         #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
         let changed = try String(contentsOfFile: report, encoding: .utf8)
         #expect(changed != built)
-        #expect(try setup.requests()[Self.items] == 3)
+        #expect(try setup.requests()[Self.items] == 1)  // the first 100 came with the playlist object
     }
 
     // MARK: Helpers

@@ -22,74 +22,38 @@ import Testing
 
     @Test func firstStepNormal() {
         let entry = Self.header()
-        // Nothing known: ask for the snapshot.
-        #expect(
-            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: nil, snapshotIsCurrent: false)
-                == .checkSnapshot)
-        #expect(
-            P.firstStep(mode: .normal, entry: nil, wanted: .records, snapshot: nil, snapshotIsCurrent: false)
-                == .checkSnapshot)
+        // Nothing known: read the playlist (its object names the current snapshot).
+        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: nil) == .fetch)
+        #expect(P.firstStep(mode: .normal, entry: nil, wanted: .records, snapshot: nil) == .fetch)
         // A piped record naming the cached version: no request.
-        #expect(
-            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: false)
-                == .serve)
-        // A record naming another version: check, it may be stale.
-        #expect(
-            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S0", snapshotIsCurrent: false)
-                == .checkSnapshot)
-        // Known current (get --duration's metadata): serve or fetch, no check.
-        #expect(
-            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: true)
-                == .serve)
-        #expect(
-            P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S2", snapshotIsCurrent: true)
-                == .fetch(snapshot: "S2"))
+        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S1") == .serve)
+        // A record naming another version: read it.
+        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .records, snapshot: "S0") == .fetch)
         // A records entry cannot serve --raw.
-        #expect(
-            P.firstStep(mode: .normal, entry: entry, wanted: .full, snapshot: "S1", snapshotIsCurrent: true)
-                == .fetch(snapshot: "S1"))
-        #expect(
-            P.firstStep(
-                mode: .normal, entry: Self.header(view: .full), wanted: .full, snapshot: "S1", snapshotIsCurrent: false)
-                == .serve)
+        #expect(P.firstStep(mode: .normal, entry: entry, wanted: .full, snapshot: "S1") == .fetch)
+        #expect(P.firstStep(mode: .normal, entry: Self.header(view: .full), wanted: .full, snapshot: "S1") == .serve)
+        #expect(P.usableSnapshot(entry, wanted: .records) == "S1")
+        #expect(P.usableSnapshot(entry, wanted: .full) == nil)
+        #expect(P.usableSnapshot(nil, wanted: .records) == nil)
     }
 
     @Test func firstStepBypassAndOffline() {
         let entry = Self.header()
+        #expect(P.firstStep(mode: .bypass, entry: entry, wanted: .records, snapshot: "S1") == .fetch)
+        #expect(P.firstStep(mode: .offline, entry: entry, wanted: .records, snapshot: "S9") == .serve)
         #expect(
-            P.firstStep(mode: .bypass, entry: entry, wanted: .records, snapshot: "S1", snapshotIsCurrent: true)
-                == .fetch(snapshot: nil))
-        #expect(
-            P.firstStep(mode: .offline, entry: entry, wanted: .records, snapshot: "S9", snapshotIsCurrent: false)
-                == .serve)
-        #expect(
-            P.firstStep(mode: .offline, entry: nil, wanted: .records, snapshot: nil, snapshotIsCurrent: false)
-                == .unavailable(.nothingCached))
-        #expect(
-            P.firstStep(mode: .offline, entry: entry, wanted: .full, snapshot: nil, snapshotIsCurrent: false)
-                == .unavailable(.needsFull))
-    }
-
-    @Test func afterTheCheck() {
-        let entry = Self.header()
-        #expect(P.afterCheck(entry: entry, wanted: .records, current: "S1") == .serve)
-        #expect(P.afterCheck(entry: entry, wanted: .records, current: "S2") == .fetch(snapshot: "S2"))
-        #expect(P.afterCheck(entry: nil, wanted: .records, current: "S2") == .fetch(snapshot: "S2"))
-        #expect(P.afterCheck(entry: entry, wanted: .full, current: "S1") == .fetch(snapshot: "S1"))
-        // No snapshot_id from Spotify: fetch, keep nothing.
-        #expect(P.afterCheck(entry: entry, wanted: .records, current: nil) == .fetch(snapshot: nil))
-        #expect(P.afterCheck(entry: entry, wanted: .records, current: "") == .fetch(snapshot: nil))
+            P.firstStep(mode: .offline, entry: nil, wanted: .records, snapshot: nil) == .unavailable(.nothingCached))
+        #expect(P.firstStep(mode: .offline, entry: entry, wanted: .full, snapshot: nil) == .unavailable(.needsFull))
     }
 
     @Test func keepingAFetch() {
-        #expect(P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S1", totalChanged: false, bytes: 10, maxBytes: 10))
-        // Edited meanwhile:
-        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S2", totalChanged: false, bytes: 10, maxBytes: 10))
-        // Could not ask:
-        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: nil, totalChanged: false, bytes: 10, maxBytes: 10))
-        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S1", totalChanged: true, bytes: 10, maxBytes: 10))
-        #expect(!P.mayKeep(snapshotBefore: "S1", snapshotAfter: "S1", totalChanged: false, bytes: 11, maxBytes: 10))
-        #expect(!P.mayKeep(snapshotBefore: nil, snapshotAfter: nil, totalChanged: false, bytes: 1, maxBytes: 10))
+        #expect(P.mayKeep(provenSnapshot: "S1", count: 3, total: 3, bytes: 10, maxBytes: 10))
+        // No proof (edited meanwhile, or the check could not be made):
+        #expect(!P.mayKeep(provenSnapshot: nil, count: 3, total: 3, bytes: 10, maxBytes: 10))
+        #expect(!P.mayKeep(provenSnapshot: "", count: 3, total: 3, bytes: 10, maxBytes: 10))
+        // Not every item came, or too big:
+        #expect(!P.mayKeep(provenSnapshot: "S1", count: 2, total: 3, bytes: 10, maxBytes: 10))
+        #expect(!P.mayKeep(provenSnapshot: "S1", count: 3, total: 3, bytes: 11, maxBytes: 10))
     }
 
     @Test func evictionOrder() {

@@ -27,6 +27,15 @@ import FoundationNetworking
         try await library.fake.call("POST", "/_fake/fail", form: form)
     }
 
+    /// Cans the playlist object of `id` with `page` as its embedded first page (as a playlist's
+    /// first request reads it), under the snapshot_id fake-spotify gives the playlist.
+    static func canObject(_ library: Library, id: String, page: String, count: Int = 1) async throws {
+        let record = try await library.run("spotify-playlists", ["get", id])
+        let snapshot = try #require(try records(record).first?["snapshot_id"]?.stringValue)
+        let object = #"{"id":"\#(id)","snapshot_id":"\#(snapshot)","items":\#(page)}"#
+        try await can(library, path: "/v1/playlists/\(id)", body: object, count: count)
+    }
+
     // R2: durations that add past Int64 must saturate, not trap, also from a cached copy.
     @Test func durationsPastInt64Saturate() async throws {
         let library = try await Library()
@@ -38,7 +47,7 @@ import FoundationNetworking
         #expect(try records(fresh).first?["duration_ms"]?.intValue == Int.max)
 
         let cache = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "10M"]
-        try await Self.can(library, path: "/v1/playlists/\(id)/items", body: page)
+        try await Self.canObject(library, id: id, page: page)
         let cached = try await library.tracks([id], environment: cache)
         #expect(cached.status == 0 && cached.stdoutLines.count == 2, "\(cached.stderr)")
         let fromCache = try await library.run("spotify-playlists", ["get", "--duration", id], environment: cache)
@@ -51,7 +60,7 @@ import FoundationNetworking
         let library = try await Library()
         let id = generated(3)
         let page = #"{"total":3,"items":[\#(Self.intMaxItem),\#(Self.intMaxItem),\#(Self.intMaxItem)]}"#
-        try await Self.can(library, path: "/v1/playlists/\(id)/items", body: page, count: 2)
+        try await Self.canObject(library, id: id, page: page, count: 2)
         let table = try await library.tracks(["--no-cache", id], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
         #expect(table.status == 0, "\(table.stderr)")
         let total = try #require(table.stdoutLines.last)
@@ -149,6 +158,8 @@ import FoundationNetworking
         var other = library.tokens
         other.userID = "someone-else"
         try FileTokenStore(directory: library.fake.configDirectory).save(other)
+        // Spotify shows it the playlist's metadata only (no items), and refuses its items page.
+        try await Self.can(library, path: "/v1/playlists/\(id)", body: #"{"id":"\#(id)","snapshot_id":"x"}"#, count: 9)
         try await Self.can(library, path: "/v1/playlists/\(id)/items", status: 403, count: 9)
         let second = try await library.tracks([id], environment: cache)
         #expect(second.stdout == "", "not the first account's copy")

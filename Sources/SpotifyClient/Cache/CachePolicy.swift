@@ -18,13 +18,12 @@ package enum CachePolicy {
 
     /// What to do before any request is made.
     package enum FirstStep: Sendable, Equatable {
-        /// Print the entry: its snapshot is the one the caller knows to be current, or the one a
-        /// piped record names, or (offline) it is simply the latest copy.
+        /// Print the entry: its snapshot is the one a piped record names or the caller knows to
+        /// be current, or (offline) it is simply the latest copy.
         case serve
-        /// Ask Spotify for the playlist's current snapshot_id (one small request), then `afterCheck`.
-        case checkSnapshot
-        /// Fetch every page; keep the result under `snapshot` when it is non-nil.
-        case fetch(snapshot: String?)
+        /// Read the playlist from Spotify. Its first answer (the playlist object) names the
+        /// current snapshot: a copy of that one is printed instead (`ListRead.cachedSnapshot`).
+        case fetch
         /// Offline and nothing usable is cached.
         case unavailable(OfflineMiss)
     }
@@ -37,40 +36,34 @@ package enum CachePolicy {
 
     /// `entry`: the cached entry's header (nil: none, or damaged). `snapshot`: a snapshot_id
     /// known before any request: from a piped playlist record (a hint that may be stale), or from
-    /// an answer of this run (`snapshotIsCurrent`).
-    package static func firstStep(
-        mode: Mode, entry: CacheEntryHeader?, wanted: CacheView,
-        snapshot: String?, snapshotIsCurrent: Bool
-    ) -> FirstStep {
-        let usable = entry.flatMap { $0.view.serves(wanted) ? $0 : nil }
+    /// an answer of this run.
+    package static func firstStep(mode: Mode, entry: CacheEntryHeader?, wanted: CacheView, snapshot: String?)
+        -> FirstStep
+    {
+        let usable = usableSnapshot(entry, wanted: wanted)
         switch mode {
         case .bypass:
-            return .fetch(snapshot: nil)
+            return .fetch
         case .offline:
             if usable != nil { return .serve }
             return .unavailable(entry == nil ? .nothingCached : .needsFull)
         case .normal:
-            if let usable, let snapshot, usable.snapshotID == snapshot { return .serve }
-            if let snapshot, snapshotIsCurrent { return .fetch(snapshot: snapshot) }
-            return .checkSnapshot
+            if let usable, usable == snapshot { return .serve }
+            return .fetch
         }
     }
 
-    /// After the snapshot check: print the entry when it holds the current snapshot, else fetch
-    /// and keep the result under it. A playlist Spotify gives no snapshot_id is fetched, not kept.
-    package static func afterCheck(entry: CacheEntryHeader?, wanted: CacheView, current: String?) -> FirstStep {
-        guard let current, !current.isEmpty else { return .fetch(snapshot: nil) }
-        if let entry, entry.view.serves(wanted), entry.snapshotID == current { return .serve }
-        return .fetch(snapshot: current)
+    /// The snapshot_id of a cached entry that can serve `wanted`.
+    package static func usableSnapshot(_ entry: CacheEntryHeader?, wanted: CacheView) -> String? {
+        guard let entry, entry.view.serves(wanted), !entry.snapshotID.isEmpty else { return nil }
+        return entry.snapshotID
     }
 
-    /// Whether a fetch may be kept: the snapshot asked for before it and after it are the same
-    /// (so every page belongs to that version), the total held, and the entry fits the bound.
-    package static func mayKeep(
-        snapshotBefore: String?, snapshotAfter: String?, totalChanged: Bool, bytes: Int, maxBytes: Int
-    ) -> Bool {
-        guard let snapshotBefore, !snapshotBefore.isEmpty, snapshotAfter == snapshotBefore else { return false }
-        return !totalChanged && bytes <= maxBytes
+    /// Whether a fetch may be kept: its pages provably belong to one version (`ListRead`'s
+    /// `keepUnder`), all of them came, and the entry fits the bound.
+    package static func mayKeep(provenSnapshot: String?, count: Int, total: Int, bytes: Int, maxBytes: Int) -> Bool {
+        guard let provenSnapshot, !provenSnapshot.isEmpty else { return false }
+        return count == total && bytes <= maxBytes
     }
 
     /// One file in the cache directory, for eviction.

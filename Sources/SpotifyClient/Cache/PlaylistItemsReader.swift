@@ -3,31 +3,68 @@ import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
 
-/// Where spotify-tracks and `spotify-playlists get --duration` get a playlist's entries: from the
-/// snapshot cache when it holds the playlist's current version, else from Spotify
-/// through the pager, keeping what came for the next run. Either way the caller's `body` gets the
-/// same pages, so what it prints cannot differ.
+/// What a run's playlist reads are handed to, in order: playlist after playlist (by `index`, the
+/// position in the selectors), page after page.
+package protocol PlaylistReadHandler {
+    /// When true, a cached copy goes to `line` line by line (nothing parsed) instead of to `page`.
+    var takesLines: Bool { get }
+    mutating func page(_ page: Page, playlist index: Int) throws
+    mutating func line(
+        kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer, playlist index: Int
+    ) throws
+    /// The playlist's size moved while it was read.
+    mutating func totalChanged(playlist index: Int, was: Int, now: Int)
+    /// The playlist is done: printed, refused (403/404, for the caller to explain) or failed
+    /// (offline with nothing cached); the others go on either way.
+    mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws
+    mutating func progress(_ progress: PlaylistItemsReader.Progress)
+}
+
+/// Where spotify-tracks and `spotify-playlists get --duration` get playlists' entries: from the
+/// snapshot cache when it holds a playlist's current version, else from Spotify, keeping what
+/// came for the next run. Either way the handler gets the same pages, so what it prints cannot
+/// differ. All the playlists of one run are read by one `ListScheduler`: their requests share
+/// one in-flight limit and overlap, and what they bring is handed on playlist after playlist.
 package struct PlaylistItemsReader {
-    /// A playlist to read, with the snapshot_id known before any request: from a piped playlist
+    /// A playlist to read, with what is known of it before any request: from a piped playlist
     /// record (a hint: it may be stale), or from an answer of this run (`snapshotIsCurrent`).
     package struct Selector {
         package var reference: SpotifyReference
         package var snapshot: String?
         package var snapshotIsCurrent = false
+        /// The record's `items_total`: every page can be planned at once.
+        package var itemsTotal: Int?
+        /// The record says Spotify shows no items of it (`items_total` null: a playlist you neither
+        /// own nor collaborate on): its items page is asked first, so its 403 costs one request.
+        package var itemsHidden = false
 
-        package init(reference: SpotifyReference, snapshot: String?, snapshotIsCurrent: Bool = false) {
+        package init(
+            reference: SpotifyReference, snapshot: String?, snapshotIsCurrent: Bool = false, itemsTotal: Int? = nil,
+            itemsHidden: Bool = false
+        ) {
             self.reference = reference
-            self.snapshot = snapshot
+            self.snapshot = snapshot.flatMap { $0.isEmpty ? nil : $0 }
             self.snapshotIsCurrent = snapshotIsCurrent
+            self.itemsTotal = itemsTotal
+            self.itemsHidden = itemsHidden
         }
     }
 
     package enum Result {
         case delivered
-        /// The first page's 403 or 404, for the caller to explain.
+        /// The first request's 403 or 404, for the caller to explain.
         case refused(HTTPResult)
         /// This playlist could not be printed (offline with nothing cached); the others go on.
         case failed(ToolError)
+    }
+
+    /// The whole run so far: items handed on of those known (records' `items_total`, then each
+    /// playlist's real total once it answers), and playlists done.
+    package struct Progress: Sendable, Equatable {
+        package var items = 0
+        package var itemsKnown = 0
+        package var playlists = 0
+        package var playlistsTotal = 0
     }
 
     let mode: CachePolicy.Mode
@@ -60,63 +97,253 @@ package struct PlaylistItemsReader {
     /// unavailable item), and Spotify's entry object, as bytes.
     package typealias LineHandler = (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
 
-    /// Hands every entry of the playlist to `body`, page by page in order. `wanted`: `.full` for
-    /// Spotify's untouched objects, `.records` when only what track records read is needed.
-    /// `uncachedFields`: the `fields` filter when nothing will be kept (`--no-cache`). `lines`:
-    /// when given, a cached copy goes to it line by line instead of to `body` (nothing parsed).
-    /// `progress` gets (done, total) as pages arrive; `totalChanged` hears when the playlist's
-    /// size moved while it was read.
-    package func read(
-        _ selector: Selector, wanted: CacheView, uncachedFields: String?, progress: (Int, Int) -> Void,
-        totalChanged: @escaping (Int, Int) -> Void, lines: LineHandler? = nil,
-        body: (Page) throws -> Void
-    ) async throws -> Result {
-        let id = selector.reference.id
-        var entry: PlaylistCache.Entry?
-        switch try cache?.load(id) ?? .absent {
-        case .absent: break
-        case .damaged(let path, let reason):
-            warn("ignoring the cached copy \(path): \(reason); it will be fetched again")
-        case .entry(let found): entry = found
+    /// Hands every entry of every playlist to `handler`, playlist after playlist, page by page in
+    /// order. `wanted`: `.full` for Spotify's untouched objects, `.records` when only what track
+    /// records read is needed. `uncachedFields`: the `fields` filter when nothing will be kept.
+    package func read<Handler: PlaylistReadHandler>(
+        _ selectors: [Selector], wanted: CacheView, uncachedFields: String?, into handler: inout Handler
+    ) async throws {
+        var run = Run(
+            reader: self, selectors: selectors, wanted: wanted, uncachedFields: uncachedFields, handler: handler)
+        run.progress.playlistsTotal = selectors.count
+        run.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
+        defer { handler = run.handler }
+        if let pager {
+            try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+        } else {
+            while let list = try run.nextList() {
+                // Offline every list is local: handed on at once, no request.
+                var list = list
+                for delivery in list.takeDeliveries() { _ = try run.deliver(delivery, list: run.planned - 1) }
+            }
         }
-        var step = CachePolicy.firstStep(
-            mode: mode, entry: entry?.header, wanted: wanted,
-            snapshot: selector.snapshot, snapshotIsCurrent: selector.snapshotIsCurrent)
-        do {
-            if step == .checkSnapshot {
-                switch try await currentSnapshot(id) {
-                case .refused(let result): return .refused(result)
-                case .value(let current):
-                    step = CachePolicy.afterCheck(entry: entry?.header, wanted: wanted, current: current)
+    }
+
+    /// How a playlist's read begins, from what is known before any request (pure).
+    static func plan(
+        _ selector: Selector, mode: CachePolicy.Mode, entry: CacheEntryHeader?, wanted: CacheView,
+        uncachedFields: String?, keeping: Bool
+    ) -> (CachePolicy.FirstStep, ListRead?) {
+        let step = CachePolicy.firstStep(mode: mode, entry: entry, wanted: wanted, snapshot: selector.snapshot)
+        guard step == .fetch else { return (step, nil) }
+        let fields = keeping ? (wanted == .records ? PlaylistEntry.itemFields : nil) : uncachedFields
+        let queries = ListRead.Queries(
+            page: (fields.map { [("fields", $0)] } ?? []) + [PlaylistEntry.additionalTypes],
+            object: [("fields", PlaylistEntry.objectFields(pageFields: fields)), PlaylistEntry.additionalTypes])
+        // A cached copy of another version than the record names: the record may be the stale
+        // one, so the playlist object is asked first (one request when the copy is current), and
+        // the pages only once it has answered.
+        let cachedSnapshot = mode == .normal ? CachePolicy.usableSnapshot(entry, wanted: wanted) : nil
+        let start: ListRead.Start = selector.itemsHidden || selector.snapshotIsCurrent ? .firstPage : .playlistObject
+        let list = ListRead(
+            target: .playlist(id: selector.reference.id), start: start, queries: queries,
+            expectedTotal: start == .playlistObject && cachedSnapshot != nil ? nil : selector.itemsTotal, keep: keeping,
+            snapshotBefore: selector.snapshot, cachedSnapshot: cachedSnapshot)
+        return (step, list)
+    }
+
+    /// One run: the lists it gives the scheduler, and what it does with what they hand on.
+    struct Run<Handler: PlaylistReadHandler>: ListRunSource {
+        let reader: PlaylistItemsReader
+        let selectors: [Selector]
+        let wanted: CacheView
+        let uncachedFields: String?
+        var handler: Handler
+        var progress = Progress()
+        /// How many selectors have been planned.
+        var planned = 0
+        /// What each planned, unfinished playlist needs at its turn.
+        var turns: [Int: Turn] = [:]
+        /// The playlist being handed on: its entries collected for the cache, when they may be kept.
+        var kept: [UInt8]?
+        var keptCount = 0
+        var started: Set<Int> = []
+        /// Entries of playlists already printed, kept once their snapshot check proves them.
+        var awaitingCheck: [Int: (entries: [UInt8], count: Int)] = [:]
+
+        struct Turn {
+            var step: CachePolicy.FirstStep
+            /// The cached entry's header when planned (for the `--offline` hint in errors).
+            var cached: CacheEntryHeader?
+            /// Said at the playlist's turn, not when it was planned ahead.
+            var notes: [String] = []
+            var keeping: Bool
+        }
+
+        var keeping: Bool { reader.mode == .normal && (reader.cache?.maxBytes ?? 0) > 0 }
+
+        init(
+            reader: PlaylistItemsReader, selectors: [Selector], wanted: CacheView, uncachedFields: String?,
+            handler: Handler
+        ) {
+            self.reader = reader
+            self.selectors = selectors
+            self.wanted = wanted
+            self.uncachedFields = uncachedFields
+            self.handler = handler
+        }
+
+        mutating func nextList() throws -> ListRead? {
+            guard planned < selectors.count else { return nil }
+            let index = planned
+            planned += 1
+            let selector = selectors[index]
+            var turn = Turn(step: .fetch, keeping: keeping)
+            switch try reader.cache?.load(selector.reference.id) ?? .absent {
+            case .absent: break
+            case .damaged(let path, let reason):
+                turn.notes.append("ignoring the cached copy \(path): \(reason); it will be fetched again")
+            case .entry(let entry): turn.cached = entry.header
+            }
+            let (step, list) = PlaylistItemsReader.plan(
+                selector, mode: reader.mode, entry: turn.cached, wanted: wanted, uncachedFields: uncachedFields,
+                keeping: turn.keeping)
+            turn.step = step
+            turns[index] = turn
+            return list ?? .local()
+        }
+
+        mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead? {
+            let selector = selectors[index]
+            let id = selector.reference.id
+            if started.insert(index).inserted {
+                for note in turns[index]?.notes ?? [] { reader.warn(note) }
+                kept = turns[index]?.keeping == true ? [] : nil
+                keptCount = 0
+            }
+            switch delivery {
+            case .local, .cachedCopyIsCurrent:
+                if case .unavailable(let miss)? = turns[index]?.step {
+                    return try finish(index, .failed(reader.offlineMiss(miss, playlist: id)))
                 }
+                if try serveCached(index) { return try finish(index, .delivered) }
+                if reader.mode == .offline {
+                    return try finish(index, .failed(reader.offlineMiss(.nothingCached, playlist: id)))
+                }
+                // The copy could not be used after all: read the playlist, keeping nothing.
+                turns[index]?.keeping = false
+                kept = nil
+                let (_, list) = PlaylistItemsReader.plan(
+                    Selector(reference: selector.reference, snapshot: nil), mode: .bypass, entry: nil, wanted: wanted,
+                    uncachedFields: uncachedFields, keeping: false)
+                return list
+            case .page(let page):
+                collect(page, playlist: selector.reference)
+                if keptCount == 0 && page.offset == 0 {
+                    progress.itemsKnown = saturatingAdd(
+                        progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
+                }
+                try handler.page(page, playlist: index)
+                progress.items = saturatingAdd(progress.items, page.items.count)
+                handler.progress(progress)
+            case .totalChanged(let was, let now):
+                handler.totalChanged(playlist: index, was: was, now: now)
+            case .refused(let result):
+                return try finish(index, .refused(result))
+            case .failed(let error):
+                throw annotated(error, playlist: index)
+            case .checked(let keepUnder):
+                if let (kept, count) = awaitingCheck.removeValue(forKey: index), let keepUnder {
+                    store(kept, count: count, under: keepUnder, playlist: id)
+                }
+            case .end(let total, let keep):
+                if let kept, let cache = reader.cache, keptCount == total, kept.count <= cache.maxBytes {
+                    switch keep {
+                    case .under(let snapshot): store(kept, count: keptCount, under: snapshot, playlist: id)
+                    case .afterCheck: awaitingCheck[index] = (kept, keptCount)
+                    case .no: break
+                    }
+                }
+                return try finish(index, .delivered)
             }
-            switch step {
-            case .serve:
-                guard let entry else { throw ToolError.software("cache: served without an entry") }
-                if try serve(entry, playlist: id, lines: lines, body: body) { return .delivered }
-                if mode == .offline { return .failed(offlineMiss(.nothingCached, playlist: id)) }
-                return try await fetch(
-                    selector.reference, wanted: wanted, fields: uncachedFields, keepUnder: nil, progress: progress,
-                    totalChanged: totalChanged, body: body)
-            case .unavailable(let miss):
-                return .failed(offlineMiss(miss, playlist: id))
-            case .fetch(let snapshot):
-                let keeping = snapshot != nil && (cache?.maxBytes ?? 0) > 0
-                let fields = keeping ? (wanted == .records ? PlaylistEntry.itemFields : nil) : uncachedFields
-                return try await fetch(
-                    selector.reference, wanted: wanted, fields: fields, keepUnder: keeping ? snapshot : nil,
-                    progress: progress,
-                    totalChanged: totalChanged, body: body)
-            case .checkSnapshot:
-                throw ToolError.software("cache: snapshot checked twice")
+            return nil
+        }
+
+        /// Keeps a playlist's entries under the snapshot_id they provably belong to.
+        func store(_ kept: [UInt8], count: Int, under snapshot: String, playlist id: String) {
+            guard let cache = reader.cache,
+                CachePolicy.mayKeep(
+                    provenSnapshot: snapshot, count: count, total: count, bytes: kept.count, maxBytes: cache.maxBytes)
+            else { return }
+            let header = CacheEntryHeader(
+                playlistID: id, snapshotID: snapshot, view: wanted == .records ? .records : .full, fetchedAt: cache.now,
+                total: count)
+            do {
+                try cache.store(header, body: kept, count: count)
+            } catch let error as ToolError {
+                reader.warn("playlist \(id): not cached: \(error.message)")
+            } catch {
+                reader.warn("playlist \(id): not cached: \(error)")
             }
-        } catch var error as ToolError where error.exitCode == .unavailable || error.exitCode == .tempFail {
-            // No silent fallback: say that a copy exists, and let the user choose --offline.
-            if let entry, entry.header.view.serves(wanted) {
-                error.message +=
-                    "; a copy of playlist \(id) cached \(CachePolicy.age(seconds: (cache?.now ?? 0) - entry.header.fetchedAt)) ago exists: --offline prints it"
+        }
+
+        mutating func finish(_ index: Int, _ result: Result) throws -> ListRead? {
+            turns[index] = nil
+            kept = nil
+            progress.playlists += 1
+            try handler.finished(playlist: index, result)
+            handler.progress(progress)
+            return nil
+        }
+
+        /// Appends a page's entries to what will be kept, until it is too big to keep.
+        mutating func collect(_ page: Page, playlist: SpotifyReference) {
+            guard kept != nil else { return }
+            for (index, item) in page.items.enumerated() {
+                let kind = PlaylistEntry.kind(of: item)
+                let record =
+                    kind == .unavailable
+                    ? nil : PlaylistEntry.record(item, position: page.offset + index, playlist: playlist)
+                CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
             }
-            throw error
+            keptCount += page.items.count
+            if kept!.count > (reader.cache?.maxBytes ?? 0) { kept = nil }  // too big to keep: stop collecting
+        }
+
+        /// Prints the cached copy; false when there is none that can be used (it is then fetched).
+        mutating func serveCached(_ index: Int) throws -> Bool {
+            let id = selectors[index].reference.id
+            let entry: PlaylistCache.Entry
+            switch try reader.cache?.load(id) ?? .absent {
+            case .entry(let found) where found.header.view.serves(wanted):
+                entry = found
+            case .damaged(let path, let reason):
+                reader.warn("ignoring the cached copy \(path): \(reason); it will be fetched again")
+                return false
+            default:
+                return false
+            }
+            var served = 0
+            // A local copy: the line handler is an escaping closure, which cannot hold `self`.
+            var handler = self.handler
+            defer { self.handler = handler }
+            let lines: LineHandler? =
+                handler.takesLines
+                ? { kind, record, line in
+                    try handler.line(kind: kind, record: record, entry: line, playlist: index)
+                    served += 1
+                } : nil
+            let shown = try reader.serve(entry, playlist: id, lines: lines) { page in
+                try handler.page(page, playlist: index)
+                served += page.items.count
+            }
+            guard shown else { return false }
+            progress.itemsKnown = saturatingAdd(
+                progress.itemsKnown, entry.header.total - max(0, selectors[index].itemsTotal ?? 0))
+            progress.items = saturatingAdd(progress.items, served)
+            return true
+        }
+
+        /// No silent fallback: when Spotify cannot be reached, say that a copy exists, and let
+        /// the user choose --offline.
+        func annotated(_ error: any Error, playlist index: Int) -> any Error {
+            guard var error = error as? ToolError, error.exitCode == .unavailable || error.exitCode == .tempFail,
+                let cached = turns[index]?.cached, cached.view.serves(wanted)
+            else { return error }
+            let age = CachePolicy.age(seconds: (reader.cache?.now ?? 0) - cached.fetchedAt)
+            error.message +=
+                "; a copy of playlist \(selectors[index].reference.id) cached \(age) ago exists: --offline prints it"
+            return error
         }
     }
 
@@ -181,77 +408,5 @@ package struct PlaylistItemsReader {
                 "playlist \(id): --offline: the cached copy holds track records only, not Spotify's objects that --raw prints; run once with --raw without --offline"
             )
         }
-    }
-
-    /// Every page from Spotify; kept under `snapshot` when the playlist did not change meanwhile.
-    func fetch(
-        _ playlist: SpotifyReference, wanted: CacheView, fields: String?, keepUnder snapshot: String?,
-        progress: (Int, Int) -> Void, totalChanged report: @escaping (Int, Int) -> Void,
-        body: (Page) throws -> Void
-    ) async throws -> Result {
-        let id = playlist.id
-        let pager = try requirePager(for: "playlists")
-        var query = [PlaylistEntry.additionalTypes]
-        if let fields { query.insert(("fields", fields), at: 0) }
-        let limit = cache?.maxBytes ?? 0
-        var kept: [UInt8]? = snapshot == nil ? nil : []
-        var count = 0
-        var totalChanged = false
-        let summary = try await pager.fetchAll(
-            path: "/playlists/\(id)/items", query: query, passing: [403, 404],
-            onTotalChanged: { was, now in
-                totalChanged = true
-                report(was, now)
-            },
-            progress: progress,
-            body: { page in
-                if kept != nil {
-                    for (index, item) in page.items.enumerated() {
-                        let kind = PlaylistEntry.kind(of: item)
-                        let record =
-                            kind == .unavailable
-                            ? nil : PlaylistEntry.record(item, position: page.offset + index, playlist: playlist)
-                        CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
-                    }
-                    count += page.items.count
-                    if kept!.count > limit { kept = nil }  // too big to keep: stop collecting
-                }
-                try body(page)
-            })
-        if let refused = summary.refused { return .refused(refused) }
-        if let kept, let cache, count == summary.total {
-            // Asked again after the last page: only if the snapshot held throughout is every page of that version.
-            let after: String? = if case .value(let current)? = try? await currentSnapshot(id) { current } else { nil }
-            if CachePolicy.mayKeep(
-                snapshotBefore: snapshot, snapshotAfter: after, totalChanged: totalChanged, bytes: kept.count,
-                maxBytes: limit),
-                let snapshot
-            {
-                let header = CacheEntryHeader(
-                    playlistID: id, snapshotID: snapshot, view: fields == nil ? .full : .records, fetchedAt: cache.now,
-                    total: count)
-                do {
-                    try cache.store(header, body: kept, count: count)
-                } catch let error as ToolError {
-                    warn("playlist \(id): not cached: \(error.message)")
-                }
-            }
-        }
-        return .delivered
-    }
-
-    /// `GET /playlists/{id}?fields=snapshot_id`: one small request. A 403 or 404 is handed back
-    /// like the items request's, so the caller explains this playlist and the others still print.
-    func currentSnapshot(_ id: String) async throws -> Answer<String?> {
-        let pager = try requirePager(for: "playlists")
-        return try await pager.api.perform(
-            method: "GET", path: "/playlists/\(id)", query: [("fields", "snapshot_id")], passing: [403, 404]
-        ) { result in
-            guard result.isSuccess else { return Answer<String?>.refused(result) }
-            guard let json = try? JSONValue.parse(result.body), json.objectValue != nil else {
-                throw SpotifyWebAPI.UnreadableBody("the body is not a JSON object")
-            }
-            return .value(json["snapshot_id"]?.stringValue)
-        }.value
     }
 }

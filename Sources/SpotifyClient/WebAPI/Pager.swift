@@ -11,11 +11,10 @@ package struct Page: Sendable {
     package var items: [JSONValue]
 }
 
-/// Reads every page of a paged endpoint: the first page for `total`, then the rest concurrently
-/// within a `ConcurrencyWindow`, handing pages on strictly in order as soon as the next one in
-/// order has arrived. At most `window.size` requests are on the wire (an `InFlightLimit`), and at
-/// most twice that many pages are asked for, in flight or waiting to be handed on, so memory
-/// stays flat however long the list is.
+/// Reads every page of one paged endpoint (`/me/tracks`, `/me/playlists`): a `ListScheduler` run
+/// of one list. The first page tells `total`; the rest are fetched concurrently by offset within
+/// the adaptive window and handed on strictly in order as soon as the next one in order has
+/// arrived, so memory stays flat however long the list is.
 ///
 /// Every page is checked before it is used: JSON, a sane `total`, an `items` list, and as many
 /// items as `total` promises for that offset. A page that fails the check is fetched again (with
@@ -41,91 +40,55 @@ package struct Pager: Sendable {
 
     /// Fetches `path` page by page (`offset`, `limit=50`, then `query`) and calls `body` with each
     /// page in order. `passing`: statuses of the *first* page returned in `Summary.refused` instead
-    /// of thrown (403/404 for playlists the caller explains itself). `progress` gets items handed
-    /// on so far and the total.
+    /// of thrown. `progress` gets items handed on so far and the total.
     package func fetchAll(
         path: String, query: [(String, String)] = [], passing: Set<Int> = [],
-        onTotalChanged: (_ was: Int, _ now: Int) -> Void = { _, _ in },
-        progress: (_ done: Int, _ total: Int) -> Void = { _, _ in },
-        body: (Page) throws -> Void
+        onTotalChanged: @escaping (_ was: Int, _ now: Int) -> Void = { _, _ in },
+        progress: @escaping (_ done: Int, _ total: Int) -> Void = { _, _ in },
+        body: @escaping (Page) throws -> Void
     ) async throws -> Summary {
-        // The window caps the requests on the wire and moves with each answer as it arrives.
-        let inFlight = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
-        let first = try await fetch(
-            path: path, query: query, offset: 0, plan: nil, passing: passing, slot: InFlightSlot(inFlight, order: -1))
-        guard case .value(let firstPage) = first.value else {
-            if case .refused(let result) = first.value { return Summary(total: 0, refused: result) }
-            throw ToolError.software("pager: no first page")
-        }
-        guard let plan = PagePlan(total: firstPage.total) else {
-            throw ToolError.software("pager: unchecked total")  // fetch() validated it
-        }
-        var done = firstPage.items.count
-        var totalChanged = false
-        func handOn(_ page: Page) throws {
-            if page.total != plan.total && !totalChanged {
-                totalChanged = true
-                onTotalChanged(plan.total, page.total)
-            }
-            try body(page)
-            done += page.items.count
-            progress(done, plan.total)
-        }
-        try body(firstPage)
-        progress(done, plan.total)
-
-        let offsets = plan.remainingOffsets
-        guard !offsets.isEmpty else { return Summary(total: plan.total) }
-        // Pages are asked for up to twice the window ahead of the one to hand on next, so the next
-        // request is ready when a place frees up.
-        try await withThrowingTaskGroup(of: (Int, Outcome).self) { group in
-            var nextLaunch = 0
-            var nextHandOn = 0
-            var arrived: [Int: Page] = [:]
-            func launch() {
-                while nextLaunch < offsets.count && nextLaunch - nextHandOn < 2 * inFlight.size {
-                    let index = nextLaunch
-                    let offset = offsets[index]
-                    let slot = InFlightSlot(inFlight, order: index)
-                    group.addTask {
-                        (
-                            index,
-                            try await self.fetch(
-                                path: path, query: query, offset: offset, plan: plan, passing: [], slot: slot)
-                        )
-                    }
-                    nextLaunch += 1
-                }
-            }
-            while nextHandOn < offsets.count {
-                launch()
-                guard let (index, outcome) = try await group.next() else { break }
-                guard case .value(let page) = outcome.value else {
-                    throw ToolError.software("pager: a later page was refused without a status to pass")
-                }
-                arrived[index] = page
-                launch()  // the next pages are asked for before this one is written, not after
-                while let page = arrived.removeValue(forKey: nextHandOn) {
-                    try handOn(page)
-                    nextHandOn += 1
-                }
-            }
-        }
-        return Summary(total: plan.total)
+        var source = OneList(
+            list: ListRead(
+                target: .pages(path: path), start: .firstPage, queries: ListRead.Queries(page: query),
+                passing: passing),
+            onTotalChanged: onTotalChanged, progress: progress, body: body)
+        try await ListScheduler(api: api, concurrency: concurrency).run(&source)
+        return source.summary
     }
 
-    typealias Outcome = SpotifyWebAPI.Outcome<Answer<Page>>
+    /// The one list of a `fetchAll`, handing its pages to the caller.
+    struct OneList: ListRunSource {
+        var list: ListRead?
+        let onTotalChanged: (Int, Int) -> Void
+        let progress: (Int, Int) -> Void
+        let body: (Page) throws -> Void
+        var summary = Summary(total: 0)
+        var done = 0
 
-    /// One page, checked. `plan` is nil for the first page (which sets it).
-    func fetch(
-        path: String, query: [(String, String)], offset: Int, plan: PagePlan?, passing: Set<Int>,
-        slot: InFlightSlot? = nil
-    ) async throws -> Outcome {
-        let pageQuery = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))] + query
-        return try await api.perform(method: "GET", path: path, query: pageQuery, passing: passing, slot: slot) {
-            result in
-            guard result.isSuccess else { return .refused(result) }
-            return .value(try Self.readPage(result.body, offset: offset, plan: plan))
+        mutating func nextList() -> ListRead? {
+            defer { list = nil }
+            return list
+        }
+
+        mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead? {
+            switch delivery {
+            case .page(let page):
+                if done == 0 { summary.total = page.total }
+                try body(page)
+                done += page.items.count
+                progress(done, summary.total)
+            case .totalChanged(let was, let now):
+                onTotalChanged(was, now)
+            case .refused(let result):
+                summary.refused = result
+            case .failed(let error):
+                throw error
+            case .end(let total, _):
+                summary.total = total
+            case .local, .cachedCopyIsCurrent, .checked:
+                break
+            }
+            return nil
         }
     }
 

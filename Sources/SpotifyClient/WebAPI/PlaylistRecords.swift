@@ -83,6 +83,14 @@ package enum PlaylistEntry {
         return "total,items(added_at,is_local,item(\(object)),track(\(object)))"
     }()
 
+    /// The `fields` filter for `GET /playlists/{id}` when it stands for the first page: the
+    /// snapshot_id, and the embedded page (2026 `items`, legacy `tracks`) with its limit and
+    /// `pageFields` inside (nil: whole entries).
+    package static func objectFields(pageFields: String?) -> String {
+        guard let pageFields else { return "snapshot_id,items,tracks" }
+        return "snapshot_id,items(limit,\(pageFields)),tracks(limit,\(pageFields))"
+    }
+
     /// The `fields` filter when only durations are needed (`spotify-playlists get --duration`).
     package static let durationFields = "total,items(item(duration_ms),track(duration_ms))"
 

@@ -57,22 +57,28 @@ enum PlaylistCacheOptions {
         return PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
     }
 
-    /// The playlists named by the arguments or standard input, with the snapshot_id of any
-    /// playlist record among them.
+    /// The playlists named by the arguments or standard input, with what a playlist record among
+    /// them tells before any request: its snapshot_id and items_total.
     static func selectors(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [PlaylistItemsReader
         .Selector]
     {
         try PlaylistCommands.references(command, context, tool: tool) { reference, text in
-            PlaylistItemsReader.Selector(reference: reference, snapshot: snapshotID(inRecord: text))
+            selector(reference, record: text)
         }
     }
 
-    /// The non-empty `snapshot_id` of a JSON record; nil for ids, URIs, URLs and records without one.
-    static func snapshotID(inRecord text: String) -> String? {
+    /// What a JSON playlist record says: its non-empty `snapshot_id`, and its `items_total` (null:
+    /// Spotify shows no items of it). Ids, URIs and URLs say nothing.
+    static func selector(_ reference: SpotifyReference, record text: String) -> PlaylistItemsReader.Selector {
         guard text.utf8.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "{"),
-            let snapshot = (try? JSONValue.parse(text))?["snapshot_id"]?.stringValue, !snapshot.isEmpty
-        else { return nil }
-        return snapshot
+            let record = try? JSONValue.parse(text), record.objectValue != nil
+        else { return PlaylistItemsReader.Selector(reference: reference, snapshot: nil) }
+        let total = record["items_total"]
+        var hidden = false
+        if case .null? = total, record["type"]?.stringValue == "playlist" { hidden = true }
+        return PlaylistItemsReader.Selector(
+            reference: reference, snapshot: record["snapshot_id"]?.stringValue,
+            itemsTotal: total?.intValue.flatMap { PagePlan(total: $0)?.total }, itemsHidden: hidden)
     }
 }
 

@@ -113,12 +113,17 @@ enum PlaylistCommands {
                 throw error
             }
             progress.clear()
-            guard let refused else { continue }
-            try context.stdout.flush()  // what the others printed goes out before the complaint
-            context.warn(refused.message)
-            if status == .success { status = refused.exitCode }
+            if let refused { try report(refused, context, status: &status) }
         }
         return status
+    }
+
+    /// Reports a playlist that could not be printed, after what the others printed; the run's
+    /// status is the first such playlist's.
+    static func report(_ refused: ToolError, _ context: ToolContext, status: inout ExitCode) throws {
+        try context.stdout.flush()  // what the others printed goes out before the complaint
+        context.warn(refused.message)
+        if status == .success { status = refused.exitCode }
     }
 
     static func totalChangedNote(_ what: String, _ context: ToolContext, _ edits: EditedWhileRead) -> (Int, Int)

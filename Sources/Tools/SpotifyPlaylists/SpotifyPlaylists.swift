@@ -105,7 +105,7 @@ package enum SpotifyPlaylists {
         let edits = EditedWhileRead()
         _ = try await pager.fetchAll(
             path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context, edits),
-            progress: progress.update
+            progress: { progress.update(done: $0, total: $1) }
         ) { page in
             for playlist in page.items {
                 if let record = PlaylistRecord.make(from: playlist) { try output.write(record) }
@@ -147,7 +147,8 @@ package enum SpotifyPlaylists {
                     // The snapshot_id just fetched is current: a cached copy of it needs no further request.
                     let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
                     let selector = PlaylistItemsReader.Selector(
-                        reference: playlist, snapshot: snapshot, snapshotIsCurrent: true)
+                        reference: playlist, snapshot: snapshot, snapshotIsCurrent: true,
+                        itemsTotal: record["items_total"]?.intValue)
                     record["duration_ms"] = try await duration(
                         of: selector, source: source, progress: progress, context: context, edits: edits)
                 }
@@ -161,11 +162,25 @@ package enum SpotifyPlaylists {
         of selector: PlaylistItemsReader.Selector, source: PlaylistItemsReader, progress: ProgressLine,
         context: ToolContext, edits: EditedWhileRead
     ) async throws -> JSONValue {
+        var sum = DurationSum(playlist: selector.reference, context: context, progress: progress, edits: edits)
+        try await source.read(
+            [selector], wanted: .records, uncachedFields: PlaylistEntry.durationFields, into: &sum)
+        progress.clear()
+        return sum.total
+    }
+
+    /// Adds up one playlist's item durations as its pages are handed on.
+    struct DurationSum: PlaylistReadHandler {
+        let playlist: SpotifyReference
+        let context: ToolContext
+        let progress: ProgressLine
+        let edits: EditedWhileRead
         var sum = 0
-        let result = try await source.read(
-            selector, wanted: .records, uncachedFields: PlaylistEntry.durationFields, progress: progress.update,
-            totalChanged: PlaylistCommands.totalChangedNote("playlist \(selector.reference.id)", context, edits)
-        ) { page in
+        var total: JSONValue = .null
+
+        var takesLines: Bool { false }
+
+        mutating func page(_ page: Page, playlist index: Int) throws {
             for entry in page.items {
                 // Saturating: durations come from the server (or a cached copy of its answer), and
                 // two items of Int.max must give a long playlist, not a trap.
@@ -173,17 +188,32 @@ package enum SpotifyPlaylists {
                     sum, PlaylistEntry.item(of: entry)?["duration_ms"]?.intValue.map { max($0, 0) } ?? 0)
             }
         }
-        progress.clear()
-        switch result {
-        case .delivered:
-            return .int(sum)
-        case .refused(let refused):
-            let reason = try PlaylistCommands.refusal(refused, playlist: selector.reference)
-            context.warn("\(reason.message); duration_ms is null")
-        case .failed(let error):
-            context.warn("\(error.message); duration_ms is null")
+
+        func line(
+            kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer, playlist index: Int
+        ) throws {}
+
+        func totalChanged(playlist index: Int, was: Int, now: Int) {
+            progress.clear()
+            PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context, edits)(was, now)
         }
-        return .null
+
+        mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
+            progress.clear()
+            switch result {
+            case .delivered:
+                total = .int(sum)
+            case .refused(let refused):
+                let reason = try PlaylistCommands.refusal(refused, playlist: playlist)
+                context.warn("\(reason.message); duration_ms is null")
+            case .failed(let error):
+                context.warn("\(error.message); duration_ms is null")
+            }
+        }
+
+        func progress(_ run: PlaylistItemsReader.Progress) {
+            progress.update(done: run.items, total: run.itemsKnown)
+        }
     }
 
     /// Playlist records as JSON Lines, or as table rows under one header.

@@ -113,35 +113,83 @@ package enum SpotifyTracks {
             _ = try await pager.fetchAll(
                 path: "/me/tracks",
                 onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context, edits),
-                progress: progress.update, body: { try output.write($0) }
+                progress: { progress.update(done: $0, total: $1) }, body: { try output.write($0) }
             )
             progress.clear()
             try output.finish()
             return edits.status(.success)
         }
-        var selectors = playlists[...]
-        return edits.status(
-            try await PlaylistCommands.eachPlaylist(playlists.map(\.reference), context, progress: progress) {
-                playlist in
-                let selector = selectors.removeFirst()  // eachPlaylist runs them in this order, once each
-                var output = Output(context: context, selection: selection, human: human, playlist: playlist)
-                let result = try await source.read(
-                    selector, wanted: selection.raw ? .full : .records,
-                    uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields,
-                    progress: progress.update,
-                    totalChanged: PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context, edits),
-                    lines: human ? nil : { try output.write(kind: $0, record: $1, entry: $2) },
-                    body: { try output.write($0) }
-                )
-                switch result {
-                case .delivered: break
-                case .refused(let refused): return try PlaylistCommands.refusal(refused, playlist: playlist)
-                case .failed(let error): return error
-                }
-                progress.clear()
+        var handler = PlaylistsOutput(
+            context: context, selection: selection, human: human, playlists: playlists.map(\.reference),
+            progress: progress, edits: edits)
+        do {
+            try await source.read(
+                playlists, wanted: selection.raw ? .full : .records,
+                uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields, into: &handler)
+        } catch {
+            progress.clear()
+            throw error
+        }
+        progress.clear()
+        return edits.status(handler.status)
+    }
+
+    /// Writes the playlists of a run as they are handed on, one after another: each one's
+    /// records or table, then its notes; a playlist Spotify refuses is reported in its turn.
+    struct PlaylistsOutput: PlaylistReadHandler {
+        let context: ToolContext
+        let selection: Selection
+        let human: Bool
+        let playlists: [SpotifyReference]
+        let progress: ProgressLine
+        let edits: EditedWhileRead
+        var current: Output?
+        var status = ExitCode.success
+
+        var takesLines: Bool { !human }
+
+        mutating func output(_ index: Int) -> Output {
+            current ?? Output(context: context, selection: selection, human: human, playlist: playlists[index])
+        }
+
+        mutating func page(_ page: Page, playlist index: Int) throws {
+            var output = output(index)
+            defer { current = output }
+            try output.write(page)
+        }
+
+        mutating func line(
+            kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer, playlist index: Int
+        ) throws {
+            var output = output(index)
+            defer { current = output }
+            try output.write(kind: kind, record: record, entry: entry)
+        }
+
+        mutating func totalChanged(playlist index: Int, was: Int, now: Int) {
+            progress.clear()
+            PlaylistCommands.totalChangedNote("playlist \(playlists[index].id)", context, edits)(was, now)
+        }
+
+        mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
+            progress.clear()
+            let output = output(index)
+            current = nil
+            switch result {
+            case .delivered:
                 try output.finish()
-                return nil
-            })
+            case .refused(let refused):
+                try PlaylistCommands.report(
+                    PlaylistCommands.refusal(refused, playlist: playlists[index]), context, status: &status)
+            case .failed(let error):
+                try PlaylistCommands.report(error, context, status: &status)
+            }
+        }
+
+        mutating func progress(_ run: PlaylistItemsReader.Progress) {
+            progress.update(
+                done: run.items, total: run.itemsKnown, lists: (run.playlists, run.playlistsTotal, "playlists"))
+        }
     }
 
     /// Writes one playlist's (or the liked songs') pages as records, raw entries or table rows.

@@ -1,0 +1,454 @@
+import HTTPClient
+import LoopbackHTTP
+import ToolkitCore
+
+/// How one list of a run (a playlist's items, the liked songs, the user's playlists) is read: a
+/// pure state machine, with no I/O. The `ListScheduler` asks it which requests are ready, tells it
+/// each answer as it arrives, in any order, and takes what it can hand on, strictly in order:
+/// the first page, the later pages by offset, then the end (and whether the pages may be kept in
+/// the snapshot cache).
+///
+/// It plans as much as is known up front. A piped record's `items_total` lets every page be
+/// requested at once; a playlist's first request is its object (`GET /playlists/{id}` with a
+/// `fields` filter), whose answer carries the snapshot_id, the total and the first entries
+/// together, so no separate discovery or snapshot round trip is needed.
+package struct ListRead: Sendable {
+    /// Where the list lives.
+    package enum Target: Sendable, Equatable {
+        /// A playlist: its object (`/playlists/{id}`) and its pages (`/playlists/{id}/items`).
+        case playlist(id: String)
+        /// A plain paged endpoint (`/me/tracks`, `/me/playlists`).
+        case pages(path: String)
+    }
+
+    /// How the read begins.
+    package enum Start: Sendable, Equatable {
+        /// The playlist object with its first entries embedded.
+        case playlistObject
+        /// The first page of the paged endpoint (for a playlist Spotify shows no items of, this is
+        /// the one request that answers its 403).
+        case firstPage
+        /// Nothing to request: the caller hands the list on itself (a cached copy, an offline miss).
+        case local
+    }
+
+    package struct Request: Hashable, Sendable {
+        package enum Kind: Hashable, Sendable {
+            case playlistObject
+            case page(offset: Int)
+            /// `GET /playlists/{id}?fields=snapshot_id` once every page has arrived: proves that
+            /// nothing changed while the pages were read, so they may be kept.
+            case snapshotCheck
+        }
+        package var kind: Kind
+        /// Answers of an earlier attempt (before a fallback) are ignored.
+        package var epoch: Int
+    }
+
+    /// What an answer was, as the scheduler tells it.
+    package enum Answer: Sendable {
+        case page(Page)
+        /// The playlist object: its snapshot_id, and its embedded first page, nil when Spotify sent
+        /// none (or one that is not a clean first page), as for playlists you neither own nor
+        /// collaborate on.
+        case playlistObject(snapshot: String?, firstPage: Page?)
+        case snapshot(String?)
+        /// The first request's status was one handed back (403, 404) for the caller to explain.
+        case refused(HTTPResult)
+        /// The request failed for good (after its retries); handed on as an error in its turn.
+        case failed(any Error)
+    }
+
+    /// What the list hands on, in order.
+    package enum Delivery: Sendable {
+        case page(Page)
+        /// The list's total moved while it was read (told once, before the page that showed it).
+        case totalChanged(was: Int, now: Int)
+        case refused(HTTPResult)
+        case failed(any Error)
+        /// A `.local` list's turn.
+        case local
+        /// The playlist object names the snapshot the cache holds: print the copy instead.
+        case cachedCopyIsCurrent
+        /// Every page was handed on. `total`: the first answer's. `keep`: whether the pages may
+        /// be kept, when the caller wants to keep them.
+        case end(total: Int, keep: Keep)
+        /// After `.end(keep: .afterCheck)`, once the snapshot check answered (the output has
+        /// moved on to later lists meanwhile): the snapshot_id the pages provably belong to, or nil.
+        case checked(keepUnder: String?)
+    }
+
+    package enum Keep: Sendable, Equatable {
+        case no
+        /// Every page provably belongs to this snapshot_id.
+        case under(String)
+        /// The snapshot check is still out; `.checked` tells.
+        case afterCheck
+    }
+
+    /// How the pages are asked for: the query after `offset` and `limit`, and for a playlist the
+    /// `fields` filter of its object.
+    package struct Queries: Sendable {
+        package var page: [(String, String)]
+        package var object: [(String, String)]
+
+        package init(page: [(String, String)] = [], object: [(String, String)] = []) {
+            self.page = page
+            self.object = object
+        }
+    }
+
+    /// How many entries the playlist object is assumed to embed when later pages are planned
+    /// before it answers (seen: 100; `/items` pages hold 50). A different size is made good
+    /// when the object answers: a gap is fetched, an overlap is dropped.
+    package static let assumedEmbeddedCount = 100
+
+    package let target: Target
+    package let start: Start
+    package let queries: Queries
+    /// Whether the caller wants to keep the pages in the snapshot cache (then a snapshot check may
+    /// follow the pages).
+    let keep: Bool
+    /// Statuses of the first request handed back as `.refused` rather than failing the run.
+    let passingOnFirst: Set<Int>
+    /// A snapshot_id known before any request of this run: a piped record's (maybe stale), or
+    /// one this run was just told (`spotify-playlists get`). A check equal to it after the pages
+    /// proves that nothing changed from before the first page to after the last.
+    let snapshotBefore: String?
+    /// The snapshot of a usable cached copy: when the playlist object names it (and no page was
+    /// asked for yet), the copy is printed instead.
+    let cachedSnapshot: String?
+
+    private(set) var epoch = 0
+    private var first: First = .waiting
+    /// The first page's total: every other page is compared with it.
+    private(set) var referenceTotal: Int?
+    /// A total known before any request (a record's `items_total`), for planning only.
+    private var expectedTotal: Int?
+    private var objectSnapshot: String?
+    /// Later pages were asked for before the object answered (planned from a record).
+    private var pagesBeforeObject = false
+    /// Offsets of the pages to hand on, in order (0 first), and how far that has got.
+    private var sequence: [Int] = []
+    private var handed = 0
+    /// The next position to hand on: items of a page below it were handed on already (overlap).
+    private var nextPosition = 0
+    /// Requests ready to send, and those sent and not yet answered.
+    private var ready: [Request.Kind] = []
+    private var sent: Set<Request.Kind> = []
+    private var arrived: [Int: Result<Page, any Error>] = [:]
+    private var totalMoved = false
+    private var totalChangeTold = false
+    /// A page other than the first brought items (so one answer alone does not prove the version).
+    private var itemsBeyondFirst = false
+    private var check: Check = .none
+    /// Everything was handed on but the snapshot check's verdict.
+    private(set) var isFinished = false
+    /// Nothing more to come.
+    private(set) var isSettled = false
+
+    private enum First {
+        case waiting
+        case answered
+        case refused(HTTPResult)
+        case failed(any Error)
+        case cached
+        case local
+    }
+
+    private enum Check: Equatable {
+        case none, sent
+        case answered(String?)
+    }
+
+    /// `expectedTotal`: a record's `items_total`, to plan every page at once. `passing`: statuses
+    /// of the first request to hand back (default: 403 and 404 for a playlist, none otherwise).
+    package init(
+        target: Target, start: Start, queries: Queries = Queries(), expectedTotal: Int? = nil, keep: Bool = false,
+        snapshotBefore: String? = nil, cachedSnapshot: String? = nil, passing: Set<Int>? = nil
+    ) {
+        self.target = target
+        if let passing {
+            passingOnFirst = passing
+        } else if case .playlist = target {
+            passingOnFirst = [403, 404]
+        } else {
+            passingOnFirst = []
+        }
+        self.start = start
+        self.queries = queries
+        self.keep = keep
+        self.snapshotBefore = snapshotBefore.flatMap { $0.isEmpty ? nil : $0 }
+        self.cachedSnapshot = cachedSnapshot
+        self.expectedTotal = expectedTotal.flatMap { PagePlan(total: $0)?.total }
+        switch start {
+        case .local:
+            first = .local
+        case .playlistObject:
+            ready = [.playlistObject]
+            sequence = [0]
+            if let expected = self.expectedTotal {
+                let offsets = Array(stride(from: Self.assumedEmbeddedCount, to: expected, by: PagePlan.pageSize))
+                sequence += offsets
+                ready += offsets.map { .page(offset: $0) }
+            }
+        case .firstPage:
+            sequence = [0]
+            let pages = self.expectedTotal.map { PagePlan(total: $0)?.remainingOffsets ?? [] } ?? []
+            sequence += pages
+            ready = [.page(offset: 0)] + pages.map { .page(offset: $0) }
+        }
+    }
+
+    /// A list with nothing to request, handed on as `.local` in its turn.
+    package static func local() -> ListRead { ListRead(target: .pages(path: ""), start: .local) }
+
+    // MARK: Requests
+
+    /// The requests ready to send, in the order to send them.
+    package var readyRequests: [Request] { ready.map { Request(kind: $0, epoch: epoch) } }
+
+    /// The scheduler sent `request`.
+    package mutating func sending(_ request: Request) {
+        guard request.epoch == epoch, let index = ready.firstIndex(of: request.kind) else { return }
+        ready.remove(at: index)
+        sent.insert(request.kind)
+        if request.kind == .snapshotCheck { check = .sent }
+        if case .page = request.kind, start == .playlistObject, case .waiting = first, epoch == 0 {
+            pagesBeforeObject = true
+        }
+    }
+
+    /// Whether `kind`'s status may be handed back (403, 404) rather than fail: the first request.
+    package func isFirst(_ kind: Request.Kind) -> Bool {
+        switch kind {
+        case .playlistObject: true
+        case .page(let offset): offset == 0
+        case .snapshotCheck: false
+        }
+    }
+
+    /// The total a page is checked against when it is asked for (nil: the first page sets it).
+    package var planTotal: Int? { referenceTotal ?? expectedTotal }
+
+    /// Where within `lower..<upper` a request sorts among this list's: the first, then by offset,
+    /// the snapshot check last.
+    package static func rank(_ kind: Request.Kind) -> Int {
+        switch kind {
+        case .playlistObject: 0
+        case .page(let offset): offset / PagePlan.pageSize + 1
+        case .snapshotCheck: ListScheduler.ranksPerList - 1
+        }
+    }
+
+    /// Whether the output waits for `kind` right now (the first request, the next page to hand
+    /// on, the snapshot check): such a request is sent even when the look-ahead is full.
+    package func isAwaited(_ kind: Request.Kind) -> Bool {
+        switch kind {
+        case .playlistObject, .snapshotCheck: true
+        case .page(let offset): handed < sequence.count && sequence[handed] == offset
+        }
+    }
+
+    /// Answers and pages held, not yet handed on (the look-ahead the scheduler bounds).
+    package var buffered: Int { arrived.count }
+
+    // MARK: Answers
+
+    /// An answer arrived. False when it was not waited for (an earlier attempt's): ignored.
+    @discardableResult
+    package mutating func receive(_ request: Request, _ answer: Answer) -> Bool {
+        guard request.epoch == epoch, !isSettled, sent.remove(request.kind) != nil else { return false }
+        switch (request.kind, answer) {
+        case (_, .refused(let result)) where isFirst(request.kind):
+            firstFailed(.refused(result))
+        case (_, .failed(let error)) where isFirst(request.kind):
+            firstFailed(.failed(error))
+        case (.playlistObject, .playlistObject(let snapshot, let page)):
+            objectArrived(snapshot: snapshot, page: page)
+        case (.page(0), .page(let page)):
+            firstPageArrived(page)
+        case (.page(let offset), .page(let page)):
+            arrived[offset] = .success(page)
+            if page.total != referenceTotal && referenceTotal != nil { totalMoved = true }
+            if !page.items.isEmpty { itemsBeyondFirst = true }
+        case (.page(let offset), .failed(let error)):
+            arrived[offset] = .failure(error)
+        case (.page(let offset), _):
+            arrived[offset] = .failure(ToolError.software("page at offset \(offset) answered out of turn"))
+        case (.snapshotCheck, .snapshot(let snapshot)):
+            check = .answered(snapshot)
+        case (.snapshotCheck, _):
+            check = .answered(nil)  // no proof: the pages are printed, not kept
+        case (.playlistObject, _):
+            firstFailed(.failed(ToolError.software("the playlist object answered out of turn")))
+        }
+        planSnapshotCheck()
+        return true
+    }
+
+    private mutating func firstFailed(_ outcome: First) {
+        first = outcome
+        ready.removeAll()
+    }
+
+    private mutating func objectArrived(snapshot: String?, page: Page?) {
+        objectSnapshot = snapshot.flatMap { $0.isEmpty ? nil : $0 }
+        guard let page else {
+            // No embedded page: this is a playlist Spotify shows no items of, or an answer we
+            // cannot build on. The items endpoint decides, as a read without the object would.
+            epoch += 1
+            ready = [.page(offset: 0)]
+            sent.removeAll()
+            arrived.removeAll()
+            sequence = [0]
+            expectedTotal = nil
+            pagesBeforeObject = false
+            return
+        }
+        if !pagesBeforeObject, let cachedSnapshot, objectSnapshot == cachedSnapshot {
+            first = .cached
+            ready.removeAll()
+            return
+        }
+        firstPageArrived(page)
+    }
+
+    private mutating func firstPageArrived(_ page: Page) {
+        first = .answered
+        referenceTotal = page.total
+        // Pages planned from a record may have come first: they are compared now.
+        if arrived.values.contains(where: { (try? $0.get())?.total ?? page.total != page.total }) { totalMoved = true }
+        arrived[0] = .success(page)
+        planRemainingPages(total: page.total, firstCount: page.items.count)
+    }
+
+    /// With the real total known: asks for what the planned pages do not cover (a gap after a
+    /// short embedded page, or pages beyond a stale `items_total`) and drops planned pages that
+    /// are now past the end and not yet sent.
+    private mutating func planRemainingPages(total: Int, firstCount: Int) {
+        let planned = sequence.dropFirst()
+        var added: [Int] = []
+        var cursor = firstCount
+        for offset in planned {
+            while cursor < min(offset, total) {
+                added.append(cursor)
+                cursor += PagePlan.pageSize
+            }
+            cursor = max(cursor, offset + PagePlan.pageSize)
+        }
+        while cursor < total {
+            added.append(cursor)
+            cursor += PagePlan.pageSize
+        }
+        let unsentPastTheEnd = Set(
+            planned.filter { $0 >= total && ready.contains(.page(offset: $0)) })
+        ready.removeAll { kind in
+            if case .page(let offset) = kind { return unsentPastTheEnd.contains(offset) }
+            return false
+        }
+        sequence = [0] + (planned.filter { !unsentPastTheEnd.contains($0) } + added).sorted()
+        ready = (ready + added.map { .page(offset: $0) }).sorted { Self.rank($0) < Self.rank($1) }
+    }
+
+    /// What proves the pages' version before the first of them: the snapshot before the run when
+    /// pages were asked for before the object answered, else the object's own.
+    private var proofBefore: String? {
+        if start == .playlistObject && epoch == 0 && !pagesBeforeObject { return objectSnapshot }
+        if start == .playlistObject && epoch > 0 { return objectSnapshot ?? snapshotBefore }
+        if pagesBeforeObject { return objectSnapshot == snapshotBefore ? snapshotBefore : nil }
+        return snapshotBefore
+    }
+
+    /// One answer alone holds every item: the object's embedded page, which comes with its snapshot.
+    private var oneAnswerHoldsAll: Bool {
+        start == .playlistObject && epoch == 0 && !itemsBeyondFirst && !totalMoved
+    }
+
+    /// Once every page has arrived, the snapshot check goes out if it can prove anything.
+    private mutating func planSnapshotCheck() {
+        guard keep, check == .none, case .answered = first, case .playlist = target, sent.isEmpty, ready.isEmpty,
+            !oneAnswerHoldsAll, !totalMoved, proofBefore != nil
+        else { return }
+        ready = [.snapshotCheck]
+    }
+
+    // MARK: Handing on
+
+    /// Everything that can be handed on now, in order.
+    package mutating func takeDeliveries() -> [Delivery] {
+        guard !isSettled else { return [] }
+        if isFinished {
+            guard case .answered(let after) = check else { return [] }
+            isSettled = true
+            return [.checked(keepUnder: provenSnapshot(after: after))]
+        }
+        switch first {
+        case .waiting: return []
+        case .local: return settle([.local])
+        case .cached: return settle([.cachedCopyIsCurrent])
+        case .refused(let result): return settle([.refused(result)])
+        case .failed(let error): return settle([.failed(error)])
+        case .answered: break
+        }
+        var out: [Delivery] = []
+        while handed < sequence.count, let result = arrived.removeValue(forKey: sequence[handed]) {
+            let offset = sequence[handed]
+            handed += 1
+            switch result {
+            case .failure(let error):
+                return settle(out + [.failed(error)])
+            case .success(var page):
+                if let referenceTotal, page.total != referenceTotal, !totalChangeTold {
+                    totalChangeTold = true
+                    totalMoved = true
+                    out.append(.totalChanged(was: referenceTotal, now: page.total))
+                }
+                if offset > 0 {
+                    let overlap = max(0, min(nextPosition - page.offset, page.items.count))
+                    if overlap > 0 {
+                        page.items.removeFirst(overlap)
+                        page.offset += overlap
+                    }
+                    if page.items.isEmpty { continue }
+                }
+                nextPosition = page.offset + page.items.count
+                out.append(.page(page))
+            }
+        }
+        let pagesPending = ready.contains { $0 != .snapshotCheck } || sent.contains { $0 != .snapshotCheck }
+        guard handed == sequence.count, !pagesPending else { return out }
+        let total = referenceTotal ?? 0
+        if !keep || totalMoved { return settle(out + [.end(total: total, keep: .no)]) }
+        if oneAnswerHoldsAll {
+            return settle(out + [.end(total: total, keep: objectSnapshot.map(Keep.under) ?? .no)])
+        }
+        planSnapshotCheck()
+        switch check {
+        case .answered(let after):
+            return settle(out + [.end(total: total, keep: provenSnapshot(after: after).map(Keep.under) ?? .no)])
+        case .sent:
+            isFinished = true
+            return out + [.end(total: total, keep: .afterCheck)]
+        case .none:
+            if ready.contains(.snapshotCheck) {
+                isFinished = true
+                return out + [.end(total: total, keep: .afterCheck)]
+            }
+            return settle(out + [.end(total: total, keep: .no)])
+        }
+    }
+
+    private mutating func settle(_ deliveries: [Delivery]) -> [Delivery] {
+        isFinished = true
+        isSettled = true
+        ready.removeAll()
+        return deliveries
+    }
+
+    /// The snapshot every page belongs to, given the check's answer.
+    private func provenSnapshot(after: String?) -> String? {
+        let proof = proofBefore
+        return !totalMoved && proof != nil && after == proof ? proof : nil
+    }
+}

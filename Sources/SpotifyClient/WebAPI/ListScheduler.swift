@@ -1,0 +1,272 @@
+import Foundation
+import HTTPClient
+import LoopbackHTTP
+import ToolkitCore
+
+/// Where a run's lists come from, and where what they hand on goes. The scheduler asks for the
+/// next list only as its look-ahead allows, and hands on one list after another, in order.
+package protocol ListRunSource {
+    /// The run's next list, in output order; nil when there are no more. Called ahead of the
+    /// output, so it must not write anything: notes wait for the list's turn.
+    mutating func nextList() throws -> ListRead?
+
+    /// What the list at `index` hands on, in order. Returns a list to read instead of this one
+    /// from now on (a cached copy that turned out unusable is fetched after all), or nil.
+    mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead?
+}
+
+/// One scheduler for every list of a run: all their requests share one `InFlightLimit` (the
+/// adaptive window: 4, doubling to 8 while answers are clean, halving on a 429, so a rate limit
+/// slows the whole run), are sent lowest output position first (list by list, page by page), and
+/// what they bring is handed on strictly in order: list after list, page after page, exactly as
+/// reading them one at a time would.
+///
+/// Memory stays bounded: at most twice the window of requests are sent or held ahead of the
+/// list being handed on (that list may always have that many of its own, so it never waits for
+/// later lists' pages to drain), and at most `listsAhead` lists are planned ahead of it. A request
+/// that fails for good is handed on as an error in its turn, and nothing after its list is sent
+/// from then on: the output up to it is what a one-at-a-time run prints before failing.
+package struct ListScheduler: Sendable {
+    /// Request ranks within one list (its first request, its pages by offset, the snapshot check);
+    /// a request's order is `list index × ranksPerList + rank`.
+    package static let ranksPerList = 1 << 21
+    /// Lists planned ahead of the one being handed on.
+    package static let listsAhead = 64
+
+    package let api: SpotifyWebAPI
+    package let limit: InFlightLimit
+
+    /// `concurrency`: `--concurrency N`, or nil for the adaptive window.
+    package init(api: SpotifyWebAPI, concurrency: Int?) {
+        self.api = api
+        self.limit = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
+    }
+
+    /// Reads every list `source` gives, handing on what they bring in order.
+    package func run<Source: ListRunSource>(_ source: inout Source) async throws {
+        try await withThrowingTaskGroup(of: (Int, ListRead.Request, ListRead.Answer).self) { group in
+            var run = RunState()
+            var tasks = 0  // child tasks not yet collected, including those of abandoned attempts
+            while true {
+                let handedOn = try run.handOn(to: &source)
+                if run.exhausted && run.lists.isEmpty && run.trailing.isEmpty { break }
+                let planned = try run.plan(from: &source, budget: 2 * limit.size)
+                for (index, request, call) in run.launchable(budget: 2 * limit.size) {
+                    let slot = InFlightSlot(limit, order: index * Self.ranksPerList + ListRead.rank(request.kind))
+                    let api = self.api
+                    group.addTask { (index, request, await Self.answer(call, api: api, slot: slot)) }
+                    tasks += 1
+                }
+                if tasks == 0 {
+                    // Nothing on the wire: lists that need no request (cached copies) go on at once.
+                    guard handedOn || planned else {
+                        throw ToolError.software("list scheduler: list \(run.head) can make no progress")
+                    }
+                    continue
+                }
+                guard let (index, request, answer) = try await group.next() else { break }
+                tasks -= 1
+                try run.receive(index, request, answer, source: &source)
+            }
+        }
+    }
+
+    /// The coordinator's state: lists from `head` on, their requests in flight.
+    struct RunState {
+        var lists: [ListRead] = []
+        /// The index of `lists[0]`, the list being handed on.
+        var head = 0
+        var exhausted = false
+        /// The first list with a request that failed for good: nothing after it is planned or sent.
+        var stopAt: Int?
+        var inFlight: [Int: Int] = [:]
+        /// Lists handed on but for their snapshot check, which is answered out of turn.
+        var trailing: [Int: ListRead] = [:]
+
+        /// Requests sent or answers held ahead of the output, for the look-ahead bound.
+        func ahead(from first: Int = 0) -> Int {
+            var count = 0
+            for offset in first..<lists.count {
+                count += lists[offset].buffered + inFlight[head + offset, default: 0]
+            }
+            return count
+        }
+
+        /// Hands on what the head list has, and the lists after it as each finishes. Whether
+        /// anything was handed on.
+        mutating func handOn<Source: ListRunSource>(to source: inout Source) throws -> Bool {
+            var any = false
+            while !lists.isEmpty {
+                for delivery in lists[0].takeDeliveries() {
+                    any = true
+                    if let replacement = try source.deliver(delivery, list: head) {
+                        lists[0] = replacement
+                        break
+                    }
+                }
+                guard lists[0].isFinished else { return any }
+                let done = lists.removeFirst()
+                if done.isSettled {
+                    inFlight[head] = nil  // answers of an abandoned attempt still come; they are ignored
+                } else {
+                    trailing[head] = done
+                }
+                head += 1
+            }
+            return any
+        }
+
+        /// Takes lists from `source` while the look-ahead has room. Whether any came.
+        mutating func plan<Source: ListRunSource>(from source: inout Source, budget: Int) throws -> Bool {
+            var any = false
+            while !exhausted, stopAt == nil, lists.count < ListScheduler.listsAhead, ahead() < budget {
+                guard let list = try source.nextList() else {
+                    exhausted = true
+                    break
+                }
+                lists.append(list)
+                any = true
+            }
+            return any
+        }
+
+        /// The requests to send now, lowest order first: the head list's while it holds less than
+        /// `budget` ahead, then later lists' while the whole run does.
+        mutating func launchable(budget: Int) -> [(Int, ListRead.Request, Call)] {
+            var out: [(Int, ListRead.Request, Call)] = []
+            for (index, list) in trailing {
+                for request in list.readyRequests {
+                    out.append((index, request, list.call(for: request)))
+                    trailing[index]?.sending(request)
+                    inFlight[index, default: 0] += 1
+                }
+            }
+            var total = ahead()
+            for offset in lists.indices {
+                let index = head + offset
+                if let stopAt, index > stopAt { break }
+                var own = offset == 0 ? ahead(from: 0) - ahead(from: 1) : 0
+                for request in lists[offset].readyRequests {
+                    let room = offset == 0 ? own < budget || lists[0].isAwaited(request.kind) : total < budget
+                    guard room else { return out }
+                    out.append((index, request, lists[offset].call(for: request)))
+                    lists[offset].sending(request)
+                    inFlight[index, default: 0] += 1
+                    own += 1
+                    total += 1
+                }
+            }
+            return out
+        }
+
+        mutating func receive<Source: ListRunSource>(
+            _ index: Int, _ request: ListRead.Request, _ answer: ListRead.Answer, source: inout Source
+        ) throws {
+            if let count = inFlight[index] { inFlight[index] = count > 1 ? count - 1 : nil }
+            if var list = trailing[index] {
+                list.receive(request, answer)
+                for delivery in list.takeDeliveries() { _ = try source.deliver(delivery, list: index) }
+                trailing[index] = list.isSettled ? nil : list
+                return
+            }
+            guard index >= head, index - head < lists.count else { return }
+            if lists[index - head].receive(request, answer), case .failed = answer, request.kind != .snapshotCheck {
+                stopAt = min(stopAt ?? index, index)
+            }
+        }
+    }
+
+    /// One request as it goes on the wire, with how to read its answer.
+    package struct Call: Sendable {
+        package var path: String
+        package var query: [(String, String)]
+        package var kind: ListRead.Request.Kind
+        /// Statuses handed back as `.refused` (the list's first request: 403, 404).
+        package var passing: Set<Int>
+        /// What a page is checked against (nil: the first page sets it).
+        package var planTotal: Int?
+    }
+
+    static func answer(_ call: Call, api: SpotifyWebAPI, slot: InFlightSlot) async -> ListRead.Answer {
+        do {
+            return try await api.perform(
+                method: "GET", path: call.path, query: call.query, passing: call.passing, slot: slot
+            ) { result -> ListRead.Answer in
+                guard result.isSuccess else {
+                    return call.kind == .snapshotCheck ? .snapshot(nil) : .refused(result)
+                }
+                switch call.kind {
+                case .playlistObject:
+                    return try readPlaylistObject(result.body)
+                case .page(let offset):
+                    let plan = call.planTotal.flatMap { PagePlan(total: $0) }
+                    return .page(try Pager.readPage(result.body, offset: offset, plan: plan))
+                case .snapshotCheck:
+                    let json = try? JSONValue.parse(result.body)
+                    return .snapshot(json?["snapshot_id"]?.stringValue)
+                }
+            }.value
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// A playlist object: its snapshot_id, and its embedded first page (2026: `items`; legacy:
+    /// `tracks`) when that is a clean first page. A body that is not a JSON object is unreadable
+    /// (tried again); an embedded page that is missing or not clean is nil, and the items
+    /// endpoint is asked instead.
+    package static func readPlaylistObject(_ body: Data) throws -> ListRead.Answer {
+        guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
+            throw SpotifyWebAPI.UnreadableBody(
+                body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
+        }
+        let snapshot = json["snapshot_id"]?.stringValue
+        return .playlistObject(snapshot: snapshot, firstPage: embeddedPage(of: json))
+    }
+
+    static func embeddedPage(of playlist: JSONValue) -> Page? {
+        for key in ["items", "tracks"] {
+            guard let page = playlist[key], let items = page["items"]?.arrayValue,
+                let total = page["total"]?.intValue, PagePlan(total: total) != nil,
+                (page["offset"]?.intValue ?? 0) == 0
+            else { continue }
+            // As full as it promises: its limit, or all of a list that fits in it.
+            let limit = page["limit"]?.intValue ?? 0
+            let clean =
+                limit > 0 ? items.count == min(limit, total) : items.count <= total && (!items.isEmpty || total == 0)
+            return clean ? Page(offset: 0, total: total, items: items) : nil
+        }
+        return nil
+    }
+}
+
+extension ListRead {
+    /// `request` as it goes on the wire.
+    func call(for request: Request) -> ListScheduler.Call {
+        let first = isFirst(request.kind)
+        switch (request.kind, target) {
+        case (.playlistObject, .playlist(let id)):
+            return ListScheduler.Call(
+                path: "/playlists/\(id)", query: queries.object, kind: request.kind, passing: [403, 404],
+                planTotal: nil)
+        case (.snapshotCheck, .playlist(let id)):
+            return ListScheduler.Call(
+                path: "/playlists/\(id)", query: [("fields", "snapshot_id")], kind: request.kind, passing: [403, 404],
+                planTotal: nil)
+        case (.page(let offset), _):
+            let query = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))] + queries.page
+            return ListScheduler.Call(
+                path: pagesPath, query: query, kind: request.kind, passing: first ? passingOnFirst : [],
+                planTotal: first ? nil : planTotal)
+        case (_, .pages(let path)):
+            return ListScheduler.Call(path: path, query: [], kind: request.kind, passing: [], planTotal: nil)
+        }
+    }
+
+    var pagesPath: String {
+        switch target {
+        case .playlist(let id): "/playlists/\(id)/items"
+        case .pages(let path): path
+        }
+    }
+}
