@@ -105,12 +105,12 @@ package enum SpotifyPlaylists {
         let edits = EditedWhileRead()
         _ = try await pager.fetchAll(
             path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context, edits),
-            progress: { progress.update(done: $0, total: $1) }
-        ) { page in
-            for playlist in page.items {
-                if let record = PlaylistRecord.make(from: playlist) { try output.write(record) }
-            }
-        }
+            progress: { progress.update(done: $0, total: $1) },
+            body: { page in
+                for playlist in page.items {
+                    if let record = PlaylistRecord.make(from: playlist) { try output.write(record) }
+                }
+            })
         progress.clear()
         return edits.status(.success)
     }
