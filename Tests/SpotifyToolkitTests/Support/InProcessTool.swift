@@ -25,8 +25,10 @@ struct ToolRun: Sendable {
 /// with stdin, stdout and stderr as files in a scratch directory and no terminal (what a pipe
 /// shows). Signals, pipes, TTYs and process groups are left to the end-to-end tests.
 enum InProcess {
+    /// `terminal`: which streams the tool is told are terminals (none, as in a pipe).
     static func run(
-        _ tool: String, _ arguments: [String] = [], stdin: String = "", environment: [String: String] = [:]
+        _ tool: String, _ arguments: [String] = [], stdin: String = "", environment: [String: String] = [:],
+        terminal: Terminal = .none
     ) async throws -> ToolRun {
         let spec = try #require(ToolCatalog.all.first { $0.name == tool }, "no tool \(tool)")
         let scratch = try Scratch()
@@ -39,7 +41,7 @@ enum InProcess {
         for (key, value) in environment { variables[key] = value }
         let streams = ToolStreams(
             stdin: input, stdout: output, stderr: errors,
-            terminal: .none)
+            terminal: terminal)
         let status = await ToolRunner.execute(
             spec, arguments: arguments, environment: ToolEnvironment(variables), streams: streams)
         return ToolRun(status: status, stdout: try scratch.read("stdout"), stderr: try scratch.read("stderr"))
@@ -122,10 +124,11 @@ final class InProcessFake: Sendable {
     }
 
     /// Runs `tool` against this server.
-    func run(_ tool: String, _ arguments: [String] = [], stdin: String = "", environment extra: [String: String] = [:])
-        async throws -> ToolRun
-    {
-        try await InProcess.run(tool, arguments, stdin: stdin, environment: environment(extra))
+    func run(
+        _ tool: String, _ arguments: [String] = [], stdin: String = "", environment extra: [String: String] = [:],
+        terminal: Terminal = .none
+    ) async throws -> ToolRun {
+        try await InProcess.run(tool, arguments, stdin: stdin, environment: environment(extra), terminal: terminal)
     }
 
     /// A test control of the fake (`/_fake/...`), as JSON.
