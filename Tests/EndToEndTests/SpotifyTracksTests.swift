@@ -100,6 +100,21 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
         #expect(pages < 200, "streams page by page: stopped after \(pages) of 200 pages")
     }
 
+    @Test func aClosedPipeStopsAWholeLibraryRunEarly() throws {
+        let library = try Library(["--library-shape", "real", "--latency-ms", "20"])
+        let result = try ToolProcess.shell(
+            "spotify-playlists | spotify-tracks | head -1; echo \"${PIPESTATUS[1]}\" >&2",
+            environment: library.fake.environment())
+        #expect(try JSONValue.parse(result.stdoutLines[0])["position"] == 0)
+        #expect(result.stderr == "141\n", "killed by SIGPIPE, nothing said")
+        let requests = try library.counters()["requests"]
+        let reads = ["GET /v1/playlists/{id}", "GET /v1/playlists/{id}/items"].reduce(0) {
+            $0 + (requests?[$1]?.intValue ?? 0)
+        }
+        // A whole run makes about 440; the look-ahead is bounded, so a closed pipe stops it soon.
+        #expect(reads < 100, "stopped after \(reads) requests")
+    }
+
     @Test func progressOnlyWhenStderrIsATerminal() throws {
         let library = try Library()
         let tool = ToolProcess.url(of: "spotify-tracks").path
