@@ -368,7 +368,8 @@ package struct ListRead: Sendable {
     /// Once every page has arrived, the snapshot check goes out if it can prove anything.
     private mutating func planSnapshotCheck() {
         guard keep, check == .none, case .answered = first, case .playlist = target, sent.isEmpty, ready.isEmpty,
-            !oneAnswerHoldsAll, !totalMoved, proofBefore != nil
+            !oneAnswerHoldsAll, !totalMoved, proofBefore != nil,
+            !arrived.values.contains(where: { if case .failure = $0 { true } else { false } })  // it will end failed
         else { return }
         ready = [.snapshotCheck]
     }
