@@ -83,6 +83,20 @@ import Testing
         #expect(byArguments.stdout == piped.stdout)
     }
 
+    @Test func theListOfPlaylistsFetchesItsLaterPagesTogether() async throws {
+        let library = try await Library(["--extra-playlists", "600", "--latency-ms", "5"])
+        let one = try await library.run("spotify-playlists", ["--concurrency", "1"])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let list = try await library.run("spotify-playlists", [])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout == one.stdout)
+        #expect(list.stdoutLines.count > 600)
+        let counters = try await library.counters()
+        #expect(counters["requests"]?["GET /v1/me/playlists"]?.intValue == (list.stdoutLines.count + 49) / 50)
+        let most = counters["max_in_flight"]?.intValue ?? 0
+        #expect(most > 1 && most <= 8, "\(most) in flight")
+    }
+
     @Test func aPipedReRunCostsNoRequestAndOneForEachRefusedPlaylist() async throws {
         let library = try await Library(["--extra-playlists", "30"])
         let cache = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "64M"]
