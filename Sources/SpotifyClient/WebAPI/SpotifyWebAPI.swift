@@ -66,10 +66,12 @@ package struct SpotifyWebAPI: Sendable {
         try await send(method: "GET", path: path, query: query, body: nil, passing: passing)
     }
 
-    package func send(method: String, path: String, query: [(String, String)] = [], body: Data?, passing: Set<Int> = [])
-        async throws -> HTTPResult
-    {
-        try await perform(method: method, path: path, query: query, body: body, passing: passing) { $0 }.value
+    package func send(
+        method: String, path: String, query: [(String, String)] = [], body: Data?, passing: Set<Int> = [],
+        scope: SpotifyScope.Need? = nil
+    ) async throws -> HTTPResult {
+        try await perform(method: method, path: path, query: query, body: body, passing: passing, scope: scope) { $0 }
+            .value
     }
 
     /// What `perform` got.
@@ -88,9 +90,10 @@ package struct SpotifyWebAPI: Sendable {
     /// instead of thrown (e.g. 403 and 404 when the caller has its own words for them). `read`
     /// turns the answer into a value; an `UnreadableBody` from it retries a GET. `slot`: each try
     /// is sent only when that limit has room (the pager's window); waits between tries hold no place.
+    /// `scope`: what the request needs, so a 403 for a missing scope names it and the login that adds it.
     package func perform<Value: Sendable>(
         method: String, path: String, query: [(String, String)] = [], body: Data? = nil, passing: Set<Int> = [],
-        slot: InFlightSlot? = nil, read: (HTTPResult) throws -> Value
+        slot: InFlightSlot? = nil, scope: SpotifyScope.Need? = nil, read: (HTTPResult) throws -> Value
     ) async throws -> Outcome<Value> {
         if let configurationError { throw configurationError }
         var urlText = baseURL + path
@@ -174,6 +177,8 @@ package struct SpotifyWebAPI: Sendable {
                     ToolError.unavailable(
                         "Spotify failed (HTTP \(result.status): \(error.message)) on \(method) \(path); try again later"
                     ))
+            case 403 where error.isMissingScope && scope != nil:
+                throw scope!.error
             case 403:
                 throw ToolError.noPermission(error.forbiddenExplanation)
             case 404:
