@@ -167,7 +167,12 @@ package struct PlaylistItemsReader {
             var cached: CacheEntryHeader?
             /// Said at the playlist's turn, not when it was planned ahead.
             var notes: [String] = []
+            /// An error reading its cached copy (a file that may not be trusted): thrown at its
+            /// turn, after what the playlists before it print.
+            var failure: (any Error)?
             var keeping: Bool
+            /// The snapshot a copy must have to be printed (nil offline: the latest copy).
+            var servable: String?
         }
 
         var keeping: Bool { reader.mode == .normal && (reader.cache?.maxBytes ?? 0) > 0 }
@@ -189,16 +194,25 @@ package struct PlaylistItemsReader {
             planned += 1
             let selector = selectors[index]
             var turn = Turn(step: .fetch, keeping: keeping)
-            switch try reader.cache?.load(selector.reference.id) ?? .absent {
-            case .absent: break
-            case .damaged(let path, let reason):
-                turn.notes.append("ignoring the cached copy \(path): \(reason); it will be fetched again")
-            case .entry(let entry): turn.cached = entry.header
+            do {
+                switch try reader.cache?.load(selector.reference.id) ?? .absent {
+                case .absent: break
+                case .damaged(let path, let reason):
+                    turn.notes.append("ignoring the cached copy \(path): \(reason); it will be fetched again")
+                case .entry(let entry): turn.cached = entry.header
+                }
+            } catch {
+                turn.failure = error
+                turns[index] = turn
+                return .local()
             }
             let (step, list) = PlaylistItemsReader.plan(
                 selector, mode: reader.mode, entry: turn.cached, wanted: wanted, uncachedFields: uncachedFields,
                 keeping: turn.keeping)
             turn.step = step
+            turn.servable =
+                reader.mode == .offline
+                ? nil : step == .serve ? selector.snapshot : CachePolicy.usableSnapshot(turn.cached, wanted: wanted)
             turns[index] = turn
             return list ?? .local()
         }
@@ -213,6 +227,7 @@ package struct PlaylistItemsReader {
             }
             switch delivery {
             case .local, .cachedCopyIsCurrent:
+                if let failure = turns[index]?.failure { throw failure }
                 if case .unavailable(let miss)? = turns[index]?.step {
                     return try finish(index, .failed(reader.offlineMiss(miss, playlist: id)))
                 }
@@ -250,7 +265,11 @@ package struct PlaylistItemsReader {
                 if let kept, let cache = reader.cache, keptCount == total, kept.count <= cache.maxBytes {
                     switch keep {
                     case .under(let snapshot): store(kept, count: keptCount, under: snapshot, playlist: id)
-                    case .afterCheck: awaitingCheck[index] = (kept, keptCount)
+                    case .afterCheck:
+                        // Held until the check answers; while checks are slow, no more than the
+                        // cache could keep anyway.
+                        let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.count }
+                        if held + kept.count <= cache.maxBytes { awaitingCheck[index] = (kept, keptCount) }
                     case .no: break
                     }
                 }
@@ -304,8 +323,12 @@ package struct PlaylistItemsReader {
         mutating func serveCached(_ index: Int) throws -> Bool {
             let id = selectors[index].reference.id
             let entry: PlaylistCache.Entry
+            let servable = turns[index]?.servable
             switch try reader.cache?.load(id) ?? .absent {
-            case .entry(let found) where found.header.view.serves(wanted):
+            // The version that justified printing it: another process may have replaced the file since.
+            case .entry(let found)
+            where found.header.view.serves(wanted)
+                && (servable == nil || found.header.snapshotID == servable):
                 entry = found
             case .damaged(let path, let reason):
                 reader.warn("ignoring the cached copy \(path): \(reason); it will be fetched again")

@@ -228,8 +228,10 @@ package struct ListRead: Sendable {
         }
     }
 
-    /// The total a page is checked against when it is asked for (nil: the first page sets it).
-    package var planTotal: Int? { referenceTotal ?? expectedTotal }
+    /// The total a page is checked against when it is asked for: the first answer's, once known.
+    /// Before that (pages planned from a record's `items_total`, which may be stale) nil: each
+    /// page is then checked against the total it reports itself.
+    package var planTotal: Int? { referenceTotal }
 
     /// Where within `lower..<upper` a request sorts among this list's: the first, then by offset,
     /// the snapshot check last.
@@ -250,6 +252,24 @@ package struct ListRead: Sendable {
         }
     }
 
+    /// Whether this list will hand on a failure (its first request failed for good, or a page it
+    /// needs did): nothing after it is worth sending.
+    package var willFail: Bool {
+        if isSettled { return false }
+        if case .failed = first { return true }
+        guard case .answered = first else { return false }
+        return arrived.contains { offset, result in
+            if case .failure = result { return !isPastTheEnd(offset) }
+            return false
+        }
+    }
+
+    /// A page planned from a stale record total that lies past the real end: not needed.
+    private func isPastTheEnd(_ offset: Int) -> Bool {
+        guard let referenceTotal else { return false }
+        return offset > 0 && offset >= referenceTotal
+    }
+
     /// Answers and pages held, not yet handed on (the look-ahead the scheduler bounds).
     package var buffered: Int { arrived.count }
 
@@ -259,6 +279,10 @@ package struct ListRead: Sendable {
     @discardableResult
     package mutating func receive(_ request: Request, _ answer: Answer) -> Bool {
         guard request.epoch == epoch, !isSettled, sent.remove(request.kind) != nil else { return false }
+        switch first {
+        case .refused, .failed, .cached, .local: return false  // nothing more of this list is handed on
+        case .waiting, .answered: break
+        }
         switch (request.kind, answer) {
         case (_, .refused(let result)) where isFirst(request.kind):
             firstFailed(.refused(result))
@@ -290,6 +314,7 @@ package struct ListRead: Sendable {
     private mutating func firstFailed(_ outcome: First) {
         first = outcome
         ready.removeAll()
+        arrived.removeAll()
     }
 
     private mutating func objectArrived(snapshot: String?, page: Page?) {
@@ -309,6 +334,7 @@ package struct ListRead: Sendable {
         if !pagesBeforeObject, let cachedSnapshot, objectSnapshot == cachedSnapshot {
             first = .cached
             ready.removeAll()
+            arrived.removeAll()
             return
         }
         firstPageArrived(page)
@@ -397,6 +423,8 @@ package struct ListRead: Sendable {
             let offset = sequence[handed]
             handed += 1
             switch result {
+            case .failure where isPastTheEnd(offset):
+                continue  // planned from a stale items_total, and not needed after all
             case .failure(let error):
                 return settle(out + [.failed(error)])
             case .success(var page):
@@ -404,6 +432,13 @@ package struct ListRead: Sendable {
                     totalChangeTold = true
                     totalMoved = true
                     out.append(.totalChanged(was: referenceTotal, now: page.total))
+                }
+                if offset > 0 && page.offset > nextPosition && !totalMoved && !page.items.isEmpty {
+                    // Every page is checked against its total, so while the total holds this
+                    // cannot happen; if it does, say so rather than print a list with a hole.
+                    let gap = ToolError.unavailable(
+                        "items \(nextPosition) to \(page.offset - 1) are missing from Spotify's answers; try again")
+                    return settle(out + [.failed(gap)])
                 }
                 if offset > 0 {
                     let overlap = max(0, min(nextPosition - page.offset, page.items.count))

@@ -49,7 +49,10 @@ package struct ListScheduler: Sendable {
             var tasks = 0  // child tasks not yet collected, including those of abandoned attempts
             while true {
                 let handedOn = try run.handOn(to: &source)
-                if run.exhausted && run.lists.isEmpty && run.trailing.isEmpty { break }
+                if run.exhausted && run.lists.isEmpty && run.trailing.isEmpty {
+                    group.cancelAll()  // answers of abandoned attempts are not waited for
+                    break
+                }
                 let planned = try run.plan(from: &source, budget: 2 * limit.size)
                 for (index, request, call) in run.launchable(budget: 2 * limit.size) {
                     let slot = InFlightSlot(limit, order: index * Self.ranksPerList + ListRead.rank(request.kind))
@@ -77,8 +80,10 @@ package struct ListScheduler: Sendable {
         /// The index of `lists[0]`, the list being handed on.
         var head = 0
         var exhausted = false
-        /// The first list with a request that failed for good: nothing after it is planned or sent.
-        var stopAt: Int?
+        /// The first list that will hand on a failure: nothing after it is planned or sent.
+        var stopAt: Int? {
+            lists.indices.first { lists[$0].willFail }.map { head + $0 }
+        }
         var inFlight: [Int: Int] = [:]
         /// Lists handed on but for their snapshot check, which is answered out of turn.
         var trailing: [Int: ListRead] = [:]
@@ -134,6 +139,7 @@ package struct ListScheduler: Sendable {
         /// `budget` ahead, then later lists' while the whole run does.
         mutating func launchable(budget: Int) -> [(Int, ListRead.Request, Call)] {
             var out: [(Int, ListRead.Request, Call)] = []
+            let stopAt = self.stopAt
             for (index, list) in trailing {
                 for request in list.readyRequests {
                     out.append((index, request, list.call(for: request)))
@@ -170,9 +176,7 @@ package struct ListScheduler: Sendable {
                 return
             }
             guard index >= head, index - head < lists.count else { return }
-            if lists[index - head].receive(request, answer), case .failed = answer, request.kind != .snapshotCheck {
-                stopAt = min(stopAt ?? index, index)
-            }
+            lists[index - head].receive(request, answer)
         }
     }
 
