@@ -56,6 +56,8 @@ package final class FakeSpotifyService: Sendable {
         var response: HTTPResponse
         if let injected = state.withLock({ $0.takeFailure(method: request.method, path: request.path) }) {
             response = injected
+        } else if let fault = plan.fault, fault.refusesBeforeHandling {
+            response = fault.apply(to: WebAPI.notFound)  // a 429 means the request was not carried out
         } else if let (route, parameters) = found {
             if route.access == .bearer {
                 let check = state.withLock { $0.checkBearer(request.header("Authorization")) }

@@ -126,6 +126,11 @@ struct FakeSpotifyState: Sendable {
     var playback = PlaybackClock()
     /// Edits made with `POST /_fake/edit-playlist`, by playlist id (PlaylistEdits.swift).
     var playlistEdits: [String: PlaylistEdit] = [:]
+    /// Playlists as the Web API's writes left them, by id (PlaylistWrites.swift), and the ids of
+    /// those made with `POST /me/playlists`, oldest first.
+    var writtenPlaylists: [String: WrittenPlaylist] = [:]
+    var createdPlaylists: [String] = []
+    var createdCount = 0
 
     init(settings: FakeSpotifySettings) {
         self.settings = settings

@@ -138,6 +138,11 @@ package struct FaultRule: Sendable, Equatable {
 
     mutating func nextUnit() -> Double { random.nextUnit() }
 
+    /// A 429 (rate limit or quota) refuses the request: it is not carried out. Every other fault
+    /// breaks the answer of a request that was: a 5xx, a reset or a cut body after a write has
+    /// landed is exactly the unknown outcome a writer must find out about by reading again.
+    var refusesBeforeHandling: Bool { kind == .rateLimit || kind == .quota }
+
     /// The answer after the fault: replaces or breaks the normal one.
     func apply(to response: HTTPResponse) -> HTTPResponse {
         switch kind {

@@ -86,6 +86,7 @@ enum GeneratedLibrary {
 
     /// Entries `range` of a playlist, in the 2026 shape (`item`) or the legacy one (`track`).
     static func entries(of playlist: Playlist, id: String, range: Range<Int>, legacy: Bool) -> [JSONValue] {
+        if !range.isEmpty { FakeCatalog.remember(playlistSeed: id) }  // its items can be added by URI
         switch playlist {
         case .fixture:
             let all = fixtureEntries(legacy: legacy)

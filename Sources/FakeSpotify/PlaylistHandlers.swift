@@ -83,7 +83,7 @@ extension FakeSpotifyService {
 
     func myPlaylists(_ request: RouteRequest) -> HTTPResponse {
         let library = self.library
-        let playlists = Self.libraryPlaylists(library)
+        let playlists = listedPlaylists(Self.libraryPlaylists(library), legacy: library.legacy)
         return page(
             request, maxLimit: 50, total: playlists.count, path: "/users/\(GeneratedLibrary.userID)/playlists",
             extraQuery: []
@@ -94,6 +94,7 @@ extension FakeSpotifyService {
 
     func playlist(_ request: RouteRequest) -> HTTPResponse {
         let id = request[parameter: "id"]
+        if let written = writtenPlaylist(id) { return writtenPlaylistResponse(written, request) }
         let legacy = library.legacy
         let object: JSONValue
         switch GeneratedLibrary.playlist(id) {
@@ -130,6 +131,9 @@ extension FakeSpotifyService {
         let id = request[parameter: "id"]
         let legacy = library.legacy
         if legacyEndpoint && !legacy { return Fixtures.response("error-403-forbidden.json", status: 403) }
+        if let written = writtenPlaylist(id) {
+            return writtenItemsResponse(written, request, legacyEndpoint: legacyEndpoint)
+        }
         switch GeneratedLibrary.playlist(id) {
         case nil: return Fixtures.response("error-404-not-found.json", status: 404)
         case .notOwned: return Fixtures.response("error-403-forbidden.json", status: 403)

@@ -24,6 +24,25 @@ extension FakeSpotifyService {
         Route("GET", "/v1/playlists/{id}/tracks", .bearer) { service, request in
             service.playlistItems(request, legacyEndpoint: true)
         },
+        // Playlist writes (PlaylistWrites.swift)
+        Route("POST", "/v1/me/playlists", .bearer) { service, request in service.createPlaylist(request) },
+        Route("PUT", "/v1/playlists/{id}", .bearer) { service, request in service.changePlaylistDetails(request) },
+        Route("POST", "/v1/playlists/{id}/items", .bearer) { service, request in service.addItems(request) },
+        Route("PUT", "/v1/playlists/{id}/items", .bearer) { service, request in service.replaceOrReorderItems(request) },
+        Route("DELETE", "/v1/playlists/{id}/items", .bearer) { service, request in service.removeItems(request) },
+        // Write endpoints removed for apps in Development Mode: 403.
+        Route("POST", "/v1/users/{user}/playlists", .bearer) { service, request in service.removedWriteEndpoint(request) },
+        Route("POST", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.removedWriteEndpoint(request) },
+        Route("PUT", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.removedWriteEndpoint(request) },
+        Route("DELETE", "/v1/playlists/{id}/tracks", .bearer) { service, request in
+            service.removedWriteEndpoint(request)
+        },
+        Route("PUT", "/v1/playlists/{id}/followers", .bearer) { service, request in
+            service.removedWriteEndpoint(request)
+        },
+        Route("DELETE", "/v1/playlists/{id}/followers", .bearer) { service, request in
+            service.removedWriteEndpoint(request)
+        },
         // Player (PlayerHandlers.swift)
         Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in
             service.playerState(request, withDevice: false)
