@@ -28,7 +28,9 @@ struct WrittenPlaylist: Sendable {
         let reference: JSONValue = [
             "href": .string("https://api.spotify.com/v1/playlists/\(id)/items"), "total": .int(entries.count),
         ]
-        object["tracks"] = ["href": .string("https://api.spotify.com/v1/playlists/\(id)/tracks"), "total": .int(entries.count)]
+        object["tracks"] = [
+            "href": .string("https://api.spotify.com/v1/playlists/\(id)/tracks"), "total": .int(entries.count),
+        ]
         object["items"] = reference
         if let embedded {
             object[legacy ? "tracks" : "items"] = embedded
@@ -65,7 +67,8 @@ extension FakeSpotifyService {
         -> HTTPResponse
     {
         let id = written.object["id"]?.stringValue ?? ""
-        let keep = ["additional_types", "fields"].compactMap { name in request.http.queryValue(name).map { (name, $0) } }
+        let keep = ["additional_types", "fields"].compactMap { name in request.http.queryValue(name).map { (name, $0) }
+        }
         let legacy = library.legacy || legacyEndpoint
         return page(
             request, maxLimit: legacyEndpoint ? 100 : 50, total: written.entries.count,
@@ -144,7 +147,9 @@ extension FakeSpotifyService {
     func changePlaylistDetails(_ request: RouteRequest) -> HTTPResponse {
         guard let body = Self.jsonBody(request) else { return WebAPI.error(400, "Error parsing JSON.") }
         return writing(request) { playlist, _ in
-            for (key, check) in [("name", "string"), ("description", "string"), ("public", "bool"), ("collaborative", "bool")] {
+            for (key, check) in [
+                ("name", "string"), ("description", "string"), ("public", "bool"), ("collaborative", "bool"),
+            ] {
                 guard let value = body[key] else { continue }
                 let fits = check == "string" ? value.stringValue != nil : value.boolValue != nil
                 guard fits else { throw WriteRefusal(400, "Invalid value for \(key)") }

@@ -28,12 +28,16 @@ extension FakeSpotifyService {
         Route("POST", "/v1/me/playlists", .bearer) { service, request in service.createPlaylist(request) },
         Route("PUT", "/v1/playlists/{id}", .bearer) { service, request in service.changePlaylistDetails(request) },
         Route("POST", "/v1/playlists/{id}/items", .bearer) { service, request in service.addItems(request) },
-        Route("PUT", "/v1/playlists/{id}/items", .bearer) { service, request in service.replaceOrReorderItems(request) },
+        Route("PUT", "/v1/playlists/{id}/items", .bearer) { service, request in service.replaceOrReorderItems(request)
+        },
         Route("DELETE", "/v1/playlists/{id}/items", .bearer) { service, request in service.removeItems(request) },
         // Write endpoints removed for apps in Development Mode: 403.
-        Route("POST", "/v1/users/{user}/playlists", .bearer) { service, request in service.removedWriteEndpoint(request) },
-        Route("POST", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.removedWriteEndpoint(request) },
-        Route("PUT", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.removedWriteEndpoint(request) },
+        Route("POST", "/v1/users/{user}/playlists", .bearer) { service, request in service.removedWriteEndpoint(request)
+        },
+        Route("POST", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.removedWriteEndpoint(request)
+        },
+        Route("PUT", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.removedWriteEndpoint(request)
+        },
         Route("DELETE", "/v1/playlists/{id}/tracks", .bearer) { service, request in
             service.removedWriteEndpoint(request)
         },

@@ -38,8 +38,7 @@ package enum SpotifyPlaylists {
                         "How long a playlist plays, in milliseconds.")
                 ]
             ).running(handler(get)),
-            localCommand.running(handler(local)),
-        ],
+        ] + writeCommands + [localCommand.running(handler(local))],
         input: [
             "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65)."
         ],

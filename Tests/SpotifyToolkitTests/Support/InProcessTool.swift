@@ -151,9 +151,10 @@ final class InProcessFake: Sendable {
 
     /// Seeds the token store as if the user had logged in (as `FakeSpotifyProcess.seedLogin`).
     @discardableResult
-    func seedLogin(expiresIn: Int) async throws -> StoredTokens {
-        let minted = try await call(
-            "POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
+    func seedLogin(expiresIn: Int, scope: String? = nil) async throws -> StoredTokens {
+        var form = [("expires_in", String(expiresIn)), ("client_id", "test-client")]
+        if let scope { form.append(("scope", scope)) }
+        let minted = try await call("POST", "/_fake/tokens", form: form)
         let now = Date().timeIntervalSince1970
         let tokens = StoredTokens(
             accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
@@ -170,9 +171,10 @@ struct Library {
     let fake: InProcessFake
     let tokens: StoredTokens
 
-    init(_ arguments: [String] = []) async throws {
+    /// `scope`: what the login grants (default: the toolkit's read-only set).
+    init(_ arguments: [String] = [], scope: String? = nil) async throws {
         fake = try InProcessFake(arguments)
-        tokens = try await fake.seedLogin(expiresIn: 3600)
+        tokens = try await fake.seedLogin(expiresIn: 3600, scope: scope)
     }
 
     func run(_ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])

@@ -1,0 +1,89 @@
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// Tracks and episodes to write, read from standard input: track or episode records (as
+/// spotify-tracks, songcount --select or `local show` print them, or Spotify's entry objects
+/// from --raw), `spotify:track:`/`spotify:episode:` URIs, and open.spotify.com track or episode
+/// URLs. Local files and unavailable items cannot be added through the API: they are counted,
+/// not written. Anything else is exit 65 naming the line.
+struct ItemInput: Equatable {
+    var uris: [String] = []
+    /// Local files (`spotify:local:` URIs, `is_local` records).
+    var local = 0
+    /// Records without a track or episode (Spotify no longer makes them available).
+    var unavailable = 0
+
+    static let description =
+        "Items, one per line: track or episode records (what spotify-tracks, songcount --select or local show print), spotify:track: and spotify:episode: URIs, or open.spotify.com track and episode URLs. Local files and unavailable items cannot be added through the Web API: they are skipped and counted on standard error, and the exit status is then 1. Blank lines are skipped; any other line is an error naming it (exit 65)."
+
+    /// Every item of standard input.
+    static func read(_ input: StandardInput) throws -> ItemInput {
+        var items = ItemInput()
+        try input.forEachLine { line in
+            try items.add(line: line)
+        }
+        return items
+    }
+
+    /// One line's item, or a `StandardInput.Rejection` saying why it is none.
+    mutating func add(line: String) throws {
+        let text = line.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("{") {
+            guard let record = try? JSONValue.parse(text), record.objectValue != nil else {
+                throw StandardInput.Rejection("starts with '{' but is not a JSON object")
+            }
+            try add(record: record)
+        } else if text.hasPrefix("spotify:local:") {
+            local += 1
+        } else {
+            uris.append(try Self.uri(text))
+        }
+    }
+
+    mutating func add(record: JSONValue) throws {
+        // Spotify's entry objects (--raw) wrap the item.
+        let item = record["item"] ?? record["track"] ?? record
+        if record["is_local"]?.boolValue == true || item["is_local"]?.boolValue == true
+            || item["uri"]?.stringValue?.hasPrefix("spotify:local:") == true
+        {
+            local += 1
+            return
+        }
+        if record["item"] != nil || record["track"] != nil, item.objectValue == nil {
+            unavailable += 1  // an entry whose item is null
+            return
+        }
+        let type = item["type"]?.stringValue
+        guard type == nil || type == "track" || type == "episode" else {
+            throw StandardInput.Rejection("a \(type!) record, not a track or episode")
+        }
+        if let uri = item["uri"]?.stringValue {
+            uris.append(try Self.uri(uri))
+        } else if let id = item["id"]?.stringValue, SpotifyReference.isValidID(id) {
+            uris.append("spotify:\(type ?? "track"):\(id)")
+        } else if type != nil && item["id"] == .null {
+            unavailable += 1
+        } else {
+            throw StandardInput.Rejection("a record without a track or episode uri or id")
+        }
+    }
+
+    /// The URI of a track or episode URI or URL.
+    static func uri(_ text: String) throws -> String {
+        do {
+            return try SpotifyReference.parse(text, expectingOneOf: [.track, .episode]).uri
+        } catch {
+            throw StandardInput.Rejection("'\(text.prefix(120))': \(error.description)")
+        }
+    }
+
+    /// "skipped 2 local files and 1 unavailable item: the Web API cannot add them", or nil.
+    var skippedNote: String? {
+        var parts: [String] = []
+        if local > 0 { parts.append("\(local) local \(local == 1 ? "file" : "files")") }
+        if unavailable > 0 { parts.append("\(unavailable) unavailable \(unavailable == 1 ? "item" : "items")") }
+        guard !parts.isEmpty else { return nil }
+        return "skipped \(parts.joined(separator: " and ")): the Web API cannot add them"
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Testing
+
+@testable import FakeSpotify
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
+/// spotify-playlists' writes (issue 19) against an in-process fake-spotify: what they print,
+/// what the playlist holds afterwards, and what they do when answers are lost.
+@Suite struct PlaylistWriteTests {
+    static let editScope =
+        "playlist-read-private playlist-read-collaborative user-library-read user-library-modify playlist-modify-private playlist-modify-public"
+
+    static func editor(_ arguments: [String] = []) async throws -> Library {
+        try await Library(arguments, scope: editScope)
+    }
+
+    /// The URIs a playlist holds now, read back with spotify-tracks.
+    static func uris(_ library: Library, _ id: String) async throws -> [String] {
+        let run = try await library.tracks(["--no-cache", id])
+        #expect(run.status == 0, "\(run.stderr)")
+        return try records(run).compactMap { $0["uri"]?.stringValue }
+    }
+
+    static func trackURIs(_ library: Library, of id: String) async throws -> [String] {
+        try await uris(library, id)
+    }
+
+    @Test func createMakesAPlaylistOfTheItemsInOrderAndPrintsItsRecord() async throws {
+        let library = try await Self.editor()
+        let source = try await library.tracks(["--no-cache", generated(250)])
+        let created = try await library.run("spotify-playlists", ["create", "Copy of 250"], stdin: source.stdout)
+        #expect(created.status == 0, "\(created.stderr)")
+        let record = try #require(try records(created).first)
+        #expect(record["type"] == "playlist")
+        #expect(record["name"] == "Copy of 250")
+        #expect(record["items_total"] == 250)
+        #expect(record["public"] == false)
+        #expect(record["snapshot_id"]?.stringValue?.isEmpty == false)
+        #expect(created.stderr.contains("made playlist 'Copy of 250'"), "\(created.stderr)")
+        let id = try #require(record["id"]?.stringValue)
+        #expect(try await Self.uris(library, id) == (try records(source)).compactMap { $0["uri"]?.stringValue })
+        let counters = try await library.counters()
+        #expect(counters["requests"]?["POST /v1/me/playlists"]?.intValue == 1)
+        #expect(counters["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 3, "batches of 100")
+        // It is listed first, as Spotify lists a new playlist.
+        let list = try await library.run("spotify-playlists", [])
+        #expect(try records(list).first?["id"]?.stringValue == id)
+    }
+
+    @Test func createWithoutInputMakesAnEmptyPlaylist() async throws {
+        let library = try await Self.editor()
+        let created = try await library.run("spotify-playlists", ["create", "Empty", "--description", "nothing yet"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let record = try #require(try records(created).first)
+        #expect(record["items_total"] == 0)
+        #expect(record["description"] == "nothing yet")
+    }
+
+    @Test func addInsertsAtAPositionAndAppendsByDefault() async throws {
+        let library = try await Self.editor()
+        let target = generated(120)
+        let before = try await Self.uris(library, target)
+        let extra = try await library.tracks(["--no-cache", "--no-local", generated(130, "mix")])
+        let items = try records(extra).compactMap { $0["uri"]?.stringValue }
+        let appended = try await library.run("spotify-playlists", ["add", target], stdin: extra.stdout)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        #expect(try records(appended).first?["items_total"]?.intValue == before.count + items.count)
+        #expect(try await Self.uris(library, target) == before + items)
+
+        let inserted = try await library.run(
+            "spotify-playlists", ["add", "--position", "1", target],
+            stdin: "spotify:track:\(String(before[5].suffix(22)))\n")
+        #expect(inserted.status == 0, "\(inserted.stderr)")
+        let now = try await Self.uris(library, target)
+        #expect(Array(now.prefix(3)) == [before[0], before[5], before[1]])
+    }
+
+    @Test func localFilesAndUnavailableItemsAreSkippedCountedAndSaid() async throws {
+        let library = try await Self.editor()
+        // mix playlists hold local files (every 10th from 3) and null items (from 8).
+        let mixed = try await library.tracks(["--no-cache", "--raw", generated(30, "mix")])
+        let added = try await library.run("spotify-playlists", ["add", generated(3)], stdin: mixed.stdout)
+        #expect(added.status == 1, "the status says not everything was added")
+        #expect(added.stderr.contains("skipped 3 local files and 3 unavailable items"), "\(added.stderr)")
+        #expect(try records(added).first?["items_total"]?.intValue == 3 + 24)
+    }
+
+    @Test func aLineThatIsNoItemIsExit65NamingIt() async throws {
+        let library = try await Self.editor()
+        let input = "spotify:track:5xZpAwlSQAc00000000000\n{\"type\":\"playlist\",\"id\":\"x\"}\n"
+        let run = try await library.run("spotify-playlists", ["add", generated(3)], stdin: input)
+        #expect(run.status == 65)
+        #expect(
+            run.stderr.contains("standard input: line 2: a playlist record, not a track or episode"), "\(run.stderr)")
+        #expect(try await library.counters()["requests"]?["POST /v1/playlists/{id}/items"] == nil, "nothing written")
+    }
+
+    @Test func replaceMakesTheItemsExactlyTheInput() async throws {
+        let library = try await Self.editor()
+        let target = generated(60)
+        let source = try await library.tracks(["--no-cache", generated(230)])
+        let replaced = try await library.run("spotify-playlists", ["replace", target], stdin: source.stdout)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try await Self.uris(library, target) == (try records(source)).compactMap { $0["uri"]?.stringValue })
+        let counters = try await library.counters()
+        #expect(counters["requests"]?["PUT /v1/playlists/{id}/items"]?.intValue == 1)
+        #expect(counters["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 2)
+        // An empty input never empties a playlist by accident.
+        let empty = try await library.run("spotify-playlists", ["replace", target], stdin: "")
+        #expect(empty.status == 64)
+        #expect(empty.stderr.contains("--allow-empty"))
+        let cleared = try await library.run("spotify-playlists", ["replace", "--allow-empty", target], stdin: "")
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+        #expect(try records(cleared).first?["items_total"] == 0)
+    }
+
+    @Test func removeTakesOutEveryOccurrence() async throws {
+        let library = try await Self.editor()
+        let target = generated(10)
+        let items = try await Self.uris(library, target)
+        _ = try await library.run("spotify-playlists", ["add", target], stdin: items[2] + "\n" + items[2] + "\n")
+        let removed = try await library.run(
+            "spotify-playlists", ["remove", target], stdin: items[2] + "\n" + items[4] + "\n")
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(
+            try await Self.uris(library, target)
+                == items.enumerated().filter { ![2, 4].contains($0.offset) }.map(\.element))
+        #expect(removed.stderr.contains("removed 4 items"), "\(removed.stderr)")
+    }
+
+    @Test func editChangesDetails() async throws {
+        let library = try await Self.editor()
+        let target = generated(5)
+        let edited = try await library.run(
+            "spotify-playlists", ["edit", target, "--name", "Renamed", "--description", "new words", "--public"])
+        #expect(edited.status == 0, "\(edited.stderr)")
+        let record = try #require(try records(edited).first)
+        #expect(record["name"] == "Renamed" && record["description"] == "new words" && record["public"] == true)
+        let nothing = try await library.run("spotify-playlists", ["edit", target])
+        #expect(nothing.status == 64)
+    }
+
+    @Test func dryRunPrintsChangeRecordsAndWritesNothing() async throws {
+        let library = try await Self.editor()
+        let source = try await library.tracks(["--no-cache", generated(150)])
+        let plan = try await library.run("spotify-playlists", ["create", "--dry-run", "Planned"], stdin: source.stdout)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let changes = try records(plan)
+        #expect(changes.map { $0["action"]?.stringValue } == ["create", "add", "add"])
+        #expect(changes[1]["items"]?.arrayValue?.count == 100 && changes[2]["items"]?.arrayValue?.count == 50)
+        #expect(changes.allSatisfy { $0["type"] == "change" })
+        for action in [["add", generated(5)], ["remove", generated(5)], ["replace", generated(5)]] {
+            let run = try await library.run("spotify-playlists", action + ["--dry-run"], stdin: source.stdout)
+            #expect(run.status == 0, "\(action): \(run.stderr)")
+        }
+        let requests = try await library.counters()["requests"]?.objectValue ?? [:]
+        #expect(!requests.keys.contains { $0.hasPrefix("POST") || $0.hasPrefix("PUT") || $0.hasPrefix("DELETE") })
+    }
+
+    @Test func withoutTheScopeItExits77NamingTheLogin() async throws {
+        let library = try await Library()  // the read-only default
+        let run = try await library.run(
+            "spotify-playlists", ["add", generated(5)], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
+        #expect(run.status == 77)
+        #expect(run.stderr.contains("spotify-auth login --scope playlist-modify-private"), "\(run.stderr)")
+    }
+
+    @Test func aPlaylistYouDoNotOwnIsAClear403() async throws {
+        let library = try await Self.editor()
+        let run = try await library.run(
+            "spotify-playlists", ["add", GeneratedLibrary.notOwnedID], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
+        #expect(run.status == 77, "\(run.stderr)")
+        #expect(run.stderr.contains("you can change only playlists you own or collaborate on"), "\(run.stderr)")
+    }
+
+    @Test func aPlaylistPastSpotifysLimitIsAClearMessage() async throws {
+        let library = try await Self.editor()
+        let run = try await library.run(
+            "spotify-playlists", ["add", generated(10_000)], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("Playlist size limit reached"), "\(run.stderr)")
+    }
+
+    /// Faults that break a write's answer after the write landed: the tool must find out by
+    /// reading the playlist, never add a batch twice, and never lose one.
+    static let lostAnswers: [(String, [(String, String)])] = [
+        ("connection reset after the write", [("kind", "reset"), ("every", "2"), ("path_prefix", "/v1/playlists/")]),
+        (
+            "5xx after the write",
+            [("kind", "server_error"), ("every", "3"), ("status", "502"), ("path_prefix", "/v1/playlists/")]
+        ),
+        ("cut answer", [("kind", "truncate"), ("every", "2"), ("path_prefix", "/v1/playlists/")]),
+        ("429 (not carried out)", [("kind", "rate_limit"), ("every", "2"), ("retry_after", "0")]),
+    ]
+
+    @Test(arguments: lostAnswers)
+    func lostAnswersNeverDuplicateOrLoseItems(name: String, fault: [(String, String)]) async throws {
+        let library = try await Self.editor()
+        let target = generated(40)
+        let before = try await Self.uris(library, target)
+        let source = try await library.tracks(["--no-cache", generated(450)])
+        let items = try records(source).compactMap { $0["uri"]?.stringValue }
+        try await library.fault(fault)
+        let added = try await library.run("spotify-playlists", ["add", target], stdin: source.stdout)
+        _ = try await library.fake.call("POST", "/_fake/clear-faults")
+        let after = try await Self.uris(library, target)
+        if added.status == 0 {
+            #expect(after == before + items, "\(name): exactly the intended playlist")
+        } else {
+            #expect(added.stderr.contains("added"), "\(name): the message says what landed: \(added.stderr)")
+            #expect(
+                Array(after.prefix(before.count)) == before
+                    && Array(after.dropFirst(before.count)) == Array(items.prefix(after.count - before.count)))
+        }
+        #expect(added.status == 0, "\(name): settled by reading again: \(added.stderr)")
+        #expect((try await library.counters()["faults_fired"]?.intValue ?? 0) >= 1, "\(name) happened")
+    }
+
+    @Test(arguments: [[("kind", "reset")], [("kind", "server_error"), ("status", "503")], [("kind", "truncate")]])
+    func aBatchThatLandedButLostItsAnswerIsNotSentAgain(fault: [(String, String)]) async throws {
+        let library = try await Self.editor()
+        let target = generated(40)
+        let before = try await Self.uris(library, target)
+        let source = try await library.tracks(["--no-cache", generated(250)])
+        let items = try records(source).compactMap { $0["uri"]?.stringValue }
+        // The first POST is carried out, then its answer is lost.
+        try await library.fault(fault + [("at", "1"), ("path_prefix", "/v1/playlists/\(target)/items")])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let added = try await library.run("spotify-playlists", ["add", target], stdin: source.stdout)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(
+            try await library.counters()["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 3,
+            "three batches, none twice")
+        #expect(try await Self.uris(library, target) == before + items)
+    }
+
+    @Test func aBatchThatDidNotLandIsSentAgain() async throws {
+        let library = try await Self.editor()
+        let target = generated(40)
+        let before = try await Self.uris(library, target)
+        let source = try await library.tracks(["--no-cache", generated(250)])
+        let items = try records(source).compactMap { $0["uri"]?.stringValue }
+        // A gateway 503 that never reached the playlist (the canned answer skips the handler).
+        _ = try await library.fake.call(
+            "POST", "/_fake/fail",
+            form: [("path", "/v1/playlists/\(target)/items"), ("method", "POST"), ("status", "503")])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let added = try await library.run("spotify-playlists", ["add", target], stdin: source.stdout)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(
+            try await library.counters()["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 4,
+            "the lost batch once more")
+        #expect(try await Self.uris(library, target) == before + items)
+    }
+
+    @Test func aWriteThatKeepsFailingSaysWhatLanded() async throws {
+        let library = try await Self.editor()
+        let target = generated(40)
+        let source = try await library.tracks(["--no-cache", generated(250)])
+        let first = try await library.run("spotify-playlists", ["add", target], stdin: source.stdout)
+        #expect(first.status == 0, "\(first.stderr)")
+        // Now every send of the first batch gets a 503 that never reaches the playlist.
+        _ = try await library.fake.call(
+            "POST", "/_fake/fail",
+            form: [("path", "/v1/playlists/\(target)/items"), ("method", "POST"), ("status", "503"), ("count", "3")])
+        let added = try await library.run("spotify-playlists", ["add", target], stdin: source.stdout)
+        #expect(added.status == 69, "\(added.stderr)")
+        #expect(added.stderr.contains("added 0 of 250 items to playlist \(target)"), "\(added.stderr)")
+        #expect(try await Self.uris(library, target).count == 40 + 250, "nothing of the failed run landed")
+    }
+
+    @Test func aLostCreateIsFoundNotMadeTwice() async throws {
+        let library = try await Self.editor()
+        try await library.fault([("kind", "reset"), ("at", "2"), ("path_prefix", "/v1/me/playlists")])
+        let created = try await library.run(
+            "spotify-playlists", ["create", "Only once"], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let list = try await library.run("spotify-playlists", [])
+        #expect(try records(list).filter { $0["name"] == "Only once" }.count == 1)
+    }
+}
