@@ -11,7 +11,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-startup clean
+.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-startup clean
 
 all: build
 
@@ -90,6 +90,9 @@ bench-cache:
 # A whole real-shaped library (150 playlists, 20,531 items) at 50 ms per request against a spotipy loop (issue 18).
 bench-library:
 	Benchmarks/library-vs-spotipy.sh
+
+bench-writes:
+	Benchmarks/playlist-writes.sh
 
 bench-startup:
 	Benchmarks/startup.sh
