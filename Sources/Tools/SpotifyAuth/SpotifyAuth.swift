@@ -44,7 +44,8 @@ package enum SpotifyAuth {
                 name: "login",
                 abstract: "log in through the browser and store the tokens",
                 discussion: [
-                    "Prints the authorize URL on stderr in any case. On success prints an auth_status record."
+                    "Prints the authorize URL on stderr in any case. On success prints an auth_status record.",
+                    "The default scopes only read: playlist-read-private, playlist-read-collaborative, user-read-currently-playing, user-read-playback-state, user-library-read. Writes need more, asked for with --scope: playlist-modify-private and playlist-modify-public to create and change playlists (spotify-playlists create, add, remove, replace, edit, delete; routine-link fit); user-library-modify to save and remove liked songs (spotify-playlists add --liked, remove --liked; spotify-nowplaying like, unlike); user-modify-playback-state (and Spotify Premium) to control playback (spotify-nowplaying play, pause, next, previous, queue, shuffle, repeat, volume, seek, transfer); user-read-recently-played for listening history (spotify-nowplaying recent). A command that lacks its scope exits 77 and names the login that adds it.",
                 ],
                 options: [
                     Option.clientId,
@@ -61,6 +62,9 @@ package enum SpotifyAuth {
                     ExampleSpec(
                         "spotify-auth login --no-browser --scope user-modify-playback-state",
                         "Log in on a machine without a browser, asking for playback control too."),
+                    ExampleSpec(
+                        "spotify-auth login --scope playlist-modify-private --scope playlist-modify-public --scope user-library-modify",
+                        "Log in so that playlists and liked songs can be changed."),
                 ]
             ).running(handler { try await login($0, $1, store: $2, mode: $3) }),
             CommandSpec(
@@ -302,7 +306,7 @@ extension SpotifyAuth {
         static let scope = OptionSpec(
             "scope", value: "SCOPE",
             help:
-                "Request SCOPE as well as the read-only defaults, e.g. user-modify-playback-state (Premium) to start playback. Repeatable.",
+                "Request SCOPE as well as the read-only defaults: playlist-modify-private and playlist-modify-public (change playlists), user-library-modify (liked songs), user-modify-playback-state (control playback; Premium), user-read-recently-played (history). Repeatable.",
             repeatable: true,
             completion: .choices([
                 "user-modify-playback-state", "user-read-playback-position", "user-read-recently-played",
