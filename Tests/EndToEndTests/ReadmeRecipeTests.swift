@@ -54,10 +54,13 @@ import Testing
         let work: TemporaryDirectory
         var environment: [String: String]
 
-        init() throws {
+        /// A login with the read-only default scopes, and the write scopes too when `canWrite`.
+        init(canWrite: Bool = false) throws {
             fake = try FakeSpotifyProcess()
             work = try TemporaryDirectory()
-            try fake.seedLogin(expiresIn: 3600)
+            let writes =
+                "playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state user-library-read playlist-modify-private playlist-modify-public user-library-modify"
+            try fake.seedLogin(expiresIn: 3600, scope: canWrite ? writes : nil)
             let home = fake.home.url
             let browser = try fake.home.file(
                 "browser.sh", contents: "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(home.path)/opened'\n")
@@ -104,6 +107,7 @@ import Testing
         "csv": csv,
         "status-bar": statusBar,
         "snapshot-makefile": snapshotMakefile,
+        "dedupe": dedupe,
     ]
 
     @Test func everyMarkedRecipeIsExercisedAndEveryCheckHasItsRecipe() throws {
@@ -121,7 +125,7 @@ import Testing
         #expect(recipes.count >= 5)
     }
 
-    @Test(arguments: ["fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile"])
+    @Test(arguments: ["fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe"])
     func recipeRunsAsPrinted(name: String) async throws {
         for tool in ["jq", "make"] {
             #expect(
@@ -184,6 +188,28 @@ import Testing
                 5,"Say It Ain't So","Weezer","Weezer (Blue Album)",259
 
                 """)
+    }
+
+    static func dedupe(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        let playlist = "7d2D2S200NyUE5KYs80PwO"  // the collaborative one: 143 items
+        let tracks = try ToolProcess.run("spotify-tracks", ["--no-cache", playlist], environment: kitchen.environment)
+        let original = try tracks.stdoutLines.map { try JSONValue.parse($0)["uri"]?.stringValue ?? "" }
+        #expect(original.count == 143 && Set(original).count == 143)
+        // Some songs a second and third time, at the end and in the middle.
+        let again = [original[3], original[7], original[3]].joined(separator: "\n") + "\n"
+        let added = try ToolProcess.run(
+            "spotify-playlists", ["add", playlist], stdin: again, environment: kitchen.environment)
+        #expect(added.status == 0, "\(added.stderr)")
+        let inserted = try ToolProcess.run(
+            "spotify-playlists", ["add", "--position", "50", playlist], stdin: original[9] + "\n",
+            environment: kitchen.environment)
+        #expect(inserted.status == 0, "\(inserted.stderr)")
+
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try ToolProcess.run("spotify-tracks", ["--no-cache", playlist], environment: kitchen.environment)
+        #expect(try after.stdoutLines.map { try JSONValue.parse($0)["uri"]?.stringValue ?? "" } == original)
     }
 
     static func statusBar(_ recipe: Recipe) throws {

@@ -112,6 +112,11 @@ import Testing
         let empty = try await library.run("spotify-playlists", ["replace", target], stdin: "")
         #expect(empty.status == 64)
         #expect(empty.stderr.contains("--allow-empty"))
+        // Local files cannot be written back: replace refuses rather than drop them.
+        let mixed = try await library.tracks(["--no-cache", generated(20, "mix")])
+        let withLocal = try await library.run("spotify-playlists", ["replace", target], stdin: mixed.stdout)
+        #expect(withLocal.status == 65)
+        #expect(withLocal.stderr.contains("replace would drop them"), "\(withLocal.stderr)")
         let cleared = try await library.run("spotify-playlists", ["replace", "--allow-empty", target], stdin: "")
         #expect(cleared.status == 0, "\(cleared.stderr)")
         #expect(try records(cleared).first?["items_total"] == 0)

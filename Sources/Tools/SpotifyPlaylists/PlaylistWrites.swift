@@ -70,7 +70,7 @@ extension SpotifyPlaylists {
             name: "replace",
             abstract: "make a playlist's items exactly the items on standard input, in order",
             discussion: [
-                "The first 100 items replace the playlist's (PUT), the rest are appended in batches of 100. An empty standard input is refused unless --allow-empty, so a pipeline that went wrong never empties a playlist."
+                "The first 100 items replace the playlist's (PUT), the rest are appended in batches of 100. An empty standard input is refused unless --allow-empty, so a pipeline that went wrong never empties a playlist; so is one with local files or unavailable items (exit 65), which the Web API cannot write back."
             ],
             arguments: [playlistTarget],
             options: [WriteOption.allowEmpty, WriteOption.dryRun, PlaylistCommands.jsonOption],
@@ -193,6 +193,12 @@ extension SpotifyPlaylists {
     static func replace(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let playlist = try target(command)
         let items = try itemsFromInput(context, action: "replace")
+        if let note = items.skippedNote {
+            // Adding them skips them; replacing would drop them from the playlist for good.
+            throw ToolError.dataError(
+                "\(note), so replace would drop them from playlist \(playlist.id); nothing was changed. Leave them out of the input (spotify-tracks --no-local) to mean that"
+            )
+        }
         if items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) {
             throw ToolError.usage(
                 "replace got no items on standard input and would empty playlist \(playlist.id); add --allow-empty to mean that"

@@ -95,9 +95,10 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
 
     /// Seeds the token store as if the user had logged in, with an access token living `expiresIn` seconds.
     @discardableResult
-    func seedLogin(expiresIn: Int, storeExpiresIn: Int? = nil) throws -> StoredTokens {
-        let minted = try call(
-            "POST", "/_fake/tokens", form: [("expires_in", String(expiresIn)), ("client_id", "test-client")])
+    func seedLogin(expiresIn: Int, storeExpiresIn: Int? = nil, scope: String? = nil) throws -> StoredTokens {
+        var form = [("expires_in", String(expiresIn)), ("client_id", "test-client")]
+        if let scope { form.append(("scope", scope)) }
+        let minted = try call("POST", "/_fake/tokens", form: form)
         let now = Date().timeIntervalSince1970
         let tokens = StoredTokens(
             accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
