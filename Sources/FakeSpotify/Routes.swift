@@ -32,6 +32,8 @@ extension FakeSpotifyService {
         },
         Route("DELETE", "/v1/playlists/{id}/items", .bearer) { service, request in service.removeItems(request) },
         // Write endpoints removed for apps in Development Mode: 403.
+        // Reading another user's playlists is gone too, as "Service not found" (the list's next links name it).
+        Route("GET", "/v1/users/{user}/playlists", .bearer) { _, _ in WebAPI.notFound },
         Route("POST", "/v1/users/{user}/playlists", .bearer) { service, request in service.removedWriteEndpoint(request)
         },
         Route("POST", "/v1/playlists/{id}/tracks", .bearer) { service, request in service.removedWriteEndpoint(request)
