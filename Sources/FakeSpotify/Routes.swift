@@ -24,6 +24,8 @@ extension FakeSpotifyService {
         Route("GET", "/v1/playlists/{id}/tracks", .bearer) { service, request in
             service.playlistItems(request, legacyEndpoint: true)
         },
+        // Search (SearchHandlers.swift)
+        Route("GET", "/v1/search", .bearer) { service, request in service.search(request) },
         // Player (PlayerHandlers.swift)
         Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in
             service.playerState(request, withDevice: false)
