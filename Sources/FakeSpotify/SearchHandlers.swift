@@ -35,7 +35,8 @@ extension FakeSpotifyService {
         }
         let search = SearchCatalogue.Query(q)
         var answer: JSONObject = [:]
-        for type in ["track", "album", "artist", "playlist", "show", "episode", "audiobook"] where types.contains(type) {
+        for type in ["track", "album", "artist", "playlist", "show", "episode", "audiobook"] where types.contains(type)
+        {
             let found = type == "track" ? SearchCatalogue.tracks.filter(search.matches) : []
             let range = min(offset, found.count)..<min(offset + limit, found.count)
             let base = "http://\(http.header("Host") ?? "127.0.0.1")/v1/search"
@@ -72,29 +73,63 @@ enum SearchCatalogue {
     }
 
     static let entries: [Entry] = [
-        Entry(name: "Yesterday - Remastered 2009", artists: ["The Beatles"], album: "Help! (Remastered)", durationMs: 125_666, year: 1965),
-        Entry(name: "Yesterday - Live", artists: ["The Beatles"], album: "Live At The BBC", durationMs: 161_000, year: 1994),
+        Entry(
+            name: "Yesterday - Remastered 2009", artists: ["The Beatles"], album: "Help! (Remastered)",
+            durationMs: 125_666, year: 1965),
+        Entry(
+            name: "Yesterday - Live", artists: ["The Beatles"], album: "Live At The BBC", durationMs: 161_000,
+            year: 1994),
         Entry(name: "Yesterday", artists: ["Leona Lewis"], album: "Yesterday", durationMs: 210_000, year: 2007),
-        Entry(name: "Hey Jude - Remastered 2015", artists: ["The Beatles"], album: "1 (Remastered)", durationMs: 425_653, year: 2000),
-        Entry(name: "Bohemian Rhapsody - Remastered 2011", artists: ["Queen"], album: "A Night At The Opera (2011 Remaster)", durationMs: 354_320, year: 1975),
-        Entry(name: "Bohemian Rhapsody - Live Aid", artists: ["Queen"], album: "Live Aid", durationMs: 333_000, year: 1985),
-        Entry(name: "Rhapsody in Blue", artists: ["George Gershwin", "Leonard Bernstein"], album: "Gershwin", durationMs: 1_003_000, year: 1959),
-        Entry(name: "Déjà Vu (feat. Jay-Z)", artists: ["Beyoncé", "JAY-Z"], album: "B'Day", durationMs: 240_280, year: 2006),
+        Entry(
+            name: "Hey Jude - Remastered 2015", artists: ["The Beatles"], album: "1 (Remastered)", durationMs: 425_653,
+            year: 2000),
+        Entry(
+            name: "Bohemian Rhapsody - Remastered 2011", artists: ["Queen"],
+            album: "A Night At The Opera (2011 Remaster)", durationMs: 354_320, year: 1975),
+        Entry(
+            name: "Bohemian Rhapsody - Live Aid", artists: ["Queen"], album: "Live Aid", durationMs: 333_000, year: 1985
+        ),
+        Entry(
+            name: "Rhapsody in Blue", artists: ["George Gershwin", "Leonard Bernstein"], album: "Gershwin",
+            durationMs: 1_003_000, year: 1959),
+        Entry(
+            name: "Déjà Vu (feat. Jay-Z)", artists: ["Beyoncé", "JAY-Z"], album: "B'Day", durationMs: 240_280,
+            year: 2006),
         Entry(name: "deja vu", artists: ["Olivia Rodrigo"], album: "SOUR", durationMs: 215_506, year: 2021),
-        Entry(name: "Señorita", artists: ["Shawn Mendes", "Camila Cabello"], album: "Señorita", durationMs: 190_800, year: 2019),
-        Entry(name: "Crazy In Love (feat. Jay-Z)", artists: ["Beyoncé", "JAY-Z"], album: "Dangerously In Love", durationMs: 236_133, year: 2003),
-        Entry(name: "Get Lucky (feat. Pharrell Williams & Nile Rodgers) - Radio Edit", artists: ["Daft Punk", "Pharrell Williams", "Nile Rodgers"], album: "Get Lucky", durationMs: 248_413, year: 2013),
-        Entry(name: "Get Lucky (feat. Pharrell Williams & Nile Rodgers)", artists: ["Daft Punk", "Pharrell Williams", "Nile Rodgers"], album: "Random Access Memories", durationMs: 369_626, year: 2013),
+        Entry(
+            name: "Señorita", artists: ["Shawn Mendes", "Camila Cabello"], album: "Señorita", durationMs: 190_800,
+            year: 2019),
+        Entry(
+            name: "Crazy In Love (feat. Jay-Z)", artists: ["Beyoncé", "JAY-Z"], album: "Dangerously In Love",
+            durationMs: 236_133, year: 2003),
+        Entry(
+            name: "Get Lucky (feat. Pharrell Williams & Nile Rodgers) - Radio Edit",
+            artists: ["Daft Punk", "Pharrell Williams", "Nile Rodgers"], album: "Get Lucky", durationMs: 248_413,
+            year: 2013),
+        Entry(
+            name: "Get Lucky (feat. Pharrell Williams & Nile Rodgers)",
+            artists: ["Daft Punk", "Pharrell Williams", "Nile Rodgers"], album: "Random Access Memories",
+            durationMs: 369_626, year: 2013),
         Entry(name: "Hallelujah", artists: ["Jeff Buckley"], album: "Grace", durationMs: 413_826, year: 1994),
-        Entry(name: "Hallelujah", artists: ["Leonard Cohen"], album: "Various Positions", durationMs: 279_000, year: 1984),
-        Entry(name: "Hallelujah - Live in London", artists: ["Leonard Cohen"], album: "Live In London", durationMs: 441_000, year: 2009),
+        Entry(
+            name: "Hallelujah", artists: ["Leonard Cohen"], album: "Various Positions", durationMs: 279_000, year: 1984),
+        Entry(
+            name: "Hallelujah - Live in London", artists: ["Leonard Cohen"], album: "Live In London",
+            durationMs: 441_000, year: 2009),
         Entry(name: "Blinding Lights", artists: ["The Weeknd"], album: "After Hours", durationMs: 200_040, year: 2020),
         Entry(name: "Naïve", artists: ["The Kooks"], album: "Inside In / Inside Out", durationMs: 203_000, year: 2006),
-        Entry(name: "Psycho Killer - 2005 Remaster", artists: ["Talking Heads"], album: "Talking Heads: 77 (Deluxe Version)", durationMs: 259_000, year: 1977),
+        Entry(
+            name: "Psycho Killer - 2005 Remaster", artists: ["Talking Heads"],
+            album: "Talking Heads: 77 (Deluxe Version)", durationMs: 259_000, year: 1977),
         Entry(name: "Jolene", artists: ["Dolly Parton"], album: "Jolene", durationMs: 161_000, year: 1973),
-        Entry(name: "Für Elise", artists: ["Ludwig van Beethoven", "Lang Lang"], album: "Piano Book", durationMs: 175_000, year: 2019),
-        Entry(name: "Stay (with Justin Bieber)", artists: ["The Kid LAROI", "Justin Bieber"], album: "F*CK LOVE 3: OVER YOU", durationMs: 141_805, year: 2021),
-        Entry(name: "Mrs. Robinson", artists: ["Simon & Garfunkel"], album: "Bookends", durationMs: 244_000, year: 1968),
+        Entry(
+            name: "Für Elise", artists: ["Ludwig van Beethoven", "Lang Lang"], album: "Piano Book", durationMs: 175_000,
+            year: 2019),
+        Entry(
+            name: "Stay (with Justin Bieber)", artists: ["The Kid LAROI", "Justin Bieber"],
+            album: "F*CK LOVE 3: OVER YOU", durationMs: 141_805, year: 2021),
+        Entry(
+            name: "Mrs. Robinson", artists: ["Simon & Garfunkel"], album: "Bookends", durationMs: 244_000, year: 1968),
         Entry(name: "Sabotage", artists: ["Beastie Boys"], album: "Ill Communication", durationMs: 178_000, year: 1994),
     ]
 
@@ -172,13 +207,19 @@ enum SearchCatalogue {
 
         static func words(_ text: String) -> [String] {
             let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
-            return String(folded.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) ? Character($0) : " " })
-                .split(separator: " ").map(String.init)
+            return String(
+                folded.unicodeScalars.map {
+                    $0.properties.isAlphabetic || ("0"..."9").contains($0) ? Character($0) : " "
+                }
+            )
+            .split(separator: " ").map(String.init)
         }
 
         func matches(_ track: JSONValue) -> Bool {
             let name = Set(Self.words(track["name"]?.stringValue ?? ""))
-            let artistNames = (track["artists"]?.arrayValue ?? []).map { Set(Self.words($0["name"]?.stringValue ?? "")) }
+            let artistNames = (track["artists"]?.arrayValue ?? []).map {
+                Set(Self.words($0["name"]?.stringValue ?? ""))
+            }
             let album = Set(Self.words(track["album"]?["name"]?.stringValue ?? ""))
             let everything = artistNames.reduce(name.union(album)) { $0.union($1) }
             guard !free.isEmpty || !filters.isEmpty else { return false }
@@ -186,12 +227,16 @@ enum SearchCatalogue {
             for (field, words) in filters {
                 switch field {
                 case "track": guard words.allSatisfy(name.contains) else { return false }
-                case "artist": guard artistNames.contains(where: { names in words.allSatisfy(names.contains) }) else { return false }
+                case "artist":
+                    guard artistNames.contains(where: { names in words.allSatisfy(names.contains) }) else {
+                        return false
+                    }
                 case "album": guard words.allSatisfy(album.contains) else { return false }
                 case "year":
                     let year = String(track["album"]?["release_date"]?.stringValue?.prefix(4) ?? "")
                     guard words == [year] else { return false }
-                case "isrc": guard words == Self.words(track["external_ids"]?["isrc"]?.stringValue ?? "") else { return false }
+                case "isrc":
+                    guard words == Self.words(track["external_ids"]?["isrc"]?.stringValue ?? "") else { return false }
                 default: return false
                 }
             }

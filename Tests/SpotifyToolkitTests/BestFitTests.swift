@@ -116,8 +116,11 @@ import Testing
         #expect(
             BestFit.Result(indices: Array(0..<12), totalMs: 900_400, targetMs: 900_000).summary
                 == "12 songs, 15:00.4, 0.4 s over")
-        #expect(BestFit.Result(indices: [0], totalMs: 899_960, targetMs: 900_000).summary == "1 song, 14:59.9, 0.040 s under")
-        #expect(BestFit.Result(indices: [0, 1], totalMs: 900_000, targetMs: 900_000).summary == "2 songs, 15:00.0, exactly")
+        #expect(
+            BestFit.Result(indices: [0], totalMs: 899_960, targetMs: 900_000).summary
+                == "1 song, 14:59.9, 0.040 s under")
+        #expect(
+            BestFit.Result(indices: [0, 1], totalMs: 900_000, targetMs: 900_000).summary == "2 songs, 15:00.0, exactly")
         #expect(BestFit.Result(indices: [], totalMs: 0, targetMs: 1_000).summary == "0 songs, 0:00.0, 1.0 s under")
     }
 }

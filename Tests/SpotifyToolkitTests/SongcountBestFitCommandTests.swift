@@ -26,11 +26,13 @@ import Testing
 
     @Test func underAndExactly() async throws {
         let under = try await InProcess.run(
-            "songcount", ["-t", "10:00", "-b"], stdin: [track("a", ms: 599_000), track("b", ms: 700_000)].joined(separator: "\n"))
+            "songcount", ["-t", "10:00", "-b"],
+            stdin: [track("a", ms: 599_000), track("b", ms: 700_000)].joined(separator: "\n"))
         #expect(under.stdoutLines.count == 1 && under.stdoutLines[0].contains(#""id":"a""#))
         #expect(under.stderr == "songcount: 1 song, 9:59.0, 1.0 s under\n")
         let exact = try await InProcess.run(
-            "songcount", ["--target=90s", "--best-fit"], stdin: track("x", ms: 30_000) + "\n" + track("y", ms: 60_000) + "\n")
+            "songcount", ["--target=90s", "--best-fit"],
+            stdin: track("x", ms: 30_000) + "\n" + track("y", ms: 60_000) + "\n")
         #expect(exact.stdoutLines.count == 2)
         #expect(exact.stderr == "songcount: 2 songs, 1:30.0, exactly\n")
     }

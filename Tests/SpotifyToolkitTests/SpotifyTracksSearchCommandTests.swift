@@ -19,20 +19,25 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
         let found = try records(result)
-        #expect(found.map { $0["name"]?.stringValue } == [
-            "Yesterday - Remastered 2009", "Déjà Vu (feat. Jay-Z)", "Bohemian Rhapsody - Remastered 2011",
-        ])
+        #expect(
+            found.map { $0["name"]?.stringValue } == [
+                "Yesterday - Remastered 2009", "Déjà Vu (feat. Jay-Z)", "Bohemian Rhapsody - Remastered 2011",
+            ])
         #expect(found.map { $0["position"]?.intValue } == [1, 2, 3])
-        #expect(found.map { $0["query"]?.stringValue } == [
-            "The Beatles - Yesterday", "Beyonce - Deja Vu", "Queen - Bohemian Rhapsody (Remastered)",
-        ])
-        #expect(found.allSatisfy { $0["match_quality"]?.stringValue == "exact" && ($0["match"]?.doubleValue ?? 0) >= 0.95 }, "\(result.stdout)")
+        #expect(
+            found.map { $0["query"]?.stringValue } == [
+                "The Beatles - Yesterday", "Beyonce - Deja Vu", "Queen - Bohemian Rhapsody (Remastered)",
+            ])
+        #expect(
+            found.allSatisfy { $0["match_quality"]?.stringValue == "exact" && ($0["match"]?.doubleValue ?? 0) >= 0.95 },
+            "\(result.stdout)")
         // The same record as spotify-tracks prints, then the search fields.
         let keys = try #require(found.first?.objectValue?.keys).map { $0 }
-        #expect(keys == [
-            "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local", "added_at", "position",
-            "playlist", "query", "match", "match_quality",
-        ])
+        #expect(
+            keys == [
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local", "added_at", "position",
+                "playlist", "query", "match", "match_quality",
+            ])
         #expect(found[0]["playlist"] == .null && found[0]["added_at"] == .null && found[0]["type"] == "track")
         let counters = try await library.counters()
         #expect(counters["requests"]?["GET /v1/search"]?.intValue == 3, "one filtered search each")
@@ -52,10 +57,11 @@ import Testing
         let result = try await search(library, [], stdin: input)
         #expect(result.status == 0, "\(result.stderr)")
         let found = try records(result)
-        #expect(found.map { $0["name"]?.stringValue } == [
-            "Hallelujah", "Hallelujah - Live in London", "Señorita", "Jolene", "Mrs. Robinson",
-            "Get Lucky (feat. Pharrell Williams & Nile Rodgers) - Radio Edit",
-        ])
+        #expect(
+            found.map { $0["name"]?.stringValue } == [
+                "Hallelujah", "Hallelujah - Live in London", "Señorita", "Jolene", "Mrs. Robinson",
+                "Get Lucky (feat. Pharrell Williams & Nile Rodgers) - Radio Edit",
+            ])
         #expect(found.map { $0["position"]?.intValue } == [1, 3, 4, 5, 6, 7], "line numbers")
         #expect(found[1]["query"]?.stringValue == "Leonard Cohen - Hallelujah")
         #expect(found[2]["query"]?.stringValue == "Shawn Mendes, Camila Cabello - Señorita")
@@ -66,10 +72,11 @@ import Testing
         let result = try await search(library, ["--candidates", "3", "The Beatles - Yesterday", "Hallelujah"])
         #expect(result.status == 0, "\(result.stderr)")
         let found = try records(result)
-        #expect(found.map { $0["name"]?.stringValue } == [
-            "Yesterday - Remastered 2009", "Yesterday - Live",
-            "Hallelujah", "Hallelujah", "Hallelujah - Live in London",
-        ])
+        #expect(
+            found.map { $0["name"]?.stringValue } == [
+                "Yesterday - Remastered 2009", "Yesterday - Live",
+                "Hallelujah", "Hallelujah", "Hallelujah - Live in London",
+            ])
         #expect(found.map { $0["position"]?.intValue } == [1, 1, 2, 2, 2])
         let scores = found.compactMap { $0["match"]?.doubleValue }
         #expect(scores[0] >= scores[1] && scores[2] >= scores[3] && scores[3] >= scores[4])
@@ -92,7 +99,9 @@ import Testing
 
     @Test func manyQueriesRunConcurrentlyWithinTheLimitAndPrintInOrder() async throws {
         let library = try await Library(["--latency-ms", "40"])
-        let titles = ["Jolene", "Sabotage", "Blinding Lights", "Naïve", "Psycho Killer", "Für Elise", "Mrs. Robinson", "Stay"]
+        let titles = [
+            "Jolene", "Sabotage", "Blinding Lights", "Naïve", "Psycho Killer", "Für Elise", "Mrs. Robinson", "Stay",
+        ]
         let queries = (0..<48).map { titles[$0 % titles.count] }
         let result = try await search(library, [], stdin: queries.joined(separator: "\n"))
         #expect(result.status == 0, "\(result.stderr)")

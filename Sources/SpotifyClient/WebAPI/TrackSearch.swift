@@ -84,7 +84,9 @@ package struct SearchQuery: Sendable, Equatable {
     static func splitArtists(_ text: String) -> [String] {
         var parts: [String] = []
         var rest = text
-        for marker in [" feat. ", " feat ", " ft. ", " ft ", " featuring ", " Feat. ", " Ft. ", " FEAT. ", " Featuring "] {
+        for marker in [
+            " feat. ", " feat ", " ft. ", " ft ", " featuring ", " Feat. ", " Ft. ", " FEAT. ", " Featuring ",
+        ] {
             rest = rest.replacingOccurrences(of: marker, with: ",")
         }
         for piece in rest.split(separator: ",") {
@@ -100,7 +102,9 @@ package struct SearchQuery: Sendable, Equatable {
     package var searchTexts: [String] {
         let title = Self.cut(TrackMatch.normalizedTitle(self.title).text)
         let fallbackTitle = title.isEmpty ? Self.cut(TrackMatch.fold(self.title)) : title
-        let plainArtist = artists.first.map { TrackMatch.words(TrackMatch.plain(TrackMatch.fold($0))).joined(separator: " ") }
+        let plainArtist = artists.first.map {
+            TrackMatch.words(TrackMatch.plain(TrackMatch.fold($0))).joined(separator: " ")
+        }
         guard let artist = plainArtist.map(Self.cut), !artist.isEmpty else {
             return [fallbackTitle]
         }
@@ -168,7 +172,9 @@ package enum TrackMatch {
                 normalizedArtist)
             let wanted = query.artists.map(normalizedArtist)
             var best = 0.0
-            if wanted.contains(where: { names.contains($0) }) || wanted.joined(separator: " ") == names.joined(separator: " ") {
+            if wanted.contains(where: { names.contains($0) })
+                || wanted.joined(separator: " ") == names.joined(separator: " ")
+            {
                 best = 1
             } else {
                 let all = words(names.joined(separator: " "))

@@ -40,7 +40,8 @@ package enum Songcount {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "count mode: nothing heard (no input, or only paused or skipped records); --best-fit: no song on the input"),
+                "count mode: nothing heard (no input, or only paused or skipped records); --best-fit: no song on the input"
+            ),
             ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
             ExitCodeSpec(
                 .dataError,

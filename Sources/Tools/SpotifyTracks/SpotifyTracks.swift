@@ -55,13 +55,15 @@ package enum SpotifyTracks {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; or with --search, a query had no match; the others still printed"),
+                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; or with --search, a query had no match; the others still printed"
+            ),
             ExitCodeSpec(
                 .usage,
                 "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL, or --search with --liked"),
             ExitCodeSpec(
                 .dataError,
-                "a line of standard input is not a playlist id, URI, URL or record (with --search: not a query); the message names the line"),
+                "a line of standard input is not a playlist id, URI, URL or record (with --search: not a query); the message names the line"
+            ),
         ]
             + PlaylistCommands.networkExitCodes.map { spec in
                 spec.code == .noPermission

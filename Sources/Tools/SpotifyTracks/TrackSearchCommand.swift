@@ -17,7 +17,7 @@ extension SpotifyTracks {
     }
 
     static let searchDiscussion =
-        "With --search, the arguments (or, with none, the lines of standard input) are search queries instead of playlists: 'Artist - Title', 'Title', or a JSON record with name, artists (a list of names or of {name} objects) and optionally duration_ms, such as a row of another service's export passed through jq. Each query asks GET /search (type track, 10 results) with field filters, track:\"…\" artist:\"…\", when it names an artist, and with plain words when that finds nothing acceptable. The results are scored against the query: case and accents are folded (Beyoncé is beyonce), feat., ft. and featuring parts and version suffixes (- Remastered 2011, (Remastered), - Live, (Radio Edit)) are left out, the title counts 0.6 and the artists 0.4, a version the other side lacks (live, remix, acoustic) costs a little, and a duration_ms in the query favours the track closest to it (more than 2 s off lowers the score, 42 s off by a fifth). A track is a match from a score of 0.65, with its title and artists each at least half alike. Queries run concurrently under the same limit of requests in flight as paging (--concurrency), and their records come out in input order. A query without a match is a note on stderr naming its line (spotify-tracks: line 4: no match for 'Artist - Title'), the others still print, and the exit status is 1."
+        "With --search, the arguments (or, with none, the lines of standard input) are search queries instead of playlists: 'Artist - Title', 'Title', or a JSON record with name, artists (a list of names or of {name} objects) and optionally duration_ms, such as a row of another service's export passed through jq. Each query asks GET /search (type track, 10 results) with field filters, track:\"TITLE\" artist:\"ARTIST\", when it names an artist, and with plain words when that finds nothing acceptable. The results are scored against the query: case and accents are folded (e with an accent is a plain e), feat., ft. and featuring parts and version suffixes (- Remastered 2011, (Remastered), - Live, (Radio Edit)) are left out, the title counts 0.6 and the artists 0.4, a version the other side lacks (live, remix, acoustic) costs a little, and a duration_ms in the query favours the track closest to it (more than 2 s off lowers the score, 42 s off by a fifth). A track is a match from a score of 0.65, with its title and artists each at least half alike. Queries run concurrently under the same limit of requests in flight as paging (--concurrency), and their records come out in input order. A query without a match is a note on stderr naming its line (spotify-tracks: line 4: no match for 'Artist - Title'), the others still print, and the exit status is 1."
 
     /// Where a query came from, for notes: "line 4" (standard input) or "query 2" (arguments).
     struct SearchItem: Sendable {
@@ -50,10 +50,12 @@ extension SpotifyTracks {
         }
         if context.terminal.stdinIsTerminal {
             throw ToolError.usage(
-                "name a QUERY ('Artist - Title'), or pipe queries in, one per line: spotify-tracks --search < songs.txt")
+                "name a QUERY ('Artist - Title'), or pipe queries in, one per line: spotify-tracks --search < songs.txt"
+            )
         }
         var items: [SearchItem] = []
-        var reader = JSONLinesReader(fileDescriptor: context.stdin.fileDescriptor, displayName: StandardInput.displayName)
+        var reader = JSONLinesReader(
+            fileDescriptor: context.stdin.fileDescriptor, displayName: StandardInput.displayName)
         try reader.forEachLine { number, bytes in
             let line = String(decoding: bytes, as: UTF8.self)
             guard line.contains(where: { !$0.isWhitespace }) else { return true }
@@ -73,7 +75,8 @@ extension SpotifyTracks {
         for option in [Option.liked, Option.raw, Option.noLocal, Option.tracksOnly] where command.flag(option) {
             throw ToolError.usage("--search and --\(option.long) cannot be used together")
         }
-        for option in [PlaylistCacheOptions.noCacheOption, PlaylistCacheOptions.offlineOption] where command.flag(option) {
+        for option in [PlaylistCacheOptions.noCacheOption, PlaylistCacheOptions.offlineOption]
+        where command.flag(option) {
             throw ToolError.usage("--search always asks Spotify; it cannot be used with --\(option.long)")
         }
         let perQuery = try candidates(command)
