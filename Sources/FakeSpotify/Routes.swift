@@ -49,6 +49,8 @@ extension FakeSpotifyService {
         Route("DELETE", "/v1/playlists/{id}/followers", .bearer) { service, request in
             service.removedWriteEndpoint(request)
         },
+        // Search (SearchHandlers.swift)
+        Route("GET", "/v1/search", .bearer) { service, request in service.search(request) },
         // Player (PlayerHandlers.swift)
         Route("GET", "/v1/me/player/currently-playing", .bearer) { service, request in
             service.playerState(request, withDevice: false)

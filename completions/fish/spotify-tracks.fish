@@ -1,6 +1,8 @@
 # fish completion for spotify-tracks; generated from its command spec by toolkit-docs, do not edit.
 complete -c spotify-tracks -f
 complete -c spotify-tracks -s l -l liked -d 'Read your liked songs (saved tracks) instead of playlists.'
+complete -c spotify-tracks -s s -l search -d 'Search Spotify for each QUERY argument (or, with none, each line of standard input: \'Artist - Title\', \'Title\', or a JSON record with name, artists and duration_ms) and print its best matching track, with query and match fields.'
+complete -c spotify-tracks -s n -l candidates -x -d 'With --search: print up to N matches per query (1 to 10), best first. Default: 1.'
 complete -c spotify-tracks -l raw -d 'Write Spotify\'s entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included.'
 complete -c spotify-tracks -l no-local -d 'Leave out local files (is_local, no Spotify id).'
 complete -c spotify-tracks -l tracks-only -d 'Leave out podcast episodes.'

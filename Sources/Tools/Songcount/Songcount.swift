@@ -18,6 +18,7 @@ package enum Songcount {
             "songcount reads records that carry duration_ms from standard input, or from each FILE in turn, and answers in songs: \"4.5 songs\".",
             "With --target (fit mode) it walks the tracks in order, adding their durations until the total reaches the target. track_count is how many tracks that took; songs is the target divided by the average duration of those tracks. If the input runs out first, it says so on stderr and reports short_by_ms. Reading stops as soon as the window is full.",
             "Without --target (count mode) it counts the songs the input got through. A song is told apart by its id, else its uri; consecutive records of the same song are one play, and a song that comes back later, or starts again (its progress jumps back by more than half), is played again. Without id or uri, a song is told apart by its name, artists and duration together. Records from a listening log (now-playing records with progress_ms, as from spotify-nowplaying --watch) count the first song only from its first observed progress and the last song only up to its furthest observed progress, as fractions of their durations; every song in between counts as one. Observations with is_playing false add no listening time and no song on their own. When nothing was heard (no input, or only paused or skipped records) there is no record: a note on stderr and exit status 1.",
+            "With --target and --best-fit it reads all the songs and picks the ones whose total comes closest to the target, keeping their input order (any of them, not only the first): the smallest distance wins, then the fewest songs, then the earliest songs. It passes them through as --select does, and writes a summary on stderr: \"12 songs, 15:00.4, 0.4 s over\" (or under, or exactly). The total is within 1 s of the target whenever the songs allow it; it is exact while songs times target stays small, and beyond that it is computed on a coarser grid (about 100 ms for 10,000 songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds. No song on the input: a note on stderr and exit status 1.",
             "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, now-playing records whose currently_playing_type is not track, other objects), are skipped in both modes and counted on stderr.",
         ],
         arguments: [
@@ -25,7 +26,7 @@ package enum Songcount {
                 "FILE", help: "Read records from FILE; '-' or no FILE reads standard input.", optional: true,
                 repeatable: true, completion: .file)
         ],
-        options: [Options.target, Options.select, Options.label, Options.json],
+        options: [Options.target, Options.select, Options.bestFit, Options.label, Options.json],
         input: [
             "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored."
         ],
@@ -37,7 +38,10 @@ package enum Songcount {
                 "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal.")
         ],
         exitCodes: [
-            ExitCodeSpec(.notFound, "count mode: nothing heard (no input, or only paused or skipped records)"),
+            ExitCodeSpec(
+                .notFound,
+                "count mode: nothing heard (no input, or only paused or skipped records); --best-fit: no song on the input"
+            ),
             ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
             ExitCodeSpec(
                 .dataError,
@@ -52,6 +56,9 @@ package enum Songcount {
             ExampleSpec(
                 "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | songcount --target 25:00 --select | jq -r .name",
                 "The tracks that fill a 25-minute routine."),
+            ExampleSpec(
+                "spotify-tracks --liked | songcount --target 15m --best-fit > morning.jsonl",
+                "The liked songs that come closest to fifteen minutes, in their order."),
             ExampleSpec(
                 "spotify-nowplaying --watch --for 15m | songcount --label",
                 "How many songs you got through in the last fifteen minutes."),
@@ -71,6 +78,11 @@ package enum Songcount {
             help:
                 "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."
         )
+        static let bestFit = OptionSpec(
+            "best-fit", short: "b",
+            help:
+                "With --target: instead of the summary, pass through the songs (any of them, in input order) whose total comes closest to the target; ties go to fewer songs, then earlier ones. A summary such as \"12 songs, 15:00.4, 0.4 s over\" goes to stderr."
+        )
         static let label = OptionSpec(
             "label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications).")
         static let json = OptionSpec(
@@ -79,6 +91,7 @@ package enum Songcount {
         /// Fit mode's window in milliseconds; nil in count mode.
         var target: Int?
         var select: Bool
+        var bestFit: Bool
         var labelOnly: Bool
         var json: Bool
         /// The files to read in turn; `-` is standard input.
@@ -87,11 +100,25 @@ package enum Songcount {
         init(_ command: ParsedCommand) throws {
             target = try command.value(Self.target).map(Songcount.parseTarget)
             select = command.flag(Self.select)
+            bestFit = command.flag(Self.bestFit)
             labelOnly = command.flag(Self.label)
             json = command.flag(Self.json)
             sources = command.positionals.isEmpty ? ["-"] : command.positionals
             if select && target == nil { throw ToolError.usage("--select needs --target") }
             if select && labelOnly { throw ToolError.usage("--select and --label cannot be used together") }
+            if bestFit {
+                if target == nil { throw ToolError.usage("--best-fit needs --target (the time to come closest to)") }
+                if select {
+                    throw ToolError.usage(
+                        "--best-fit and --select cannot be used together: --select takes the first songs, --best-fit the closest total"
+                    )
+                }
+                if labelOnly || json {
+                    throw ToolError.usage(
+                        "--best-fit prints the chosen songs, not a song_count record; it cannot be used with \(labelOnly ? "--label" : "--json")"
+                    )
+                }
+            }
         }
     }
 
@@ -104,6 +131,9 @@ package enum Songcount {
         }
 
         var skipped = SkippedRecords()
+        if options.bestFit, let target {
+            return try bestFit(target: target, sources: sources, context: context, skipped: &skipped)
+        }
         let report: Report
         if let target {
             var fit = SongFit(targetMs: target)
@@ -150,6 +180,33 @@ package enum Songcount {
         } else {
             try context.stdout.write(report.record)
         }
+        return .success
+    }
+
+    /// `--best-fit`: every song read and kept, then the closest subsequence written in order.
+    static func bestFit(target: Int, sources: [String], context: ToolContext, skipped: inout SkippedRecords) throws
+        -> ExitCode
+    {
+        var lines: [[UInt8]] = []
+        var durations: [Int] = []
+        try readRecords(sources, stdin: context.stdin, identity: false, skipped: &skipped) { line, fields in
+            guard fields.isSong else { return .notSong }
+            guard let duration = fields.durationMs, duration > 0 else { return .skip }
+            lines.append(Array(line))
+            durations.append(duration)
+            return .next
+        }
+        for note in skipped.notes { context.warn(note) }
+        guard !durations.isEmpty else {
+            context.warn("no songs to choose from: the input has no song with a duration")
+            return .notFound
+        }
+        let result = BestFit.choose(durations: durations, targetMs: target)
+        for index in result.indices {
+            try lines[index].withUnsafeBytes { try context.stdout.writeLine($0) }
+        }
+        try context.stdout.flush()
+        context.warn(result.summary)
         return .success
     }
 

@@ -7,7 +7,8 @@ import ToolkitCore
 package enum SpotifyTracks {
     package static let spec = CommandSpec(
         name: "spotify-tracks",
-        abstract: "print every item of playlists, or your liked songs, as track records in playlist order",
+        abstract:
+            "print every item of playlists, or your liked songs, as track records in playlist order; or search for tracks",
         discussion: [
             "spotify-tracks reads each PLAYLIST named on the command line, or when there are none, one per line of standard input: ids, spotify:playlist: URIs, open.spotify.com URLs, or playlist records (so spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks works). Several playlists are read together, under one limit of requests in flight, and printed one after the other in input order, exactly as reading them one at a time would print them.",
             "A playlist's first request is GET /playlists/{id}, which brings its snapshot_id and its first 100 entries; the rest come from /playlists/{id}/items, 50 to a page (a playlist whose object has no entries, one you neither own nor collaborate on, is asked through its items pages). A piped playlist record tells items_total, so all of its pages are asked for at once; otherwise the first answer tells the total. Pages of all the playlists are fetched concurrently, lowest output position first, at most 8 requests in flight (the window starts at 4 and doubles while Spotify answers cleanly, so the first clean answer takes it to 8; a 429 halves it for the whole run, and it then grows back one at a time), and written strictly in order as soon as the next page in order has arrived; pages that arrive early wait in a bounded look-ahead, so memory stays flat however long the run is. Only the fields the records need are asked for.",
@@ -15,11 +16,20 @@ package enum SpotifyTracks {
             "Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers 403, and spotify-tracks says so and goes on with the next playlist. Spotify's own editorial and algorithmic playlists answer 404 to apps in Development Mode. Either way the others still print, and the exit status says that something failed.",
             PlaylistCacheOptions.cacheDiscussion,
             "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first. They are never cached: Spotify gives the library no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
+            searchDiscussion,
             "Long fetches show progress on stderr (1,250/10,000 items, and for several playlists 14/151 playlists), redrawn in place and cleared at the end, only when stderr is a terminal.",
         ],
-        arguments: [PlaylistCommands.playlistArgument],
+        arguments: [
+            ArgumentSpec(
+                "PLAYLIST",
+                help:
+                    "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; with --search, a query ('Artist - Title' or 'Title'); none: read them from standard input.",
+                optional: true, repeatable: true)
+        ],
         options: [
             Option.liked,
+            SearchOption.search,
+            SearchOption.candidates,
             Option.raw,
             Option.noLocal,
             Option.tracksOnly,
@@ -29,10 +39,12 @@ package enum SpotifyTracks {
             PlaylistCommands.jsonOption,
         ],
         input: [
-            "Without PLAYLIST arguments, one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id (such as a playlist record from spotify-playlists). Blank lines are skipped; anything else is an error naming the line (exit 65)."
+            "Without PLAYLIST arguments, one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id (such as a playlist record from spotify-playlists). Blank lines are skipped; anything else is an error naming the line (exit 65).",
+            "With --search, one query per line: 'Artist - Title' (the first ' - ' separates them; 'A feat. B' and 'A, B' name several artists), 'Title' alone, or a JSON record {\"name\": TITLE, \"artists\": [NAME or {\"name\": NAME}, ...], \"duration_ms\": N} (other fields ignored). A line that starts with { but is not such a record (not JSON, no name) is an error naming the line (exit 65).",
         ],
         output: [
             "One record per item, in playlist order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, added_at, position (zero-based, counting every entry of the playlist), playlist {id, uri}. Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null and position counts the saved tracks.",
+            "With --search, one record per match, in query order: the track record (added_at null, playlist null, position the query's line number, or its number among the arguments, counting from 1), then query (the text it answers: the line, or 'Artists - name' for a JSON record), match (the score from 0 to 1, two decimals) and match_quality (exact from 0.95, good from 0.8, else fair). --candidates N gives up to N records per query, best first, all with the query's position.",
             "On a terminal: a table of position, name, artists and duration, then the number of items and their total duration.",
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment,
@@ -43,11 +55,15 @@ package enum SpotifyTracks {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; the others still printed"),
-            ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
+                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; or with --search, a query had no match; the others still printed"
+            ),
+            ExitCodeSpec(
+                .usage,
+                "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL, or --search with --liked"),
             ExitCodeSpec(
                 .dataError,
-                "a line of standard input is not a playlist id, URI, URL or record; the message names the line"),
+                "a line of standard input is not a playlist id, URI, URL or record (with --search: not a query); the message names the line"
+            ),
         ]
             + PlaylistCommands.networkExitCodes.map { spec in
                 spec.code == .noPermission
@@ -65,6 +81,12 @@ package enum SpotifyTracks {
                 "spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks --tracks-only",
                 "The tracks of the playlist called Run, without podcast episodes."),
             ExampleSpec("spotify-tracks --liked | jq -r .name | head", "Your ten most recently liked songs."),
+            ExampleSpec(
+                "spotify-tracks --search 'Queen - Bohemian Rhapsody' 'Daft Punk - Get Lucky'",
+                "The best matching track for each query."),
+            ExampleSpec(
+                "jq -c '{name: .trackName, artists: [.artistName], duration_ms: .msPlayed}' export.jsonl | spotify-tracks --search --candidates 3",
+                "Up to three candidates for each row of another service's export."),
             ExampleSpec(
                 "spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl",
                 "Keep Spotify's own entry objects."),
@@ -95,6 +117,8 @@ package enum SpotifyTracks {
             raw: command.flag(Option.raw), noLocal: command.flag(Option.noLocal),
             tracksOnly: command.flag(Option.tracksOnly))
         let concurrency = try PlaylistCommands.concurrency(command)
+        if command.flag(SearchOption.search) { return try await runSearch(command, context, concurrency: concurrency) }
+        if command.value(SearchOption.candidates) != nil { throw ToolError.usage("--candidates needs --search") }
         let liked = command.flag(Option.liked)
         if liked && !command.positionals.isEmpty {
             throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST")

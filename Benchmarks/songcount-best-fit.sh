@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# songcount --best-fit on 10,000 songs (release build): the median wall time of a few runs for
+# several targets, and how far each result is from its target. Goal: under 2 s, within 1 s.
+#
+#   Benchmarks/songcount-best-fit.sh
+#   BENCH_RECORDS=50000 BENCH_RUNS=5 BENCH_TARGETS="15m 1h" Benchmarks/songcount-best-fit.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+records=${BENCH_RECORDS:-10000}
+runs=${BENCH_RUNS:-3}
+targets=${BENCH_TARGETS:-"15m 25m 1h 3h"}
+data_dir=${BENCH_DATA_DIR:-bench-data}
+file="$data_dir/tracks-$records.jsonl"
+
+swift build -c release --product songcount >/dev/null
+songcount="$(swift build -c release --show-bin-path)/songcount"
+
+mkdir -p "$data_dir"
+if [ ! -s "$file" ]; then
+    python3 Benchmarks/make-tracks.py "$records" > "$file.tmp" && mv "$file.tmp" "$file"
+fi
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+echo "songcount --best-fit, $records songs, median of $runs runs"
+for target in $targets; do
+    : > "$data_dir/best-fit.times"
+    for ((i = 1; i <= runs; i++)); do
+        start=$(date +%s.%N)
+        "$songcount" --target "$target" --best-fit "$file" > "$data_dir/best-fit.out" 2> "$data_dir/best-fit.err"
+        end=$(date +%s.%N)
+        echo "$end - $start" | bc >> "$data_dir/best-fit.times"
+    done
+    printf '  --target %-4s %6.3f s   %s\n' "$target" "$(median < "$data_dir/best-fit.times")" \
+        "$(sed 's/^songcount: //' "$data_dir/best-fit.err" | tail -1)"
+done

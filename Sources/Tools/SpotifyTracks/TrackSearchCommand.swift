@@ -1,0 +1,138 @@
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// `spotify-tracks --search`: queries in, their best matching tracks out, in input order.
+extension SpotifyTracks {
+    enum SearchOption {
+        static let search = OptionSpec(
+            "search", short: "s",
+            help:
+                "Search Spotify for each QUERY argument (or, with none, each line of standard input: 'Artist - Title', 'Title', or a JSON record with name, artists and duration_ms) and print its best matching track, with query and match fields."
+        )
+        static let candidates = OptionSpec(
+            "candidates", short: "n", value: "N",
+            help: "With --search: print up to N matches per query (1 to 10), best first. Default: 1.")
+    }
+
+    static let searchDiscussion =
+        "With --search, the arguments (or, with none, the lines of standard input) are search queries instead of playlists: 'Artist - Title', 'Title', or a JSON record with name, artists (a list of names or of {name} objects) and optionally duration_ms, such as a row of another service's export passed through jq. Each query asks GET /search (type track, 10 results) with field filters, track:\"TITLE\" artist:\"ARTIST\", when it names an artist, and with plain words when that finds nothing acceptable. The results are scored against the query: case and accents are folded (e with an accent is a plain e), feat., ft. and featuring parts and version suffixes (- Remastered 2011, (Remastered), - Live, (Radio Edit)) are left out, the title counts 0.6 and the artists 0.4, a version the other side lacks (live, remix, acoustic) costs a little, and a duration_ms in the query favours the track closest to it (more than 2 s off lowers the score, 42 s off by a fifth). A track is a match from a score of 0.65, with its title and artists each at least half alike. Queries run concurrently under the same limit of requests in flight as paging (--concurrency), and their records come out in input order. A query without a match is a note on stderr naming its line (spotify-tracks: line 4: no match for 'Artist - Title'), the others still print, and the exit status is 1."
+
+    /// Where a query came from, for notes: "line 4" (standard input) or "query 2" (arguments).
+    struct SearchItem: Sendable {
+        var place: String
+        var position: Int
+        var query: SearchQuery
+    }
+
+    /// How far ahead of the next record to print the queries may run.
+    static let searchLookAhead = 4 * ConcurrencyWindow.ceiling
+
+    static func candidates(_ command: ParsedCommand) throws -> Int {
+        guard let text = command.value(SearchOption.candidates) else { return 1 }
+        guard let value = Int(text), (1...10).contains(value) else {
+            throw ToolError.usage("--candidates must be a whole number from 1 to 10, not '\(text)'")
+        }
+        return value
+    }
+
+    /// The queries: the arguments, or the lines of standard input (a bad one is exit 65 naming it).
+    static func searchItems(_ command: ParsedCommand, _ context: ToolContext) throws -> [SearchItem] {
+        if !command.positionals.isEmpty {
+            return try command.positionals.enumerated().map { index, text in
+                do throws(SearchQuery.Invalid) {
+                    return SearchItem(place: "query \(index + 1)", position: index + 1, query: try .parse(text))
+                } catch {
+                    throw ToolError.usage("query \(index + 1): \(error.reason)")
+                }
+            }
+        }
+        if context.terminal.stdinIsTerminal {
+            throw ToolError.usage(
+                "name a QUERY ('Artist - Title'), or pipe queries in, one per line: spotify-tracks --search < songs.txt"
+            )
+        }
+        var items: [SearchItem] = []
+        var reader = JSONLinesReader(
+            fileDescriptor: context.stdin.fileDescriptor, displayName: StandardInput.displayName)
+        try reader.forEachLine { number, bytes in
+            let line = String(decoding: bytes, as: UTF8.self)
+            guard line.contains(where: { !$0.isWhitespace }) else { return true }
+            do throws(SearchQuery.Invalid) {
+                items.append(SearchItem(place: "line \(number)", position: number, query: try .parse(line)))
+            } catch {
+                throw ToolError.dataError("\(StandardInput.displayName): line \(number): \(error.reason)")
+            }
+            return true
+        }
+        return items
+    }
+
+    static func runSearch(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) async throws
+        -> ExitCode
+    {
+        for option in [Option.liked, Option.raw, Option.noLocal, Option.tracksOnly] where command.flag(option) {
+            throw ToolError.usage("--search and --\(option.long) cannot be used together")
+        }
+        for option in [PlaylistCacheOptions.noCacheOption, PlaylistCacheOptions.offlineOption]
+        where command.flag(option) {
+            throw ToolError.usage("--search always asks Spotify; it cannot be used with --\(option.long)")
+        }
+        let perQuery = try candidates(command)
+        let api = try context.webAPI()
+        let items = try searchItems(command, context)
+        let human = context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
+        var output = Output(
+            context: context, selection: Selection(raw: false, noLocal: false, tracksOnly: false), human: human,
+            playlist: nil)
+        if human { try output.startTable(total: (items.last?.position ?? 0) + 1, title: nil) }
+        let limit = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
+        var status = ExitCode.success
+
+        typealias Found = [(track: JSONValue, score: TrackMatch.Score)]
+        try await withThrowingTaskGroup(of: (Int, Found).self) { group in
+            var launched = 0
+            var written = 0
+            var arrived: [Int: Found] = [:]
+            func launch() {
+                while launched < items.count && launched - written < searchLookAhead {
+                    let index = launched
+                    let query = items[index].query
+                    group.addTask {
+                        let slot = InFlightSlot(limit, order: index)
+                        return (index, try await api.bestMatches(for: query, limit: perQuery, slot: slot))
+                    }
+                    launched += 1
+                }
+            }
+            launch()
+            while written < items.count, let (index, found) = try await group.next() {
+                arrived[index] = found
+                while let found = arrived.removeValue(forKey: written) {
+                    let item = items[written]
+                    if found.isEmpty {
+                        try context.stdout.flush()  // the records before it go out before the note
+                        context.warn("\(item.place): no match for '\(item.query.text)'")
+                        status = .notFound
+                    }
+                    for (track, score) in found {
+                        guard var record = TrackRecord.make(from: track) else { continue }
+                        record["added_at"] = .null
+                        record["position"] = .int(item.position)
+                        record["playlist"] = .null
+                        record["query"] = .string(item.query.text)
+                        record["match"] = .double(score.rounded)
+                        record["match_quality"] = .string(score.word)
+                        try output.writeRow(record, position: item.position)
+                    }
+                    written += 1
+                }
+                try context.stdout.flush()
+                launch()
+            }
+        }
+        try output.finish()
+        return status
+    }
+}

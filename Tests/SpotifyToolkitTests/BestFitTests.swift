@@ -1,0 +1,126 @@
+import Testing
+
+@testable import ToolkitCore
+
+/// `BestFit`: the closest subsequence, against brute force over every subset.
+@Suite struct BestFitTests {
+    /// Every subset, judged by the same rules: closest, then fewest, then earliest.
+    static func bruteForce(_ durations: [Int], target: Int) -> BestFit.Result {
+        var best = BestFit.Result(indices: [], totalMs: 0, targetMs: target)
+        for mask in 0..<(1 << durations.count) {
+            var indices: [Int] = []
+            var total = 0
+            for index in durations.indices where mask & (1 << index) != 0 {
+                indices.append(index)
+                total += durations[index]
+            }
+            let candidate = BestFit.Result(indices: indices, totalMs: total, targetMs: target)
+            if BestFit.isBetter(candidate, than: best) { best = candidate }
+        }
+        return best
+    }
+
+    @Test func matchesBruteForceOnRandomSmallInputs() {
+        var random = SplitMix64(seed: 19)
+        for round in 0..<150 {
+            let count = random.next(in: 0...16)
+            let spread = [20, 3_000, 60_000][round % 3]
+            let durations = (0..<count).map { _ in random.next(in: 0...spread) }
+            let target = random.next(in: 1...max(1, spread * 4))
+            let expected = Self.bruteForce(durations, target: target)
+            let got = BestFit.choose(durations: durations, targetMs: target)
+            #expect(got == expected, "round \(round): \(durations) → \(target)")
+        }
+    }
+
+    @Test func realisticSongLengthsMatchBruteForce() {
+        var random = SplitMix64(seed: 2026)
+        for round in 0..<6 {
+            let durations = (0..<14).map { _ in random.next(in: 120_000...420_000) }
+            let target = random.next(in: 300_000...1_800_000)
+            #expect(
+                BestFit.choose(durations: durations, targetMs: target) == Self.bruteForce(durations, target: target),
+                "round \(round)")
+        }
+    }
+
+    @Test func tiesGoToFewerSongsThenEarlierOnes() {
+        // 10 alone, or 4 + 6: one song wins.
+        #expect(BestFit.choose(durations: [4, 6, 10], targetMs: 10).indices == [2])
+        // Two single songs hit it: the earlier one.
+        #expect(BestFit.choose(durations: [3, 10, 10], targetMs: 10).indices == [1])
+        // 9 (1 under) and 11 (1 over) are as close: fewer songs, then earlier.
+        #expect(BestFit.choose(durations: [11, 9], targetMs: 10).indices == [0])
+        #expect(BestFit.choose(durations: [5, 4, 11], targetMs: 10).indices == [2])
+        // {0, 3} before {1, 2}: earliest first position.
+        #expect(BestFit.choose(durations: [5, 4, 6, 5], targetMs: 10).indices == [0, 3])
+    }
+
+    @Test func emptyInputAndNonPositiveTargetsPickNothing() {
+        #expect(BestFit.choose(durations: [], targetMs: 900_000) == .init(indices: [], totalMs: 0, targetMs: 900_000))
+        #expect(BestFit.choose(durations: [1000], targetMs: 0).indices == [])
+        #expect(BestFit.choose(durations: [1000], targetMs: -5).indices == [])
+    }
+
+    @Test func aTargetLongerThanEverythingTakesEverySong() {
+        let result = BestFit.choose(durations: [200_000, 0, 180_000, 240_000], targetMs: 3_600_000)
+        #expect(result.indices == [0, 2, 3])
+        #expect(result.totalMs == 620_000)
+        #expect(result.summary == "3 songs, 10:20.0, 2980.0 s under")
+    }
+
+    @Test func aTargetShorterThanTheShortestSong() {
+        // 1 s: a 1.5 s song is 0.5 s over, nothing is 1 s under.
+        #expect(BestFit.choose(durations: [3_000, 1_500], targetMs: 1_000).indices == [1])
+        // 1 s: a 2 s song is as far as nothing; fewer songs win.
+        #expect(BestFit.choose(durations: [2_000], targetMs: 1_000).indices == [])
+        #expect(BestFit.choose(durations: [5_000, 9_000], targetMs: 1_000).indices == [])
+    }
+
+    @Test func zeroAndNegativeDurationsAreNeverPicked() {
+        #expect(BestFit.choose(durations: [0, 0, 10, 0], targetMs: 10).indices == [2])
+        #expect(BestFit.choose(durations: [-10, 20, 0], targetMs: 10).indices == [])
+    }
+
+    @Test func hugeDurationsDoNotOverflow() {
+        let huge = Int.max
+        #expect(BestFit.choose(durations: [huge, huge, 240_000], targetMs: 900_000).indices == [2])
+        let result = BestFit.choose(durations: [huge - 1, huge], targetMs: Int.max)
+        #expect(result.indices == [0])
+        #expect(result.differenceMs == -1)
+        // A huge target with huge songs: no crash; the grid is years wide there, so either song
+        // near the target will do (7 ms under or 3 ms over).
+        let big = BestFit.choose(durations: [huge / 2, huge / 2 + 10, huge / 3], targetMs: huge / 2 + 7)
+        #expect(big.indices.count == 1 && abs(big.differenceMs) <= 7)
+    }
+
+    @Test func manySongsLandWithinASecond() {
+        var random = SplitMix64(seed: 7)
+        let durations = (0..<2_000).map { _ in random.next(in: 90_000...420_000) }
+        for target in [900_000, 1_500_000, 3_600_000] {
+            let result = BestFit.choose(durations: durations, targetMs: target)
+            #expect(abs(result.differenceMs) <= 1_000, "\(target): \(result.summary)")
+            #expect(result.indices == result.indices.sorted())
+            #expect(result.totalMs == result.indices.reduce(0) { $0 + durations[$1] })
+        }
+    }
+
+    @Test func aCoarseGridIsCorrectedInExactMilliseconds() {
+        // Forced 1 s grid: 4.4 + 5.4 rounds to 4 + 5 = 9 s, and 10.2 s to 10: both candidates are
+        // judged exactly.
+        let result = BestFit.choose(durations: [4_400, 5_400, 10_200], targetMs: 10_000, gridMs: 1_000)
+        #expect(result.indices == [2])
+    }
+
+    @Test func summaries() {
+        #expect(
+            BestFit.Result(indices: Array(0..<12), totalMs: 900_400, targetMs: 900_000).summary
+                == "12 songs, 15:00.4, 0.4 s over")
+        #expect(
+            BestFit.Result(indices: [0], totalMs: 899_960, targetMs: 900_000).summary
+                == "1 song, 14:59.9, 0.040 s under")
+        #expect(
+            BestFit.Result(indices: [0, 1], totalMs: 900_000, targetMs: 900_000).summary == "2 songs, 15:00.0, exactly")
+        #expect(BestFit.Result(indices: [], totalMs: 0, targetMs: 1_000).summary == "0 songs, 0:00.0, 1.0 s under")
+    }
+}
