@@ -126,6 +126,11 @@ struct FakeSpotifyState: Sendable {
     var playback = PlaybackClock()
     /// Edits made with `POST /_fake/edit-playlist`, by playlist id (PlaylistEdits.swift).
     var playlistEdits: [String: PlaylistEdit] = [:]
+    /// What `PUT`/`DELETE /me/library` saved and removed (LibraryWrites.swift).
+    var savedLibrary = SavedLibrary()
+    /// Ids of playlists removed from the library with `DELETE /me/library?uris=spotify:playlist:ID`
+    /// (`/me/playlists` leaves them out; a `PUT` follows them again).
+    var unfollowedPlaylists: Set<String> = []
 
     init(settings: FakeSpotifySettings) {
         self.settings = settings

@@ -83,7 +83,8 @@ extension FakeSpotifyService {
 
     func myPlaylists(_ request: RouteRequest) -> HTTPResponse {
         let library = self.library
-        let playlists = Self.libraryPlaylists(library)
+        let unfollowed = state.withLock { $0.unfollowedPlaylists }
+        let playlists = Self.libraryPlaylists(library).filter { !unfollowed.contains($0["id"]?.stringValue ?? "") }
         return page(
             request, maxLimit: 50, total: playlists.count, path: "/users/\(GeneratedLibrary.userID)/playlists",
             extraQuery: []
@@ -152,7 +153,8 @@ extension FakeSpotifyService {
     }
 
     func savedTracks(_ request: RouteRequest) -> HTTPResponse {
-        page(request, maxLimit: 50, total: library.savedTracks, path: "/me/tracks", extraQuery: []) { range in
+        if let written = savedTracksWithWrites(request) { return written }  // LibraryWrites.swift
+        return page(request, maxLimit: 50, total: library.savedTracks, path: "/me/tracks", extraQuery: []) { range in
             range.map(GeneratedLibrary.savedTrack)
         }
     }
