@@ -39,7 +39,9 @@ extension FakeSpotifyService {
 
     /// The request's `uris` as (kind, id, uri), or the 400 Spotify gives: none, more than 40, or
     /// one that is not a URI of a kind the library takes. Then the scopes of the kinds present.
-    func libraryURIs(_ request: RouteRequest, write: Bool) -> Result<[(kind: String, id: String, uri: String)], ResponseError> {
+    func libraryURIs(_ request: RouteRequest, write: Bool) -> Result<
+        [(kind: String, id: String, uri: String)], ResponseError
+    > {
         guard let text = request.http.queryValue("uris"), !text.isEmpty else {
             return .failure(ResponseError(Self.badRequest("Missing required parameter: uris")))
         }

@@ -328,7 +328,8 @@ struct PlaybackClock: Sendable {
             "shuffle_state": .bool(shuffle),
             "repeat_state": .string(repeatState),
             "device_id": .string(activeDeviceID),
-            "volumes": .object(JSONObject(volumes.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) })),
+            "volumes": .object(
+                JSONObject(volumes.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) })),
             "events": .array(
                 events.map {
                     [

@@ -70,7 +70,9 @@ import ToolkitCore
             "spotify:track:" + GeneratedLibrary.objectID(seed: "liked", index: $0)
         }
         #expect(try await library.contains(Array(generated.prefix(3)), scope: Self.read) == [true, true, true])
-        try await library.remove([generated[1], generated[5], "spotify:track:" + GeneratedLibrary.objectID(seed: "x", index: 1)], scope: Self.save)
+        try await library.remove(
+            [generated[1], generated[5], "spotify:track:" + GeneratedLibrary.objectID(seed: "x", index: 1)],
+            scope: Self.save)
         #expect(
             try await library.contains([generated[0], generated[1], generated[5]], scope: Self.read)
                 == [true, false, false])
@@ -132,7 +134,9 @@ import ToolkitCore
         defer { fake.stop() }
         let uris = Self.uris(40) + ["spotify:track:not-an-id"]
         let error = await #expect(throws: ToolError.self) { try await library.save(uris, scope: Self.save) }
-        #expect(error?.message.hasSuffix("(the first 40 of 41 were saved; the rest were not)") == true, "\(error?.message ?? "")")
+        #expect(
+            error?.message.hasSuffix("(the first 40 of 41 were saved; the rest were not)") == true,
+            "\(error?.message ?? "")")
         #expect(try await fake.call("GET", "/_fake/saved-items")["added"]?.arrayValue?.count == 40)
     }
 

@@ -54,7 +54,8 @@ package struct SavedItems: Sendable {
                 }
                 return try values.map { value in
                     guard let flag = value.boolValue else {
-                        throw SpotifyWebAPI.UnreadableBody("expected true or false, got \(value.serialized().prefix(40))")
+                        throw SpotifyWebAPI.UnreadableBody(
+                            "expected true or false, got \(value.serialized().prefix(40))")
                     }
                     return flag
                 }

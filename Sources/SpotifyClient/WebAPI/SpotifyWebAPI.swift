@@ -73,7 +73,7 @@ package struct SpotifyWebAPI: Sendable {
         try await perform(
             method: method, path: path, query: query, body: body, passing: passing, scope: scope, idempotent: idempotent
         ) { $0 }
-            .value
+        .value
     }
 
     /// What `perform` got.

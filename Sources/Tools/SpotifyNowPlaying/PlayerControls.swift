@@ -6,6 +6,10 @@ import ToolkitCore
 /// The playback settings (shuffle, repeat, volume, seek), transfer, and like/unlike of the
 /// track that plays now.
 extension SpotifyNowPlaying {
+    /// What every playback setting needs, for its help.
+    static let needsPremium =
+        "Needs Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Sent again if the answer is lost: the command sets an absolute state, so a second try cannot change the outcome."
+
     static let settingCommands: [CommandSpec] = [
         CommandSpec(
             name: "like", abstract: "save the track that plays now to your Liked Songs",
@@ -23,13 +27,14 @@ extension SpotifyNowPlaying {
         control(
             "shuffle", "turn shuffle on or off",
             arguments: [ArgumentSpec("on|off", help: "on or off.", completion: .choices(["on", "off"]))],
+            discussion: ["Sends PUT /me/player/shuffle. " + needsPremium],
             examples: [ExampleSpec("spotify-nowplaying shuffle on", "Shuffle what plays on the active device.")],
-            check: { _ = try PlayerArguments.shuffle($0.positionals[0]) }
-        ) { command, _, player, deviceID in
-            let on = try PlayerArguments.shuffle(command.positionals[0])
-            try await player.setShuffle(on, deviceID: deviceID)
-            return "shuffle \(on ? "on" : "off")"
-        },
+            check: { _ = try PlayerArguments.shuffle($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let on = try PlayerArguments.shuffle(command.positionals[0])
+                try await player.setShuffle(on, deviceID: deviceID)
+                return "shuffle \(on ? "on" : "off")"
+            }),
         control(
             "repeat", "repeat nothing, the track, or the whole playlist or album (context)",
             arguments: [
@@ -37,26 +42,28 @@ extension SpotifyNowPlaying {
                     "off|track|context", help: "off, track (this track) or context (the playlist, album...).",
                     completion: .choices(["off", "track", "context"]))
             ],
+            discussion: ["Sends PUT /me/player/repeat. " + needsPremium],
             examples: [ExampleSpec("spotify-nowplaying repeat track", "Play this song on a loop.")],
-            check: { _ = try PlayerArguments.repeatState($0.positionals[0]) }
-        ) { command, _, player, deviceID in
-            let state = try PlayerArguments.repeatState(command.positionals[0])
-            try await player.setRepeat(state, deviceID: deviceID)
-            return "repeat \(state.rawValue)"
-        },
+            check: { _ = try PlayerArguments.repeatState($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let state = try PlayerArguments.repeatState(command.positionals[0])
+                try await player.setRepeat(state, deviceID: deviceID)
+                return "repeat \(state.rawValue)"
+            }),
         control(
             "volume", "set the volume of the device, 0 to 100",
             arguments: [ArgumentSpec("PERCENT", help: "A whole percentage from 0 to 100 (a % sign may follow).")],
             discussion: [
-                "Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); Spotify refuses the command for them."
+                "Sends PUT /me/player/volume. " + needsPremium
+                    + " Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); Spotify refuses the command for them."
             ],
             examples: [ExampleSpec("spotify-nowplaying volume 30 --device Kitchen", "Turn the kitchen speaker down.")],
-            check: { _ = try PlayerArguments.volume($0.positionals[0]) }
-        ) { command, _, player, deviceID in
-            let percent = try PlayerArguments.volume(command.positionals[0])
-            try await player.setVolume(percent, deviceID: deviceID)
-            return "volume \(percent)%"
-        },
+            check: { _ = try PlayerArguments.volume($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let percent = try PlayerArguments.volume(command.positionals[0])
+                try await player.setVolume(percent, deviceID: deviceID)
+                return "volume \(percent)%"
+            }),
         control(
             "seek", "jump to a position in the track that plays",
             arguments: [
@@ -65,21 +72,26 @@ extension SpotifyNowPlaying {
                     help:
                         "From the start of the track: 1:30, 90s, 90 (seconds), 1m30s or 1:02:03; at most 24 hours.")
             ],
-            discussion: ["A position past the end of the track skips to the next one, as Spotify does."],
+            discussion: [
+                "Sends PUT /me/player/seek. " + needsPremium
+                    + " A position past the end of the track skips to the next one, as Spotify does."
+            ],
             examples: [ExampleSpec("spotify-nowplaying seek 1:30", "Jump to a minute and a half in.")],
-            check: { _ = try PlayerArguments.seekPosition($0.positionals[0]) }
-        ) { command, _, player, deviceID in
-            let position = try PlayerArguments.seekPosition(command.positionals[0])
-            try await player.seek(toMs: position, deviceID: deviceID)
-            return "seek to \(formatClock(milliseconds: position))"
-        },
+            check: { _ = try PlayerArguments.seekPosition($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let position = try PlayerArguments.seekPosition(command.positionals[0])
+                try await player.seek(toMs: position, deviceID: deviceID)
+                return "seek to \(formatClock(milliseconds: position))"
+            }),
         CommandSpec(
             name: "transfer", abstract: "move playback to another device, keeping it playing or paused",
             discussion: [
                 "DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices (case-insensitive; a unique prefix will do). Reads whether something plays now, then sends PUT /me/player with that device and play set to match, so playing stays playing and paused stays paused. Needs Premium and the user-modify-playback-state scope; a restricted device is refused."
             ],
             arguments: [ArgumentSpec("DEVICE", help: "The device to play on: an id, a name, or a unique name prefix.")],
-            examples: [ExampleSpec("spotify-nowplaying transfer kitchen", "Carry on listening on the kitchen speaker.")],
+            examples: [
+                ExampleSpec("spotify-nowplaying transfer kitchen", "Carry on listening on the kitchen speaker.")
+            ],
             run: { command, context in try await transfer(command, context) }),
     ]
 
