@@ -164,6 +164,22 @@ import ToolkitCore
         #expect(try await session.player()["device"]?["name"] == "Kitchen")
     }
 
+    @Test func aSettingWhoseAnswerIsLostIsSentAgain() async throws {
+        let session = try await Session()
+        try await session.fake.call(
+            "POST", "/_fake/fail", form: [("path", "/v1/me/player/volume"), ("status", "503"), ("count", "1")])
+        let result = try await session.run(["volume", "45"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await session.requests("PUT /v1/me/player/volume") == 2)
+        #expect(try await session.playback()["volumes"] == [Self.macBook: 45])
+        // next changes the state relative to what it was: never sent twice.
+        try await session.fake.call(
+            "POST", "/_fake/fail", form: [("path", "/v1/me/player/next"), ("status", "503"), ("count", "1")])
+        let next = try await session.run(["next"])
+        #expect(next.status == 69)
+        #expect(try await session.requests("POST /v1/me/player/next") == 1)
+    }
+
     // MARK: Refusals, shared with play
 
     static let commands: [[String]] = [
