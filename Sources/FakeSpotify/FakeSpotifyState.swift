@@ -131,6 +131,11 @@ struct FakeSpotifyState: Sendable {
     var writtenPlaylists: [String: WrittenPlaylist] = [:]
     var createdPlaylists: [String] = []
     var createdCount = 0
+    /// What `PUT`/`DELETE /me/library` saved and removed (LibraryWrites.swift).
+    var savedLibrary = SavedLibrary()
+    /// Ids of playlists removed from the library with `DELETE /me/library?uris=spotify:playlist:ID`
+    /// (`/me/playlists` leaves them out; a `PUT` follows them again).
+    var unfollowedPlaylists: Set<String> = []
 
     init(settings: FakeSpotifySettings) {
         self.settings = settings

@@ -67,6 +67,12 @@ struct PlaybackClock: Sendable {
     var answer: Answer = .ok
     /// Forces recently-played pages to this size (tests of cursor paging); nil: as asked.
     var historyPageSize: Int?
+    /// The settings the player commands change (PlayerSettingsHandlers.swift): shuffle, repeat
+    /// (off, track, context), the device playback is on, and volumes set, by device id.
+    var shuffle = false
+    var repeatState = "off"
+    var activeDeviceID = "0d1841b0976bae2a3a310dd74c0f3df354899bc8"
+    var volumes: [String: Int] = [:]
 
     static let defaultContext = "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"
 
@@ -241,7 +247,8 @@ struct PlaybackClock: Sendable {
         }
         guard withDevice else { return .object(body) }
         var state: JSONObject = [
-            "device": device, "shuffle_state": false, "smart_shuffle": false, "repeat_state": "off",
+            "device": device, "shuffle_state": .bool(shuffle), "smart_shuffle": false,
+            "repeat_state": .string(repeatState),
         ]
         for (key, value) in body { state[key] = value }
         return .object(state)
@@ -318,6 +325,11 @@ struct PlaybackClock: Sendable {
             "speed": .double(speed),
             "virtual_ms": .int(Int(virtualMs(now))),
             "answer": .string(answer.rawValue),
+            "shuffle_state": .bool(shuffle),
+            "repeat_state": .string(repeatState),
+            "device_id": .string(activeDeviceID),
+            "volumes": .object(
+                JSONObject(volumes.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) })),
             "events": .array(
                 events.map {
                     [

@@ -47,7 +47,7 @@ extension FakeSpotifyService {
             state.playback.settle(now)
             state.playback.polls.append(state.playback.virtualMs(now))
             guard state.playback.answer != .noActiveDevice else { return nil }
-            let active = Self.devices[0]
+            let active = Self.sessionDevices(state.playback).first { $0["is_active"] == true } ?? Self.devices[0]
             return state.playback.playerBody(withDevice: withDevice, episodes: episodes, device: active, now: now)
         }
         guard let body else { return HTTPResponse(status: 204) }
@@ -56,12 +56,7 @@ extension FakeSpotifyService {
 
     func devicesResponse(_ request: RouteRequest) -> HTTPResponse {
         if let refused = requires(["user-read-playback-state"], request) { return refused }
-        let noneActive = state.withLock { $0.playback.answer == .noActiveDevice }
-        let devices = Self.devices.map { device -> JSONValue in
-            guard noneActive, var object = device.objectValue else { return device }
-            object["is_active"] = false
-            return .object(object)
-        }
+        let devices = state.withLock { Self.sessionDevices($0.playback) }
         return WebAPI.json(["devices": .array(devices)])
     }
 
@@ -108,8 +103,10 @@ extension FakeSpotifyService {
     // MARK: Commands
 
     /// One player command: the scope, then the answer the test chose, then the device, then the change.
+    /// `needsActiveDevice`: false for transfer, which is how a device becomes active.
     func playerCommand(
-        _ request: RouteRequest, _ change: @escaping (inout PlaybackClock, RouteRequest, Date) -> HTTPResponse?
+        _ request: RouteRequest, needsActiveDevice: Bool = true,
+        _ change: @escaping (inout PlaybackClock, RouteRequest, Date) -> HTTPResponse?
     ) -> HTTPResponse {
         if let refused = requires(["user-modify-playback-state"], request) { return refused }
         let now = Date()
@@ -122,7 +119,7 @@ extension FakeSpotifyService {
             state.playback.commands.append(.object(record))
             switch state.playback.answer {
             case .premiumRequired: return Fixtures.response("error-403-premium-required.json", status: 403)
-            case .noActiveDevice where request.http.queryValue("device_id") == nil:
+            case .noActiveDevice where request.http.queryValue("device_id") == nil && needsActiveDevice:
                 return Fixtures.response("error-404-no-active-device.json", status: 404)
             case .restricted:
                 return WebAPI.json(

@@ -83,7 +83,10 @@ extension FakeSpotifyService {
 
     func myPlaylists(_ request: RouteRequest) -> HTTPResponse {
         let library = self.library
-        let playlists = listedPlaylists(Self.libraryPlaylists(library), legacy: library.legacy)
+        let unfollowed = state.withLock { $0.unfollowedPlaylists }
+        let playlists = listedPlaylists(Self.libraryPlaylists(library), legacy: library.legacy).filter {
+            !unfollowed.contains($0["id"]?.stringValue ?? "")
+        }
         return page(
             request, maxLimit: 50, total: playlists.count, path: "/users/\(GeneratedLibrary.userID)/playlists",
             extraQuery: []
@@ -156,7 +159,8 @@ extension FakeSpotifyService {
     }
 
     func savedTracks(_ request: RouteRequest) -> HTTPResponse {
-        page(request, maxLimit: 50, total: library.savedTracks, path: "/me/tracks", extraQuery: []) { range in
+        if let written = savedTracksWithWrites(request) { return written }  // LibraryWrites.swift
+        return page(request, maxLimit: 50, total: library.savedTracks, path: "/me/tracks", extraQuery: []) { range in
             range.map(GeneratedLibrary.savedTrack)
         }
     }

@@ -346,15 +346,19 @@ extension FakeSpotifyService {
 
 /// Every track and episode fake-spotify can name by URI: the generated ones (their ids encode
 /// the seed's hash and the index, and the seeds are remembered as they are used), the fixtures'
-/// ones, and any other well-formed id as a made-up track, as Spotify knows every track.
+/// and the search catalogue's, and any other well-formed id as a made-up track, as Spotify knows
+/// every track.
 enum FakeCatalog {
     /// Seeds by the 11 characters of their hash that begin the ids made from them.
     static let seeds = Locked<[String: (seed: String, episode: Bool)]>([:])
-    /// Track and episode objects of the fixtures, by URI.
-    static let fixtureItems: [String: JSONValue] = {
+    /// Track and episode objects of the fixtures and the search catalogue, by URI.
+    static let knownItems: [String: JSONValue] = {
         var items: [String: JSONValue] = [:]
         for entry in GeneratedLibrary.fixtureEntries(legacy: false) {
             if let item = PlaylistEntryItem.of(entry), let uri = item["uri"]?.stringValue { items[uri] = item }
+        }
+        for track in SearchCatalogue.tracks {
+            if let uri = track["uri"]?.stringValue { items[uri] = track }
         }
         return items
     }()
@@ -380,7 +384,7 @@ enum FakeCatalog {
 
     static func item(_ uri: String) -> JSONValue? {
         guard let (kind, id) = parse(uri) else { return nil }
-        if let fixture = fixtureItems[uri] { return fixture }
+        if let known = knownItems[uri] { return known }
         if seeds.withLock({ $0.isEmpty }) { remember(playlistSeed: "liked") }
         let hash = String(id.prefix(11))
         let index = id.suffix(11).utf8.reduce(UInt64(0)) { value, digit in

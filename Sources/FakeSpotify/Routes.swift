@@ -63,6 +63,15 @@ extension FakeSpotifyService {
         Route("POST", "/v1/me/player/next", .bearer) { service, request in service.skip(request, by: 1) },
         Route("POST", "/v1/me/player/previous", .bearer) { service, request in service.skip(request, by: -1) },
         Route("POST", "/v1/me/player/queue", .bearer) { service, request in service.enqueue(request) },
+        Route("PUT", "/v1/me/player/shuffle", .bearer) { service, request in service.setShuffle(request) },
+        Route("PUT", "/v1/me/player/repeat", .bearer) { service, request in service.setRepeat(request) },
+        Route("PUT", "/v1/me/player/volume", .bearer) { service, request in service.setVolume(request) },
+        Route("PUT", "/v1/me/player/seek", .bearer) { service, request in service.seek(request) },
+        Route("PUT", "/v1/me/player", .bearer) { service, request in service.transferPlayback(request) },
+        // The library's writes (LibraryWrites.swift)
+        Route("PUT", "/v1/me/library", .bearer) { service, request in service.writeLibrary(request, save: true) },
+        Route("DELETE", "/v1/me/library", .bearer) { service, request in service.writeLibrary(request, save: false) },
+        Route("GET", "/v1/me/library/contains", .bearer) { service, request in service.libraryContains(request) },
 
         // Test controls (ControlHandlers.swift)
         Route("GET", "/_fake/counters", .control) { service, _ in Control.json(service.counters) },
@@ -82,5 +91,6 @@ extension FakeSpotifyService {
         Route("GET", "/_fake/playback", .control) { service, _ in service.playbackReport() },
         Route("POST", "/_fake/playback", .control) { service, request in service.startPlayback(request) },
         Route("POST", "/_fake/playback/{action}", .control) { service, request in service.changePlayback(request) },
+        Route("GET", "/_fake/saved-items", .control) { service, _ in service.savedItemsReport() },
     ]
 }

@@ -277,6 +277,48 @@ import Testing
         #expect(try await Self.uris(library, target).count == 40 + 250, "nothing of the failed run landed")
     }
 
+    @Test func likedSongsAreSavedAndRemovedFortyARequest() async throws {
+        let library = try await Self.editor()
+        let source = try await library.tracks(["--no-cache", generated(90)])
+        let items = try records(source).compactMap { $0["uri"]?.stringValue }
+        let saved = try await library.run("spotify-playlists", ["add", "--liked"], stdin: source.stdout)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(saved.stdout == "")
+        #expect(saved.stderr.contains("saved 90 items to your Liked Songs"), "\(saved.stderr)")
+        #expect(try await library.counters()["requests"]?["PUT /v1/me/library"]?.intValue == 3, "batches of 40")
+        let liked = try await library.tracks(["--liked"])
+        let likedURIs = try records(liked).compactMap { $0["uri"]?.stringValue }
+        #expect(Set(likedURIs.prefix(90)) == Set(items), "the new ones come first")
+
+        let removed = try await library.run(
+            "spotify-playlists", ["remove", "--liked"], stdin: items.prefix(10).joined(separator: "\n") + "\n")
+        #expect(removed.status == 0, "\(removed.stderr)")
+        let after = try records(try await library.tracks(["--liked"])).compactMap { $0["uri"]?.stringValue }
+        #expect(Set(after).isDisjoint(with: items.prefix(10)))
+        #expect(after.count == likedURIs.count - 10)
+
+        let readOnly = try await Library()
+        let refused = try await readOnly.run("spotify-playlists", ["add", "--liked"], stdin: items[0] + "\n")
+        #expect(refused.status == 77)
+        #expect(refused.stderr.contains("spotify-auth login --scope user-library-modify"), "\(refused.stderr)")
+        let both = try await library.run("spotify-playlists", ["add", "--liked", generated(3)], stdin: items[0] + "\n")
+        #expect(both.status == 64)
+    }
+
+    @Test func deleteUnfollowsAndSaysThatSpotifyHasNoDelete() async throws {
+        let library = try await Self.editor()
+        let created = try await library.run("spotify-playlists", ["create", "Short-lived"])
+        let id = try #require(try records(created).first?["id"]?.stringValue)
+        let deleted = try await library.run("spotify-playlists", ["delete", id])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try records(deleted).first?["name"] == "Short-lived", "the record as it was")
+        #expect(deleted.stderr.contains("Spotify has no real delete"), "\(deleted.stderr)")
+        let list = try await library.run("spotify-playlists", [])
+        #expect(!(try records(list)).contains { $0["id"]?.stringValue == id }, "gone from the library")
+        let plan = try await library.run("spotify-playlists", ["delete", "--dry-run", generated(3)])
+        #expect(try records(plan).first?["action"] == "delete")
+    }
+
     @Test func aLostCreateIsFoundNotMadeTwice() async throws {
         let library = try await Self.editor()
         try await library.fault([("kind", "reset"), ("at", "2"), ("path_prefix", "/v1/me/playlists")])

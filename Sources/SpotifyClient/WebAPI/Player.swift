@@ -150,20 +150,64 @@ package struct SpotifyPlayer: Sendable {
         try await command("POST", "/me/player/queue", query: [("uri", uri)], deviceID: deviceID)
     }
 
+    // Settings: each sets an absolute state, so a retry after a lost answer is safe.
+
+    /// How `PUT /me/player/repeat` repeats: `off`, the `track`, or the whole `context`.
+    package enum RepeatState: String, Sendable, CaseIterable {
+        case off, track, context
+    }
+
+    /// `PUT /me/player/shuffle?state=true|false`.
+    package func setShuffle(_ on: Bool, deviceID: String? = nil) async throws {
+        try await command(
+            "PUT", "/me/player/shuffle", query: [("state", on ? "true" : "false")], deviceID: deviceID,
+            idempotent: true)
+    }
+
+    /// `PUT /me/player/repeat?state=off|track|context`.
+    package func setRepeat(_ state: RepeatState, deviceID: String? = nil) async throws {
+        try await command(
+            "PUT", "/me/player/repeat", query: [("state", state.rawValue)], deviceID: deviceID, idempotent: true)
+    }
+
+    /// `PUT /me/player/volume?volume_percent=N` (0...100, checked by the caller).
+    package func setVolume(_ percent: Int, deviceID: String? = nil) async throws {
+        try await command(
+            "PUT", "/me/player/volume", query: [("volume_percent", String(min(max(percent, 0), 100)))],
+            deviceID: deviceID, idempotent: true)
+    }
+
+    /// `PUT /me/player/seek?position_ms=N`: past the end of the track, Spotify skips to the next.
+    package func seek(toMs position: Int, deviceID: String? = nil) async throws {
+        try await command(
+            "PUT", "/me/player/seek", query: [("position_ms", String(max(position, 0)))], deviceID: deviceID,
+            idempotent: true)
+    }
+
+    /// `PUT /me/player` `{"device_ids": [id], "play": play}`: playback moves to that device;
+    /// `play` true starts it there, false keeps the current state (playing or paused).
+    package func transfer(toDeviceID id: String, play: Bool) async throws {
+        let body: JSONValue = ["device_ids": [.string(id)], "play": .bool(play)]
+        try await command(
+            "PUT", "/me/player", deviceID: nil, body: Data(body.serialized().utf8), idempotent: true)
+    }
+
     /// Client errors a command hands back to be explained by their `reason` (PREMIUM_REQUIRED,
     /// NO_ACTIVE_DEVICE, ...); 401 and 429 stay with the retry policy.
     static let commandRefusals = Set(400..<500).subtracting([401, 429])
 
     /// Sends one command; a failure becomes the `ToolError` for its reason. Reasons in
     /// `tolerating` mean the player is already where it was asked to go: success.
+    /// `idempotent`: the command sets an absolute state, so a try whose answer was lost is sent again.
     func command(
         _ method: String, _ path: String, query: [(String, String)] = [], deviceID: String?,
-        body: Data? = nil, tolerating: Set<String> = []
+        body: Data? = nil, tolerating: Set<String> = [], idempotent: Bool = false
     ) async throws {
         var query = query
         if let deviceID { query.append(("device_id", deviceID)) }
         let result = try await api.send(
-            method: method, path: path, query: query, body: body, passing: Self.commandRefusals)
+            method: method, path: path, query: query, body: body, passing: Self.commandRefusals,
+            idempotent: idempotent)
         if result.isSuccess { return }
         let error = SpotifyErrorBody(result)
         if let reason = error.reason, tolerating.contains(reason) { return }

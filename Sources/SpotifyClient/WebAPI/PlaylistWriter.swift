@@ -287,18 +287,10 @@ package struct PlaylistWriter: Sendable {
     }
 
     /// Removes the playlist from the user's library (`DELETE /me/library` with its URI): Spotify
-    /// has no delete; this unfollows it. Unfollowing is idempotent: a lost answer is sent again.
+    /// has no delete; this unfollows it.
     package func unfollow(_ id: String) async throws {
         let need = SpotifyScope.Need([SpotifyScope.modifyPublicPlaylists], for: "removing a playlist from your library")
-        for send in 1...Self.maxSends {
-            do {
-                _ = try await write(
-                    "DELETE", "/me/library", query: [("uris", "spotify:playlist:\(id)")], body: nil, scope: need)
-                return
-            } catch  where Self.outcomeUnknown(error) && send < Self.maxSends {
-                continue
-            }
-        }
+        try await SavedItems(api: api).remove(["spotify:playlist:\(id)"], scope: need)
     }
 
     /// `PUT /playlists/{id}` with the given details (name, description, public, collaborative).

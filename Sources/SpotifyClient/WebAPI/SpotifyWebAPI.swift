@@ -68,10 +68,12 @@ package struct SpotifyWebAPI: Sendable {
 
     package func send(
         method: String, path: String, query: [(String, String)] = [], body: Data?, passing: Set<Int> = [],
-        scope: SpotifyScope.Need? = nil
+        scope: SpotifyScope.Need? = nil, idempotent: Bool = false
     ) async throws -> HTTPResult {
-        try await perform(method: method, path: path, query: query, body: body, passing: passing, scope: scope) { $0 }
-            .value
+        try await perform(
+            method: method, path: path, query: query, body: body, passing: passing, scope: scope, idempotent: idempotent
+        ) { $0 }
+        .value
     }
 
     /// What `perform` got.
@@ -91,15 +93,18 @@ package struct SpotifyWebAPI: Sendable {
     /// turns the answer into a value; an `UnreadableBody` from it retries a GET. `slot`: each try
     /// is sent only when that limit has room (the pager's window); waits between tries hold no place.
     /// `scope`: what the request needs, so a 403 for a missing scope names it and the login that adds it.
+    /// `idempotent`: a write that sets an absolute state (`PUT /me/player/volume`, `PUT /me/library`),
+    /// so sending it again after a lost answer cannot change the outcome: retried like a GET.
     package func perform<Value: Sendable>(
         method: String, path: String, query: [(String, String)] = [], body: Data? = nil, passing: Set<Int> = [],
-        slot: InFlightSlot? = nil, scope: SpotifyScope.Need? = nil, read: (HTTPResult) throws -> Value
+        slot: InFlightSlot? = nil, scope: SpotifyScope.Need? = nil, idempotent: Bool = false,
+        read: (HTTPResult) throws -> Value
     ) async throws -> Outcome<Value> {
         if let configurationError { throw configurationError }
         var urlText = baseURL + path
         if !query.isEmpty { urlText += "?" + URLForm.encode(query) }
         guard let url = URL(string: urlText) else { throw ToolError.software("bad request URL for \(path)") }
-        let retriable = method == "GET"
+        let retriable = method == "GET" || idempotent
         var token = try await tokens.accessToken()
         var refreshed = false
         var attempt = 0

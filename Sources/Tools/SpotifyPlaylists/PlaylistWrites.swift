@@ -20,16 +20,27 @@ extension SpotifyPlaylists {
             "collaborative", help: "Let others you share it with change it (a collaborative playlist is private).")
         static let position = OptionSpec(
             "position", value: "N", help: "Insert at this zero-based position instead of at the end.")
+        static let liked = OptionSpec(
+            "liked", short: "l",
+            help: "add: save the items to your Liked Songs; remove: remove them from it (40 a request). No PLAYLIST.")
         static let allowEmpty = OptionSpec(
             "allow-empty", help: "replace: with no items on standard input, empty the playlist (refused otherwise).")
     }
 
     static let changeRecordDescription =
-        "With --dry-run, one change record per planned request instead: type (\"change\"), action (create, add, replace, remove, edit, delete), playlist (its id; null for the one create would make), and what the request carries: position and items (at most 100 URIs, in order), or the details (name, description, public, collaborative)."
+        "With --dry-run, one change record per planned request instead: type (\"change\"), action (create, add, replace, remove, edit, delete, save, unsave), playlist (its id; null for the one create would make), and what the request carries: position and items (at most 100 URIs, in order), or the details (name, description, public, collaborative)."
 
     static let playlistTarget = ArgumentSpec(
         "PLAYLIST",
         help: "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL or playlist record.")
+
+    static let optionalTarget = ArgumentSpec(
+        "PLAYLIST",
+        help:
+            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL or playlist record (none with --liked).",
+        optional: true)
+
+    static let likedScope = SpotifyScope.Need([SpotifyScope.modifyLibrary], for: "changing your Liked Songs")
 
     static let writeCommands: [CommandSpec] = [
         CommandSpec(
@@ -51,9 +62,9 @@ extension SpotifyPlaylists {
         ).running(handler(create)),
         CommandSpec(
             name: "add",
-            abstract: "add the items on standard input to a playlist, in order",
-            arguments: [playlistTarget],
-            options: [WriteOption.position, WriteOption.dryRun, PlaylistCommands.jsonOption],
+            abstract: "add the items on standard input to a playlist, in order, or with --liked to your Liked Songs",
+            arguments: [optionalTarget],
+            options: [WriteOption.position, WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption],
             examples: [
                 ExampleSpec(
                     "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists add 7d2D2S200NyUE5KYs80PwO",
@@ -62,9 +73,10 @@ extension SpotifyPlaylists {
         ).running(handler(add)),
         CommandSpec(
             name: "remove",
-            abstract: "remove every occurrence of the items on standard input from a playlist",
-            arguments: [playlistTarget],
-            options: [WriteOption.dryRun, PlaylistCommands.jsonOption]
+            abstract:
+                "remove every occurrence of the items on standard input from a playlist, or with --liked from your Liked Songs",
+            arguments: [optionalTarget],
+            options: [WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption]
         ).running(handler(remove)),
         CommandSpec(
             name: "replace",
@@ -139,6 +151,7 @@ extension SpotifyPlaylists {
     }
 
     static func add(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        if command.flag(WriteOption.liked) { return try await liked(save: true, command, context) }
         let playlist = try target(command)
         let items = try itemsFromInput(context, action: "add")
         let position = try command.value(WriteOption.position).map { text -> Int in
@@ -171,6 +184,7 @@ extension SpotifyPlaylists {
     }
 
     static func remove(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        if command.flag(WriteOption.liked) { return try await liked(save: false, command, context) }
         let playlist = try target(command)
         let items = try itemsFromInput(context, action: "remove")
         if command.flag(WriteOption.dryRun) {
@@ -282,10 +296,40 @@ extension SpotifyPlaylists {
         return .success
     }
 
+    /// `add --liked` / `remove --liked`: save or unsave the items, 40 a request, in order. Prints
+    /// nothing on stdout (Liked Songs has no record); stderr says how many.
+    static func liked(save: Bool, _ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let action = save ? "add" : "remove"
+        guard command.positionals.isEmpty else {
+            throw ToolError.usage("\(action) --liked changes your Liked Songs; it takes no PLAYLIST")
+        }
+        if command.value(WriteOption.position) != nil { throw ToolError.usage("--position does not go with --liked") }
+        let items = try itemsFromInput(context, action: "\(action) --liked")
+        let uris = save ? items.uris : items.uris.uniqued()
+        if command.flag(WriteOption.dryRun) {
+            for batch in SavedItems.batches(uris) {
+                try context.stdout.write(.object(change(save ? "save" : "unsave", playlist: nil, ["items": uriList(batch)])))
+            }
+            return skipped(items, context)
+        }
+        guard !uris.isEmpty else { return nothingToDo(items, context) }
+        let library = try SavedItems(api: context.webAPI())
+        if save {
+            try await library.save(uris, scope: likedScope)
+            context.warn("saved \(countText(uris.count)) to your Liked Songs")
+        } else {
+            try await library.remove(uris, scope: likedScope)
+            context.warn("removed \(countText(uris.count)) from your Liked Songs")
+        }
+        return skipped(items, context)
+    }
+
     // MARK: Shared steps
 
     static func target(_ command: ParsedCommand) throws -> SpotifyReference {
-        guard command.positionals.count == 1 else { throw ToolError.usage("name one PLAYLIST to change") }
+        guard command.positionals.count == 1 else {
+            throw ToolError.usage("name one PLAYLIST to change (or, for add and remove, --liked for your Liked Songs)")
+        }
         return try SpotifyReference.argument(command.positionals[0], expecting: .playlist)
     }
 

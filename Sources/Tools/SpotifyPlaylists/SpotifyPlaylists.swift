@@ -15,6 +15,7 @@ package enum SpotifyPlaylists {
         discussion: [
             "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
             "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
+            "create, add, remove, replace, edit and delete change your Spotify playlists; add --liked and remove --liked your Liked Songs. They need scopes the default login does not ask for: playlist-modify-private and playlist-modify-public (user-library-modify for Liked Songs); without them they exit 77 naming the login that adds them. Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is never sent again blindly: the playlist is read again to see whether the batch landed, and only a batch that provably did not is sent again; a write that cannot be settled exits non-zero saying what landed.",
         ],
         options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
         subcommands: [
@@ -40,11 +41,13 @@ package enum SpotifyPlaylists {
             ).running(handler(get)),
         ] + writeCommands + [localCommand.running(handler(local))],
         input: [
-            "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65)."
+            "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
+            "create, add, remove and replace read the items to write: " + ItemInput.description,
         ],
         output: [
             recordDescription
-                + " get --duration adds duration_ms (null when Spotify does not return the playlist's items)."
+                + " get --duration adds duration_ms (null when Spotify does not return the playlist's items). The writes (create, add, remove, replace, edit, delete) print the resulting playlist record, with its new snapshot_id and items_total, and say on standard error what they did; add --liked and remove --liked print nothing.",
+            changeRecordDescription,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
             EnvironmentSpec(

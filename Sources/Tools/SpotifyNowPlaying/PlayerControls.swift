@@ -1,0 +1,174 @@
+import Foundation
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// The playback settings (shuffle, repeat, volume, seek), transfer, and like/unlike of the
+/// track that plays now.
+extension SpotifyNowPlaying {
+    /// What every playback setting needs, for its help.
+    static let needsPremium =
+        "Needs Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Sent again if the answer is lost: the command sets an absolute state, so a second try cannot change the outcome."
+
+    static let settingCommands: [CommandSpec] = [
+        CommandSpec(
+            name: "like", abstract: "save the track that plays now to your Liked Songs",
+            discussion: [
+                "Reads what plays now (GET /me/player/currently-playing), then saves that track with PUT /me/library. Needs the user-library-modify scope (spotify-auth login --scope user-library-modify), not Premium. Saving a song that is already liked changes nothing. Nothing playing, a podcast episode, an ad or a local file is exit 1 with a message saying so."
+            ],
+            examples: [ExampleSpec("spotify-nowplaying like", "Like the song you are hearing.")],
+            run: { _, context in try await like(context, save: true) }),
+        CommandSpec(
+            name: "unlike", abstract: "remove the track that plays now from your Liked Songs",
+            discussion: [
+                "Reads what plays now, then removes that track with DELETE /me/library. Needs the user-library-modify scope. Removing a song that is not liked changes nothing."
+            ],
+            run: { _, context in try await like(context, save: false) }),
+        control(
+            "shuffle", "turn shuffle on or off",
+            arguments: [ArgumentSpec("on|off", help: "on or off.", completion: .choices(["on", "off"]))],
+            discussion: ["Sends PUT /me/player/shuffle. " + needsPremium],
+            examples: [ExampleSpec("spotify-nowplaying shuffle on", "Shuffle what plays on the active device.")],
+            check: { _ = try PlayerArguments.shuffle($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let on = try PlayerArguments.shuffle(command.positionals[0])
+                try await player.setShuffle(on, deviceID: deviceID)
+                return "shuffle \(on ? "on" : "off")"
+            }),
+        control(
+            "repeat", "repeat nothing, the track, or the whole playlist or album (context)",
+            arguments: [
+                ArgumentSpec(
+                    "off|track|context", help: "off, track (this track) or context (the playlist, album...).",
+                    completion: .choices(["off", "track", "context"]))
+            ],
+            discussion: ["Sends PUT /me/player/repeat. " + needsPremium],
+            examples: [ExampleSpec("spotify-nowplaying repeat track", "Play this song on a loop.")],
+            check: { _ = try PlayerArguments.repeatState($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let state = try PlayerArguments.repeatState(command.positionals[0])
+                try await player.setRepeat(state, deviceID: deviceID)
+                return "repeat \(state.rawValue)"
+            }),
+        control(
+            "volume", "set the volume of the device, 0 to 100",
+            arguments: [ArgumentSpec("PERCENT", help: "A whole percentage from 0 to 100 (a % sign may follow).")],
+            discussion: [
+                "Sends PUT /me/player/volume. " + needsPremium
+                    + " Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); Spotify refuses the command for them."
+            ],
+            examples: [ExampleSpec("spotify-nowplaying volume 30 --device Kitchen", "Turn the kitchen speaker down.")],
+            check: { _ = try PlayerArguments.volume($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let percent = try PlayerArguments.volume(command.positionals[0])
+                try await player.setVolume(percent, deviceID: deviceID)
+                return "volume \(percent)%"
+            }),
+        control(
+            "seek", "jump to a position in the track that plays",
+            arguments: [
+                ArgumentSpec(
+                    "POSITION",
+                    help:
+                        "From the start of the track: 1:30, 90s, 90 (seconds), 1m30s or 1:02:03; at most 24 hours.")
+            ],
+            discussion: [
+                "Sends PUT /me/player/seek. " + needsPremium
+                    + " A position past the end of the track skips to the next one, as Spotify does."
+            ],
+            examples: [ExampleSpec("spotify-nowplaying seek 1:30", "Jump to a minute and a half in.")],
+            check: { _ = try PlayerArguments.seekPosition($0.positionals[0]) },
+            send: { command, _, player, deviceID in
+                let position = try PlayerArguments.seekPosition(command.positionals[0])
+                try await player.seek(toMs: position, deviceID: deviceID)
+                return "seek to \(formatClock(milliseconds: position))"
+            }),
+        CommandSpec(
+            name: "transfer", abstract: "move playback to another device, keeping it playing or paused",
+            discussion: [
+                "DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices (case-insensitive; a unique prefix will do). Reads whether something plays now, then sends PUT /me/player with that device and play set to match, so playing stays playing and paused stays paused. Needs Premium and the user-modify-playback-state scope; a restricted device is refused."
+            ],
+            arguments: [ArgumentSpec("DEVICE", help: "The device to play on: an id, a name, or a unique name prefix.")],
+            examples: [
+                ExampleSpec("spotify-nowplaying transfer kitchen", "Carry on listening on the kitchen speaker.")
+            ],
+            run: { command, context in try await transfer(command, context) }),
+    ]
+
+    // MARK: Transfer
+
+    static func transfer(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+        let player = try context.player()
+        let device = try await player.device(named: command.positionals[0])
+        guard let id = device["id"]?.stringValue else {
+            throw PlayerCommandError.restricted(nil).toolError
+        }
+        let name = TerminalText.clean(device["name"]?.stringValue ?? id)
+        // Keep the state: a paused session stays paused on the new device.
+        let playing = try await player.current(withDevice: true)?["is_playing"]?.boolValue ?? false
+        try await player.transfer(toDeviceID: id, play: playing)
+        context.warn(
+            "sent to '\(name)': take over playback\(playing ? " and keep playing" : "") (Spotify carries it out on the device)"
+        )
+        return .success
+    }
+
+    // MARK: Like and unlike
+
+    static let likeScope = SpotifyScope.Need([SpotifyScope.modifyLibrary], for: "liking songs")
+
+    /// The track that plays now, saved to (or removed from) Liked Songs.
+    static func like(_ context: ToolContext, save: Bool) async throws -> ExitCode {
+        let player = try context.player()
+        let track = try LikeTarget.from(try await player.current())
+        let library = SavedItems(api: player.api)
+        if save {
+            try await library.save([track.uri], scope: likeScope)
+        } else {
+            try await library.remove([track.uri], scope: likeScope)
+        }
+        context.warn("\(save ? "liked" : "unliked") \(track.description)")
+        return .success
+    }
+}
+
+/// The track `like` acts on, read from `GET /me/player/currently-playing`. Pure.
+package struct LikeTarget: Sendable, Equatable, CustomStringConvertible {
+    package var uri: String
+    package var name: String
+    package var artists: [String]
+
+    /// `'Name' by A, B (spotify:track:ID)`, safe for a terminal.
+    package var description: String {
+        let by = artists.isEmpty ? "" : " by \(artists.joined(separator: ", "))"
+        return TerminalText.clean("'\(name)'\(by) (\(uri))")
+    }
+
+    /// The playing track, or exit 1 saying why there is none to like.
+    package static func from(_ playing: JSONValue?) throws -> LikeTarget {
+        let why = "; like and unlike act on the Spotify track that plays now"
+        guard let playing else { throw ToolError(.notFound, "nothing is playing" + why) }
+        let item = playing["item"]
+        let type = playing["currently_playing_type"]?.stringValue
+        switch type {
+        case "episode": throw ToolError(.notFound, "a podcast episode is playing, not a track" + why)
+        case "ad": throw ToolError(.notFound, "an ad is playing" + why)
+        default: break
+        }
+        guard let item, item.objectValue != nil else { throw ToolError(.notFound, "nothing is playing" + why) }
+        let uri = item["uri"]?.stringValue ?? ""
+        if item["is_local"]?.boolValue == true || uri.hasPrefix("spotify:local:") {
+            throw ToolError(.notFound, "a local file is playing; Spotify cannot save local files to Liked Songs")
+        }
+        guard uri.hasPrefix("spotify:track:"), SpotifyReference.isValidID(uri.dropFirst("spotify:track:".count))
+        else {
+            if item["type"]?.stringValue == "episode" {
+                throw ToolError(.notFound, "a podcast episode is playing, not a track" + why)
+            }
+            throw ToolError(.notFound, "what plays now is not a Spotify track" + why)
+        }
+        return LikeTarget(
+            uri: uri, name: item["name"]?.stringValue ?? "?",
+            artists: (item["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue })
+    }
+}
