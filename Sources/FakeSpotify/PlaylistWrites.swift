@@ -350,7 +350,10 @@ extension FakeSpotifyService {
 /// every track.
 enum FakeCatalog {
     /// Seeds by the 11 characters of their hash that begin the ids made from them.
-    static let seeds = Locked<[String: (seed: String, episode: Bool)]>([:])
+    static let seeds = Locked<[String: (seed: String, episode: Bool)]>([
+        // The saved tracks' seed, known from the start (`/me/tracks` need not have been read).
+        GeneratedLibrary.base62(GeneratedLibrary.fnv1a("liked"), width: 11): ("liked", false)
+    ])
     /// Track and episode objects of the fixtures and the search catalogue, by URI.
     static let knownItems: [String: JSONValue] = {
         var items: [String: JSONValue] = [:]
@@ -385,7 +388,6 @@ enum FakeCatalog {
     static func item(_ uri: String) -> JSONValue? {
         guard let (kind, id) = parse(uri) else { return nil }
         if let known = knownItems[uri] { return known }
-        if seeds.withLock({ $0.isEmpty }) { remember(playlistSeed: "liked") }
         let hash = String(id.prefix(11))
         let index = id.suffix(11).utf8.reduce(UInt64(0)) { value, digit in
             value &* 62 &+ UInt64(GeneratedLibrary.alphabet.firstIndex(of: digit) ?? 0)

@@ -76,6 +76,7 @@ package enum RoutineLink {
             ).running(handler(link)),
             CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument])
                 .running(handler(unlink)),
+            fitCommand.running(handler(fit)),
             CommandSpec(
                 name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument],
                 options: [

@@ -308,7 +308,8 @@ extension SpotifyPlaylists {
         let uris = save ? items.uris : items.uris.uniqued()
         if command.flag(WriteOption.dryRun) {
             for batch in SavedItems.batches(uris) {
-                try context.stdout.write(.object(change(save ? "save" : "unsave", playlist: nil, ["items": uriList(batch)])))
+                try context.stdout.write(
+                    .object(change(save ? "save" : "unsave", playlist: nil, ["items": uriList(batch)])))
             }
             return skipped(items, context)
         }
