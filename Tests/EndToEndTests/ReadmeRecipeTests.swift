@@ -108,6 +108,8 @@ import Testing
         "status-bar": statusBar,
         "snapshot-makefile": snapshotMakefile,
         "dedupe": dedupe,
+        "routine-playlist": routinePlaylist,
+        "csv-import": csvImport,
     ]
 
     @Test func everyMarkedRecipeIsExercisedAndEveryCheckHasItsRecipe() throws {
@@ -125,7 +127,10 @@ import Testing
         #expect(recipes.count >= 5)
     }
 
-    @Test(arguments: ["fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe"])
+    @Test(arguments: [
+        "fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe", "routine-playlist",
+        "csv-import",
+    ])
     func recipeRunsAsPrinted(name: String) async throws {
         for tool in ["jq", "make"] {
             #expect(
@@ -188,6 +193,34 @@ import Testing
                 5,"Say It Ain't So","Weezer","Weezer (Blue Album)",259
 
                 """)
+    }
+
+    static func routinePlaylist(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let routine = try JSONValue.parse(try #require(result.stdoutLines.last))
+        #expect(routine["type"] == "routine" && routine["playlist"]?["name"] == "Morning 15", "\(result.stdout)")
+        let id = try #require(routine["playlist"]?["id"]?.stringValue)
+        let tracks = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
+        let total = try tracks.stdoutLines.reduce(0) { $0 + (try JSONValue.parse($1)["duration_ms"]?.intValue ?? 0) }
+        #expect(abs(total - 900_000) <= 1_000, "within a second of fifteen minutes: \(total) ms")
+    }
+
+    static func csvImport(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        _ = try kitchen.work.file(
+            "songs.csv",
+            contents:
+                "artist,title\nTalking Heads,Psycho Killer\nThe Kooks,Naive\nBeyonce,Deja Vu\nDolly Parton,Jolene\n")
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try JSONValue.parse(try #require(result.stdoutLines.last))
+        #expect(record["name"] == "Imported" && record["items_total"] == 4, "\(result.stdout)")
+        let id = try #require(record["id"]?.stringValue)
+        let tracks = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
+        let names = try tracks.stdoutLines.map { try JSONValue.parse($0)["name"]?.stringValue ?? "" }
+        #expect(names == ["Psycho Killer - 2005 Remaster", "Naïve", "Déjà Vu (feat. Jay-Z)", "Jolene"], "\(names)")
     }
 
     static func dedupe(_ recipe: Recipe) throws {
