@@ -12,6 +12,8 @@ package struct FaultRule: Sendable, Equatable {
         case quota
         case serverError = "server_error"
         case reset
+        /// The request is carried out, then the connection closes without a byte of the answer.
+        case lostAnswer = "lost_answer"
         case truncate
         case garbage
         case delay
@@ -157,6 +159,10 @@ package struct FaultRule: Sendable, Equatable {
         case .reset:
             var broken = response
             broken.transportFault = .reset
+            return broken
+        case .lostAnswer:
+            var broken = response
+            broken.transportFault = .dropAnswer
             return broken
         case .truncate:
             var broken = response

@@ -100,6 +100,10 @@ package struct HTTPResponse: Sendable {
         /// before it: on a kept-alive connection a client takes a reset before the first byte
         /// for a connection the server had already dropped, and quietly sends the request again.)
         case reset
+        /// Close the connection without sending a byte of the answer: the request was carried
+        /// out, and its answer is lost. (On a kept-alive connection a client may send the request
+        /// again by itself, as described above: this is how a write can land twice.)
+        case dropAnswer
         /// Send the head with the full Content-Length, then only this many body bytes, then close.
         case truncateBody(keeping: Int)
     }

@@ -252,6 +252,7 @@ package final class LoopbackHTTPServer: Sendable {
                 Socket.reset(fd)
                 return
             }
+            if response.transportFault == .dropAnswer { return }  // the caller closes the socket
             // How long to wait for another request on this connection; nil: close after this one.
             let idleSeconds =
                 response.transportFault == nil && request?.allowsPersistentConnection == true && !state.isStopped

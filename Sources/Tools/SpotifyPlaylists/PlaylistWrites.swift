@@ -146,7 +146,7 @@ extension SpotifyPlaylists {
             throw partly(error, "made playlist '\(name)' (\(id)) and added \(done) of \(items.uris.count) items")
         }
         context.warn("made playlist '\(TerminalText.clean(name))' (\(id)) with \(countText(items.uris.count))")
-        try await printRecord(of: id, writer, context, human: human)
+        try await printRecord(of: id, writer, context, human: human, expecting: items.uris.count)
         return skipped(items, context)
     }
 
@@ -179,7 +179,8 @@ extension SpotifyPlaylists {
             throw partly(error, "added \(done) of \(items.uris.count) items to playlist \(playlist.id)")
         }
         context.warn("added \(countText(items.uris.count)) to playlist \(playlist.id)")
-        try await printRecord(of: playlist.id, writer, context, human: human)
+        try await printRecord(
+            of: playlist.id, writer, context, human: human, expecting: before.total + items.uris.count)
         return skipped(items, context)
     }
 
@@ -238,7 +239,7 @@ extension SpotifyPlaylists {
             throw partly(error, state)
         }
         context.warn("replaced the items of playlist \(playlist.id) with \(countText(items.uris.count))")
-        try await printRecord(of: playlist.id, writer, context, human: human)
+        try await printRecord(of: playlist.id, writer, context, human: human, expecting: items.uris.count)
         return skipped(items, context)
     }
 
@@ -369,10 +370,21 @@ extension SpotifyPlaylists {
         "\(groupedThousands(count)) \(count == 1 ? noun : noun + "s")"
     }
 
-    /// Prints the playlist record after the write: its new snapshot_id and items_total.
-    static func printRecord(of id: String, _ writer: PlaylistWriter, _ context: ToolContext, human: Bool) async throws {
+    /// Prints the playlist record after the write: its new snapshot_id and items_total. When the
+    /// total is not what the write should have left (`expecting`), says so and fails: a request
+    /// whose answer was lost before its first byte can be sent again by the HTTP layer itself
+    /// (libcurl does that on a reused connection), so a batch may have landed twice.
+    static func printRecord(
+        of id: String, _ writer: PlaylistWriter, _ context: ToolContext, human: Bool, expecting total: Int? = nil
+    ) async throws {
+        let record = try await writer.record(of: id)
         var output = Output(context: context, human: human, withDuration: false)
-        try output.write(try await writer.record(of: id))
+        try output.write(record)
+        if let total, let now = record["items_total"]?.intValue, now != total {
+            throw ToolError.unavailable(
+                "playlist \(id) now holds \(groupedThousands(now)) items, not the \(groupedThousands(total)) this write should have left: someone changed it meanwhile, or an answer was lost and the request sent again, so a batch may have landed twice; check it with spotify-tracks \(id)"
+            )
+        }
     }
 
     /// Skipped items are said, and make the status 1: not everything asked for was written.
