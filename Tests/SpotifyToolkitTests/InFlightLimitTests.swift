@@ -91,12 +91,17 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
     /// place gets a CancellationError and its request is never sent.
     @Test func overRealSocketsTheServerSeesAtMostTheLimit() async throws {
         let seen = ConcurrencyProbe()
+        let release = DispatchSemaphore(value: 0)
         let server = try LoopbackHTTPServer { request in
             seen.enter(request.path)
             defer { seen.leave() }
-            // The blocker holds its place long enough for the waiter to queue behind it, however
-            // slowly a loaded machine schedules the test.
-            Thread.sleep(forTimeInterval: request.path == "/blocker" ? 2 : 0.05)
+            // The blocker holds its place until the test has seen the waiter queue behind it and
+            // cancelled it (at most 30 s), however slowly a loaded machine schedules the test.
+            if request.path == "/blocker" {
+                _ = release.wait(timeout: .now() + 30)
+            } else {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
             if request.path == "/busy" { return HTTPResponse(status: 429, headers: [("Retry-After", "1")], body: []) }
             return .text("\(request.path)\n")
         }
@@ -135,16 +140,18 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
                 URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!),
                 slot: InFlightSlot(one, order: 0))
         }
-        for _ in 0..<2_000 where one.state.active == 0 { try await Task.sleep(nanoseconds: 1_000_000) }  // bounded
+        let deadline = Date().addingTimeInterval(20)  // bounded waits
+        while one.state.active == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         let waiter = Task {
             try await transport.send(
                 URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/never")!),
                 slot: InFlightSlot(one, order: 1))
         }
-        for _ in 0..<2_000 where one.state.waiting == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        while one.state.waiting == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(one.state.waiting == 1, "the waiter queued behind the blocker")
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
+        release.signal()
         #expect(try await blocker.value.status == 200)
         #expect(!seen.paths.contains("/never"))
     }
