@@ -83,6 +83,22 @@ import Testing
         #expect(byArguments.stdout == piped.stdout)
     }
 
+    /// The README's pipeline with a filter that matched nothing: a note and status 1, not an
+    /// empty answer that songcount turns into "less than 1 song".
+    @Test func anEmptyStandardInputIsNothingRead() async throws {
+        let library = try await Library()
+        for (tool, arguments) in [("spotify-tracks", [String]()), ("spotify-playlists", ["get"])] {
+            for input in ["", "\n"] {
+                let run = try await library.run(tool, arguments, stdin: input)
+                #expect(run.status == 1, "\(tool) \(input.debugDescription)")
+                #expect(run.stdout == "")
+                #expect(run.stderr.contains("no playlist on standard input: nothing was read"), "\(run.stderr)")
+            }
+        }
+        let requests = try await library.counters()["requests"]?.objectValue ?? [:]
+        #expect(!requests.keys.contains { $0.contains("/v1/playlists") }, "no request")
+    }
+
     @Test func theListOfPlaylistsFetchesItsLaterPagesTogether() async throws {
         let library = try await Library(["--extra-playlists", "600", "--latency-ms", "5"])
         let one = try await library.run("spotify-playlists", ["--concurrency", "1"])

@@ -68,7 +68,7 @@ import Testing
         fit.add(durationMs: 120_000)
         #expect(!fit.isFilled)
         #expect(fit.shortByMs == 540_000)
-        #expect(fit.songs == 5.0)  // 900 s ÷ 180 s average
+        #expect(fit.songs == 2.0, "the songs the input holds, not 900 s ÷ 180 s")
     }
 
     @Test func noTracks() {

@@ -68,8 +68,30 @@ import Testing
         #expect(result.stderr == "songcount: input ran out 3:20 short of 10:00 (2 tracks, 6:40)\n")
         #expect(
             result.stdout
-                == #"{"type":"song_count","target_ms":600000,"track_count":2,"total_duration_ms":400000,"songs":3,"label":"3 songs","short_by_ms":200000}"#
+                == #"{"type":"song_count","target_ms":600000,"track_count":2,"total_duration_ms":400000,"songs":2,"label":"2 songs","short_by_ms":200000}"#
                 + "\n")
+    }
+
+    @Test(arguments: [["--target", "15m"], ["--target", "15m", "--select"], ["--target", "15m", "--label"]])
+    func anEmptyInputIsNoAnswer(options: [String]) async throws {
+        for input in ["", "\n\n", #"{"type":"playlist","id":"x"}"# + "\n"] {
+            let result = try await InProcess.run("songcount", options, stdin: input)
+            #expect(result.status == 1, "\(options) \(input.debugDescription)")
+            #expect(result.stdout == "", "no song_count record, no label")
+            #expect(result.stderr.contains("no songs to fill 15:00"), "\(result.stderr)")
+        }
+    }
+
+    @Test func aShortInputSaysWhatItHolds() async throws {
+        let input = (0..<4).map { track("t\($0)", seconds: 225) }.joined(separator: "\n")
+        let human = try await InProcess.run(
+            "songcount", ["--target", "1:30:00"], stdin: input, environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        #expect(human.status == 0)
+        #expect(human.stdout == "4 songs, 1:15:00 short of 1:30:00 (4 tracks, 15:00)\n", "\(human.stdout)")
+        #expect(human.stderr == "", "the headline says it; no second note")
+        let label = try await InProcess.run("songcount", ["--target", "1:30:00", "--label"], stdin: input)
+        #expect(label.stdout == "4 songs\n")
+        #expect(label.stderr.contains("input ran out 1:15:00 short of 1:30:00"))
     }
 
     @Test func countModeOverAListeningLog() async throws {

@@ -35,9 +35,12 @@ package struct SongFit: Sendable {
         return isFilled
     }
 
-    /// target ÷ average duration of the tracks added so far (0 when none).
+    /// target ÷ average duration of the tracks needed. When the input ran out first, the songs
+    /// it holds: extrapolating ("24 songs" for a 4-track playlist and 90 minutes) would answer a
+    /// question the input cannot.
     package var songs: Double {
         guard trackCount > 0, totalDurationMs > 0 else { return 0 }
+        guard isFilled else { return Double(trackCount) }
         return Double(targetMs) * Double(trackCount) / Double(totalDurationMs)
     }
 

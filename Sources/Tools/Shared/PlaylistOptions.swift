@@ -74,6 +74,15 @@ enum PlaylistCommands {
             command.positionals, expecting: .playlist, input: context.stdin, make: make)
     }
 
+    /// An empty standard input is a pipeline gone wrong (a filter that matched nothing), not an
+    /// empty answer: said, with a status that says nothing was read.
+    static func nothingRead(_ context: ToolContext, tool: String) -> ExitCode {
+        context.warn(
+            "no playlist on standard input: nothing was read (did the filter before \(tool) match anything? spotify-playlists | jq -r .name lists the names)"
+        )
+        return .notFound
+    }
+
     /// Why Spotify would not show a playlist's items (403) or the playlist (404), to report before
     /// going on with the next playlist. Throws instead when the refusal is not about this playlist
     /// (a Development Mode 403 about the app or the user): no other playlist would fare better.

@@ -31,7 +31,7 @@ package enum Songcount {
             "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored."
         ],
         output: [
-            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. Fit mode adds short_by_ms when the input ran out first; count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\")."
+            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. When the input runs out before the target, fit mode says what it holds (songs is then its track count, \"4 songs, 1:14:55 short of 1:30:00\" on a terminal) and adds short_by_ms; with no song at all it prints nothing and exits 1 (an empty pipe is a pipeline gone wrong, not an answer). Count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\")."
         ],
         environment: [
             EnvironmentSpec(
@@ -40,7 +40,7 @@ package enum Songcount {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "count mode: nothing heard (no input, or only paused or skipped records); --best-fit: no song on the input"
+                "no song on the input: count mode heard nothing (no input, or only paused or skipped records); fit, --select and --best-fit had nothing to fill the target with"
             ),
             ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
             ExitCodeSpec(
@@ -144,7 +144,15 @@ package enum Songcount {
                 if select { try context.stdout.writeLine(line) }
                 return fit.add(durationMs: duration) ? .stop : .next
             }
-            if let short = fit.shortByMs {
+            if fit.trackCount == 0 {
+                for note in skipped.notes { context.warn(note) }
+                // No answer rather than "less than 1 song": an empty input is a pipeline gone wrong.
+                context.warn(
+                    "no songs to fill \(formatClock(milliseconds: target)): the input has no song with a duration")
+                return .notFound
+            }
+            let headlineSaysIt = !select && !labelOnly && context.outputMode(forcedJSON: options.json) == .human
+            if let short = fit.shortByMs, !headlineSaysIt {
                 context.warn(
                     "input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs)))"
                 )
@@ -328,8 +336,9 @@ package enum Songcount {
             case .fit(let fit, let target):
                 let tracks = "\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs))"
                 if let short = fit.shortByMs {
+                    // What the input holds, and what it lacks: "4 songs, 1:14:55 short of 1:30:00".
                     return
-                        "\(label) (\(tracks); input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)))"
+                        "\(label), \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(tracks))"
                 }
                 return "\(label) (\(tracks), fill \(formatClock(milliseconds: target)))"
             case .count(let result):

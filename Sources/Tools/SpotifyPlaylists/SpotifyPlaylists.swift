@@ -65,7 +65,7 @@ package enum SpotifyPlaylists {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "get: a playlist was not found (404; the others still printed); local: no local playlist by that name"
+                "get: a playlist was not found (404; the others still printed), or standard input held no playlist; local: no local playlist by that name"
             ),
             ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
             ExitCodeSpec(
@@ -119,6 +119,7 @@ package enum SpotifyPlaylists {
 
     static func get(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let playlists = try PlaylistCommands.references(command, context, tool: "\(spec.name) get")
+        if playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: "spotify-playlists get") }
         let source = try PlaylistCacheOptions.reader(
             command, context, concurrency: try PlaylistCommands.concurrency(command))
         let api = try source.requirePager(for: "playlists").api

@@ -55,7 +55,7 @@ package enum SpotifyTracks {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; or with --search, a query had no match; the others still printed"
+                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; or with --search, a query had no match; the others still printed. Also: standard input held no playlist at all (nothing was read)"
             ),
             ExitCodeSpec(
                 .usage,
@@ -124,6 +124,7 @@ package enum SpotifyTracks {
             throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST")
         }
         let playlists = liked ? [] : try PlaylistCacheOptions.selectors(command, context, tool: spec.name)
+        if !liked && playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: spec.name) }
         let human =
             !selection.raw
             && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
