@@ -299,6 +299,26 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         withExtendedLifetime(readOnlyFake) {}
     }
 
+    /// Issue 20, item 3: a pipeline that went wrong upstream leaves an empty pipe; play must not
+    /// take that for "no input" and resume what was paused.
+    @Test func anEmptyPipeNeverStartsMusic() throws {
+        let (fake, env) = try fakeWithToken()
+        try fake.call("POST", "/_fake/playback", form: [("playing", "false")])
+        let pipeline = try ToolProcess.shell(
+            "spotify-playlists local show 'Mix Typo' | spotify-nowplaying play; echo \"${PIPESTATUS[*]}\" >&2",
+            environment: env)
+        #expect(pipeline.stderr.contains("no local playlist called 'Mix Typo'"), "\(pipeline.stderr)")
+        #expect(pipeline.stderr.contains("standard input was empty: nothing to play"), "\(pipeline.stderr)")
+        #expect(pipeline.stderr.hasSuffix("1 1\n"), "both stages fail: \(pipeline.stderr)")
+        let playback = try fake.call("GET", "/_fake/playback")
+        #expect(playback["commands"]?.arrayValue?.isEmpty ?? true, "no play command was sent")
+        #expect(try JSONValue.parse(try nowplaying([], env).stdout)["is_playing"] == false, "still paused")
+        // Without stdin (or from /dev/null, as cron runs it) play still resumes.
+        let resumed = try ToolProcess.shell("spotify-nowplaying play < /dev/null", environment: env)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resume"))
+    }
+
     @Test func playSendsWhatItWasGiven() throws {
         let (fake, env) = try fakeWithToken()
         try fake.call("POST", "/_fake/playback", form: [("playing", "false")])

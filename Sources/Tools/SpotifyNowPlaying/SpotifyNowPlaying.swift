@@ -60,7 +60,7 @@ package enum SpotifyNowPlaying {
                         optional: true, repeatable: true)
                 ],
                 discussion: [
-                    "With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and nothing on standard input, resumes what was paused."
+                    "With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and standard input a terminal (or /dev/null, or closed), resumes what was paused; an empty pipe or file is an error (exit 1) and never resumes."
                 ],
                 examples: [
                     ExampleSpec(
@@ -290,6 +290,14 @@ package enum SpotifyNowPlaying {
         }
         if references.isEmpty && localFiles > 0 {
             throw ToolError.dataError("standard input has nothing Spotify can play")
+        }
+        if references.isEmpty && context.stdin.carriesData {
+            // An empty pipe is a pipeline that went wrong upstream (a typo in a name): it must
+            // never start the music that was paused.
+            throw ToolError(
+                .notFound,
+                "standard input was empty: nothing to play, and an empty pipe never resumes playback; to resume, run 'spotify-nowplaying play' on its own"
+            )
         }
         return references
     }
