@@ -54,4 +54,33 @@ import Testing
             #expect(probe.status != 0, "the demo's fake-spotify (\(server)) still runs: \(probe.stdout)")
         }
     }
+
+    /// Issue 20, item 2, and the README's promise: Ctrl-C (SIGINT to the whole foreground process
+    /// group, at its default) while the demo listens ends the listening early, logs what was
+    /// heard, and the demo goes on to the history. (bash waits and goes on when its foreground
+    /// children handled SIGINT themselves, so the demo's own INT trap does not fire.)
+    @Test func ctrlCWhileTheDemoListensStillLogs() async throws {
+        let root = InstallTests.repositoryRoot
+        let scratch = try TemporaryDirectory()
+        let scratchPath = scratch.path
+        let script = """
+            out="\(scratchPath)/demo.out"
+            ( for i in $(seq 1 600); do grep -q 'Fifteen minutes of listening' "$out" 2>/dev/null && break; sleep 0.1; done
+              sleep 2; kill -INT -- -"$(cat '\(scratchPath)/group')" ) &
+            setsid bash -c 'echo $$ > "\(scratchPath)/group"; exec "\(root)/scripts/demo.sh" "\(ToolProcess.binDirectory.path)"' \
+                > "$out" 2> "\(scratchPath)/demo.err"
+            echo "status $?"
+            wait
+            cat "$out"
+            """
+        let result = try await offThePool {
+            try ToolProcess.shell(
+                script, environment: ["TMPDIR": scratchPath, "NO_COLOR": "1", "DEMO_SPEED": "10"], timeout: 300)
+        }
+        let out = result.stdout
+        #expect(out.hasPrefix("status 0\n"), "the demo went on and ended normally: \(out.prefix(300)) \(result.stderr)")
+        let history = out.components(separatedBy: "$ routine-link history").last ?? ""
+        #expect(history.contains(#""type":"session","routine":"morning""#), "\(out)")
+        #expect(!history.contains(#""label":null"#), "the session has its count: \(history)")
+    }
 }

@@ -45,6 +45,56 @@ import Testing
         (try? String(contentsOfFile: home.home.path + "/" + name, encoding: .utf8)) ?? ""
     }
 
+    /// Issue 20, item 2: Ctrl-C in an interactive shell sends SIGINT to every process of the
+    /// foreground pipeline. The watch answers it with its final record; songcount and
+    /// routine-link log must read on to the end and log the count, as `tee -i` does. The pipeline
+    /// runs in a process group of its own (setsid), with SIGINT at its default, and the signal
+    /// goes to the whole group, as the terminal sends it.
+    @Test func ctrlCOnAListeningPipelineStillLogsTheCount() throws {
+        let (fake, home, env) = try setUp()
+        defer { withExtendedLifetime((fake, home)) {} }
+        let script =
+            Self.waitForPolls + """
+
+                # The killer runs in the background; the pipeline in the foreground, so that its
+                # SIGINT stays at the default (a background job of a script starts with it ignored).
+                ( polls 3; kill -INT -- -"$(cat "$HOME_DIR/group")" ) &
+                setsid bash -c 'echo $$ > "$HOME_DIR/group"
+                  spotify-nowplaying --watch --for 30m --interval 1s | songcount | routine-link log morning \
+                    > "$HOME_DIR/out" 2> "$HOME_DIR/err"
+                  echo "${PIPESTATUS[*]}" > "$HOME_DIR/status"'
+                wait
+                cat "$HOME_DIR/status"
+                """
+        let result = try ToolProcess.shell(script, environment: env, timeout: 60)
+        #expect(result.stdout == "0 0 0\n", "every stage ends normally: \(result.stderr) \(file(home, "err"))")
+        #expect(file(home, "out").contains(#""type":"session""#), "logged: \(file(home, "out")) \(file(home, "err"))")
+        let history = try ToolProcess.run("routine-link", ["history", "morning"], environment: env).stdoutLines
+        #expect(history.count == 1)
+        #expect(try history.first.map { try JSONValue.parse($0)["songs"] != .null } == true, "\(history)")
+    }
+
+    /// The other side of it: a stage that reads a list of tracks, not a listening stream, still
+    /// stops at once on Ctrl-C.
+    @Test func ctrlCStopsSongcountAtOnceOnAListOfTracks() throws {
+        let (fake, home, env) = try setUp()
+        defer { withExtendedLifetime((fake, home)) {} }
+        let track = #"{"type":"track","id":"t1","uri":"spotify:track:t1","name":"One","duration_ms":200000}"#
+        let script = """
+            ( sleep 1; date +%s > "$HOME_DIR/start"; kill -INT -- -"$(cat "$HOME_DIR/group")" ) &
+            setsid bash -c 'echo $$ > "$HOME_DIR/group"
+              (echo '"'"'\(track)'"'"'; sleep 12) | { songcount > "$HOME_DIR/out" 2> "$HOME_DIR/err"
+                echo "$? $(date +%s)" > "$HOME_DIR/status"; }'
+            wait
+            read -r status ended < "$HOME_DIR/status"
+            echo "$status $(( ended - $(cat "$HOME_DIR/start") ))"
+            """
+        let result = try ToolProcess.shell(script, environment: env, timeout: 60)
+        let parts = result.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(parts.first == "130", "songcount died of SIGINT: \(result.stdout) \(result.stderr)")
+        #expect((Int(parts.last ?? "99") ?? 99) < 8, "at once, not after the producer's 12 s: \(result.stdout)")
+    }
+
     /// R14: SIGHUP (a closed terminal) killed the watch without its final record.
     @Test func sighupEndsTheWatchWithItsFinalRecord() throws {
         let (fake, home, env) = try setUp()

@@ -91,7 +91,7 @@ package enum RoutineLink {
                 name: "log",
                 abstract: "end the running session (or record a finished one) with a song count from standard input",
                 discussion: [
-                    "Reads one song_count record (songcount's output) from standard input. Without a running session, records a finished one that ended now and lasted as long as the count says was heard. No record on standard input: nothing is logged, exit 1."
+                    "Reads one song_count record (songcount's output) from standard input. Without a running session, records a finished one that ended now and lasted as long as the count says was heard. No record on standard input: nothing is logged, exit 1. When standard input is a pipe, Ctrl-C does not stop log: it is for the watch at the start of the pipeline, and the count that follows it is still read and logged."
                 ],
                 arguments: [nameArgument],
                 examples: [
@@ -480,7 +480,12 @@ package enum RoutineLink {
             )
         }
         _ = try book(invocation).existingIndex(of: invocation.name)
-        guard let count = try songCountFromInput(invocation.context.stdin) else {
+        // The end of a listening pipeline: Ctrl-C is for the watch, which then closes; the count
+        // that follows must still be read and logged.
+        let shield = ListeningShield.begin(readingFrom: invocation.context.stdin.fileDescriptor)
+        let read = Result { try songCountFromInput(invocation.context.stdin) }
+        shield.finish()
+        guard let count = try read.get() else {
             invocation.context.warn("no song_count record on standard input; nothing logged")
             return .notFound
         }

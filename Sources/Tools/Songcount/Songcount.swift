@@ -18,6 +18,7 @@ package enum Songcount {
             "songcount reads records that carry duration_ms from standard input, or from each FILE in turn, and answers in songs: \"4.5 songs\".",
             "With --target (fit mode) it walks the tracks in order, adding their durations until the total reaches the target. track_count is how many tracks that took; songs is the target divided by the average duration of those tracks. If the input runs out first, it says so on stderr and reports short_by_ms. Reading stops as soon as the window is full.",
             "Without --target (count mode) it counts the songs the input got through. A song is told apart by its id, else its uri; consecutive records of the same song are one play, and a song that comes back later, or starts again (its progress jumps back by more than half), is played again. Without id or uri, a song is told apart by its name, artists and duration together. Records from a listening log (now-playing records with progress_ms, as from spotify-nowplaying --watch) count the first song only from its first observed progress and the last song only up to its furthest observed progress, as fractions of their durations; every song in between counts as one. Observations with is_playing false add no listening time and no song on their own. When nothing was heard (no input, or only paused or skipped records) there is no record: a note on stderr and exit status 1.",
+            "Ctrl-C at the end of a listening pipeline (spotify-nowplaying --watch | songcount | routine-link log morning) reaches every stage: the watch answers it with its final record and closes, so songcount, when its standard input is a pipe carrying now-playing records, reads on to the end and reports, as tee -i does (and routine-link log logs it). Any other input (track records, fit mode, a terminal) stops at once.",
             "With --target and --best-fit it reads all the songs and picks the ones whose total comes closest to the target, keeping their input order (any of them, not only the first): the smallest distance wins, then the fewest songs, then the earliest songs. It passes them through as --select does, and writes a summary on stderr: \"12 songs, 15:00.4, 0.4 s over\" (or under, or exactly). The total is within 1 s of the target whenever the songs allow it; it is exact while songs times target stays small, and beyond that it is computed on a coarser grid (about 100 ms for 10,000 songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds. No song on the input: a note on stderr and exit status 1.",
             "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, now-playing records whose currently_playing_type is not track, other objects), are skipped in both modes and counted on stderr.",
         ],
@@ -160,7 +161,22 @@ package enum Songcount {
             report = .fit(fit, targetMs: target)
         } else {
             var counter = SongCounter()
+            // A listening stream on a pipe (now-playing records) is read to its end through Ctrl-C:
+            // the watch answers it with its final record. Anything else stops at once.
+            let shield =
+                sources == ["-"] ? ListeningShield.begin(readingFrom: context.stdin.fileDescriptor) : .none
+            var released = false
+            var listening = false
+            defer { if !released { shield.finish() } }
             try readRecords(sources, stdin: context.stdin, identity: true, skipped: &skipped) { _, fields in
+                if !released && !listening && fields.isSong {
+                    if fields.progressMs != nil || fields.isPlaying != nil {
+                        listening = true
+                    } else {
+                        released = true
+                        shield.release()  // a list of tracks, not a listening stream: Ctrl-C stops it
+                    }
+                }
                 guard fields.isSong else { return .notSong }
                 // A watch's "nothing playing" record: a state, not a malformed song.
                 if fields.isPlaying == false && fields.durationMs == nil { return .next }
