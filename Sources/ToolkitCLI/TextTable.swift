@@ -82,7 +82,11 @@ package struct TextTable: Sendable {
 }
 
 /// "1,250/10,000 items" on stderr, redrawn in place and cleared at the end, for long fetches.
-/// Drawn only when stderr is a terminal: never in pipes, logs or CI.
+/// Drawn only when it cannot glue itself into another tool's output: stderr is a terminal and
+/// stdout is a terminal or a regular file. When stdout is a pipe, the reader downstream (`| jq
+/// -r .name | head`) writes to the same terminal at any moment, and a line redrawn with `\r`
+/// would run into its output. Never in logs or CI. A signal that ends the run clears the line
+/// first, so the shell's prompt does not follow a half-drawn count.
 package final class ProgressLine {
     let enabled: Bool
     let noun: String
@@ -94,11 +98,18 @@ package final class ProgressLine {
 
     /// `shownAbove`: totals up to this (one page) never show a line.
     package init(_ context: ToolContext, noun: String = "items", shownAbove: Int) {
-        enabled = context.terminal.stderrIsTerminal
+        enabled =
+            context.terminal.stderrIsTerminal
+            && (context.terminal.stdoutIsTerminal || Self.isRegularFile(context.stdout.fileDescriptor))
         stderr = context.stderr
         clock = context.clock
         self.noun = noun
         self.shownAbove = shownAbove
+    }
+
+    static func isRegularFile(_ fileDescriptor: Int32) -> Bool {
+        var info = stat()
+        return fstat(fileDescriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// Redraws at most ten times a second; lists that fit in one page never show a line.
@@ -109,6 +120,7 @@ package final class ProgressLine {
         let now = clock()
         guard now - lastDraw >= 0.1 || done >= total else { return }
         lastDraw = now
+        if !drawn { ProgressClearing.arm(stderr.fileDescriptor) }
         drawn = true
         var text = "\(groupedThousands(done))/\(groupedThousands(total)) \(noun)"
         if let lists, lists.total > 1 {
@@ -122,4 +134,37 @@ package final class ProgressLine {
         drawn = false
         stderr.write("\r\u{1B}[K")
     }
+}
+
+/// Clears a drawn progress line when SIGINT, SIGTERM or SIGHUP ends the run, then lets the
+/// signal end it as it would have. Armed once, and only for a real terminal (never in a test
+/// process, whose stderr is a file). The handler only writes and re-raises: both are
+/// async-signal-safe.
+enum ProgressClearing {
+    nonisolated(unsafe) static var fileDescriptor: Int32 = -1
+    static let armed = Locked(false)
+
+    static func arm(_ fileDescriptor: Int32) {
+        guard isatty(fileDescriptor) == 1 else { return }
+        let first = armed.withLock { armed -> Bool in
+            defer { armed = true }
+            return !armed
+        }
+        guard first else { return }
+        Self.fileDescriptor = fileDescriptor
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            let previous = signal(number, clearProgressThenDie)
+            // Ignored, or someone else's handler (a deferral, the watch's stop): leave it alone.
+            if let previous, unsafeBitCast(previous, to: Int.self) != unsafeBitCast(SIG_DFL, to: Int.self) {
+                signal(number, previous)
+            }
+        }
+    }
+}
+
+private func clearProgressThenDie(_ number: Int32) {
+    let clear: [UInt8] = [13, 27, 91, 75]  // "\r\e[K"
+    _ = clear.withUnsafeBytes { write(ProgressClearing.fileDescriptor, $0.baseAddress, 4) }
+    signal(number, SIG_DFL)
+    kill(getpid(), number)
 }

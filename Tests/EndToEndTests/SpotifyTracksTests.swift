@@ -115,6 +115,34 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
         #expect(reads < 100, "stopped after \(reads) requests")
     }
 
+    /// Issue 20, item 7: with stdout a pipe, the reader downstream writes to the same terminal;
+    /// a progress line redrawn with \r would glue itself into its output ("50/2,000 itemsTrack 1").
+    @Test func noProgressWhenStdoutIsAPipe() throws {
+        let library = try Library()
+        let tool = ToolProcess.url(of: "spotify-tracks").path
+        let result = try ToolProcess.shell(
+            "script -qec '\(tool) \(generated(10_000)) | wc -l' /dev/null", environment: library.fake.environment())
+        #expect(result.stdout.contains("10000"), "\(result.stdout.suffix(200))")
+        #expect(!result.stdout.contains("items"), "no progress line: \(result.stdout.suffix(200).debugDescription)")
+    }
+
+    /// A signal that ends the run clears a drawn progress line first.
+    @Test func aSignalClearsTheProgressLine() throws {
+        let library = try Library(["--latency-ms", "30"])
+        let tool = ToolProcess.url(of: "spotify-tracks").path
+        let out = library.fake.home.url.appendingPathComponent("out.jsonl").path
+        let script = """
+            script -qec '\(tool) --concurrency 1 \(generated(10_000)) > \(out) & pid=$!; sleep 2; kill -TERM $pid; wait $pid' /dev/null
+            """
+        let result = try ToolProcess.shell(script, environment: library.fake.environment(), timeout: 60)
+        #expect(
+            result.stdout.contains("/10,000 items"), "progress was drawn: \(result.stdout.suffix(200).debugDescription)"
+        )
+        let last = result.stdout.range(of: "items", options: .backwards).map { result.stdout[$0.upperBound...] } ?? ""
+        #expect(
+            last.contains("\r\u{1B}[K"), "cleared after the last draw: \(result.stdout.suffix(120).debugDescription)")
+    }
+
     @Test func progressOnlyWhenStderrIsATerminal() throws {
         let library = try Library()
         let tool = ToolProcess.url(of: "spotify-tracks").path

@@ -17,7 +17,7 @@ package enum SpotifyTracks {
             PlaylistCacheOptions.cacheDiscussion,
             "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first. They are never cached: Spotify gives the library no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
             searchDiscussion,
-            "Long fetches show progress on stderr (1,250/10,000 items, and for several playlists 14/151 playlists), redrawn in place and cleared at the end, only when stderr is a terminal.",
+            "Long fetches show progress on stderr (1,250/10,000 items, and for several playlists 14/151 playlists), redrawn in place and cleared at the end (and when a signal ends the run), only when stderr is a terminal and stdout is a terminal or a file: with stdout a pipe, the reader downstream writes to the same terminal and the line would run into its output.",
         ],
         arguments: [
             ArgumentSpec(
