@@ -65,7 +65,8 @@ package enum RoutineLink {
                 arguments: [
                     nameArgument,
                     ArgumentSpec(
-                        "PLAYLIST", help: "A playlist id, URI or URL; default: read from standard input.",
+                        "PLAYLIST",
+                        help: "A playlist's name (one of yours), id, URI or URL; default: read from standard input.",
                         optional: true),
                 ],
                 examples: [
@@ -323,8 +324,12 @@ package enum RoutineLink {
         let context = invocation.context
         var playlist: PlaylistLink
         if invocation.command.positionals.count > 1 {
-            playlist = PlaylistLink(
-                try SpotifyReference.argument(invocation.command.positionals[1], expecting: .playlist))
+            // Fail on an unknown routine before asking Spotify for a playlist's name.
+            _ = try book(invocation).existingIndex(of: invocation.name)
+            let named = try await PlaylistNames.resolve([invocation.command.positionals[1]], context) {
+                (try? SpotifyReference.parse($0, expecting: .playlist)) != nil
+            }
+            playlist = PlaylistLink(try SpotifyReference.argument(named[0], expecting: .playlist))
         } else {
             guard !context.terminal.stdinIsTerminal else {
                 throw ToolError.usage(

@@ -59,10 +59,10 @@ enum PlaylistCacheOptions {
 
     /// The playlists named by the arguments or standard input, with what a playlist record among
     /// them tells before any request: its snapshot_id and items_total.
-    static func selectors(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [PlaylistItemsReader
-        .Selector]
+    static func selectors(_ command: ParsedCommand, _ context: ToolContext, tool: String) async throws
+        -> [PlaylistItemsReader.Selector]
     {
-        try PlaylistCommands.references(command, context, tool: tool) { reference, text in
+        try await PlaylistCommands.references(command, context, tool: tool) { reference, text in
             selector(reference, record: text)
         }
     }

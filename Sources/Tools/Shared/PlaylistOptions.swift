@@ -14,7 +14,7 @@ enum PlaylistCommands {
     static let playlistArgument = ArgumentSpec(
         "PLAYLIST",
         help:
-            "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.",
+            "A playlist: its name (one of yours: exact, else in any case), id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.",
         optional: true, repeatable: true)
     static let jsonOption = OptionSpec("json", short: "j", help: "Write JSON Lines even on a terminal.")
 
@@ -57,21 +57,26 @@ enum PlaylistCommands {
     }
 
     /// Playlist references from the arguments, or from stdin when there are none (not a terminal).
-    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws -> [SpotifyReference]
+    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) async throws
+        -> [SpotifyReference]
     {
-        try references(command, context, tool: tool) { reference, _ in reference }
+        try await references(command, context, tool: tool) { reference, _ in reference }
     }
 
     /// The same, with the text each reference came from (see `SpotifyReference.fromArgumentsOrInput`).
+    /// A PLAYLIST argument may also be a playlist's name (`PlaylistNames`).
     static func references<T>(
         _ command: ParsedCommand, _ context: ToolContext, tool: String, make: (SpotifyReference, String) -> T
-    ) throws -> [T] {
+    ) async throws -> [T] {
         if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
             throw ToolError.usage(
-                "name a PLAYLIST (id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
+                "name a PLAYLIST (its name, id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
+        }
+        let arguments = try await PlaylistNames.resolve(command.positionals, context) {
+            (try? SpotifyReference.parse($0, expecting: .playlist)) != nil
         }
         return try SpotifyReference.fromArgumentsOrInput(
-            command.positionals, expecting: .playlist, input: context.stdin, make: make)
+            arguments, expecting: .playlist, input: context.stdin, make: make)
     }
 
     /// An empty standard input is a pipeline gone wrong (a filter that matched nothing), not an

@@ -56,7 +56,7 @@ package enum SpotifyNowPlaying {
                     ArgumentSpec(
                         "URI",
                         help:
-                            "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs or JSON records.",
+                            "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs, JSON records, or the name of one of your playlists.",
                         optional: true, repeatable: true)
                 ],
                 discussion: [
@@ -251,7 +251,7 @@ package enum SpotifyNowPlaying {
     static func play(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?)
         async throws -> String
     {
-        let target = try SpotifyPlayer.PlayTarget.from(try playReferences(command, context))
+        let target = try SpotifyPlayer.PlayTarget.from(try await playReferences(command, context))
         try await player.play(target, deviceID: deviceID)
         switch target {
         case .resume: return "resume"
@@ -271,9 +271,13 @@ package enum SpotifyNowPlaying {
     }
 
     /// The arguments, or with none, the lines of standard input (unless it is a terminal: resume).
-    static func playReferences(_ command: ParsedCommand, _ context: ToolContext) throws -> [SpotifyReference] {
+    static func playReferences(_ command: ParsedCommand, _ context: ToolContext) async throws -> [SpotifyReference] {
         if !command.positionals.isEmpty {
-            return try command.positionals.map { try SpotifyReference.argument($0, expectingOneOf: playableKinds) }
+            // An argument that is no id, URI or URL may be the name of one of your playlists.
+            let named = try await PlaylistNames.resolve(command.positionals, context) {
+                (try? SpotifyReference.parse($0, expectingOneOf: playableKinds)) != nil
+            }
+            return try named.map { try SpotifyReference.argument($0, expectingOneOf: playableKinds) }
         }
         if context.terminal.stdinIsTerminal { return [] }
         var references: [SpotifyReference] = []

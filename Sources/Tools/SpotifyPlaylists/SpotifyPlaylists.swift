@@ -118,7 +118,7 @@ package enum SpotifyPlaylists {
     }
 
     static func get(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let playlists = try PlaylistCommands.references(command, context, tool: "\(spec.name) get")
+        let playlists = try await PlaylistCommands.references(command, context, tool: "\(spec.name) get")
         if playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: "spotify-playlists get") }
         let source = try PlaylistCacheOptions.reader(
             command, context, concurrency: try PlaylistCommands.concurrency(command))

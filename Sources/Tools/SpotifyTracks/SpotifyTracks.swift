@@ -23,7 +23,7 @@ package enum SpotifyTracks {
             ArgumentSpec(
                 "PLAYLIST",
                 help:
-                    "A playlist id, spotify:playlist: URI, open.spotify.com URL or playlist record; with --search, a query ('Artist - Title' or 'Title'); none: read them from standard input.",
+                    "A playlist: its name (one of yours: exact, else in any case), id, spotify:playlist: URI, open.spotify.com URL or playlist record; with --search, a query ('Artist - Title' or 'Title'); none: read them from standard input.",
                 optional: true, repeatable: true)
         ],
         options: [
@@ -123,7 +123,7 @@ package enum SpotifyTracks {
         if liked && !command.positionals.isEmpty {
             throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST")
         }
-        let playlists = liked ? [] : try PlaylistCacheOptions.selectors(command, context, tool: spec.name)
+        let playlists = liked ? [] : try await PlaylistCacheOptions.selectors(command, context, tool: spec.name)
         if !liked && playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: spec.name) }
         let human =
             !selection.raw

@@ -1,0 +1,62 @@
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// Playlists named by their names: `spotify-tracks Morning`, `spotify-playlists get Morning`,
+/// `routine-link link morning Morning`, `spotify-nowplaying play Morning`. An argument that is
+/// not an id, URI, URL or record is a name, looked up among your playlists (`/me/playlists`,
+/// fetched once, only when a name is given): the exact name first, then the same name in any
+/// case. A name that fits several playlists is an error listing them; a 22-character base62
+/// text is always an id.
+enum PlaylistNames {
+    struct Listed: Sendable, Equatable {
+        var id: String
+        var name: String
+    }
+
+    /// `arguments` with every playlist name replaced by its playlist's URI. `isReference` tells
+    /// what the command takes as it is (ids, URIs, URLs, records of the kinds it accepts).
+    static func resolve(
+        _ arguments: [String], _ context: ToolContext, isReference: (String) -> Bool
+    ) async throws -> [String] {
+        guard arguments.contains(where: { !isReference($0) }) else { return arguments }
+        var library: [Listed] = []
+        _ = try await Pager(api: try context.webAPI()).fetchAll(
+            path: "/me/playlists",
+            body: { page in
+                for playlist in page.items {
+                    if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue {
+                        library.append(Listed(id: id, name: name))
+                    }
+                }
+            })
+        return try arguments.map { isReference($0) ? $0 : "spotify:playlist:" + (try match($0, among: library)) }
+    }
+
+    /// The id of the one playlist called `name`: the exact name first, then the same in any case.
+    static func match(_ name: String, among playlists: [Listed]) throws -> String {
+        var found = playlists.filter { $0.name == name }
+        if found.isEmpty { found = playlists.filter { $0.name.lowercased() == name.lowercased() } }
+        let shown = TerminalText.clean(String(name.prefix(200)))
+        switch found.count {
+        case 1:
+            return found[0].id
+        case 0:
+            let similar = playlists.filter {
+                $0.name.lowercased().contains(name.lowercased()) || name.lowercased().contains($0.name.lowercased())
+            }
+            let hint =
+                similar.isEmpty
+                ? "spotify-playlists lists them"
+                : "did you mean " + similar.prefix(3).map { "'\($0.name)'" }.joined(separator: ", ")
+            throw ToolError(
+                .notFound,
+                "'\(shown)' is not a playlist id, URI or URL, and none of your \(playlists.count) playlists is called that; \(TerminalText.clean(hint))"
+            )
+        default:
+            let list = found.prefix(10).map { "\($0.id) \(TerminalText.clean($0.name))" }.joined(separator: "; ")
+            throw ToolError.usage(
+                "\(found.count) of your playlists are called '\(shown)': \(list); name one by its id")
+        }
+    }
+}
