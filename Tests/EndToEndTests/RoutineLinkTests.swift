@@ -521,6 +521,31 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         withExtendedLifetime(fake) {}
     }
 
+    /// run --play --device: the play goes to that device (fake-spotify's Kitchen), and the
+    /// session an earlier start left running is closed, said once, and shown as not logged.
+    @Test func runPlaysOnTheNamedDeviceAndClosesAnAbandonedSession() throws {
+        let (fake, home, env) = try setUp()
+        defer { withExtendedLifetime(home) {} }
+        #expect(try ToolProcess.run("routine-link", ["start", "morning"], environment: env).status == 0)
+        try fake.call(
+            "POST", "/_fake/playback", form: [("durations", "200,180,240"), ("position_ms", "10000"), ("speed", "60")])
+        let run = try ToolProcess.run(
+            "routine-link", ["run", "morning", "--play", "--device", "Kitchen", "--for", "2m"],
+            environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 }, timeout: 90)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("playing 'Morning Mix' on 'Kitchen'"), "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "closed the earlier session").count == 2, "\(run.stderr)")
+        let commands = try #require(try fake.call("GET", "/_fake/playback")["commands"]?.arrayValue)
+        let play = try #require(commands.last { $0["path"] == "/v1/me/player/play" })
+        #expect(play["device_id"] == "a2b7e0c1d3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8")
+        let history = try ToolProcess.run("routine-link", ["history"], environment: env).stdoutLines.map {
+            try JSONValue.parse($0)
+        }
+        #expect(history.count == 2)
+        #expect(history.allSatisfy { $0["ended_at"] != .null })
+        #expect(history.last?["label"] == "not logged" && history.first?["songs"] != .null)
+    }
+
     /// 5 songs from 0:50 into the first, 15 minutes at 60x (as spotify-nowplaying's own test):
     /// about 4.4 songs, "4.5 songs".
     @Test func runWatchesForTheRoutinesDurationAndLogsTheCount() throws {
