@@ -548,9 +548,9 @@ package enum RoutineLink {
         if let latest = closed.last {
             let what =
                 closed.count == 1
-                ? "the earlier session (started \(localTime(latest.startedAt)))"
-                : "\(closed.count) earlier sessions (the latest started \(localTime(latest.startedAt)))"
-            context.warn("closed \(what), which was never logged; history shows it as not logged")
+                ? "the earlier session (started \(localTime(latest.startedAt))), which was never logged; history shows it"
+                : "\(closed.count) earlier sessions (the latest started \(localTime(latest.startedAt))), which were never logged; history shows them"
+            context.warn("closed \(what) as not logged")
         }
         guard let playlist = started.playlist else {
             context.warn("'\(routine.name)' has no playlist linked; nothing to open")
