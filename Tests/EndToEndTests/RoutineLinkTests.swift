@@ -282,7 +282,8 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         try home.rl(["link", "m", Self.playlist])
         let started = try home.rl(["start", "m"])
         #expect(started.status == 0, "\(started.stderr)")
-        #expect(started.stderr.contains("was never logged; it stays in the history without a count"))
+        #expect(started.stderr.contains("closed the earlier session (started "), "\(started.stderr)")
+        #expect(started.stderr.contains("which was never logged; history shows it as not logged"))
         let session = try JSONValue.parse(started.stdout)
         #expect(session["type"] == "session")
         #expect(session["ended_at"] == .null)
@@ -518,6 +519,31 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(result.stderr.contains("spotify-auth login --scope user-modify-playback-state"))
         #expect(home.browserCalls == ["https://open.spotify.com/playlist/\(RoutineHome.playlistID)"])
         withExtendedLifetime(fake) {}
+    }
+
+    /// run --play --device: the play goes to that device (fake-spotify's Kitchen), and the
+    /// session an earlier start left running is closed, said once, and shown as not logged.
+    @Test func runPlaysOnTheNamedDeviceAndClosesAnAbandonedSession() throws {
+        let (fake, home, env) = try setUp()
+        defer { withExtendedLifetime(home) {} }
+        #expect(try ToolProcess.run("routine-link", ["start", "morning"], environment: env).status == 0)
+        try fake.call(
+            "POST", "/_fake/playback", form: [("durations", "200,180,240"), ("position_ms", "10000"), ("speed", "60")])
+        let run = try ToolProcess.run(
+            "routine-link", ["run", "morning", "--play", "--device", "Kitchen", "--for", "2m"],
+            environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 }, timeout: 90)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("playing 'Morning Mix' on 'Kitchen'"), "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "closed the earlier session").count == 2, "\(run.stderr)")
+        let commands = try #require(try fake.call("GET", "/_fake/playback")["commands"]?.arrayValue)
+        let play = try #require(commands.last { $0["path"] == "/v1/me/player/play" })
+        #expect(play["device_id"] == "a2b7e0c1d3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8")
+        let history = try ToolProcess.run("routine-link", ["history"], environment: env).stdoutLines.map {
+            try JSONValue.parse($0)
+        }
+        #expect(history.count == 2)
+        #expect(history.allSatisfy { $0["ended_at"] != .null })
+        #expect(history.last?["label"] == "not logged" && history.first?["songs"] != .null)
     }
 
     /// 5 songs from 0:50 into the first, 15 minutes at 60x (as spotify-nowplaying's own test):

@@ -51,7 +51,7 @@ import Testing
         try book.link(
             "m", to: PlaylistLink(id: Self.playlistID, uri: "spotify:playlist:\(Self.playlistID)", name: "Mix"))
         let first = try book.start("m", now: t0, id: "one")
-        #expect(first.replaced == nil)
+        #expect(first.closed.isEmpty)
         #expect(first.session.playlist?.name == "Mix")
         // Relinking later does not rewrite what the session played.
         try book.link("m", to: nil)
@@ -81,17 +81,80 @@ import Testing
         #expect(fromRoutine.session.startedAt == "2026-11-22T09:50:00.000Z")
     }
 
-    @Test func aSecondStartKeepsTheUnloggedSessionAndDiscardRemovesOnlyOne() throws {
+    @Test func aSecondStartClosesTheUnloggedSessionOnceAndDiscardRemovesOnlyOne() throws {
         var book = RoutineBook()
         try book.add(name: "m", durationMs: nil, note: nil, now: t0)
-        _ = try book.start("m", now: t0, id: "a")
+        let first = try book.start("m", now: t0, id: "a")
+        #expect(first.closed.isEmpty)
         let second = try book.start("m", now: "2026-11-22T09:00:00.000Z", id: "b")
-        #expect(second.replaced?.id == "a")
-        #expect(book.routines[0].sessions.map(\.id) == ["a", "b"])
-        let discarded = book.discardSession("b")
-        let again = book.discardSession("b")
+        #expect(second.closed.map(\.id) == ["a"])
+        let closed = book.routines[0].sessions[0]
+        #expect(closed.endedAt == "2026-11-22T09:00:00.000Z" && closed.songs == nil)
+        #expect(closed.label == RoutineSession.notLoggedLabel)
+        // Logged, then started again: the session closed before is not reported again.
+        _ = try book.log("m", count: SongCountSummary(songs: 1, label: "1 song"), now: "2026-11-22T09:10:00.000Z")
+        let third = try book.start("m", now: "2026-11-22T10:00:00.000Z", id: "c")
+        #expect(third.closed.isEmpty)
+        #expect(book.routines[0].sessions.map(\.id) == ["a", "b", "c"])
+        let discarded = book.discardSession("c")
+        let again = book.discardSession("c")
         #expect(discarded && !again)
-        #expect(book.routines[0].runningSessionIndex == 0)
+        #expect(book.routines[0].runningSessionIndex == nil)
+    }
+
+    @Test func stopClosesEveryRunningSessionWithoutACount() throws {
+        // Two running sessions, as files written before start closed the earlier one hold them.
+        let running = [
+            RoutineSession(id: "a", startedAt: t0), RoutineSession(id: "b", startedAt: "2026-11-22T08:30:00.000Z"),
+        ]
+        var book = RoutineBook(routines: [Routine(name: "m", createdAt: t0, sessions: running)])
+        let stopped = try book.stop("M", now: "2026-11-22T09:00:00.000Z")
+        #expect(stopped.closed.map(\.id) == ["a", "b"])
+        #expect(stopped.routine.sessions.allSatisfy { !$0.isRunning && $0.songs == nil && $0.label == "not logged" })
+        let record = stopped.routine.record(of: stopped.closed[1])
+        #expect(record["ended_at"] == "2026-11-22T09:00:00.000Z")
+        #expect(record["duration_ms"] == 1_800_000)
+        #expect(record["songs"] == .null && record["track_count"] == .null && record["listened_ms"] == .null)
+        #expect(try book.history().allSatisfy { $0["ended_at"] != .null })
+        // Nothing left to stop; an unknown routine is exit 1 with the names there are.
+        #expect(try book.stop("m", now: "2026-11-22T09:05:00.000Z").closed.isEmpty)
+        let unknown = #expect(throws: ToolError.self) { try book.stop("evening", now: t0) }
+        #expect(unknown?.exitCode == .notFound && unknown?.message.contains("'m'") == true)
+    }
+
+    @Test func logTakesRunsOwnSessionEvenWhenItWasClosedMeanwhile() throws {
+        var book = RoutineBook()
+        try book.add(name: "m", durationMs: nil, note: nil, now: t0)
+        _ = try book.start("m", now: t0, id: "run")
+        _ = try book.start("m", now: "2026-11-22T08:05:00.000Z", id: "other")  // closes "run"
+        let count = SongCountSummary(songs: 3, label: "3 songs", listenedMs: 600_000)
+        let logged = try book.log("m", count: count, now: "2026-11-22T08:10:00.000Z", sessionID: "run")
+        #expect(logged.session.id == "run" && logged.session.label == "3 songs")
+        #expect(book.routines[0].sessions[1].isRunning, "the later start's session is left alone")
+    }
+
+    @Test func editChangesOnlyWhatIsGiven() throws {
+        var book = RoutineBook()
+        try book.add(name: "morning", durationMs: 900_000, note: "stretch", now: t0)
+        try book.add(name: "evening", durationMs: nil, note: nil, now: t0)
+        _ = try book.start("morning", now: t0)
+        var edited = try book.edit("MORNING", RoutineEdit(durationMs: .set(1_200_000)))
+        #expect(edited.durationMs == 1_200_000 && edited.note == "stretch" && edited.name == "morning")
+        edited = try book.edit("morning", RoutineEdit(note: .set("coffee")))
+        #expect(edited.durationMs == 1_200_000 && edited.note == "coffee")
+        edited = try book.edit("morning", RoutineEdit(durationMs: .clear, note: .clear, name: "Dawn"))
+        #expect(edited.durationMs == nil && edited.note == nil && edited.name == "Dawn")
+        #expect(edited.sessions.count == 1 && edited.createdAt == t0)
+        #expect(book.routines.map(\.name) == ["Dawn", "evening"])
+        // Another routine's name is refused, and then nothing else changes either.
+        let taken = #expect(throws: ToolError.self) {
+            try book.edit("dawn", RoutineEdit(durationMs: .set(60_000), name: "EVENING"))
+        }
+        #expect(taken?.exitCode == .dataError)
+        #expect(book.routines[0].durationMs == nil)
+        let unknown = #expect(throws: ToolError.self) { try book.edit("morning", RoutineEdit(note: .set("x"))) }
+        #expect(unknown?.exitCode == .notFound && unknown?.message.contains("'Dawn'") == true)
+        #expect(RoutineEdit().isEmpty && !RoutineEdit(note: .clear).isEmpty)
     }
 
     @Test func historyIsNewestFirstAcrossRoutines() throws {

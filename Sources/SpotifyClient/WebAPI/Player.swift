@@ -75,6 +75,15 @@ package struct SpotifyPlayer: Sendable {
         return match
     }
 
+    /// Where a playback command goes: the device `nameOrID` names (found as `device(named:)`
+    /// finds it), or with nil the active one. `name` is for messages, cleaned: "'Kitchen'" or
+    /// "the active device". Shared by every tool with a `--device`, so they resolve alike.
+    package func commandTarget(_ nameOrID: String?) async throws -> (id: String?, name: String) {
+        guard let nameOrID else { return (nil, "the active device") }
+        let device = try await device(named: nameOrID)
+        return (device["id"]?.stringValue, "'\(TerminalText.clean(device["name"]?.stringValue ?? nameOrID))'")
+    }
+
     /// One page of `GET /me/player/recently-played`, newest first: items played before `before`
     /// (Unix ms), or the latest ones. The page's `cursors.before` continues further back.
     package func recentlyPlayed(before: Int? = nil, limit: Int = 50) async throws -> JSONValue {

@@ -12,14 +12,14 @@ package enum RoutineLink {
     static let playOption = OptionSpec(
         "play",
         help:
-            "Ask Spotify to play the playlist on the active device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, a missing scope, offline) open it instead and say why."
+            "Ask Spotify to play the playlist on the active device, or on --device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown device, a missing scope, offline) open it instead and say why."
     )
 
     package static let spec = CommandSpec(
         name: "routine-link",
         abstract: "routines with a linked Spotify playlist, opened in Spotify, and a session history in songs",
         discussion: [
-            "A routine is a name, an optional duration and note, and an optional linked playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline). start opens the playlist in Spotify and records a session; log ends it with the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | routine-link log morning. run does all of that in one command, with exactly that pipeline underneath.",
+            "A routine is a name, an optional duration and note, and an optional linked playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline). start opens the playlist in Spotify and records a session; log ends it with the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | routine-link log morning. run does all of that in one command, with exactly that pipeline underneath. A session that will not be logged ends with stop; a new start or run of the routine ends a session left running the same way (ended then, no songs, labelled \"not logged\") and says so once.",
             "Everything works offline except fetching a playlist's name and cover when link is given only an id (without the network the id alone is linked, and routine-link says so), start --play, and run. Names may be any text; they match case-insensitively, and two routines cannot share a name.",
             "open uses the playlist's spotify: URI when something is registered to open those (xdg-mime query default x-scheme-handler/spotify; Launch Services on macOS), else https://open.spotify.com/playlist/ID, and hands it to each command of $BROWSER in turn, then xdg-open (open on macOS).",
             "run NAME starts the routine (opening the playlist, or with --play playing it), then runs spotify-nowplaying --watch --for DURATION (the routine's, or --for) piped into songcount, both taken from the directory routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C (like SIGTERM and SIGHUP) reaches only routine-link, which asks the watch to stop; the watch prints its final record and the count is logged all the same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, no session is logged. When the watch fails (not logged in, a crash), no session is logged either and run exits with the watch's status; what was heard is printed as a song_count record, so routine-link log NAME can still log it. When the count cannot be logged (a full disk), it is printed the same way.",
@@ -41,6 +41,23 @@ package enum RoutineLink {
                         "A fifteen-minute routine.")
                 ]
             ).running(handler(add)),
+            CommandSpec(
+                name: "edit", abstract: "change a routine's duration, note or name, and only what is given",
+                discussion: [
+                    "Prints the routine record, as add does. --duration none (or --no-duration) clears the duration and --note '' clears the note; --rename NEW follows rename's rule (names are unique, case-insensitively; the sessions follow). Without anything to change, exit 64."
+                ],
+                arguments: [nameArgument],
+                options: [
+                    Option.newDuration,
+                    Option.noDuration,
+                    Option.newNote,
+                    Option.rename,
+                ],
+                examples: [
+                    ExampleSpec("routine-link edit morning --duration 20m", "Twenty minutes from now on."),
+                    ExampleSpec("routine-link edit morning --no-duration --note ''", "No duration and no note."),
+                ]
+            ).running(handler(edit)),
             CommandSpec(name: "list", abstract: "list the routines, as routine records").running(handler(list)),
             CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
                 .running(handler(show)),
@@ -86,8 +103,20 @@ package enum RoutineLink {
             ).running(handler(open)),
             CommandSpec(
                 name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument],
-                options: [playOption]
+                options: [playOption, Option.device],
+                examples: [
+                    ExampleSpec(
+                        "routine-link start morning --play --device Kitchen", "Play the routine on the kitchen speaker."
+                    )
+                ]
             ).running(handler(start)),
+            CommandSpec(
+                name: "stop", abstract: "end the running session without a song count",
+                discussion: [
+                    "For a session that will not be logged (you stopped early, the pipeline was interrupted): it ends now, with no songs and the label \"not logged\", and history no longer shows it running. Prints the session record. To keep a count instead, pipe songcount's record to log. No running session: exit 1."
+                ],
+                arguments: [nameArgument]
+            ).running(handler(stop)),
             CommandSpec(
                 name: "log",
                 abstract: "end the running session (or record a finished one) with a song count from standard input",
@@ -107,6 +136,7 @@ package enum RoutineLink {
                 options: [
                     Option.watchFor,
                     playOption,
+                    Option.device,
                 ],
                 examples: [
                     ExampleSpec(
@@ -128,8 +158,8 @@ package enum RoutineLink {
             "link reads one playlist record (as spotify-playlists prints them: id, uri, name, images), a Spotify playlist object, or an id, URI or URL, when it is given no PLAYLIST. log reads one song_count record (as songcount prints it)."
         ],
         output: [
-            "routine records (add, list, show, rename, link, unlink): type (routine), name, duration_ms (or null), note (or null), playlist {id, uri, name, image_url} or null (name and image_url are null when linked offline), created_at (ISO 8601), session_count.",
-            "session records (start, log, run, history): type (session), routine, started_at, ended_at (null while running), duration_ms (null while running), playlist (as it was when the session started) or null, songs, label (\"4.5 songs\"), track_count, listened_ms (null until logged). On a terminal, one line per routine or a table of sessions instead.",
+            "routine records (add, edit, list, show, rename, link, unlink): type (routine), name, duration_ms (or null), note (or null), playlist {id, uri, name, image_url} or null (name and image_url are null when linked offline), created_at (ISO 8601), session_count.",
+            "session records (start, stop, log, run, history): type (session), routine, started_at, ended_at (null while running), duration_ms (null while running), playlist (as it was when the session started) or null, songs, label (\"4.5 songs\"), track_count, listened_ms (null until logged; songs, track_count and listened_ms stay null, and label is \"not logged\", for a session ended by stop or a later start). On a terminal, one line per routine or a table of sessions instead.",
         ],
         environment: [
             EnvironmentSpec(
@@ -154,7 +184,7 @@ package enum RoutineLink {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "no such routine; open: no playlist linked; log: no song_count record on standard input; run: nothing heard; remove: not confirmed"
+                "no such routine; open: no playlist linked; log: no song_count record on standard input; stop: no running session; run: nothing heard; remove: not confirmed"
             ),
             ExitCodeSpec(
                 .dataError,
@@ -252,6 +282,49 @@ package enum RoutineLink {
         return .success
     }
 
+    static func edit(_ invocation: Invocation) throws -> ExitCode {
+        let change = try editRequest(invocation.command)
+        let routine = try invocation.store.update { try $0.edit(invocation.name, change) }
+        var line = "edited " + humanLine(routine)
+        if let note = routine.note { line += "; note: " + note }
+        try invocation.write(routine.record, human: line)
+        return .success
+    }
+
+    /// What edit's options ask for, checked before the store is read, so a bad option is 64
+    /// whatever the routine.
+    static func editRequest(_ command: ParsedCommand) throws -> RoutineEdit {
+        var change = RoutineEdit()
+        let durationText = command.value(Option.newDuration)
+        if command.flag(Option.noDuration) {
+            guard durationText == nil else {
+                throw ToolError.usage("--duration and --no-duration cannot be used together")
+            }
+            change.durationMs = .clear
+        } else if let text = durationText {
+            // "none" is the spelling of a cleared value that fits where a duration goes.
+            if text.trimmingCharacters(in: .whitespaces).lowercased() == "none" {
+                change.durationMs = .clear
+            } else {
+                let milliseconds = try parseDuration(text)
+                guard milliseconds > 0 else {
+                    throw ToolError.usage("--duration must be longer than 0 (--duration none clears it)")
+                }
+                change.durationMs = .set(milliseconds)
+            }
+        }
+        if let note = command.value(Option.newNote) {
+            change.note = note.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? .clear : .set(note)
+        }
+        change.name = try command.value(Option.rename).map(RoutineBook.validatedName)
+        guard !change.isEmpty else {
+            throw ToolError.usage(
+                "nothing to change; give --duration DURATION, --no-duration, --note TEXT (--note '' clears it) or --rename NEW"
+            )
+        }
+        return change
+    }
+
     static func list(_ invocation: Invocation) throws -> ExitCode {
         let routines = try book(invocation).routines
         if invocation.mode == .human {
@@ -289,7 +362,7 @@ package enum RoutineLink {
         lines.append("  created   " + localTime(routine.createdAt))
         let last =
             routine.sessions.last.map {
-                ", last \(localTime($0.startedAt))\($0.label.map { ": \($0)" } ?? " (running)")"
+                ", last \(localTime($0.startedAt))\($0.isRunning ? " (running)" : $0.label.map { ": \($0)" } ?? "")"
             } ?? ""
         lines.append("  sessions  \(routine.sessions.count)\(last)")
         try invocation.write(routine.record, human: lines.joined(separator: "\n"))
@@ -437,6 +510,7 @@ package enum RoutineLink {
     // MARK: Sessions
 
     static func start(_ invocation: Invocation) async throws -> ExitCode {
+        try checkPlayOptions(invocation.command)
         let (routine, started) = try await beginSession(invocation)
         try invocation.write(
             routine.record(of: started),
@@ -446,17 +520,42 @@ package enum RoutineLink {
         return .success
     }
 
+    /// `--device` says where `--play` plays: alone, it would be silently ignored.
+    static func checkPlayOptions(_ command: ParsedCommand) throws {
+        if command.value(Option.device) != nil && !command.flag(playOption) {
+            throw ToolError.usage("--device goes with --play (it names the device to play on)")
+        }
+    }
+
+    static func stop(_ invocation: Invocation) throws -> ExitCode {
+        let (routine, closed) = try invocation.store.update {
+            try $0.stop(invocation.name, now: isoTimestamp(invocation.context.now))
+        }
+        guard !closed.isEmpty else {
+            throw ToolError(.notFound, "'\(routine.name)' has no running session; nothing to stop")
+        }
+        for session in closed {
+            try invocation.write(
+                routine.record(of: session),
+                human: "stopped the session of '\(routine.name)' started \(localTime(session.startedAt)); not logged")
+        }
+        return .success
+    }
+
     /// Records the session, then opens or plays its playlist. Opening failures never undo the
     /// session (it has begun; the message names the link to open by hand).
     static func beginSession(_ invocation: Invocation) async throws -> (Routine, RoutineSession) {
         let context = invocation.context
-        let (routine, started, replaced) = try invocation.store.update {
+        let (routine, started, closed) = try invocation.store.update {
             try $0.start(invocation.name, now: isoTimestamp(invocation.context.now))
         }
-        if let replaced {
-            context.warn(
-                "the session started \(localTime(replaced.startedAt)) was never logged; it stays in the history without a count"
-            )
+        // Said once: the earlier session is closed now, so no later start finds it running.
+        if let latest = closed.last {
+            let what =
+                closed.count == 1
+                ? "the earlier session (started \(localTime(latest.startedAt))), which was never logged; history shows it"
+                : "\(closed.count) earlier sessions (the latest started \(localTime(latest.startedAt))), which were never logged; history shows them"
+            context.warn("closed \(what) as not logged")
         }
         guard let playlist = started.playlist else {
             context.warn("'\(routine.name)' has no playlist linked; nothing to open")
@@ -465,8 +564,9 @@ package enum RoutineLink {
         if invocation.command.flag(playOption) {
             do {
                 let player = try context.player()
-                try await player.play(.context(uri: playlist.uri, offsetURI: nil))
-                context.warn("playing \(playlistName(playlist)) on the active device")
+                let device = try await player.commandTarget(invocation.command.value(Option.device))
+                try await player.play(.context(uri: playlist.uri, offsetURI: nil), deviceID: device.id)
+                context.warn("playing \(playlistName(playlist)) on \(device.name)")
                 return (routine, started)
             } catch let error as ToolError {
                 context.warn("could not start playback, opening the playlist instead: \(error.message)")
@@ -497,9 +597,12 @@ package enum RoutineLink {
         return try await logCount(count, invocation)
     }
 
-    static func logCount(_ count: SongCountSummary, _ invocation: Invocation) async throws -> ExitCode {
+    /// `sessionID`: run's own session, which takes the count even if closed meanwhile.
+    static func logCount(_ count: SongCountSummary, _ invocation: Invocation, sessionID: String? = nil) async throws
+        -> ExitCode
+    {
         let (routine, logged) = try invocation.store.update {
-            try $0.log(invocation.name, count: count, now: isoTimestamp(invocation.context.now))
+            try $0.log(invocation.name, count: count, now: isoTimestamp(invocation.context.now), sessionID: sessionID)
         }
         try invocation.write(routine.record(of: logged), human: "'\(routine.name)': you got through \(count.label)")
         return .success
@@ -524,6 +627,7 @@ package enum RoutineLink {
 
     static func runRoutine(_ invocation: Invocation) async throws -> ExitCode {
         let context = invocation.context
+        try checkPlayOptions(invocation.command)
         let book = try book(invocation)
         let routine = book.routines[try book.existingIndex(of: invocation.name)]
         let watchMs: Int
@@ -555,7 +659,7 @@ package enum RoutineLink {
         if case .log(let count, let interrupted) = verdict {
             if interrupted { context.warn("stopped early; logging what was heard") }
             do {
-                return try await logCount(count, invocation)
+                return try await logCount(count, invocation, sessionID: started.id)
             } catch let error as ToolError {
                 // A full disk must not lose the count: print it where `routine-link log` can replay it.
                 try context.stdout.write(songCountRecord(count))
@@ -687,6 +791,18 @@ extension RoutineLink {
             "duration", short: "d", value: "DURATION",
             help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long.")
         static let note = OptionSpec("note", value: "TEXT", help: "A note to keep with the routine.")
+        static let newDuration = OptionSpec(
+            "duration", short: "d", value: "DURATION",
+            help: "The new duration (\(acceptedDurationForms)); none clears it.")
+        static let noDuration = OptionSpec("no-duration", help: "Clear the duration (run then needs --for).")
+        static let newNote = OptionSpec("note", value: "TEXT", help: "The new note; --note '' clears it.")
+        static let rename = OptionSpec(
+            "rename", value: "NEW", help: "A new name (unique, case-insensitively, as rename requires).")
+        static let device = OptionSpec(
+            "device", value: "NAME|ID",
+            help:
+                "With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one."
+        )
         static let yes = OptionSpec(
             "yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")
         static let print = OptionSpec("print", help: "Print the link instead of opening it.")

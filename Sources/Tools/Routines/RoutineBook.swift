@@ -82,6 +82,30 @@ package struct RoutineSession: Codable, Sendable, Equatable {
     }
 
     package var isRunning: Bool { endedAt == nil }
+
+    /// The label of a session closed without a count (`stop`, or a later `start`): history shows
+    /// it ended, and says why it has no songs.
+    package static let notLoggedLabel = "not logged"
+}
+
+/// What `routine-link edit` changes; a nil field is left as it is.
+package struct RoutineEdit: Sendable, Equatable {
+    package enum Change<Value: Sendable & Equatable>: Sendable, Equatable {
+        case set(Value)
+        case clear
+    }
+
+    package var durationMs: Change<Int>?
+    package var note: Change<String>?
+    package var name: String?
+
+    package init(durationMs: Change<Int>? = nil, note: Change<String>? = nil, name: String? = nil) {
+        self.durationMs = durationMs
+        self.note = note
+        self.name = name
+    }
+
+    package var isEmpty: Bool { durationMs == nil && note == nil && name == nil }
 }
 
 package struct Routine: Codable, Sendable, Equatable {
@@ -229,27 +253,76 @@ package struct RoutineBook: Codable, Sendable, Equatable {
         return cleared
     }
 
-    /// Starts a session with the routine's current playlist. A session already running stays in
-    /// the history, unlogged (nothing is thrown away); the new one is the one `log` ends.
+    /// Changes what `edit` names, nothing else; a new name follows `rename`'s rule. Nothing
+    /// changes when any part is refused.
+    @discardableResult
+    package mutating func edit(_ name: String, _ edit: RoutineEdit) throws -> Routine {
+        let index = try existingIndex(of: name)
+        // First, so a refused name leaves the rest unchanged too; the routine keeps its place.
+        if let new = edit.name { try rename(routines[index].name, to: new) }
+        switch edit.durationMs {
+        case .set(let milliseconds): routines[index].durationMs = milliseconds
+        case .clear: routines[index].durationMs = nil
+        case nil: break
+        }
+        switch edit.note {
+        case .set(let text): routines[index].note = text
+        case .clear: routines[index].note = nil
+        case nil: break
+        }
+        return routines[index]
+    }
+
+    /// Closes every running session of the routine at `index` without a count: ended `now`, no
+    /// songs, labelled "not logged". Oldest first. A session nobody logged is over for good, so
+    /// it is reported once, here, and history stops calling it running.
+    private mutating func closeRunningSessions(at index: Int, now: String) -> [RoutineSession] {
+        var closed: [RoutineSession] = []
+        for position in routines[index].sessions.indices where routines[index].sessions[position].isRunning {
+            routines[index].sessions[position].endedAt = now
+            routines[index].sessions[position].songs = nil
+            routines[index].sessions[position].label = RoutineSession.notLoggedLabel
+            closed.append(routines[index].sessions[position])
+        }
+        return closed
+    }
+
+    /// `routine-link stop`: ends the running session (and any older one a previous version left
+    /// open) without a count. Empty when nothing was running.
+    package mutating func stop(_ name: String, now: String) throws -> (routine: Routine, closed: [RoutineSession]) {
+        let index = try existingIndex(of: name)
+        let closed = closeRunningSessions(at: index, now: now)
+        return (routines[index], closed)
+    }
+
+    /// Starts a session with the routine's current playlist. A session still running was
+    /// abandoned (a new start means the earlier one is over): it is closed as `stop` closes it
+    /// and returned in `closed`, so the caller says so once and never again.
     package mutating func start(_ name: String, now: String, id: String = UUID().uuidString.lowercased()) throws -> (
-        routine: Routine, session: RoutineSession, replaced: RoutineSession?
+        routine: Routine, session: RoutineSession, closed: [RoutineSession]
     ) {
         let index = try existingIndex(of: name)
-        let replaced = routines[index].runningSessionIndex.map { routines[index].sessions[$0] }
+        let closed = closeRunningSessions(at: index, now: now)
         let session = RoutineSession(id: id, startedAt: now, endedAt: nil, playlist: routines[index].playlist)
         routines[index].sessions.append(session)
-        return (routines[index], session, replaced)
+        return (routines[index], session, closed)
     }
 
     /// Ends the running session with `count`; without one, records a finished session that
     /// ended `now` and started as long before as the count says was heard (listened_ms, else
     /// target_ms, else the routine's duration).
-    package mutating func log(_ name: String, count: SongCountSummary, now: String) throws -> (
-        routine: Routine, session: RoutineSession
-    ) {
+    ///
+    /// `sessionID`: the session `run` started. It takes the count even when it was closed
+    /// meanwhile (a `start` or `stop` elsewhere while the run listened): what was heard belongs
+    /// to the session that heard it, not to one started later.
+    package mutating func log(_ name: String, count: SongCountSummary, now: String, sessionID: String? = nil) throws
+        -> (routine: Routine, session: RoutineSession)
+    {
         let index = try existingIndex(of: name)
         let sessionIndex: Int
-        if let running = routines[index].runningSessionIndex {
+        if let sessionID, let own = routines[index].sessions.firstIndex(where: { $0.id == sessionID }) {
+            sessionIndex = own
+        } else if let running = routines[index].runningSessionIndex {
             sessionIndex = running
         } else {
             let endTime = parseISOTimestamp(now) ?? 0

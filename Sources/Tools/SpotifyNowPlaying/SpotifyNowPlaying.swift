@@ -236,15 +236,9 @@ package enum SpotifyNowPlaying {
     /// A playback command: to `--device` or the active device, then a note of what was sent.
     static func control(_ command: ParsedCommand, _ context: ToolContext, send: Send) async throws -> ExitCode {
         let player = try context.player()
-        var deviceID: String?
-        var deviceName = "the active device"
-        if let name = command.value(deviceOption) {
-            let device = try await player.device(named: name)
-            deviceID = device["id"]?.stringValue
-            deviceName = "'\(TerminalText.clean(device["name"]?.stringValue ?? name))'"
-        }
-        let what = try await send(command, context, player, deviceID)
-        context.warn("sent to \(deviceName): \(what) (Spotify carries it out on the device)")
+        let device = try await player.commandTarget(command.value(deviceOption))
+        let what = try await send(command, context, player, device.id)
+        context.warn("sent to \(device.name): \(what) (Spotify carries it out on the device)")
         return .success
     }
 
