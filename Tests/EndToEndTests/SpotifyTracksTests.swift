@@ -72,9 +72,14 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
         #expect(badLine.stderr == "spotify-tracks: standard input: line 2: a track URI, not a playlist\n")
         #expect(badLine.stdout == "", "nothing fetched before the input is known good")
 
-        let badArgument = try library.tracks(["nope"])
+        let badArgument = try library.tracks(["spotify:playlist:nope"])
         #expect(badArgument.status == 64)
-        #expect(badArgument.stderr.hasPrefix("spotify-tracks: 'nope': not a playlist id"))
+        #expect(
+            badArgument.stderr.hasPrefix("spotify-tracks: 'spotify:playlist:nope': a playlist URI with a malformed id"))
+        // Plain text is a playlist's name (issue 20): one you do not have is "not found", with a hint.
+        let unknownName = try library.tracks(["nope"])
+        #expect(unknownName.status == 1)
+        #expect(unknownName.stderr.contains("'nope' is not a playlist id, URI or URL, and none of your"))
         for value in ["0", "9", "x"] {
             let result = try library.tracks(["--concurrency", value, generated(1)])
             #expect(result.status == 64)

@@ -19,7 +19,8 @@ enum PlaylistNames {
     static func resolve(
         _ arguments: [String], _ context: ToolContext, isReference: (String) -> Bool
     ) async throws -> [String] {
-        guard arguments.contains(where: { !isReference($0) }) else { return arguments }
+        let names = arguments.map { !isReference($0) && Self.mayBeAName($0) }
+        guard names.contains(true) else { return arguments }
         var library: [Listed] = []
         _ = try await Pager(api: try context.webAPI()).fetchAll(
             path: "/me/playlists",
@@ -30,7 +31,23 @@ enum PlaylistNames {
                     }
                 }
             })
-        return try arguments.map { isReference($0) ? $0 : "spotify:playlist:" + (try match($0, among: library)) }
+        return try zip(arguments, names).map { text, isName in
+            isName ? "spotify:playlist:" + (try match(text, among: library)) : text
+        }
+    }
+
+    /// Plain text only: what looks like a URI, a URL or a record (or holds control characters) but
+    /// is not a valid one stays the usage error it is, without asking Spotify for anything.
+    static func mayBeAName(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.hasPrefix("{"), !trimmed.lowercased().hasPrefix("spotify:") else {
+            return false
+        }
+        let lower = trimmed.lowercased()
+        if lower.contains("://") || lower.hasPrefix("open.spotify.com") || lower.hasPrefix("play.spotify.com") {
+            return false
+        }
+        return !trimmed.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// The id of the one playlist called `name`: the exact name first, then the same in any case.
