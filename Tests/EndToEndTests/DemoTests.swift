@@ -3,7 +3,7 @@ import Testing
 
 /// `make demo` runs scripts/demo.sh with the release build; this runs the same script with the
 /// built tools the tests use, so the demo cannot rot.
-@Suite struct DemoTests {
+@Suite(.serialized) struct DemoTests {
     @Test func theDemoRunsEndToEndAndLeavesNothingBehind() async throws {
         let root = InstallTests.repositoryRoot
         let scratch = try TemporaryDirectory()
@@ -50,7 +50,8 @@ import Testing
         if let server {
             // The demo's fake-spotify process is gone. (Not "nothing answers on its port": in this
             // busy test process another test's fake may already listen on that port number.)
-            let probe = try ToolProcess.shell("pgrep -f 'fake-spotify .*--port-file .*spotify-toolkit-demo'")
+            let probe = try ToolProcess.shell(
+                "pgrep -f 'fake-spotify .*--port-file \(scratchPath)/spotify-toolkit-demo'")
             #expect(probe.status != 0, "the demo's fake-spotify (\(server)) still runs: \(probe.stdout)")
         }
     }
