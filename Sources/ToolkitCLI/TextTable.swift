@@ -21,7 +21,7 @@ package struct TextTable: Sendable {
         package var weight: Int
 
         package static func fixed(_ title: String, width: Int, alignment: Alignment = .left) -> Column {
-            Column(title: title, alignment: alignment, width: max(width, title.count), weight: 0)
+            Column(title: title, alignment: alignment, width: max(width, DisplayWidth.of(title)), weight: 0)
         }
 
         package static func flexible(_ title: String, weight: Int = 1) -> Column {
@@ -55,8 +55,10 @@ package struct TextTable: Sendable {
         for (index, column) in columns.enumerated() {
             let cell = index < cells.count ? Self.clean(cells[index]) : ""
             let width = widths[index]
-            let cut = cell.count > width ? String(cell.prefix(max(width - 1, 0))) + "…" : cell
-            let padding = String(repeating: " ", count: max(width - cut.count, 0))
+            // Columns on the screen, not characters: a CJK name takes two per character.
+            let cut =
+                DisplayWidth.of(cell) > width ? DisplayWidth.prefix(cell, fitting: max(width - 1, 0)) + "…" : cell
+            let padding = String(repeating: " ", count: max(width - DisplayWidth.of(cut), 0))
             let isLast = index == columns.count - 1
             switch column.alignment {
             case .left: parts.append(isLast ? cut : cut + padding)

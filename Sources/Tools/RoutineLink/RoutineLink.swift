@@ -768,7 +768,8 @@ package enum RoutineLink {
     static func table(header: [String], rows: [[String]]) -> String {
         let columns = header.enumerated().map { index, title in
             TextTable.Column.fixed(
-                title, width: rows.map { index < $0.count ? TextTable.clean($0[index]).count : 0 }.max() ?? 0)
+                title, width: rows.map { index < $0.count ? DisplayWidth.of(TextTable.clean($0[index])) : 0 }.max() ?? 0
+            )
         }
         let table = TextTable(columns, totalWidth: 0)
         return ([table.header] + rows.map(table.line)).map { $0.trimmingTrailingSpaces() }.joined(separator: "\n")
