@@ -11,13 +11,17 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-startup clean
+.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-startup sandbox clean
 
 all: build
 
 # The whole toolkit end to end against fake-spotify, in a throwaway home (scripts/demo.sh).
 demo: release
 	scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)"
+
+# A shell with fake-spotify running and a throwaway login, to try the tools by hand (scripts/demo.sh --shell).
+sandbox: release
+	scripts/demo.sh --shell "$$($(SWIFT) build -c release --show-bin-path)"
 
 build:
 	$(SWIFT) build

@@ -6,6 +6,9 @@
 #
 #   make demo                      # builds in release mode, then runs this
 #   scripts/demo.sh [BIN_DIR]      # with tools already built in BIN_DIR
+#   make sandbox                   # scripts/demo.sh --shell: log in, then leave you in a shell
+#                                  # with fake-spotify running and every variable set, to try
+#                                  # the tools by hand; exiting the shell stops it all
 #
 # A listening session of 15 minutes takes 10 seconds: fake-spotify's player runs at 90x, and
 # SPOTIFY_TOOLKIT_TIME_SCALE=90 (a developer setting, not for real use) makes the watch's clock
@@ -13,6 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+shell_mode=
+if [ "${1:-}" = "--shell" ]; then shell_mode=1; shift; fi
 bin=${1:-${SPOTIFY_TOOLKIT_BIN:-}}
 if [ -z "$bin" ]; then
     swift build -c release >&2
@@ -44,7 +49,7 @@ export SPOTIFY_TOOLKIT_TOKEN_STORE=file
 export PATH="$bin:$PATH"
 
 # fake-spotify on a free port (--exit-after is its own safety net should this script be killed -9).
-"$bin/fake-spotify" --port 0 --port-file "$home/port" --exit-after 5m >/dev/null &
+"$bin/fake-spotify" --port 0 --port-file "$home/port" --exit-after "$([ -n "$shell_mode" ] && echo 8h || echo 5m)" >/dev/null &
 server=$!
 for _ in $(seq 1 250); do  # up to 5 s
     [ -s "$home/port" ] && break
@@ -79,6 +84,19 @@ started=$SECONDS
 say "fake-spotify listens on $fake; a throwaway home in $home"
 say "Log in (OAuth PKCE; BROWSER is a script that follows Spotify's redirect)"
 run 'BROWSER=$home/browser-login spotify-auth login'
+
+if [ -n "$shell_mode" ]; then
+    # The sandbox: a shell with everything set; leaving it stops fake-spotify and removes the home.
+    export BROWSER="$home/browser-record" SANDBOX_HOME="$home"
+    say "A shell with fake-spotify at $fake and a throwaway login; try: spotify-playlists, spotify-tracks Morning | songcount --target 15m, spotify-nowplaying devices. exit (or Ctrl-D) ends it."
+    trap - INT
+    if [ -n "${SANDBOX_COMMAND:-}" ]; then
+        bash -c "$SANDBOX_COMMAND"  # for tests and scripts: one command instead of a prompt
+    else
+        PS1='(spotify sandbox) \w \$ ' "${SHELL:-bash}" -i || true
+    fi
+    exit 0
+fi
 
 say "Your playlists"
 run 'spotify-playlists'

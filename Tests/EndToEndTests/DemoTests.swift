@@ -84,4 +84,29 @@ import Testing
         #expect(history.contains(#""type":"session","routine":"morning""#), "\(out)")
         #expect(!history.contains(#""label":null"#), "the session has its count: \(history)")
     }
+
+    /// Issue 20, item 13: `make sandbox` (scripts/demo.sh --shell) logs in and leaves a shell with
+    /// fake-spotify running and every variable set; leaving it stops the server and removes the home.
+    @Test func theSandboxIsAShellWhereTheToolsWork() async throws {
+        let root = InstallTests.repositoryRoot
+        let scratch = try TemporaryDirectory()
+        let scratchPath = scratch.path
+        let command =
+            #"spotify-playlists | wc -l; spotify-tracks Morning | songcount --target 15m --label; echo "home=$SANDBOX_HOME""#
+        let result = try await offThePool {
+            try ToolProcess.shell(
+                "'\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)'",
+                environment: ["TMPDIR": scratchPath, "NO_COLOR": "1", "SANDBOX_COMMAND": command], timeout: 120)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("A shell with fake-spotify at http://127.0.0.1:"), "\(result.stdout)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains { $0.trimmingCharacters(in: .whitespaces) == "6" }, "the six playlists: \(result.stdout)")
+        #expect(lines.contains("4 songs"), "\(result.stdout)")
+        let home = try #require(lines.first { $0.hasPrefix("home=") }).dropFirst("home=".count)
+        #expect(!FileManager.default.fileExists(atPath: String(home)), "the throwaway home is gone")
+        let probe = try ToolProcess.shell("pgrep -f 'fake-spotify .*--port-file \(scratchPath)/spotify-toolkit-demo'")
+        #expect(probe.status != 0, "fake-spotify stopped")
+    }
 }
