@@ -11,7 +11,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-startup sandbox clean
+.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-startup sandbox dist clean
 
 all: build
 
@@ -100,6 +100,10 @@ bench-writes:
 
 bench-startup:
 	Benchmarks/startup.sh
+
+# A release tarball with --static-swift-stdlib binaries, man pages and completions (scripts/dist.sh).
+dist:
+	scripts/dist.sh
 
 clean:
 	rm -rf .build
