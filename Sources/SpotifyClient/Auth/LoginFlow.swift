@@ -40,11 +40,8 @@ package struct LoginFlow {
         self.say = say
     }
 
-    /// The read-only set DESIGN.md names; `--scope` adds to it.
-    package static let defaultScopes = [
-        "playlist-read-private", "playlist-read-collaborative", "user-read-currently-playing",
-        "user-read-playback-state", "user-library-read",
-    ]
+    /// The read-only set DESIGN.md names; `--scope` and the scopes of earlier logins add to it.
+    package static let defaultScopes = SpotifyScope.defaults
 
     package struct Result {
         package var tokens: TokenResponse
