@@ -173,3 +173,35 @@ import Testing
         )
     }
 }
+
+/// A browser command that fails is reported while the login waits (issue 20, item 8), in
+/// process; the timing and the paste that follows are end to end (LoginWithoutABrowserTests).
+@Suite struct LoginBrowserFailureTests {
+    @Test(arguments: [
+        ("/nonexistent/browser", "'/nonexistent/browser': not found (exit status 127)"),
+        ("false", "'false': exit status 1"),
+    ])
+    func aFailingBrowserIsReportedBeforeTheTimeout(browser: String, reason: String) async throws {
+        let fake = try InProcessFake()
+        defer { fake.stop() }
+        let run = try await fake.run(
+            "spotify-auth", ["login", "--redirect-uri", "http://127.0.0.1/callback", "--timeout", "3s"],
+            environment: ["BROWSER": browser])
+        #expect(run.status == 75)
+        let report = try #require(
+            run.stderr.range(of: "spotify-auth: could not open a browser with \(reason); open the URL above yourself"),
+            "\(run.stderr)")
+        let timeout = try #require(run.stderr.range(of: "login timed out after 0:03"))
+        #expect(report.upperBound < timeout.lowerBound)
+    }
+
+    @Test func aBrowserThatOpensIsNotReported() async throws {
+        let fake = try InProcessFake()
+        defer { fake.stop() }
+        let run = try await fake.run(
+            "spotify-auth", ["login", "--redirect-uri", "http://127.0.0.1/callback", "--timeout", "1s"],
+            environment: ["BROWSER": "true"])
+        #expect(run.status == 75)
+        #expect(!run.stderr.contains("could not open a browser"), "\(run.stderr)")
+    }
+}

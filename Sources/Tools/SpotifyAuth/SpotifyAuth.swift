@@ -45,6 +45,7 @@ package enum SpotifyAuth {
                 abstract: "log in through the browser and store the tokens",
                 discussion: [
                     "Prints the authorize URL on stderr in any case. On success prints an auth_status record.",
+                    "While it waits for the browser, the address the browser was sent to can also be pasted on standard input (a terminal or a pipe), whichever comes first: over SSH the browser runs on another machine and its redirect never reaches this one. A BROWSER command that fails (not found, a non-zero exit within a few seconds) is reported at once. A pasted line that is not this login's redirect is explained and another is read, until --timeout; with --no-browser, the end of input (Ctrl-D) cancels.",
                     "The default scopes only read: playlist-read-private, playlist-read-collaborative, user-read-currently-playing, user-read-playback-state, user-library-read. Writes need more, asked for with --scope and a set name: edit (playlist-modify-private, playlist-modify-public, user-library-modify) to create and change playlists (spotify-playlists create, add, remove, replace, edit, delete; routine-link fit) and to save and remove liked songs (spotify-playlists add --liked, remove --liked; spotify-nowplaying like, unlike); playback (user-modify-playback-state, and Spotify Premium) to control playback (spotify-nowplaying play, pause, next, previous, queue, shuffle, repeat, volume, seek, transfer); history (user-read-recently-played) for listening history (spotify-nowplaying recent); all for all of these. A scope's own name works too, and so does a comma list (--scope playback,history). A command that lacks its scope exits 77 and names the one login command that adds it.",
                     "Scopes accumulate, as gh auth refresh -s does: a login asks again for every scope the last login was granted, even when Spotify has ended that session, so spotify-auth login --scope history after --scope playback keeps playback, and a plain spotify-auth login keeps both. --reset-scopes asks for the defaults (and this login's --scope values) only; spotify-auth logout forgets the scopes too.",
                 ],
@@ -247,7 +248,7 @@ package enum SpotifyAuth {
         let flow = LoginFlow(
             clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag(Option.noBrowser),
             timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag(Option.showDialog),
-            accounts: accounts, environment: context.environment,
+            accounts: accounts, environment: context.environment, input: context.stdin.fileDescriptor,
             say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
         )
         let result = try await flow.run()
@@ -344,12 +345,12 @@ extension SpotifyAuth {
         static let noBrowser = OptionSpec(
             "no-browser",
             help:
-                "Headless: print the URL, then read the URL the browser was redirected to from standard input."
+                "Headless: print the URL and do not listen on the redirect URI; only read the URL the browser was redirected to from standard input."
         )
         static let timeout = OptionSpec(
             "timeout", value: "DURATION",
             help:
-                "How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).",
+                "How long to wait for the browser's redirect or a pasted URL (more than zero, at most 24h).",
             default: "5m")
         static let showDialog = OptionSpec(
             "show-dialog",
