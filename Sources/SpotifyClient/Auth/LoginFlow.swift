@@ -137,6 +137,9 @@ package struct LoginFlow {
     /// is cancelled in paste mode (`endsTheLogin`, Ctrl-D), and only the browser is waited for
     /// otherwise (stdin was /dev/null, or a pipe with nothing to say).
     func pasteReader(state: String, redirectURI: String, wait: LoginWait, endsTheLogin: Bool) -> PastedLines? {
+        // A terminal this process is not the foreground of would stop a background `spotify-auth
+        // login &` (SIGTTIN) when read; only paste mode, which has nothing else to wait for, reads it then.
+        if !endsTheLogin && isatty(input) == 1 && tcgetpgrp(input) != getpgrp() { return nil }
         let say = say
         return PastedLines.start(
             input,
@@ -258,13 +261,10 @@ final class PastedLines: Sendable {
         (wakeRead, wakeWrite) = wake
     }
 
-    /// Starts reading; nil when there is nothing to read from: a terminal of which this process
-    /// is not the foreground (reading it would stop a background `spotify-auth login &` with
-    /// SIGTTIN), or no pipe for waking the reader.
+    /// Starts reading; nil when no pipe for waking the reader could be made.
     static func start(
         _ descriptor: Int32, line: @escaping @Sendable (String) -> Void, end: @escaping @Sendable () -> Void
     ) -> PastedLines? {
-        if isatty(descriptor) == 1 && tcgetpgrp(descriptor) != getpgrp() { return nil }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
         let reader = PastedLines(descriptor: descriptor, wake: (ends[0], ends[1]))
