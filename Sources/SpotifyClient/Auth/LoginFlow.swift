@@ -121,13 +121,9 @@ package struct LoginFlow {
             throw ToolError.noPermission(
                 "login cancelled: access was denied on the Spotify consent page (access_denied)")
         case .denied(let error): throw ToolError.noPermission("login failed: Spotify answered \(error)")
-        case .stateMismatch:
-            throw ToolError.noPermission(
-                "login failed: the redirect carried a different state than this login sent (a stale tab or a forged request); run spotify-auth login again"
-            )
-        case .unrelated:
-            throw ToolError.noPermission(
-                "login failed: the pasted URL has no code; paste the whole address the browser was sent to")
+        case .stateMismatch, .unrelated:
+            // Never an answer: the listener and the paste reader explain these and keep waiting.
+            throw ToolError.noPermission("login failed: the redirect carried no code for this login")
         }
     }
 
