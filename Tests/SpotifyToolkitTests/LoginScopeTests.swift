@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import LoopbackHTTP
 @testable import SpotifyClient
 @testable import ToolkitCore
 @testable import Tools
@@ -203,5 +204,46 @@ import Testing
             environment: ["BROWSER": "true"])
         #expect(run.status == 75)
         #expect(!run.stderr.contains("could not open a browser"), "\(run.stderr)")
+    }
+}
+
+/// The newcomer review's smaller login findings (7 and 9): the client-id guide names the
+/// redirect URI this login would use, a client id that cannot be one is refused before the
+/// browser opens, and a busy port says what to do.
+@Suite struct LoginSetupMessageTests {
+    @Test func theClientIDGuideNamesTheRedirectURIInUse() async throws {
+        let fake = try InProcessFake()
+        defer { fake.stop() }
+        let run = try await fake.run(
+            "spotify-auth", ["login"],
+            environment: ["SPOTIFY_CLIENT_ID": "", "SPOTIFY_REDIRECT_URI": "http://127.0.0.1:9999/callback"])
+        #expect(run.status == 78)
+        #expect(run.stderr.contains("add the redirect URI http://127.0.0.1:9999/callback;"), "\(run.stderr)")
+    }
+
+    @Test func aClientIDThatCannotBeOneIsRefused() async throws {
+        let fake = try InProcessFake()
+        defer { fake.stop() }
+        let run = try await fake.run(
+            "spotify-auth", ["login", "--client-id", "not a client id!"], environment: ["BROWSER": "false"])
+        #expect(run.status == 78)
+        #expect(
+            run.stderr.hasPrefix("spotify-auth: 'not a client id!' is not a client id: Spotify's are 32 hex digits"))
+        #expect(!run.stderr.contains("/authorize?"))
+    }
+
+    @Test func aBusyPortSaysWhatToDo() async throws {
+        let fake = try InProcessFake()
+        defer { fake.stop() }
+        let squatter = try LoopbackHTTPServer(port: 0) { _ in .text("busy\n") }
+        defer { squatter.stop() }
+        let run = try await fake.run(
+            "spotify-auth", ["login", "--redirect-uri", "http://127.0.0.1:\(squatter.port)/callback"],
+            environment: ["BROWSER": "false"])
+        #expect(run.status == 69)
+        #expect(
+            run.stderr.contains(
+                "cannot listen on 127.0.0.1:\(squatter.port): Address already in use; another spotify-auth login may be running. Or log in with --no-browser"
+            ), "\(run.stderr)")
     }
 }

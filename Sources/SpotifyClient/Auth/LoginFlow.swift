@@ -72,7 +72,15 @@ package struct LoginFlow {
                 )
             }
         } else {
-            let listener = try CallbackListener(redirect: redirect, state: state, wait: wait, say: say)
+            let listener: CallbackListener
+            do {
+                listener = try CallbackListener(redirect: redirect, state: state, wait: wait, say: say)
+            } catch var error as ToolError where error.exitCode == .unavailable && redirect.port != nil {
+                // The registered port is taken; say what can be done about it.
+                error.message +=
+                    "; another spotify-auth login may be running. Or log in with --no-browser (nothing listens then), or with --redirect-uri set to another port registered for the app"
+                throw error
+            }
             defer { listener.stop() }
             redirectURI = listener.redirectURI
             let url = authorizeURL(redirectURI: redirectURI, verifier: verifier, state: state)

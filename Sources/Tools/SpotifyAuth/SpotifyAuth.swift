@@ -119,7 +119,7 @@ package enum SpotifyAuth {
         exitCodes: [
             ExitCodeSpec(
                 .unavailable,
-                "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts)"
+                "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts); or the redirect URI's port is taken"
             ),
             ExitCodeSpec(
                 .ioError, "the token store cannot be written (e.g. the disk is full); a refresh is not even sent then"),
@@ -128,7 +128,7 @@ package enum SpotifyAuth {
                 .noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
             ExitCodeSpec(
                 .config,
-                "no client id, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"
+                "no client id or one that cannot be, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"
             ),
         ],
         examples: [
@@ -205,22 +205,32 @@ package enum SpotifyAuth {
     {
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
+        let redirectText =
+            command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
+            ?? LoopbackRedirect.defaultURI
         guard
             let clientID = command.value(Option.clientId) ?? context.environment["SPOTIFY_CLIENT_ID"]
                 ?? settings.clientID
         else {
+            // The redirect URI this login would use, so the app is registered with the right one.
             throw ToolError.config(
                 """
                 no client id. To get one:
                   1. create an app at https://developer.spotify.com/dashboard (Web API);
-                  2. in its settings, add the redirect URI \(LoopbackRedirect.defaultURI);
+                  2. in its settings, add the redirect URI \(redirectText);
                   3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);
                   4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for next time.
                 """)
         }
-        let redirectText =
-            command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
-            ?? LoopbackRedirect.defaultURI
+        // A client id is a token of letters and digits (Spotify's: 32 hex digits); anything else
+        // would only show up as an error page in the browser.
+        guard !clientID.isEmpty,
+            clientID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else {
+            throw ToolError.config(
+                "'\(clientID)' is not a client id: Spotify's are 32 hex digits, shown on your app's page at https://developer.spotify.com/dashboard"
+            )
+        }
         let redirect = try LoopbackRedirect.parse(redirectText)
         let timeout = try parseDuration(command.value(Option.timeout) ?? "5m")
         guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
