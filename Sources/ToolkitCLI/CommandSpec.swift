@@ -79,7 +79,11 @@ package enum CompletionKind: Sendable, Equatable {
     case none
     case file
     case directory
+    /// Completed from these, and no other value is accepted.
     case choices([String])
+    /// Completed from these, but the parser takes any value: the command checks it (a comma
+    /// list of choices, or a name completion cannot know).
+    case suggestions([String])
 }
 
 package struct OptionSpec: Sendable {

@@ -95,7 +95,8 @@ package enum CompletionRenderer {
         case .file: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -f -- \"$cur\")"
         case .directory:
             "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -d -- \"$cur\")"
-        case .choices(let values): "COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\"))"
+        case .choices(let values), .suggestions(let values):
+            "COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\"))"
         }
     }
 
@@ -141,7 +142,7 @@ package enum CompletionRenderer {
                     case .none: " "
                     case .file: "_files"
                     case .directory: "_files -/"
-                    case .choices(let values): "(\(values.joined(separator: " ")))"
+                    case .choices(let values), .suggestions(let values): "(\(values.joined(separator: " ")))"
                     }
                 value = ":\(zshEscape(name.lowercased())):\(action)"
             }
@@ -206,7 +207,8 @@ package enum CompletionRenderer {
             switch option.completion {
             case .none: parts.append("-x")
             case .file, .directory: parts.append("-r -F")
-            case .choices(let values): parts.append("-x -a '\(values.joined(separator: " "))'")
+            case .choices(let values), .suggestions(let values):
+                parts.append("-x -a '\(values.joined(separator: " "))'")
             }
         }
         parts.append("-d '\(fishEscape(option.help))'")

@@ -516,7 +516,7 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let (fake, home, env) = try setUp(scope: "user-read-currently-playing")
         let result = try ToolProcess.run("routine-link", ["start", "morning", "--play"], environment: env)
         #expect(result.status == 0)
-        #expect(result.stderr.contains("spotify-auth login --scope user-modify-playback-state"))
+        #expect(result.stderr.contains("spotify-auth login --scope playback"))
         #expect(home.browserCalls == ["https://open.spotify.com/playlist/\(RoutineHome.playlistID)"])
         withExtendedLifetime(fake) {}
     }

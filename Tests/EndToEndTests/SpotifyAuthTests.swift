@@ -241,3 +241,147 @@ extension String {
         return self
     }
 }
+
+/// A login that cannot reach a browser says so (issue 20, item 8): a failing `BROWSER` is
+/// reported at once, a pasted redirect URL completes a login that waits for the browser, and a
+/// bad paste is explained and asked for again, in both modes.
+@Suite struct LoginWithoutABrowserTests {
+    /// `spotify-auth login` with its stdin, stdout and stderr as pipes the test drives.
+    final class InteractiveLogin {
+        let process = Process()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let started = Date()
+        private(set) var seen = ""
+
+        init(_ fake: FakeSpotifyProcess, _ arguments: [String], browser: String) throws {
+            process.executableURL = ToolProcess.url(of: "spotify-auth")
+            process.arguments = ["login"] + arguments
+            var env = ProcessInfo.processInfo.environment
+            for (key, value) in fake.environment(["BROWSER": browser]) { env[key] = value }
+            process.environment = env
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stderr
+            _ = ToolProcess.ignoreSIGPIPE
+            try process.run()
+        }
+
+        /// Reads stderr until it holds `text` (bounded by the login's own --timeout); the seconds it took.
+        @discardableResult
+        func waitForStderr(_ text: String) -> Double {
+            while !seen.contains(text), case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            return Date().timeIntervalSince(started)
+        }
+
+        var authorizeURL: String? {
+            seen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first {
+                $0.contains("/authorize?")
+            }
+        }
+
+        func paste(_ line: String) throws {
+            try stdin.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        }
+
+        /// Closes stdin and collects the rest: the status, stdout, and all of stderr.
+        func finish() throws -> ToolResult {
+            try stdin.fileHandleForWriting.close()
+            let output = stdout.fileHandleForReading.readDataToEndOfFile()
+            seen += String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return ToolResult(
+                status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: seen)
+        }
+    }
+
+    /// Where fake-spotify's consent page sends the browser: the address a user would paste.
+    func redirect(from authorizeURL: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--max-time", "10", "-o", "/dev/null", "-w", "%{redirect_url}", authorizeURL]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The browser command does not exist: said within a few seconds, not after the timeout, and
+    /// the login goes on waiting, so the address pasted from another machine's browser logs in.
+    @Test func aFailingBrowserIsReportedAtOnceAndAPastedAddressStillLogsIn() throws {
+        let fake = try FakeSpotifyProcess()
+        let login = try InteractiveLogin(
+            fake, ["--redirect-uri", "http://127.0.0.1/callback", "--timeout", "20s"], browser: "/nonexistent/browser")
+        let seconds = login.waitForStderr("could not open a browser")
+        #expect(seconds < 10, "reported after \(seconds) s")
+        #expect(
+            login.seen.contains(
+                "spotify-auth: could not open a browser with '/nonexistent/browser': not found (exit status 127); open the URL above yourself"
+            ))
+        let url = try #require(login.authorizeURL)
+        let address = try redirect(from: url)
+        #expect(address.hasPrefix("http://127.0.0.1:"))
+        try login.paste("  " + address + "  ")
+        let result = try login.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try JSONValue.parse(result.stdout)["logged_in"] == true)
+        #expect(!result.stderr.contains("timed out"))
+        #expect(try fake.counters()["grants"]?["authorization_code"] == 1)
+    }
+
+    /// A browser that opens but whose redirect never reaches this machine (an SSH session): the
+    /// pasted address completes the login the listener waits for; a bad paste is explained first.
+    @Test func aPastedAddressCompletesALoginWaitingForTheBrowser() throws {
+        let fake = try FakeSpotifyProcess()
+        let login = try InteractiveLogin(
+            fake, ["--redirect-uri", "http://127.0.0.1/callback", "--timeout", "20s"], browser: "true")
+        login.waitForStderr("Waiting for Spotify to redirect")
+        let address = try redirect(from: try #require(login.authorizeURL))
+        try login.paste("garbage")
+        login.waitForStderr("that is not the address your browser was sent to")
+        try login.paste(address)
+        let result = try login.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try JSONValue.parse(result.stdout)["logged_in"] == true)
+        #expect(!result.stderr.contains("could not open a browser"))
+    }
+
+    /// --no-browser: garbage and another login's address are explained and asked for again (one
+    /// slip no longer ends the login); the right address then logs in.
+    @Test func aBadPasteAsksAgainInPasteMode() throws {
+        let fake = try FakeSpotifyProcess()
+        let login = try InteractiveLogin(
+            fake, ["--no-browser", "--redirect-uri", "http://127.0.0.1:8888/callback", "--timeout", "20s"],
+            browser: "true")
+        login.waitForStderr("Then paste")
+        let address = try redirect(from: try #require(login.authorizeURL))
+        try login.paste("garbage")
+        login.waitForStderr("it has no code")
+        try login.paste(address.replacingOccurrences(of: "state=", with: "state=stale"))
+        login.waitForStderr("that address belongs to another login")
+        try login.paste(address)
+        let result = try login.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "spotify-auth: that is not the address your browser was sent to (it has no code); paste the whole address, it starts with http://127.0.0.1:8888/callback"
+            ))
+        #expect(try JSONValue.parse(result.stdout)["logged_in"] == true)
+    }
+
+    /// Ctrl-D (the end of the pasted input) still cancels a --no-browser login at once.
+    @Test func theEndOfInputCancelsAPasteModeLogin() throws {
+        let fake = try FakeSpotifyProcess()
+        let result = try ToolProcess.run(
+            "spotify-auth", ["login", "--no-browser", "--timeout", "20s"], stdin: "garbage\n",
+            environment: fake.environment())
+        #expect(result.status == 77)
+        #expect(result.stderr.contains("that is not the address your browser was sent to"))
+        #expect(result.stderr.hasSuffix("spotify-auth: login cancelled: no redirect URL was pasted\n"))
+    }
+}

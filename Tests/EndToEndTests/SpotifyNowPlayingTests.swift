@@ -295,7 +295,7 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         let (readOnlyFake, readOnly) = try fakeWithToken(scope: "user-read-currently-playing")
         let noScope = try nowplaying(command, readOnly)
         #expect(noScope.status == 77)
-        #expect(noScope.stderr.contains("spotify-auth login --scope user-modify-playback-state"))
+        #expect(noScope.stderr.contains("spotify-auth login --scope playback"))
         withExtendedLifetime(readOnlyFake) {}
     }
 
@@ -404,7 +404,7 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         #expect(result.status == 77)
         #expect(
             result.stderr
-                == "spotify-nowplaying: listening history needs the user-read-recently-played scope; log in again with it: spotify-auth login --scope user-read-recently-played\n"
+                == "spotify-nowplaying: listening history needs the user-read-recently-played scope; add it with: spotify-auth login --scope history (the scopes you have are kept)\n"
         )
     }
 }

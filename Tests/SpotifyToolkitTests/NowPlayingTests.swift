@@ -149,7 +149,7 @@ import Testing
         let scope = PlayerCommandError(
             Self.error(403, #"{"error":{"status":403,"message":"Insufficient client scope"}}"#))
         #expect(scope == .missingScope)
-        #expect(scope.toolError.message.contains("spotify-auth login --scope user-modify-playback-state"))
+        #expect(scope.toolError.message.contains("spotify-auth login --scope playback"))
         let restricted = PlayerCommandError(
             Self.error(
                 403,

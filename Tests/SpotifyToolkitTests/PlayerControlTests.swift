@@ -210,7 +210,7 @@ import ToolkitCore
         #expect(noScope.stdout == "")
         #expect(
             noScope.stderr
-                == "spotify-nowplaying: controlling playback needs the user-modify-playback-state scope; log in again with it: spotify-auth login --scope user-modify-playback-state\n"
+                == "spotify-nowplaying: controlling playback needs the user-modify-playback-state scope; add it with: spotify-auth login --scope playback (the scopes you have are kept)\n"
         )
     }
 
@@ -318,7 +318,7 @@ import ToolkitCore
         #expect(result.stdout == "")
         #expect(
             result.stderr
-                == "spotify-nowplaying: liking songs needs the user-library-modify scope; log in again with it: spotify-auth login --scope user-library-modify\n"
+                == "spotify-nowplaying: liking songs needs the user-library-modify scope; add it with: spotify-auth login --scope edit (the scopes you have are kept)\n"
         )
         #expect(try await session.fake.call("GET", "/_fake/saved-items")["added"] == [])
     }

@@ -170,7 +170,7 @@ import Testing
         let run = try await library.run(
             "spotify-playlists", ["add", generated(5)], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
         #expect(run.status == 77)
-        #expect(run.stderr.contains("spotify-auth login --scope playlist-modify-private"), "\(run.stderr)")
+        #expect(run.stderr.contains("spotify-auth login --scope edit"), "\(run.stderr)")
     }
 
     @Test func aPlaylistYouDoNotOwnIsAClear403() async throws {
@@ -308,7 +308,7 @@ import Testing
         let readOnly = try await Library()
         let refused = try await readOnly.run("spotify-playlists", ["add", "--liked"], stdin: items[0] + "\n")
         #expect(refused.status == 77)
-        #expect(refused.stderr.contains("spotify-auth login --scope user-library-modify"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("spotify-auth login --scope edit"), "\(refused.stderr)")
         let both = try await library.run("spotify-playlists", ["add", "--liked", generated(3)], stdin: items[0] + "\n")
         #expect(both.status == 64)
     }

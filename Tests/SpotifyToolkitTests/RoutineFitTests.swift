@@ -67,7 +67,7 @@ import Testing
         _ = try await readOnly.run("routine-link", ["add", "morning", "--duration", "15m"])
         let refused = try await readOnly.run("routine-link", ["fit", "morning", "--liked"])
         #expect(refused.status == 77)
-        #expect(refused.stderr.contains("spotify-auth login --scope playlist-modify-private"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("spotify-auth login --scope edit"), "\(refused.stderr)")
         let requests = try await library.counters()["requests"]?.objectValue ?? [:]
         #expect(requests["POST /v1/me/playlists"] == nil, "nothing was made")
     }

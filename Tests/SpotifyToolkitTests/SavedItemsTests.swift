@@ -117,7 +117,7 @@ import ToolkitCore
         #expect(error?.exitCode == .noPermission)
         #expect(
             error?.message
-                == "saving liked songs needs the user-library-modify scope; log in again with it: spotify-auth login --scope user-library-modify"
+                == "saving liked songs needs the user-library-modify scope; add it with: spotify-auth login --scope edit (the scopes you have are kept)"
         )
         // A playlist URI needs playlist-modify-public even with user-library-modify.
         let (other, withLibrary) = try await Self.client(scope: "user-library-modify")
@@ -126,7 +126,7 @@ import ToolkitCore
         let refused = await #expect(throws: ToolError.self) {
             try await withLibrary.remove(["spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"], scope: playlist)
         }
-        #expect(refused?.message.hasSuffix("spotify-auth login --scope playlist-modify-public") == true)
+        #expect(refused?.message.hasSuffix("spotify-auth login --scope edit (the scopes you have are kept)") == true)
     }
 
     @Test func aFailedLaterBatchSaysHowManyWentThrough() async throws {

@@ -4,20 +4,27 @@ import LoopbackHTTP
 import ToolkitCore
 
 /// `$XDG_CONFIG_HOME/spotify-toolkit/config.json`: settings saved between runs (the client id
-/// after the first login). Flags beat environment variables, which beat this file.
+/// after the first login, the scopes of the last one). Flags beat environment variables, which
+/// beat this file.
 package struct ConfigFile: Sendable {
     package struct Settings: Codable, Sendable, Equatable {
         package var clientID: String?
         package var redirectURI: String?
+        /// What the last login was granted. Kept here as well as with the tokens, because a
+        /// session Spotify ends (invalid_grant) takes the tokens with it, and the next login
+        /// must still ask for the same scopes. Logout forgets them.
+        package var scopes: [String]?
 
         enum CodingKeys: String, CodingKey {
             case clientID = "client_id"
             case redirectURI = "redirect_uri"
+            case scopes
         }
 
-        package init(clientID: String? = nil, redirectURI: String? = nil) {
+        package init(clientID: String? = nil, redirectURI: String? = nil, scopes: [String]? = nil) {
             self.clientID = clientID
             self.redirectURI = redirectURI
+            self.scopes = scopes
         }
     }
 

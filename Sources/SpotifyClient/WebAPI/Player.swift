@@ -93,9 +93,7 @@ package struct SpotifyPlayer: Sendable {
         if result.status == 403 {
             let error = SpotifyErrorBody(result)
             if error.message.localizedCaseInsensitiveContains("scope") {
-                throw ToolError.noPermission(
-                    "listening history needs the \(Self.historyScope) scope; log in again with it: spotify-auth login --scope \(Self.historyScope)"
-                )
+                throw ToolError.noPermission(SpotifyScope.missingMessage([Self.historyScope], for: "listening history"))
             }
             throw ToolError.noPermission(error.forbiddenExplanation)
         }
@@ -305,8 +303,7 @@ package enum PlayerCommandError: Error, Sendable, Equatable {
         switch self {
         case .missingScope:
             return .noPermission(
-                "controlling playback needs the \(SpotifyPlayer.controlScope) scope; log in again with it: spotify-auth login --scope \(SpotifyPlayer.controlScope)"
-            )
+                SpotifyScope.missingMessage([SpotifyPlayer.controlScope], for: "controlling playback"))
         case .premiumRequired:
             return .noPermission(
                 "controlling playback needs Spotify Premium (PREMIUM_REQUIRED); with a Free account, start music in the Spotify app instead"

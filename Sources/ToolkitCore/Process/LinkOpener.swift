@@ -39,15 +39,44 @@ package struct LinkOpener: Sendable {
     }
 
     /// Starts the first command and does not wait (login: the URL is also printed to paste).
-    /// False when even that could not start.
+    /// False when even that could not start. `failed` hears, on another thread, why the command
+    /// failed when it exits unsuccessfully within `patienceSeconds` ("'CMD': not found (exit
+    /// status 127)"): a browser that opened the link stays up, or hands over and exits 0, so
+    /// only such a failure is worth telling someone who is waiting for the browser.
     @discardableResult
-    package func launchDetached(_ link: String) -> Bool {
-        let process = process(Self.commands(browser: environment["BROWSER"])[0], link: link)
+    package func launchDetached(_ link: String, failed: (@Sendable (String) -> Void)? = nil) -> Bool {
+        let command = Self.commands(browser: environment["BROWSER"])[0]
+        let process = process(command, link: link)
+        if let failed {
+            let deadline = DispatchTime.now() + patienceSeconds
+            process.terminationHandler = { process in
+                guard DispatchTime.now() < deadline, let reason = Self.failure(of: process) else { return }
+                failed("'\(Self.shown(command))': \(reason)")
+            }
+        }
         do {
             try process.run()
             return true
         } catch {
             return false
+        }
+    }
+
+    /// A command as the user typed it in `$BROWSER` (the link's place shown as `%s` when given).
+    static func shown(_ command: String) -> String {
+        command.replacingOccurrences(of: " \"$1\"", with: "").replacingOccurrences(of: "\"$1\"", with: "%s")
+    }
+
+    /// Why an opener that exited failed; nil when it succeeded. The shell says 127 when the
+    /// command is not found and 126 when it cannot run it.
+    static func failure(of process: Process) -> String? {
+        let status = process.terminationStatus
+        if process.terminationReason == .uncaughtSignal { return "killed by signal \(status)" }
+        switch status {
+        case 0: return nil
+        case 127: return "not found (exit status 127)"
+        case 126: return "cannot be run (exit status 126)"
+        default: return "exit status \(status)"
         }
     }
 
@@ -62,8 +91,7 @@ package struct LinkOpener: Sendable {
     package func open(_ link: String) -> Outcome {
         var failures: [String] = []
         for command in Self.commands(browser: environment["BROWSER"]) {
-            let shown = command.replacingOccurrences(of: " \"$1\"", with: "").replacingOccurrences(
-                of: "\"$1\"", with: "%s")
+            let shown = Self.shown(command)
             let process = process(command, link: link)
             do {
                 try process.run()

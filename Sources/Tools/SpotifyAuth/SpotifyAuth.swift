@@ -45,12 +45,15 @@ package enum SpotifyAuth {
                 abstract: "log in through the browser and store the tokens",
                 discussion: [
                     "Prints the authorize URL on stderr in any case. On success prints an auth_status record.",
-                    "The default scopes only read: playlist-read-private, playlist-read-collaborative, user-read-currently-playing, user-read-playback-state, user-library-read. Writes need more, asked for with --scope: playlist-modify-private and playlist-modify-public to create and change playlists (spotify-playlists create, add, remove, replace, edit, delete; routine-link fit); user-library-modify to save and remove liked songs (spotify-playlists add --liked, remove --liked; spotify-nowplaying like, unlike); user-modify-playback-state (and Spotify Premium) to control playback (spotify-nowplaying play, pause, next, previous, queue, shuffle, repeat, volume, seek, transfer); user-read-recently-played for listening history (spotify-nowplaying recent). A command that lacks its scope exits 77 and names the login that adds it.",
+                    "While it waits for the browser, the address the browser was sent to can also be pasted on standard input (a terminal or a pipe), whichever comes first: over SSH the browser runs on another machine and its redirect never reaches this one. A BROWSER command that fails (not found, a non-zero exit within a few seconds) is reported at once. A pasted line that is not this login's redirect is explained and another is read, until --timeout; with --no-browser, the end of input (Ctrl-D) cancels.",
+                    "The default scopes only read: playlist-read-private, playlist-read-collaborative, user-read-currently-playing, user-read-playback-state, user-library-read. Writes need more, asked for with --scope and a set name: edit (playlist-modify-private, playlist-modify-public, user-library-modify) to create and change playlists (spotify-playlists create, add, remove, replace, edit, delete; routine-link fit) and to save and remove liked songs (spotify-playlists add --liked, remove --liked; spotify-nowplaying like, unlike); playback (user-modify-playback-state, and Spotify Premium) to control playback (spotify-nowplaying play, pause, next, previous, queue, shuffle, repeat, volume, seek, transfer); history (user-read-recently-played) for listening history (spotify-nowplaying recent); all for all of these. A scope's own name works too, and so does a comma list (--scope playback,history). A command that lacks its scope exits 77 and names the one login command that adds it.",
+                    "Scopes accumulate, as gh auth refresh -s does: a login asks again for every scope the last login was granted, even when Spotify has ended that session, so spotify-auth login --scope history after --scope playback keeps playback, and a plain spotify-auth login keeps both. --reset-scopes asks for the defaults (and this login's --scope values) only; spotify-auth logout forgets the scopes too.",
                 ],
                 options: [
                     Option.clientId,
                     Option.redirectUri,
                     Option.scope,
+                    Option.resetScopes,
                     Option.noBrowser,
                     Option.timeout,
                     Option.showDialog,
@@ -60,11 +63,13 @@ package enum SpotifyAuth {
                         "spotify-auth login --client-id 0123456789abcdef0123456789abcdef",
                         "The first login: opens the browser and remembers the client id."),
                     ExampleSpec(
-                        "spotify-auth login --no-browser --scope user-modify-playback-state",
+                        "spotify-auth login --no-browser --scope playback",
                         "Log in on a machine without a browser, asking for playback control too."),
                     ExampleSpec(
-                        "spotify-auth login --scope playlist-modify-private --scope playlist-modify-public --scope user-library-modify",
-                        "Log in so that playlists and liked songs can be changed."),
+                        "spotify-auth login --scope edit",
+                        "Also allow changing playlists and liked songs, keeping the scopes you have."),
+                    ExampleSpec(
+                        "spotify-auth login --reset-scopes", "Log in again with the read-only defaults only."),
                 ]
             ).running(handler { try await login($0, $1, store: $2, mode: $3) }),
             CommandSpec(
@@ -86,7 +91,8 @@ package enum SpotifyAuth {
             CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status")
                 .running(handler(refresh)),
             CommandSpec(
-                name: "logout", abstract: "remove the stored tokens and the snapshot cache (idempotent)",
+                name: "logout",
+                abstract: "remove the stored tokens and the snapshot cache, and forget the login's scopes (idempotent)",
                 options: [
                     Option.forgetLinks
                 ]
@@ -105,12 +111,15 @@ package enum SpotifyAuth {
                 "$XDG_CONFIG_HOME/spotify-toolkit/tokens.lock",
                 "Serialises token refreshes across processes. Like every file the toolkit opens in its directories, never through a symbolic link."
             ),
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/config.json", "Saved settings: client_id."),
+            FileSpec(
+                "$XDG_CONFIG_HOME/spotify-toolkit/config.json",
+                "Saved settings: client_id, and scopes (what the last login was granted, asked for again by the next; logout removes them)."
+            ),
         ],
         exitCodes: [
             ExitCodeSpec(
                 .unavailable,
-                "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts)"
+                "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts); or the redirect URI's port is taken"
             ),
             ExitCodeSpec(
                 .ioError, "the token store cannot be written (e.g. the disk is full); a refresh is not even sent then"),
@@ -119,7 +128,7 @@ package enum SpotifyAuth {
                 .noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
             ExitCodeSpec(
                 .config,
-                "no client id, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"
+                "no client id or one that cannot be, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"
             ),
         ],
         examples: [
@@ -175,6 +184,13 @@ package enum SpotifyAuth {
                 ? "logged out; removed the tokens from \(store.location)"
                 : "not logged in; no tokens in \(store.location)")
         // What the login fetched goes with it: the snapshot cache may hold private playlists.
+        // The next login starts from the default scopes again. A config file that cannot be read
+        // has no scopes to forget, and must not stop the logout.
+        let config = ConfigFile(environment: context.environment)
+        if var settings = try? config.load(), settings.scopes != nil {
+            settings.scopes = nil
+            try config.save(settings)
+        }
         let removed = try PlaylistCache.removeAll(environment: context.environment)
         if removed > 0 { context.warn("removed the snapshot cache (\(plural(removed, "playlist")))") }
         if command.flag(Option.forgetLinks) {
@@ -189,40 +205,60 @@ package enum SpotifyAuth {
     {
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
+        let redirectText =
+            command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
+            ?? LoopbackRedirect.defaultURI
         guard
             let clientID = command.value(Option.clientId) ?? context.environment["SPOTIFY_CLIENT_ID"]
                 ?? settings.clientID
         else {
+            // The redirect URI this login would use, so the app is registered with the right one.
             throw ToolError.config(
                 """
                 no client id. To get one:
                   1. create an app at https://developer.spotify.com/dashboard (Web API);
-                  2. in its settings, add the redirect URI \(LoopbackRedirect.defaultURI);
+                  2. in its settings, add the redirect URI \(redirectText);
                   3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);
                   4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for next time.
                 """)
         }
-        let redirectText =
-            command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
-            ?? LoopbackRedirect.defaultURI
+        // A client id is a token of letters and digits (Spotify's: 32 hex digits); anything else
+        // would only show up as an error page in the browser.
+        guard !clientID.isEmpty,
+            clientID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else {
+            throw ToolError.config(
+                "'\(clientID)' is not a client id: Spotify's are 32 hex digits, shown on your app's page at https://developer.spotify.com/dashboard"
+            )
+        }
         let redirect = try LoopbackRedirect.parse(redirectText)
         let timeout = try parseDuration(command.value(Option.timeout) ?? "5m")
         guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
         guard timeout <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
+        let asked = try SpotifyScope.expand(command.values(Option.scope))
         // An unreadable store is an error before anything happens, never silently overwritten.
-        _ = try store.load()
+        let previous = try store.load()
 
+        // Scopes accumulate, as `gh auth refresh -s` does: a login asks for the defaults, what
+        // the last login was granted (its tokens, or the config when Spotify ended that session
+        // and the tokens went with it) and what --scope adds. Otherwise each hint's login would
+        // drop the scope the previous hint added.
+        let kept = command.flag(Option.resetScopes) ? [] : (previous?.scopes ?? []) + (settings.scopes ?? [])
         var scopes = LoginFlow.defaultScopes
-        for scope in command.values(Option.scope).flatMap({
-            $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-        }) where !scopes.contains(scope) {
-            scopes.append(scope)
+        for scope in kept + asked where !scopes.contains(scope) { scopes.append(scope) }
+        let keptExtras = scopes.filter {
+            kept.contains($0) && !LoginFlow.defaultScopes.contains($0) && !asked.contains($0)
+        }
+        if !keptExtras.isEmpty {
+            context.stderr.write(
+                "Keeping the scopes of your last login: \(keptExtras.joined(separator: ", ")) (--reset-scopes asks for the defaults only).\n"
+            )
         }
         let accounts = try AccountsClient(environment: context.environment)
         let flow = LoginFlow(
             clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag(Option.noBrowser),
             timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag(Option.showDialog),
-            accounts: accounts, environment: context.environment,
+            accounts: accounts, environment: context.environment, input: context.stdin.fileDescriptor,
             say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
         )
         let result = try await flow.run()
@@ -243,8 +279,9 @@ package enum SpotifyAuth {
         tokens.displayName = me["display_name"]?.stringValue
         // Under the refresh lock: a refresh of the old session in another process cannot overwrite it.
         try await TokenStores.refreshLock(environment: context.environment).withLock { try store.save(tokens) }
-        if settings.clientID != clientID {
+        if settings.clientID != clientID || settings.scopes != tokens.scopes {
             settings.clientID = clientID
+            settings.scopes = tokens.scopes
             try config.save(settings)
         }
         try write(AuthStatus(tokens: tokens, store: store, now: context.now), context, mode)
@@ -306,21 +343,24 @@ extension SpotifyAuth {
         static let scope = OptionSpec(
             "scope", value: "SCOPE",
             help:
-                "Request SCOPE as well as the read-only defaults: playlist-modify-private and playlist-modify-public (change playlists), user-library-modify (liked songs), user-modify-playback-state (control playback; Premium), user-read-recently-played (history). Repeatable.",
+                "Request SCOPE as well as the read-only defaults and the scopes of the last login. A set: edit (change playlists and liked songs), playback (control playback; Premium), history (listening history), all; or a scope's name. Repeatable; takes a comma list too.",
             repeatable: true,
-            completion: .choices([
-                "user-modify-playback-state", "user-read-playback-position", "user-read-recently-played",
-                "user-top-read", "playlist-modify-private", "playlist-modify-public", "user-library-modify",
-            ]))
+            // Suggestions, not choices: the parser would refuse a comma list.
+            completion: .suggestions(SpotifyScope.sets.map(\.name) + SpotifyScope.extras))
+        static let resetScopes = OptionSpec(
+            "reset-scopes",
+            help:
+                "Do not ask again for the scopes earlier logins added: only the read-only defaults and this login's --scope values."
+        )
         static let noBrowser = OptionSpec(
             "no-browser",
             help:
-                "Headless: print the URL, then read the URL the browser was redirected to from standard input."
+                "Headless: print the URL and do not listen on the redirect URI; only read the URL the browser was redirected to from standard input."
         )
         static let timeout = OptionSpec(
             "timeout", value: "DURATION",
             help:
-                "How long to wait for the browser, or for the pasted URL with --no-browser (more than zero, at most 24h).",
+                "How long to wait for the browser's redirect or a pasted URL (more than zero, at most 24h).",
             default: "5m")
         static let showDialog = OptionSpec(
             "show-dialog",
