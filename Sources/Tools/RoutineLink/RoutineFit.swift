@@ -21,7 +21,7 @@ extension RoutineLink {
         name: "fit",
         abstract: "make a playlist that fills the routine's duration, from a playlist or your liked songs, and link it",
         discussion: [
-            "Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are not chosen. Needs the playlist-modify-private scope (spotify-auth login --scope playlist-modify-private --scope playlist-modify-public).",
+            "Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are not chosen. Needs the playlist write scopes: spotify-auth login --scope edit.",
             "Prints the routine record, as link does; standard error says what was made: the playlist's name and id, the songs, their total and how far it is from the duration.",
         ],
         arguments: [nameArgument],
