@@ -45,5 +45,5 @@ complete -c spotify-nowplaying -n '__fish_seen_subcommand_from seek' -s h -l hel
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from transfer' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from devices' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l since -x -d 'Only tracks played in the last DURATION (900 (seconds), 90s, 15m, 1h30m, 1h2m3s, 12:30, 1:02:03).'
-complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l after -x -d 'Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z).'
+complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l after -x -d 'Only tracks played after TIME: a time in your time zone (05:30, 2026-11-24T05:30), ISO 8601 with an offset, or a duration ago (2h).'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -s h -l help -d 'Show this help and exit.'

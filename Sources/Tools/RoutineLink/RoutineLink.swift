@@ -359,10 +359,10 @@ package enum RoutineLink {
         } else {
             lines.append("  playlist  -")
         }
-        lines.append("  created   " + localTime(routine.createdAt))
+        lines.append("  created   " + localTime(routine.createdAt, invocation.context))
         let last =
             routine.sessions.last.map {
-                ", last \(localTime($0.startedAt))\($0.isRunning ? " (running)" : $0.label.map { ": \($0)" } ?? "")"
+                ", last \(localTime($0.startedAt, invocation.context))\($0.isRunning ? " (running)" : $0.label.map { ": \($0)" } ?? "")"
             } ?? ""
         lines.append("  sessions  \(routine.sessions.count)\(last)")
         try invocation.write(routine.record, human: lines.joined(separator: "\n"))
@@ -515,7 +515,7 @@ package enum RoutineLink {
         try invocation.write(
             routine.record(of: started),
             human:
-                "started '\(routine.name)' at \(localTime(started.startedAt))\(started.playlist.map { " with \(playlistName($0))" } ?? "")"
+                "started '\(routine.name)' at \(localTime(started.startedAt, invocation.context))\(started.playlist.map { " with \(playlistName($0))" } ?? "")"
         )
         return .success
     }
@@ -537,7 +537,9 @@ package enum RoutineLink {
         for session in closed {
             try invocation.write(
                 routine.record(of: session),
-                human: "stopped the session of '\(routine.name)' started \(localTime(session.startedAt)); not logged")
+                human:
+                    "stopped the session of '\(routine.name)' started \(localTime(session.startedAt, invocation.context)); not logged"
+            )
         }
         return .success
     }
@@ -553,8 +555,8 @@ package enum RoutineLink {
         if let latest = closed.last {
             let what =
                 closed.count == 1
-                ? "the earlier session (started \(localTime(latest.startedAt))), which was never logged; history shows it"
-                : "\(closed.count) earlier sessions (the latest started \(localTime(latest.startedAt))), which were never logged; history shows them"
+                ? "the earlier session (started \(localTime(latest.startedAt, invocation.context))), which was never logged; history shows it"
+                : "\(closed.count) earlier sessions (the latest started \(localTime(latest.startedAt, invocation.context))), which were never logged; history shows them"
             context.warn("closed \(what) as not logged")
         }
         guard let playlist = started.playlist else {
@@ -651,7 +653,8 @@ package enum RoutineLink {
         let pipeline = ListeningPipeline(
             watchCommand: [watch, "--watch", "--json", "--for", "\(watchMs / 1000)"],
             countCommand: [count, "--json"], environment: environment)
-        let display = LiveDisplay(enabled: context.terminal.stderrIsTerminal, stderr: context.stderr)
+        let display = LiveDisplay(
+            enabled: context.terminal.stderrIsTerminal, stderr: context.stderr, zone: context.timeZone)
         let outcome = try pipeline.run { line in display.show(line) }
         display.clear()
 
@@ -723,7 +726,7 @@ package enum RoutineLink {
                 let started = record["started_at"]?.stringValue ?? ""
                 let length = record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "running"
                 return [
-                    localTime(started), length, record["routine"]?.stringValue ?? "",
+                    localTime(started, invocation.context), length, record["routine"]?.stringValue ?? "",
                     record["playlist"]?["name"]?.stringValue ?? record["playlist"]?["uri"]?.stringValue ?? "-",
                     record["label"]?.stringValue ?? "-",
                 ]
@@ -754,13 +757,9 @@ package enum RoutineLink {
         return parts.joined(separator: ", ")
     }
 
-    /// "2026-11-22 08:00" in local time, for people.
-    static func localTime(_ iso: String) -> String {
-        guard let seconds = parseISOTimestamp(iso) else { return iso }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    /// "2026-11-22 08:00" in the user's time zone (`TZ`), for people.
+    static func localTime(_ iso: String, _ context: ToolContext) -> String {
+        LocalTime.text(iso, "yyyy-MM-dd HH:mm", in: context.timeZone)
     }
 
     /// The core's TextTable with each column as wide as its widest cell (routines and sessions

@@ -1,3 +1,4 @@
+import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
@@ -7,6 +8,8 @@ import ToolkitCore
 final class LiveDisplay: Sendable {
     let enabled: Bool
     let stderr: DiagnosticStream
+    /// The user's time zone, for the time of each line.
+    let zone: TimeZone
     private let state = Locked(State())
 
     private struct State {
@@ -14,7 +17,8 @@ final class LiveDisplay: Sendable {
         var drawn = false
     }
 
-    init(enabled: Bool, stderr: DiagnosticStream) {
+    init(enabled: Bool, stderr: DiagnosticStream, zone: TimeZone = .current) {
+        self.zone = zone
         self.enabled = enabled
         self.stderr = stderr
     }
@@ -33,7 +37,8 @@ final class LiveDisplay: Sendable {
             }
             bytes.removeAll()
             state.drawn = true
-            return PlaybackObservation.humanLine(ofRecord: record) + " · " + songLabel(state.counter.result.songs)
+            return PlaybackObservation.humanLine(ofRecord: record, in: zone) + " · "
+                + songLabel(state.counter.result.songs)
                 + " so far"
         }
         stderr.write("\r\(TerminalText.clean(String(text.prefix(200))))\u{1B}[K")

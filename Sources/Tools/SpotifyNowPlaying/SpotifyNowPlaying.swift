@@ -221,7 +221,8 @@ package enum SpotifyNowPlaying {
             duration: duration)
         try await watcher.run(stop: stop, warn: context.warn) { record in
             if mode == .human {
-                try context.stdout.writeText(PlaybackObservation.humanLine(ofRecord: record) + "\n")
+                try context.stdout.writeText(
+                    PlaybackObservation.humanLine(ofRecord: record, in: context.timeZone) + "\n")
             } else {
                 try context.stdout.write(record)
             }
@@ -330,11 +331,16 @@ package enum SpotifyNowPlaying {
         if let since = command.value(Option.since) {
             after = context.now - Double(try parseDuration(since)) / 1000
         } else if let text = command.value(Option.after) {
-            guard let time = parseISOTimestamp(text) else {
+            // A duration ago, a local time (today's, or with a date), or ISO 8601 with an offset.
+            if let ago = try? parseDuration(text) {
+                after = context.now - Double(ago) / 1000
+            } else if let time = LocalTime.parse(text, now: context.now, in: context.timeZone) {
+                after = time
+            } else {
                 throw ToolError.usage(
-                    "--after needs an ISO 8601 time such as 2026-11-22T08:00:00Z, not '\(text.prefix(60))'")
+                    "--after needs a time (05:30, 2026-11-24T05:30 in your time zone, or 2026-11-24T05:30:00Z) or a duration ago (2h), not '\(text.prefix(60))'"
+                )
             }
-            after = time
         }
         let (plays, skipped) = try await player.playedRecords(after: after)
         if skipped > 0 {
@@ -342,7 +348,8 @@ package enum SpotifyNowPlaying {
         }
         for play in plays.reversed() {
             if mode == .human {
-                let time = play["played_at"]?.stringValue ?? ""
+                let time = LocalTime.text(
+                    play["played_at"]?.stringValue ?? "", "yyyy-MM-dd HH:mm:ss", in: context.timeZone)
                 let name = play["name"]?.stringValue ?? "?"
                 let artists = (play["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(
                     separator: ", ")
@@ -362,7 +369,7 @@ package enum SpotifyNowPlaying {
 
 extension PlaybackObservation {
     /// The terminal line for a record the watch printed (the final one included).
-    static func humanLine(ofRecord record: JSONValue) -> String {
+    static func humanLine(ofRecord record: JSONValue, in zone: TimeZone) -> String {
         guard let object = record.objectValue else { return "" }
         var item: JSONObject? = object
         if record["duration_ms"] == nil && record["name"] == nil { item = nil }
@@ -370,7 +377,7 @@ extension PlaybackObservation {
             item: item, isPlaying: record["is_playing"]?.boolValue ?? false,
             progressMs: record["progress_ms"]?.intValue,
             currentlyPlayingType: record["currently_playing_type"]?.stringValue, context: record["context"] ?? .null)
-        let time = record["observed_at"]?.stringValue.map { String($0.dropFirst(11).prefix(8)) + "  " } ?? ""
+        let time = record["observed_at"]?.stringValue.map { LocalTime.text($0, "HH:mm:ss", in: zone) + "  " } ?? ""
         return time + observation.humanLine
     }
 }
@@ -398,6 +405,8 @@ extension SpotifyNowPlaying {
             help: "Only tracks played in the last DURATION (\(acceptedDurationForms)).")
         static let after = OptionSpec(
             "after", value: "TIME",
-            help: "Only tracks played after TIME (ISO 8601, e.g. 2026-11-22T08:00:00Z).")
+            help:
+                "Only tracks played after TIME: a time in your time zone (05:30, 2026-11-24T05:30), ISO 8601 with an offset, or a duration ago (2h)."
+        )
     }
 }

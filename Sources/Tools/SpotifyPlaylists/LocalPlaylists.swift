@@ -121,7 +121,7 @@ extension SpotifyPlaylists {
             [
                 .flexible("NAME"), .fixed("ITEMS", width: 6, alignment: .right),
                 .fixed("DURATION", width: 9, alignment: .right),
-                .fixed("UPDATED", width: 20),
+                .fixed("UPDATED", width: 16),
             ], totalWidth: TextTable.terminalWidth(environment: context.environment))
         try context.stdout.writeText(table.header + "\n")
         for playlist in playlists {
@@ -129,7 +129,8 @@ extension SpotifyPlaylists {
             try context.stdout.writeText(
                 table.line([
                     playlist.name, groupedThousands(playlist.tracks.count),
-                    formatClock(milliseconds: record["duration_ms"]?.intValue ?? 0), playlist.updatedAt,
+                    formatClock(milliseconds: record["duration_ms"]?.intValue ?? 0),
+                    LocalTime.text(playlist.updatedAt, "yyyy-MM-dd HH:mm", in: context.timeZone),
                 ]) + "\n")
         }
     }

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import FakeSpotify
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
+/// Times for people follow TZ; records keep UTC (issue 20, item 11).
+@Suite struct LocalTimeTests {
+    static let tokyo = LocalTime.zone("Asia/Tokyo")
+
+    @Test func zonesAsTZNamesThem() {
+        #expect(LocalTime.zone("Asia/Tokyo").identifier == "Asia/Tokyo")
+        #expect(LocalTime.zone(":Europe/Berlin").identifier == "Europe/Berlin")
+        #expect(LocalTime.zone("UTC").secondsFromGMT() == 0)
+    }
+
+    @Test func textInTheZone() {
+        #expect(LocalTime.text("2026-11-24T05:35:52.123Z", "HH:mm:ss", in: Self.tokyo) == "14:35:52")
+        #expect(LocalTime.text("2026-11-24T20:00:00Z", "yyyy-MM-dd HH:mm", in: Self.tokyo) == "2026-11-25 05:00")
+        #expect(LocalTime.text("not a time", "HH:mm", in: Self.tokyo) == "not a time")
+    }
+
+    @Test func peoplesTimes() throws {
+        let now = try #require(parseISOTimestamp("2026-11-24T06:00:00Z"))  // 15:00 in Tokyo
+        #expect(LocalTime.parse("14:30", now: now, in: Self.tokyo) == parseISOTimestamp("2026-11-24T05:30:00Z"))
+        #expect(
+            LocalTime.parse("2026-11-24T05:30", now: now, in: Self.tokyo) == parseISOTimestamp("2026-11-23T20:30:00Z"))
+        #expect(
+            LocalTime.parse("2026-11-24T05:30:00Z", now: now, in: Self.tokyo)
+                == parseISOTimestamp("2026-11-24T05:30:00Z"))
+        for bad in ["25:00", "12:60", "soon", "1:2:3:4", ""] {
+            #expect(LocalTime.parse(bad, now: now, in: Self.tokyo) == nil, "\(bad)")
+        }
+    }
+
+    @Test func theWatchAndRecentFollowTZ() async throws {
+        let fake = try InProcessFake()
+        let minted = try await fake.call(
+            "POST", "/_fake/tokens", form: [("scope", "user-read-currently-playing user-read-recently-played")])
+        let environment = [
+            "SPOTIFY_ACCESS_TOKEN": minted["access_token"]?.stringValue ?? "", "TZ": "Asia/Tokyo",
+            "SPOTIFY_TOOLKIT_FORCE_TTY": "1",
+        ]
+        try await fake.call("POST", "/_fake/playback/history", form: [("count", "3")])
+        let recent = try await fake.run("spotify-nowplaying", ["recent", "--after", "3h"], environment: environment)
+        #expect(recent.status == 0, "\(recent.stderr)")
+        let json = try await fake.run(
+            "spotify-nowplaying", ["recent", "--after", "3h", "--json"], environment: environment)
+        let firstPlayed = try #require(try records(json).first?["played_at"]?.stringValue)
+        #expect(firstPlayed.hasSuffix("Z"), "records stay UTC")
+        let local = LocalTime.text(firstPlayed, "yyyy-MM-dd HH:mm:ss", in: Self.tokyo)
+        #expect(recent.stdout.contains(local), "\(recent.stdout) lacks \(local)")
+    }
+}
