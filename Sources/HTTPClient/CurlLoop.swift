@@ -157,6 +157,13 @@ final class CurlTransfer {
         } else if method != "GET" {
             check(method.withCString { tk_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, $0) })
         }
+        // A request that dies on a reused connection before any byte of its answer is sent again
+        // by libcurl on a new one, with no way to turn that off: harmless for a read, but a
+        // write (a batch of playlist items, a token refresh) could land twice. On a connection of
+        // its own, a lost answer is reported instead, and SpotifyWebAPI decides.
+        if method != "GET" && method != "HEAD" {
+            check(tk_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1))
+        }
         for line in lines { headerList = curl_slist_append(headerList, line) }
         check(tk_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
         if !ok { return nil }
