@@ -19,6 +19,7 @@ all: build
 demo: release
 	scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
+# On Linux the build needs libcurl's headers (libcurl4-openssl-dev; see README).
 build:
 	$(SWIFT) build
 
