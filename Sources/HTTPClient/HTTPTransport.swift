@@ -18,8 +18,9 @@ package struct HTTPResult: Sendable {
     }
 }
 
-/// Sends requests with URLSession on macOS and libcurl on Linux (`CurlLoop` says why). Failures to reach the server are `HTTPFailure`s naming the
-/// host (exit 69 when reported), never a crash and never a token in the message. Redirects are never followed: URLSession would
+/// Sends requests with URLSession on macOS and libcurl on Linux (`CurlLoop` says why). Failures
+/// to reach the server are `HTTPFailure`s naming the host (exit 69 when reported), never a crash
+/// and never a token in the message. Redirects are never followed: the client would
 /// send the `Authorization` header (or a refresh token in the body) on to whatever host the
 /// redirect names, and Spotify does not redirect Web API or accounts requests; a 3xx is an error
 /// naming where it pointed. Every answer is bounded twice: its body by `maxBodyBytes` (a hostile
@@ -107,6 +108,7 @@ package struct HTTPTransport: Sendable {
         #endif
     }
 
+    #if !canImport(CCurl)
     /// The directories swift-corelibs-foundation creates when its shared URL cache and cookie
     /// storage start (on Linux, at the first `URLSessionConfiguration`, whatever `urlCache` and
     /// `httpCookieStorage` are set to afterwards): `$XDG_CACHE_HOME/org.swift.foundation.URLCache/<tool>/`
@@ -146,6 +148,7 @@ package struct HTTPTransport: Sendable {
             for path in new.sorted(by: { $0.count > $1.count }) { _ = rmdir(path) }
         }
     }
+    #endif
 
     /// One exchange as it arrives: the body so far and the single hand-back of its outcome, which
     /// whichever comes first (the whole answer, the body cap, the deadline) takes. What arrives
@@ -317,10 +320,11 @@ package struct HTTPTransport: Sendable {
     }
 
     /// Sends the request (on macOS as a delegate task, so the body can be capped as it arrives)
-    /// without any cancellation: on Linux URLSession's cancelling can deadlock with a response being delivered
-    /// (swift-corelibs-foundation #5412), which hung the pager when one page failed while the
-    /// others were in flight. A request on the wire is left to finish; the caller gets its
-    /// outcome once, at the whole answer, the body cap or the deadline, whichever is first. A
+    /// without cancelling it: URLSession's cancelling could deadlock on Linux with a response being
+    /// delivered (swift-corelibs-foundation #5412), which hung the pager when one page failed while
+    /// the others were in flight. A request on the wire is left to finish (libcurl's stops at its
+    /// next progress check); the caller gets its outcome once, at the whole answer, the body cap
+    /// or the deadline, whichever is first. A
     /// cancelled caller whose request still waits for a place in its `slot` withdraws it unsent.
     static func load(_ request: URLRequest, in lazy: LazySession, slot: InFlightSlot? = nil) async throws -> (
         Data, URLResponse
