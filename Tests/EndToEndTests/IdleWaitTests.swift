@@ -36,6 +36,29 @@ import Darwin
         #expect(run.stderr.contains("closed without an answer"), "\(run.stderr)")
         #expect(run.wall < 4, "took \(run.wall) s")
     }
+
+    // A write whose answer is lost on a reused connection, before its first byte: URLSession on
+    // Linux waited out the whole request timeout for each (16 s here); the write is settled by
+    // reading the playlist again at once.
+    @Test func aWriteWhoseAnswerIsLostOnAReusedConnectionFailsAtOnce() throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(
+            expiresIn: 3600, scope: "playlist-read-private playlist-modify-private playlist-modify-public")
+        let environment = fake.environment(["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT": "8"])
+        let source = try ToolProcess.run(
+            "spotify-tracks", ["--no-cache", "gen0000000000000000450"], environment: environment)
+        #expect(source.status == 0, "\(source.stderr)")
+        try fake.call(
+            "POST", "/_fake/faults",
+            form: [("kind", "lost_answer"), ("every", "3"), ("path_prefix", "/v1/playlists/")])
+        let started = Date()
+        let added = try ToolProcess.run(
+            "spotify-playlists", ["add", "gen0000000000000000040"], stdin: source.stdout, environment: environment)
+        let wall = Date().timeIntervalSince(started)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(wall < 6, "took \(wall) s")
+        #expect((try fake.counters()["faults_fired"]?.intValue ?? 0) >= 1)
+    }
 }
 
 /// A loopback listener that accepts and never answers: it holds each connection open, or reads
