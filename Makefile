@@ -23,6 +23,7 @@ demo: release
 sandbox: release
 	scripts/demo.sh --shell "$$($(SWIFT) build -c release --show-bin-path)"
 
+# On Linux the build needs libcurl's headers (libcurl4-openssl-dev; see README).
 build:
 	$(SWIFT) build
 

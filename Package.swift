@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 // No package dependencies, by design: only the toolchain (Foundation, FoundationNetworking,
-// Dispatch, Glibc/Darwin, Swift Testing) and, on macOS, system frameworks.
+// Dispatch, Glibc/Darwin, Swift Testing), on macOS system frameworks, and on Linux the system's
+// libcurl (headers: libcurl4-openssl-dev), which HTTPClient drives itself (see CurlLoop.swift).
 //
 // The layers are targets whose dependencies run one way (docs/ARCHITECTURE.md):
 //   ToolkitCore ← LoopbackHTTP, HTTPClient ← SpotifyClient ← Tools ← the six executables
@@ -21,8 +22,13 @@ let package = Package(
         .target(name: "ToolkitCore"),
         // The loopback HTTP server: the login callback, and fake-spotify.
         .target(name: "LoopbackHTTP", dependencies: ["ToolkitCore"]),
-        // URLSession behind typed failures, and the in-flight limit.
-        .target(name: "HTTPClient", dependencies: ["ToolkitCore"]),
+        // On Linux, libcurl's multi API: FoundationNetworking's URLSession busy-waits on every
+        // request in flight (CurlLoop.swift says why).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // HTTP behind typed failures (URLSession on macOS, libcurl on Linux), and the in-flight limit.
+        .target(
+            name: "HTTPClient",
+            dependencies: ["ToolkitCore", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         // Auth, the Web API, the snapshot cache.
         .target(name: "SpotifyClient", dependencies: ["ToolkitCore", "HTTPClient", "LoopbackHTTP"]),
         // Command specs, parsing, help, man pages, completions, the runner and ToolContext.

@@ -3,8 +3,8 @@ import ToolkitCore
 /// Why an exchange brought back no answer to use. Retries branch on the case (`isTransient`),
 /// never on the message; `toolError` is where each becomes what a person reads, with exit 69.
 package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
-    /// The connection failed, was reset or timed out, or the body was cut short; `reason` is
-    /// URLSession's. `host` may carry a port.
+    /// The connection failed, was reset or timed out ("timed out after N s"), or the body was cut
+    /// short; `reason` is the HTTP client's words. `host` may carry a port.
     case unreachable(host: String, reason: String)
     /// What answered does not speak HTTP.
     case notHTTP(host: String)

@@ -18,8 +18,9 @@ package struct HTTPResult: Sendable {
     }
 }
 
-/// Sends requests with URLSession. Failures to reach the server are `HTTPFailure`s naming the
-/// host (exit 69 when reported), never a crash and never a token in the message. Redirects are never followed: URLSession would
+/// Sends requests with URLSession on macOS and libcurl on Linux (`CurlLoop` says why). Failures
+/// to reach the server are `HTTPFailure`s naming the host (exit 69 when reported), never a crash
+/// and never a token in the message. Redirects are never followed: the client would
 /// send the `Authorization` header (or a refresh token in the body) on to whatever host the
 /// redirect names, and Spotify does not redirect Web API or accounts requests; a 3xx is an error
 /// naming where it pointed. Every answer is bounded twice: its body by `maxBodyBytes` (a hostile
@@ -37,15 +38,19 @@ package struct HTTPTransport: Sendable {
         session = LazySession(timeout: timeout, deadline: deadline ?? timeout * 2, maxBodyBytes: maxBodyBytes)
     }
 
-    /// The URLSession, made on the first request. Making one starts FoundationNetworking and
-    /// libcurl (about 5 MB), which every run that builds a client but never sends (no input, not
-    /// logged in) would otherwise pay for. Copies of the transport share one session.
+    /// The URLSession (on Linux the `CurlLoop`), made on the first request. Making one starts
+    /// FoundationNetworking or libcurl (about 5 MB), which every run that builds a client but never
+    /// sends (no input, not logged in) would otherwise pay for. Copies of the transport share one.
     final class LazySession: Sendable {
         let timeout: TimeInterval
         let deadline: TimeInterval
         let maxBodyBytes: Int
+        #if canImport(CCurl)
+        private let made = Locked<CurlLoop?>(nil)
+        #else
         private let made = Locked<URLSession?>(nil)
         let receiver = Receiver()
+        #endif
 
         init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int) {
             self.timeout = timeout
@@ -56,6 +61,25 @@ package struct HTTPTransport: Sendable {
         /// Whether a request has needed the session yet.
         var isMade: Bool { made.withLock { $0 != nil } }
 
+        /// What sends: the same object for every copy of the transport.
+        var engine: AnyObject {
+            #if canImport(CCurl)
+            curl
+            #else
+            urlSession
+            #endif
+        }
+
+        #if canImport(CCurl)
+        var curl: CurlLoop {
+            made.withLock {
+                if let loop = $0 { return loop }
+                let loop = CurlLoop(timeout: timeout, deadline: deadline)
+                $0 = loop
+                return loop
+            }
+        }
+        #else
         var urlSession: URLSession {
             made.withLock {
                 if let session = $0 { return session }
@@ -81,8 +105,10 @@ package struct HTTPTransport: Sendable {
             configuration.httpMaximumConnectionsPerHost = ConcurrencyWindow.ceiling
             return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         }
+        #endif
     }
 
+    #if !canImport(CCurl)
     /// The directories swift-corelibs-foundation creates when its shared URL cache and cookie
     /// storage start (on Linux, at the first `URLSessionConfiguration`, whatever `urlCache` and
     /// `httpCookieStorage` are set to afterwards): `$XDG_CACHE_HOME/org.swift.foundation.URLCache/<tool>/`
@@ -122,6 +148,7 @@ package struct HTTPTransport: Sendable {
             for path in new.sorted(by: { $0.count > $1.count }) { _ = rmdir(path) }
         }
     }
+    #endif
 
     /// One exchange as it arrives: the body so far and the single hand-back of its outcome, which
     /// whichever comes first (the whole answer, the body cap, the deadline) takes. What arrives
@@ -162,6 +189,13 @@ package struct HTTPTransport: Sendable {
             if open { timer = item }
             lock.unlock()
             if open { Self.deadlines.asyncAfter(deadline: .now() + seconds, execute: item) }
+        }
+
+        /// Whether the outcome is still to be handed back: once it is, what arrives is unwanted.
+        var isOpen: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return finish != nil
         }
 
         func received(_ response: URLResponse) {
@@ -213,6 +247,7 @@ package struct HTTPTransport: Sendable {
         }
     }
 
+    #if !canImport(CCurl)
     /// The session's delegate: routes each task's events to its `Exchange`, and answers every
     /// redirect with "do not follow" (the 3xx itself becomes the response). It never cancels a
     /// task (see `load`): a task whose exchange ended early is left to finish, its data dropped.
@@ -251,6 +286,7 @@ package struct HTTPTransport: Sendable {
             exchange?.completed(error)
         }
     }
+    #endif
 
     /// Sends `request`; with a `slot`, only when its `InFlightLimit` has room. Throws
     /// `HTTPFailure`, or `CancellationError` when withdrawn before it was sent.
@@ -274,32 +310,38 @@ package struct HTTPTransport: Sendable {
         } catch let error as CancellationError {
             throw error  // withdrawn before it was sent: nothing failed
         } catch let error as URLError where error.code == .timedOut {
-            throw HTTPFailure.unreachable(host: request.url.map(Self.hostAndPort) ?? "server", reason: "timed out")
+            throw HTTPFailure.unreachable(
+                host: request.url.map(Self.hostAndPort) ?? "server",
+                reason: "timed out after \(max(1, Int(saturating: session.timeout.rounded(.up)))) s")
         } catch {
             throw HTTPFailure.unreachable(
                 host: request.url.map(Self.hostAndPort) ?? "server", reason: (error as NSError).localizedDescription)
         }
     }
 
-    /// Sends the request as a delegate task (so the body can be capped as it arrives) without any
-    /// cancellation: on Linux cancelling can deadlock with a response being delivered
-    /// (swift-corelibs-foundation #5412), which hung the pager when one page failed while the
-    /// others were in flight. A request on the wire is left to finish; the caller gets its
-    /// outcome once, at the whole answer, the body cap or the deadline, whichever is first. A
+    /// Sends the request (on macOS as a delegate task, so the body can be capped as it arrives)
+    /// without cancelling it: URLSession's cancelling could deadlock on Linux with a response being
+    /// delivered (swift-corelibs-foundation #5412), which hung the pager when one page failed while
+    /// the others were in flight. A request on the wire is left to finish (libcurl's stops at its
+    /// next progress check); the caller gets its outcome once, at the whole answer, the body cap
+    /// or the deadline, whichever is first. A
     /// cancelled caller whose request still waits for a place in its `slot` withdraws it unsent.
     static func load(_ request: URLRequest, in lazy: LazySession, slot: InFlightSlot? = nil) async throws -> (
         Data, URLResponse
     ) {
-        let session = lazy.urlSession
         let host = request.url.map(hostAndPort) ?? "server"
         @Sendable func start(
             _ finish: @escaping @Sendable (Result<(Data, URLResponse), any Error>, URLResponse?) -> Void
         ) {
             let exchange = Exchange(host: host, maxBodyBytes: lazy.maxBodyBytes, finish: finish)
-            let task = session.dataTask(with: request)
-            lazy.receiver.register(exchange, for: task)
             exchange.arm(deadline: lazy.deadline)
+            #if canImport(CCurl)
+            lazy.curl.start(request, exchange: exchange)
+            #else
+            let task = lazy.urlSession.dataTask(with: request)
+            lazy.receiver.register(exchange, for: task)
             task.resume()
+            #endif
         }
         guard let slot else {
             return try await withCheckedThrowingContinuation { continuation in

@@ -431,7 +431,9 @@ import Testing
         #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
         let changed = try String(contentsOfFile: report, encoding: .utf8)
         #expect(changed != built)
-        #expect(try setup.requests()[Self.items] == 1)  // the first 100 came with the playlist object
+        // The first 100 came with the playlist object, so at most the page after them: songcount
+        // stops reading at 1 h (18 songs), and spotify-tracks may end on EPIPE before it asks.
+        #expect(try (setup.requests()[Self.items] ?? 0) <= 1)
     }
 
     // MARK: Helpers

@@ -21,6 +21,11 @@ package struct SpotifyWebAPI: Sendable {
     var maxRetryWait: Double
     var retry: RetryPolicy
     var sleep: @Sendable (Double) async -> Void
+    /// Told a line for a person when a request waits before going again (a retry, or a 429 asking
+    /// for more than `noteWait` seconds), so a terminal is not left silent; tools set it only when
+    /// stderr is a terminal (`ToolContext.webAPI`).
+    package var note: (@Sendable (String) -> Void)?
+    static let noteWait = 2.0
     /// A malformed SPOTIFY_API_BASE or SPOTIFY_TOOLKIT_MAX_RETRY_WAIT (exit 78 naming it): thrown
     /// by `validated()` and by every request, so no caller can send with a guessed configuration.
     let configurationError: ToolError?
@@ -125,6 +130,7 @@ package struct SpotifyWebAPI: Sendable {
                     if attempt > 1 { error.message += " (gave up after \(attempt) tries)" }
                     throw error
                 }
+                note?("\(failure().message); trying again (\(attempt + 1) of \(retry.maxAttempts))")
                 await sleep(retry.backoff(afterAttempt: attempt, random: Double.random(in: 0..<1)))
             }
             let result: HTTPResult
@@ -176,6 +182,9 @@ package struct SpotifyWebAPI: Sendable {
                 }
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a 429 is not a failed try
+                if wait > Self.noteWait {
+                    note?("Spotify is rate limiting; waiting \(Self.seconds(wait)) as it asked, then trying again")
+                }
                 await sleep(wait)
             case 500...599:
                 try await again(

@@ -5,9 +5,14 @@ import ToolkitCore
 extension ToolContext {
     /// The Web API client for the logged-in user (or `SPOTIFY_ACCESS_TOKEN`): the one way a tool
     /// makes one. `store` is the token store when the caller already holds it (spotify-auth).
+    /// On a terminal, a wait before a retry is said on stderr; in a pipe or a log it stays quiet.
     func webAPI(store: TokenStore? = nil) throws -> SpotifyWebAPI {
-        try SpotifyWebAPI(environment: environment, tokens: try TokenProvider(environment: environment, store: store))
-            .validated()
+        var api = try SpotifyWebAPI(
+            environment: environment, tokens: try TokenProvider(environment: environment, store: store)
+        )
+        .validated()
+        if terminal.stderrIsTerminal { api.note = warn }
+        return api
     }
 
     /// The player, through the same client.

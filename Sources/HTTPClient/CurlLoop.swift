@@ -1,0 +1,240 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+import FoundationNetworking
+import ToolkitCore
+
+/// HTTP on Linux, through libcurl's multi API. Not URLSession: FoundationNetworking's multi-handle
+/// loop keeps the write DispatchSource it made for the connect when libcurl then asks for read
+/// readiness only (`_SocketSources.createSources` adds sources, never drops one). A connected
+/// socket is always writable, so while a request waits for its answer that source fires without
+/// pause and each firing has libcurl poll the socket again: about 2,000 epoll_wait + poll + 4,000
+/// futex a second, a whole core per request in flight. Here one thread sleeps in
+/// `curl_multi_poll` until a socket or one of libcurl's own timers needs it, so a wait is idle.
+/// The thread ends when nothing is in flight, and the next request starts it again.
+final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread only; `queued`, `looping`: under `lock`
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSLock()
+    private var queued: [CurlTransfer] = []
+    private var looping = false
+    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    let timeout: TimeInterval
+    let deadline: TimeInterval
+
+    private static let initialized: Bool = tk_curl_global_init() == CURLE_OK
+
+    init(timeout: TimeInterval, deadline: TimeInterval) {
+        _ = Self.initialized
+        self.timeout = timeout
+        self.deadline = deadline
+        guard let multi = curl_multi_init() else { fatalError("libcurl could not make a multi handle") }
+        self.multi = multi
+        // The pager keeps up to 8 requests in flight on one host.
+        _ = tk_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, ConcurrencyWindow.ceiling)
+    }
+
+    deinit { curl_multi_cleanup(multi) }
+
+    /// Sends `request`; its outcome reaches `exchange` from the loop thread.
+    func start(_ request: URLRequest, exchange: HTTPTransport.Exchange) {
+        guard let transfer = CurlTransfer(request, exchange: exchange, timeout: timeout, deadline: deadline) else {
+            return exchange.completed(
+                HTTPFailure.unreachable(host: exchange.host, reason: "libcurl could not prepare the request"))
+        }
+        lock.lock()
+        queued.append(transfer)
+        let startThread = !looping
+        looping = true
+        lock.unlock()
+        if startThread {
+            let thread = Thread { self.loop() }
+            thread.name = "HTTPTransport.curl"
+            thread.start()
+        } else {
+            // Sticky: a loop not yet asleep returns from its next poll at once.
+            _ = curl_multi_wakeup(multi)
+        }
+    }
+
+    private func loop() {
+        while true {
+            lock.lock()
+            let added = queued
+            queued = []
+            if added.isEmpty && running.isEmpty {
+                looping = false
+                return lock.unlock()
+            }
+            lock.unlock()
+            for transfer in added {
+                if curl_multi_add_handle(multi, transfer.handle) == CURLM_OK {
+                    running[transfer.handle] = transfer
+                } else {
+                    transfer.finished(CURLE_FAILED_INIT)
+                }
+            }
+            var active: Int32 = 0
+            _ = curl_multi_perform(multi, &active)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard let handle = tk_curl_message_handle(message) else { continue }
+                let result = tk_curl_message_result(message)
+                _ = curl_multi_remove_handle(multi, handle)
+                running.removeValue(forKey: handle)?.finished(result)
+            }
+            if running.isEmpty { continue }
+            // Returns early when a socket or libcurl's next timer needs us, or on a wakeup.
+            _ = curl_multi_poll(multi, nil, 0, 60_000, nil)
+        }
+    }
+}
+
+/// One request's easy handle and what arrives for it, passed on to its `Exchange`. Callbacks run
+/// on the loop thread only.
+final class CurlTransfer {
+    let handle: UnsafeMutableRawPointer
+    let exchange: HTTPTransport.Exchange
+    let url: URL
+    let timeout: TimeInterval
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var delivered = false
+
+    init?(_ request: URLRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval) {
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        guard let url = request.url, let handle = curl_easy_init() else {
+            errorBuffer.deallocate()
+            return nil
+        }
+        self.handle = handle
+        self.exchange = exchange
+        self.url = url
+        self.timeout = timeout
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        var ok = true
+        func check(_ code: CURLcode) { ok = ok && code == CURLE_OK }
+        check(url.absoluteString.withCString { tk_curl_setopt_pointer(handle, CURLOPT_URL, $0) })
+        check(tk_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        check(tk_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        // Redirects are refused by HTTPTransport, never followed (the default, said anyway).
+        check(tk_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        // `timeout` is an idle timeout, as URLSession's was: to connect, and then less than one
+        // byte in `timeout` seconds (waiting for the answer included). The total deadline is the
+        // Exchange's; libcurl's own, a second later, only frees the connection.
+        let idle = max(1, Int(saturating: timeout.rounded(.up)))
+        check(tk_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, idle))
+        check(tk_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+        check(tk_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, idle))
+        check(tk_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(saturating: (deadline + 1) * 1000)))
+        check(tk_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, user))
+        check(tk_curl_setopt_write(handle, CURLOPT_WRITEFUNCTION, Self.onBody))
+        check(tk_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, user))
+        check(tk_curl_setopt_write(handle, CURLOPT_HEADERFUNCTION, Self.onHeader))
+        // Called about once a second while idle: a transfer whose exchange ended (deadline, cap) stops.
+        check(tk_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
+        check(tk_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, user))
+        check(tk_curl_setopt_xferinfo(handle, Self.onProgress))
+
+        let method = request.httpMethod ?? "GET"
+        var lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
+        // No "Expect: 100-continue" wait before a large body.
+        lines.append("Expect:")
+        if let body = request.httpBody ?? (["POST", "PUT", "PATCH"].contains(method) ? Data() : nil) {
+            check(tk_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            check(
+                body.isEmpty
+                    ? "".withCString { tk_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0) }
+                    : body.withUnsafeBytes { tk_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+            if method != "POST" {
+                check(method.withCString { tk_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, $0) })
+            }
+            // libcurl would otherwise call any body a form.
+            if request.value(forHTTPHeaderField: "Content-Type") == nil { lines.append("Content-Type:") }
+        } else if method == "HEAD" {
+            check(tk_curl_setopt_long(handle, CURLOPT_NOBODY, 1))
+        } else if method != "GET" {
+            check(method.withCString { tk_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, $0) })
+        }
+        // A request that dies on a reused connection before any byte of its answer is sent again
+        // by libcurl on a new one, with no way to turn that off: harmless for a read, but a
+        // write (a batch of playlist items, a token refresh) could land twice. On a connection of
+        // its own, a lost answer is reported instead, and SpotifyWebAPI decides.
+        if method != "GET" && method != "HEAD" {
+            check(tk_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1))
+        }
+        for line in lines { headerList = curl_slist_append(headerList, line) }
+        check(tk_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
+        if !ok { return nil }
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    private static let onBody: curl_write_callback = { pointer, size, count, user in
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
+        let length = size * count
+        transfer.deliverResponse()
+        if let pointer, length > 0 { transfer.exchange.received(Data(bytes: pointer, count: length)) }
+        return transfer.exchange.isOpen ? length : 0  // 0 stops the transfer
+    }
+
+    private static let onHeader: curl_write_callback = { pointer, size, count, user in
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
+        let length = size * count
+        guard let pointer else { return length }
+        let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        transfer.header(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        return transfer.exchange.isOpen ? length : 0
+    }
+
+    private static let onProgress: curl_xferinfo_callback = { user, _, _, _, _ in
+        Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().exchange.isOpen ? 0 : 1
+    }
+
+    /// A status line starts a response (a 1xx is followed by another); the empty line ends its headers.
+    private func header(_ line: String) {
+        if line.hasPrefix("HTTP/") {
+            let fields = line.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = [:]
+        } else if line.isEmpty {
+            if status >= 200 { deliverResponse() }
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+    }
+
+    private func deliverResponse() {
+        guard !delivered, status > 0,
+            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        else { return }
+        delivered = true
+        exchange.received(response)
+    }
+
+    /// libcurl is done with the transfer: the whole answer, or why there is none.
+    func finished(_ result: CURLcode) {
+        if result == CURLE_OK {
+            deliverResponse()
+            return exchange.completed(nil)
+        }
+        let reason: String
+        switch result {
+        case CURLE_OPERATION_TIMEDOUT:
+            reason = "timed out after \(max(1, Int(saturating: timeout.rounded(.up)))) s"
+        case CURLE_GOT_NOTHING:
+            reason = "the connection was closed without an answer"
+        default:
+            reason = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(result))
+        }
+        exchange.completed(HTTPFailure.unreachable(host: exchange.host, reason: reason))
+    }
+}
+#endif
