@@ -96,9 +96,9 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
             seen.enter(request.path)
             defer { seen.leave() }
             // The blocker holds its place until the test has seen the waiter queue behind it and
-            // cancelled it (at most 30 s), however slowly a loaded machine schedules the test.
+            // cancelled it (at most 80 s), however slowly a loaded machine schedules the test.
             if request.path == "/blocker" {
-                _ = release.wait(timeout: .now() + 30)
+                _ = release.wait(timeout: .now() + 80)
             } else {
                 Thread.sleep(forTimeInterval: 0.05)
             }
@@ -107,7 +107,7 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         }
         server.start()
         defer { server.stop() }
-        let transport = HTTPTransport(timeout: 10)
+        let transport = HTTPTransport(timeout: 90)  // a loaded machine may schedule the waiter late
         let limit = InFlightLimit(window: ConcurrencyWindow(fixed: 3))
         let answers = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<9 {
@@ -140,7 +140,7 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
                 URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!),
                 slot: InFlightSlot(one, order: 0))
         }
-        let deadline = Date().addingTimeInterval(20)  // bounded waits
+        let deadline = Date().addingTimeInterval(60)  // bounded waits
         while one.state.active == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         let waiter = Task {
             try await transport.send(
