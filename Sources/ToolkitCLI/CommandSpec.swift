@@ -97,6 +97,9 @@ package struct OptionSpec: Sendable {
     package var completion: CompletionKind
     /// Hidden options are parsed but not documented (e.g. test hooks).
     package var isHidden: Bool
+    /// Offered by every subcommand too (`--json`). Any other option of a command belongs to it
+    /// alone: `spotify-nowplaying pause --for 5s` is a usage error, not an option ignored.
+    package var isGlobal: Bool
 
     package init(
         _ long: String,
@@ -106,7 +109,8 @@ package struct OptionSpec: Sendable {
         default defaultValue: String? = nil,
         repeatable: Bool = false,
         completion: CompletionKind = .none,
-        isHidden: Bool = false
+        isHidden: Bool = false,
+        global: Bool = false
     ) {
         self.long = long
         self.short = short
@@ -116,6 +120,7 @@ package struct OptionSpec: Sendable {
         self.repeatable = repeatable
         self.completion = completion
         self.isHidden = isHidden
+        self.isGlobal = global
     }
 
     package var takesValue: Bool { valueName != nil }
@@ -137,7 +142,7 @@ package struct OptionSpec: Sendable {
     package static let version = OptionSpec("version", help: "Show the version and exit.")
     /// `--json` as the record-writing tools offer it.
     package static let jsonRecords = OptionSpec(
-        "json", short: "j", help: "Write records as JSON Lines even on a terminal.")
+        "json", short: "j", help: "Write records as JSON Lines even on a terminal.", global: true)
 }
 
 package struct ArgumentSpec: Sendable {
@@ -195,10 +200,13 @@ package struct ExampleSpec: Sendable {
 
 extension CommandSpec {
     /// Options as the user can type them: the spec's own, then for a subcommand its parent's
-    /// (global) ones, then the built-in `--help`, and `--version` at the top level.
+    /// global ones, then the built-in `--help`, and `--version` at the top level.
     func effectiveOptions(under parent: CommandSpec? = nil) -> [OptionSpec] {
         var result = options
-        if let parent { result += parent.options }
+        if let parent {
+            result += parent.options.filter { option in option.isGlobal && !options.contains { $0.long == option.long }
+            }
+        }
         result.append(.help)
         if parent == nil { result.append(.version) }
         return result

@@ -7,10 +7,15 @@ package enum HelpRenderer {
 
     /// Full help for the command at `path` (e.g. `["spotify-auth", "login"]`).
     /// `parent` is the command a subcommand belongs to; its options are global and listed too.
-    package static func help(for spec: CommandSpec, path: [String], parent: CommandSpec? = nil) -> String {
+    /// `short` (`-h`): the abstract, usage, commands, arguments and options only, with the
+    /// first sentence of each; the whole text is `--help` and the man page.
+    package static func help(for spec: CommandSpec, path: [String], parent: CommandSpec? = nil, short: Bool = false)
+        -> String
+    {
         let isRoot = path.count == 1
         var out = "\(path.joined(separator: " ")): \(spec.abstract)\n\n"
         out += "Usage: \(synopsis(for: spec, path: path))\n"
+        if short { return out + shortBody(spec, path: path, parent: parent) }
 
         if !spec.discussion.isEmpty {
             out += "\n" + spec.discussion.map { wrap($0, indent: 0) }.joined(separator: "\n\n") + "\n"
@@ -48,6 +53,29 @@ package enum HelpRenderer {
         }
         out +=
             isRoot ? "\nSee 'man \(path[0])' for more.\n" : "\nSee '\(path[0]) --help' and 'man \(path[0])' for more.\n"
+        return out
+    }
+
+    static func shortBody(_ spec: CommandSpec, path: [String], parent: CommandSpec?) -> String {
+        func firstSentence(_ text: String) -> String {
+            guard let end = text.range(of: ". ") else { return text }
+            return String(text[..<end.lowerBound]) + "."
+        }
+        var out = ""
+        if !spec.subcommands.isEmpty {
+            out += "\nCommands:\n" + table(spec.subcommands.map { ($0.name, $0.abstract) })
+        }
+        if !spec.arguments.isEmpty {
+            out += "\nArguments:\n" + table(spec.arguments.map { ($0.synopsis, firstSentence($0.help)) })
+        }
+        let options = spec.effectiveOptions(under: parent).filter { !$0.isHidden }
+        out +=
+            "\nOptions:\n"
+            + table(
+                options.map { option in
+                    (option.short == nil ? "    " + option.displayName : option.displayName, firstSentence(option.help))
+                })
+        out += "\nThe whole text: '\(path.joined(separator: " ")) --help', or 'man \(path[0])'.\n"
         return out
     }
 

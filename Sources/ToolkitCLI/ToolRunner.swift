@@ -34,8 +34,11 @@ package enum ToolRunner {
             let parsed = try CommandLineParser.parse(arguments, spec: spec)
             let status: ExitCode
             if parsed.wantsHelp {
+                // -h is the short form (what to type); --help the whole text (ripgrep's way).
+                let short = arguments.contains("-h") && !arguments.contains("--help")
                 try stdout.writeText(
-                    HelpRenderer.help(for: parsed.spec, path: parsed.path, parent: parsed.path.count > 1 ? spec : nil))
+                    HelpRenderer.help(
+                        for: parsed.spec, path: parsed.path, parent: parsed.path.count > 1 ? spec : nil, short: short))
                 status = .success
             } else if parsed.wantsVersion {
                 try stdout.writeText("\(spec.name) \(Toolkit.version)\n")

@@ -169,6 +169,27 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         #expect(counted.stderr.contains("skipped 1 record that is not a song"))
     }
 
+    /// Issue 20, item 10: options belong to their command; -h is short, --help whole.
+    @Test func optionsBelongToTheirCommand() throws {
+        let (fake, env) = try fakeWithToken()
+        for arguments in [["pause", "--for", "5s"], ["recent", "--watch"], ["next", "--interval", "1s"]] {
+            let result = try nowplaying(arguments, env)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("unknown option"), "\(result.stderr)")
+        }
+        let playHelp = try nowplaying(["play", "--help"], env).stdout
+        let deviceRows = playHelp.split(separator: "\n").filter {
+            $0.trimmingCharacters(in: .whitespaces).hasPrefix("--device") || $0.contains(", --device")
+        }
+        #expect(deviceRows.count == 1, "one --device, the device to play on: \(deviceRows)")
+        #expect(!playHelp.contains("--watch") && !playHelp.contains("--interval"), "\(playHelp)")
+        let short = try nowplaying(["-h"], env).stdout
+        let long = try nowplaying(["--help"], env).stdout
+        #expect(short.split(separator: "\n").count * 2 < long.split(separator: "\n").count, "-h is short")
+        #expect(short.contains("The whole text: 'spotify-nowplaying --help'"))
+        #expect(try fake.counters()["requests"] == [:])
+    }
+
     @Test func badOptionsAreUsageErrorsBeforeAnyCall() throws {
         let (fake, env) = try fakeWithToken()
         #expect(try nowplaying(["--for", "5m"], env).status == 64)

@@ -23,7 +23,10 @@ import Testing
     let auth = CommandSpec(
         name: "auth",
         abstract: "subcommands",
-        options: [OptionSpec("verbose", short: "v", help: "global flag")],
+        options: [
+            OptionSpec("verbose", short: "v", help: "global flag", global: true),
+            OptionSpec("watch", help: "the top command's own"),
+        ],
         subcommands: [
             CommandSpec(
                 name: "login", abstract: "log in", options: [OptionSpec("timeout", value: "DURATION", help: "t")]),
@@ -103,6 +106,14 @@ import Testing
         #expect(usageMessage(["logn"], spec: auth) == "unknown command 'logn'; did you mean 'login'?")
         #expect(usageMessage(["status", "--timeout", "1m"], spec: auth) == "unknown option '--timeout'")
         #expect(usageMessage(["status", "extra"], spec: auth) == "unexpected argument 'extra'")
+        // Only global options reach a subcommand (issue 20, item 10): the top command's own do not.
+        #expect(usageMessage(["status", "--watch"], spec: auth) == "unknown option '--watch'")
+        #expect(
+            try CommandLineParser.parse(
+                ["--watch"],
+                spec: CommandSpec(
+                    name: "auth", abstract: "x", options: [OptionSpec("watch", help: "w")])
+            ).flag("watch"))
     }
 
     @Test func usageErrorsNameTheCommandTheyAreAbout() throws {

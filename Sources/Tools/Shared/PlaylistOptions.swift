@@ -9,14 +9,15 @@ enum PlaylistCommands {
     static let concurrencyOption = OptionSpec(
         "concurrency", short: "c", value: "N",
         help:
-            "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429."
+            "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429.",
+        global: true
     )
     static let playlistArgument = ArgumentSpec(
         "PLAYLIST",
         help:
             "A playlist: its name (one of yours: exact, else in any case), id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.",
         optional: true, repeatable: true)
-    static let jsonOption = OptionSpec("json", short: "j", help: "Write JSON Lines even on a terminal.")
+    static let jsonOption = OptionSpec("json", short: "j", help: "Write JSON Lines even on a terminal.", global: true)
 
     static let environment = [
         EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
