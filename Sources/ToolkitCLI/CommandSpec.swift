@@ -84,6 +84,9 @@ package enum CompletionKind: Sendable, Equatable {
     /// Completed from these, but the parser takes any value: the command checks it (a comma
     /// list of choices, or a name completion cannot know).
     case suggestions([String])
+    /// Completed from the lines this command prints when completion runs (the data only the
+    /// tool knows: routine names, local playlists, devices); any value is accepted.
+    case command(String)
 }
 
 package struct OptionSpec: Sendable {

@@ -36,6 +36,11 @@ package enum CompletionRenderer {
         spec.arguments.contains { $0.completion == .file }
     }
 
+    /// How each positional argument completes, in order (the last one for any further words).
+    static func positionalKinds(_ spec: CommandSpec) -> [CompletionKind] {
+        spec.arguments.map(\.completion)
+    }
+
     // MARK: bash
 
     static func bash(_ spec: CommandSpec) -> String {
@@ -45,7 +50,7 @@ package enum CompletionRenderer {
         var out = """
             # bash completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.
             \(function)() {
-                local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" command="" i word
+                local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" command="" i n word
 
             """
         if !spec.subcommands.isEmpty {
@@ -80,7 +85,7 @@ package enum CompletionRenderer {
                 continue
             }
             words = "\"\(words)\""
-            let positional = completesFiles(command.spec) ? bashValueCompletion(.file) : "COMPREPLY=()"
+            let positional = bashPositional(command.spec, offset: command.parent == nil ? 0 : 1)
             out +=
                 "        \(command.parent == nil ? "\"\"" : command.name)) if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \(words) -- \"$cur\")); else \(positional); fi ;;\n"
         }
@@ -88,8 +93,25 @@ package enum CompletionRenderer {
         return out
     }
 
+    /// The positional words: by how many come before the cursor, each argument's completion.
+    /// `offset`: words before the first argument (1 for a subcommand: the command's name).
+    static func bashPositional(_ spec: CommandSpec, offset: Int) -> String {
+        let kinds = positionalKinds(spec)
+        guard kinds.contains(where: { $0 != .none }) else { return "COMPREPLY=()" }
+        if Set(kinds.map { "\($0)" }).count == 1 { return bashValueCompletion(kinds[0]) }
+        var out = "n=0; for ((i = 1; i < COMP_CWORD; i++)); do [[ \"${COMP_WORDS[i]}\" != -* ]] && n=$((n + 1)); done; "
+        out += "case $n in "
+        for (index, kind) in kinds.enumerated() {
+            let label = index == kinds.count - 1 ? "*" : String(index + offset)
+            out += "\(label)) \(bashValueCompletion(kind)) ;; "
+        }
+        return out + "esac"
+    }
+
     static func bashValueCompletion(_ kind: CompletionKind) -> String {
         switch kind {
+        case .command(let command):
+            "COMPREPLY=(); while IFS= read -r word; do [[ \"$word\" == \"$cur\"* ]] && COMPREPLY+=(\"$word\"); done < <(\(command) 2>/dev/null)"
         case .none: "COMPREPLY=()"
         // One name per line, never split on spaces or glob-expanded.
         case .file: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -f -- \"$cur\")"
@@ -143,6 +165,7 @@ package enum CompletionRenderer {
                     case .file: "_files"
                     case .directory: "_files -/"
                     case .choices(let values), .suggestions(let values): "(\(values.joined(separator: " ")))"
+                    case .command(let command): zshCommandAction(command)
                     }
                 value = ":\(zshEscape(name.lowercased())):\(action)"
             }
@@ -155,11 +178,22 @@ package enum CompletionRenderer {
             }
         }
         for argument in spec.arguments {
-            let action = argument.completion == .file ? "_files" : " "
+            let action: String =
+                switch argument.completion {
+                case .file: "_files"
+                case .choices(let values): "(\(values.joined(separator: " ")))"
+                case .command(let command): zshCommandAction(command)
+                case .none, .directory, .suggestions: " "
+                }
             let position = argument.isRepeatable ? "*" : (argument.isOptional ? ":" : "")
             specs.append("'\(position):\(zshEscape(argument.name.lowercased())):\(action)'")
         }
         return specs
+    }
+
+    /// The lines `command` prints, one completion each (names may hold spaces).
+    static func zshCommandAction(_ command: String) -> String {
+        "{compadd -- ${(f)\"$(\(command) 2>/dev/null)\"}}"
     }
 
     static func zshEscape(_ text: String) -> String {
@@ -194,6 +228,15 @@ package enum CompletionRenderer {
                 fishOption($0, tool: tool, condition: condition)
             }.joined()
             if completesFiles(command) { out += "complete -c \(tool) -n '\(condition)' -F\n" }
+            for kind in positionalKinds(command) {
+                switch kind {
+                case .command(let source):
+                    out += "complete -c \(tool) -n '\(condition)' -f -a '(\(source) 2>/dev/null)'\n"
+                case .choices(let values):
+                    out += "complete -c \(tool) -n '\(condition)' -f -a '\(values.joined(separator: " "))'\n"
+                default: break
+                }
+            }
         }
         return out
     }
@@ -209,6 +252,8 @@ package enum CompletionRenderer {
             case .file, .directory: parts.append("-r -F")
             case .choices(let values), .suggestions(let values):
                 parts.append("-x -a '\(values.joined(separator: " "))'")
+            case .command(let command):
+                parts.append("-x -a '(\(command) 2>/dev/null)'")
             }
         }
         parts.append("-d '\(fishEscape(option.help))'")

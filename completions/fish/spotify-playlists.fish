@@ -47,4 +47,7 @@ complete -c spotify-playlists -n '__fish_seen_subcommand_from edit' -s h -l help
 complete -c spotify-playlists -n '__fish_seen_subcommand_from delete' -s n -l dry-run -d 'Print the planned changes as change records and send no write request (reads may still be made).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from delete' -s j -l json -d 'Write JSON Lines even on a terminal.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from delete' -s h -l help -d 'Show this help and exit.'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -l names -d 'local list: print only the names, one per line (what shell completion offers).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -s h -l help -d 'Show this help and exit.'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -f -a 'create list show add rename delete'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -f -a '(spotify-playlists local list --names 2>/dev/null)'

@@ -8,7 +8,11 @@ import ToolkitCore
 /// counted in songs. The pure parts live in Routines/ (RoutineBook, RoutineStore); this file is
 /// the command-line face and the I/O.
 package enum RoutineLink {
-    static let nameArgument = ArgumentSpec("NAME", help: "The routine's name (any text; matched case-insensitively).")
+    static let nameArgument = ArgumentSpec(
+        "NAME", help: "The routine's name (any text; matched case-insensitively).",
+        completion: .command("routine-link list --names"))
+    static let namesOption = OptionSpec(
+        "names", help: "Print only the names, one per line (what shell completion offers).")
     static let playOption = OptionSpec(
         "play",
         help:
@@ -58,7 +62,8 @@ package enum RoutineLink {
                     ExampleSpec("routine-link edit morning --no-duration --note ''", "No duration and no note."),
                 ]
             ).running(handler(edit)),
-            CommandSpec(name: "list", abstract: "list the routines, as routine records").running(handler(list)),
+            CommandSpec(name: "list", abstract: "list the routines, as routine records", options: [namesOption])
+                .running(handler(list)),
             CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
                 .running(handler(show)),
             CommandSpec(
@@ -327,6 +332,10 @@ package enum RoutineLink {
 
     static func list(_ invocation: Invocation) throws -> ExitCode {
         let routines = try book(invocation).routines
+        if invocation.command.flag(namesOption) {
+            for routine in routines { try invocation.context.stdout.writeText(TerminalText.clean(routine.name) + "\n") }
+            return .success
+        }
         if invocation.mode == .human {
             let rows = routines.map { routine in
                 [

@@ -10,8 +10,11 @@ package enum SpotifyNowPlaying {
     static let deviceOption = OptionSpec(
         "device", value: "NAME|ID",
         help:
-            "Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one."
+            "Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.",
+        completion: .command("spotify-nowplaying devices --names")
     )
+    static let deviceNamesOption = OptionSpec(
+        "names", help: "Print only the devices' names, one per line (what shell completion offers).")
 
     /// What a playback command sends, and the words for it ("pause").
     typealias Send = @Sendable (ParsedCommand, ToolContext, SpotifyPlayer, _ deviceID: String?) async throws -> String
@@ -93,8 +96,18 @@ package enum SpotifyNowPlaying {
         ] + settingCommands + [
             CommandSpec(
                 name: "devices", abstract: "list the devices Spotify can play on, as device records",
+                options: [deviceNamesOption],
                 run: { command, context in
-                    try await devices(context, player: try context.player(), mode: outputMode(command, context))
+                    let player = try context.player()
+                    if command.flag(deviceNamesOption) {
+                        for device in try await player.devices() {
+                            if let name = device["name"]?.stringValue {
+                                try context.stdout.writeText(TerminalText.clean(name) + "\n")
+                            }
+                        }
+                        return .success
+                    }
+                    return try await devices(context, player: player, mode: outputMode(command, context))
                 }),
             CommandSpec(
                 name: "recent",

@@ -5,6 +5,9 @@ import ToolkitCLI
 import ToolkitCore
 
 extension SpotifyPlaylists {
+    static let localNamesOption = OptionSpec(
+        "names", help: "local list: print only the names, one per line (what shell completion offers).")
+
     static let localCommand = CommandSpec(
         name: "local",
         abstract:
@@ -17,8 +20,11 @@ extension SpotifyPlaylists {
             ArgumentSpec(
                 "ACTION", help: "create, list, show, add, rename or delete.",
                 completion: .choices(["create", "list", "show", "add", "rename", "delete"])),
-            ArgumentSpec("NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true),
+            ArgumentSpec(
+                "NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true,
+                completion: .command("spotify-playlists local list --names")),
         ],
+        options: [localNamesOption],
         examples: [
             ExampleSpec(
                 "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning",
@@ -38,7 +44,12 @@ extension SpotifyPlaylists {
         switch action {
         case "list":
             _ = try names(0, "no NAME")
-            try writeLocalList(try store.read()?.playlists ?? [], context, human: human)
+            let playlists = try store.read()?.playlists ?? []
+            if command.flag(localNamesOption) {
+                for playlist in playlists { try context.stdout.writeText(TerminalText.clean(playlist.name) + "\n") }
+            } else {
+                try writeLocalList(playlists, context, human: human)
+            }
         case "show":
             let name = try names(1, "one NAME")[0]
             guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
