@@ -618,12 +618,14 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(run.stderr.contains("routine-link: nothing heard; no session logged"))
         #expect(run.stdout == "")
         #expect(try ToolProcess.run("routine-link", ["history"], environment: env).stdout == "")
-        // Without a login, the watch says why and nothing is logged.
+        // Without a login, run says so before it opens the playlist or starts a session (review
+        // item 31), and nothing is logged.
         var loggedOut = env
         loggedOut["SPOTIFY_ACCESS_TOKEN"] = ""
         let noLogin = try ToolProcess.run("routine-link", ["run", "morning", "--for", "1m"], environment: loggedOut)
         #expect(noLogin.status == 77, "\(noLogin.stderr)")
-        #expect(noLogin.stderr.contains("no session logged"))
+        #expect(noLogin.stderr.contains("needs a login; run 'spotify-auth login' first (nothing was started)"))
+        #expect(!noLogin.stderr.contains("opened"), "\(noLogin.stderr)")
         #expect(try ToolProcess.run("routine-link", ["history"], environment: env).stdout == "")
     }
 }

@@ -655,6 +655,14 @@ package enum RoutineLink {
         else {
             throw ToolError.unavailable("run needs spotify-nowplaying and songcount beside routine-link or on PATH")
         }
+        // The watch needs a login: without one, say so before the playlist opens or a session
+        // starts (review item 31), not after.
+        if (context.environment["SPOTIFY_ACCESS_TOKEN"] ?? "").isEmpty,
+            try TokenStores.make(environment: context.environment).load() == nil
+        {
+            throw ToolError.noPermission(
+                "run watches what plays, which needs a login; run 'spotify-auth login' first (nothing was started)")
+        }
         let (_, started) = try await beginSession(invocation)
 
         var environment = context.environment.variables
