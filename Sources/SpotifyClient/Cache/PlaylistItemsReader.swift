@@ -20,6 +20,16 @@ package protocol PlaylistReadHandler {
     mutating func progress(_ progress: PlaylistItemsReader.Progress)
 }
 
+/// What a handler that wants pages only, and no notes or progress, need not write.
+extension PlaylistReadHandler {
+    package var takesLines: Bool { false }
+    package func line(
+        kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer, playlist index: Int
+    ) throws {}
+    package func totalChanged(playlist index: Int, was: Int, now: Int) {}
+    package func progress(_ progress: PlaylistItemsReader.Progress) {}
+}
+
 /// Where spotify-tracks and `spotify-playlists get --duration` get playlists' entries: from the
 /// snapshot cache when it holds a playlist's current version, else from Spotify, keeping what
 /// came for the next run. Either way the handler gets the same pages, so what it prints cannot

@@ -124,12 +124,7 @@ extension RoutineLink {
         var pages: [Page] = []
         var refusal: ToolError?
 
-        var takesLines: Bool { false }
         mutating func page(_ page: Page, playlist index: Int) throws { pages.append(page) }
-        func line(
-            kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer, playlist index: Int
-        ) throws {}
-        func totalChanged(playlist index: Int, was: Int, now: Int) {}
         mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
             switch result {
             case .delivered: break
@@ -144,6 +139,5 @@ extension RoutineLink {
             case .failed(let error): refusal = error
             }
         }
-        func progress(_ progress: PlaylistItemsReader.Progress) {}
     }
 }

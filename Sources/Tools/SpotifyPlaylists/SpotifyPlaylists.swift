@@ -181,8 +181,6 @@ package enum SpotifyPlaylists {
         var sum = 0
         var total: JSONValue = .null
 
-        var takesLines: Bool { false }
-
         mutating func page(_ page: Page, playlist index: Int) throws {
             for entry in page.items {
                 // Saturating: durations come from the server (or a cached copy of its answer), and
@@ -191,10 +189,6 @@ package enum SpotifyPlaylists {
                     sum, PlaylistEntry.item(of: entry)?["duration_ms"]?.intValue.map { max($0, 0) } ?? 0)
             }
         }
-
-        func line(
-            kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer, playlist index: Int
-        ) throws {}
 
         func totalChanged(playlist index: Int, was: Int, now: Int) {
             progress.clear()
