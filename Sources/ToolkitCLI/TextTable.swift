@@ -102,16 +102,11 @@ package final class ProgressLine {
     package init(_ context: ToolContext, noun: String = "items", shownAbove: Int) {
         enabled =
             context.terminal.stderrIsTerminal
-            && (context.terminal.stdoutIsTerminal || Self.isRegularFile(context.stdout.fileDescriptor))
+            && (context.terminal.stdoutIsTerminal || DescriptorKind(context.stdout.fileDescriptor) == .regularFile)
         stderr = context.stderr
         clock = context.clock
         self.noun = noun
         self.shownAbove = shownAbove
-    }
-
-    static func isRegularFile(_ fileDescriptor: Int32) -> Bool {
-        var info = stat()
-        return fstat(fileDescriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// Redraws at most ten times a second; lists that fit in one page never show a line.

@@ -108,10 +108,7 @@ package struct StandardInput: Sendable {
     /// socket. Not a terminal, /dev/null (a cron job's or a service's stdin) or a closed one:
     /// for those, "nothing on standard input" means no input was given, not an empty one.
     package var carriesData: Bool {
-        var info = stat()
-        guard fstat(fileDescriptor, &info) == 0 else { return false }
-        let type = info.st_mode & S_IFMT
-        return type == S_IFIFO || type == S_IFREG || type == S_IFSOCK
+        [.pipe, .regularFile, .socket].contains(DescriptorKind(fileDescriptor))
     }
 
     /// Why a line cannot be used; `forEachLine` turns it into exit 65 naming the line.

@@ -88,10 +88,7 @@ package struct ListeningShield: Sendable {
 
     /// Holds SIGINT back when `fileDescriptor` is a pipe.
     package static func begin(readingFrom fileDescriptor: Int32) -> ListeningShield {
-        var info = stat()
-        guard fstat(fileDescriptor, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else {
-            return ListeningShield(deferral: nil)
-        }
+        guard DescriptorKind(fileDescriptor) == .pipe else { return .none }
         return ListeningShield(deferral: SignalDeferral.begin([SIGINT]))
     }
 

@@ -284,8 +284,7 @@ package enum Songcount {
         guard descriptor >= 0 else {
             throw ToolError.noInput("cannot open '\(path)': \(systemErrorMessage(errno))")
         }
-        var info = stat()
-        if fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+        if DescriptorKind(descriptor) == .directory {
             close(descriptor)
             throw ToolError.noInput("cannot read '\(path)': Is a directory")
         }
