@@ -21,6 +21,7 @@
 # exits by itself after an hour at most; nothing talks to Spotify.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Benchmarks/measure.sh  # now, median
 
 runs=${BENCH_RUNS:-3}
 latency=${BENCH_LATENCY_MS:-50}
@@ -58,8 +59,6 @@ for playlist in playlists:
 sys.stdout.write("".join(i + "\n" for i in out))
 EOF
 
-now() { date +%s.%N; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # "requests max_in_flight" of the Web API since the last reset.
 counters() {
     curl -s "$base/_fake/counters" | python3 -c '

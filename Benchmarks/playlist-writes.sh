@@ -11,6 +11,7 @@
 # fake-spotify listens on 127.0.0.1 only and exits by itself after an hour at most.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Benchmarks/measure.sh  # now, median
 
 runs=${BENCH_RUNS:-3}
 latency=${BENCH_LATENCY_MS:-50}
@@ -39,7 +40,6 @@ tools "$bin/spotify-tracks" --no-cache gen0000000000000010000 > "$work/source.js
 python3 -c 'import json, sys; [print(json.loads(l)["uri"]) for l in open(sys.argv[1])]' "$work/source.jsonl" > "$work/source.uris"
 [ "$(wc -l < "$work/source.uris")" -eq "$items" ] || { echo "bench: the source does not hold $items items" >&2; exit 70; }
 
-now() { date +%s.%N; }
 : > "$work/times"
 for ((i = 1; i <= runs; i++)); do
     curl -s -X POST "$base/_fake/reset-counters" > /dev/null
@@ -58,7 +58,7 @@ print(", ".join(f"{k} {n}" for k, n in sorted(c.items()) if " /v1/" in k))')
         python3 -c 'import json, sys; [print(json.loads(l)["uri"]) for l in sys.stdin]' > "$work/written.uris"
     cmp -s "$work/source.uris" "$work/written.uris" || { echo "bench: run $i wrote other items than it read" >&2; exit 70; }
 done
-median=$(sort -n "$work/times" | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+median=$(median < "$work/times")
 floor=$(awk -v l="$latency" -v n="$items" 'BEGIN { printf "%.3f", (n / 100 + 1) * l / 1000 }')
 echo "spotify-playlists create with $items items, ${latency} ms per request, $runs runs; each playlist read back identical"
 echo "median ${median}s; floor $((items / 100)) sequential batches of 100 + the create = $((items / 100 + 1)) requests x ${latency} ms = ${floor}s; time/floor $(awk -v a="$median" -v b="$floor" 'BEGIN { printf "%.2f", a / b }')x"

@@ -6,6 +6,7 @@
 #   BENCH_RECORDS=50000 BENCH_RUNS=5 BENCH_TARGETS="15m 1h" Benchmarks/songcount-best-fit.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Benchmarks/measure.sh  # now, median
 
 records=${BENCH_RECORDS:-10000}
 runs=${BENCH_RUNS:-3}
@@ -21,7 +22,6 @@ if [ ! -s "$file" ]; then
     python3 Benchmarks/make-tracks.py "$records" > "$file.tmp" && mv "$file.tmp" "$file"
 fi
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 echo "songcount --best-fit, $records songs, median of $runs runs"
 for target in $targets; do

@@ -6,6 +6,7 @@
 #   BENCH_RECORDS=100000 BENCH_RUNS=5 Benchmarks/songcount-vs-jq.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Benchmarks/measure.sh  # now, median
 
 records=${BENCH_RECORDS:-1000000}
 runs=${BENCH_RUNS:-3}
@@ -31,7 +32,6 @@ measure() {
     cat "$data_dir/time.out"
 }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 : > "$data_dir/songcount.times"; : > "$data_dir/jq.times"; : > "$data_dir/songcount.rss"
 cat "$file" > /dev/null  # warm the page cache once for both

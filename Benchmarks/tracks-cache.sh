@@ -10,6 +10,7 @@
 #   BENCH_RUNS=3 BENCH_LATENCY_MS=100 Benchmarks/tracks-cache.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Benchmarks/measure.sh  # now, median
 
 runs=${BENCH_RUNS:-5}
 latency=${BENCH_LATENCY_MS:-50}
@@ -49,7 +50,6 @@ seconds() {  # runs "$@" with stdout to $out; prints the wall time in seconds
     "$@" > "$out"
     echo "$EPOCHREALTIME $start" | awk '{ printf "%.3f\n", $1 - $2 }'
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 "$bin/spotify-playlists" get "$playlist" > "$work/record.jsonl"
 "$bin/spotify-tracks" --no-cache "$playlist" > "$work/expected.jsonl"

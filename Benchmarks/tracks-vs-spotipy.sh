@@ -11,6 +11,7 @@
 # removed at the end with everything else the run made. Nothing talks to Spotify.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Benchmarks/measure.sh  # now, median
 
 runs=${BENCH_RUNS:-5}
 latency=${BENCH_LATENCY_MS:-50}
@@ -38,8 +39,6 @@ while page:
 sys.stdout.write("\n".join(out) + "\n")
 EOF
 
-now() { date +%s.%N; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 in_flight() { curl -s "$base/_fake/counters" | python3 -c 'import json, sys; print(json.load(sys.stdin)["max_in_flight"])'; }
 
 : > "$work/tracks.times"; : > "$work/spotipy.times"; : > "$work/tracks.inflight"; : > "$work/spotipy.inflight"
