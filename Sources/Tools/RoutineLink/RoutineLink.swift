@@ -419,9 +419,9 @@ package enum RoutineLink {
                 )
             }
             playlist = try playlistFromInput(invocation.context.stdin)
+            // Fail on an unknown routine before asking Spotify anything.
+            _ = try book(invocation).existingIndex(of: invocation.name)
         }
-        // Fail on an unknown routine before asking Spotify anything.
-        _ = try book(invocation).existingIndex(of: invocation.name)
         if playlist.name == nil {
             playlist = try await fetchMetadata(playlist, context)
         }
