@@ -51,7 +51,10 @@ package enum ToolRunner {
             }
             try stdout.flush()
             return status.rawValue
-        } catch let error as ToolError {
+        } catch let convertible as any ToolErrorConvertible {
+            // A typed failure (an HTTP failure, a refused write) becomes its message and status here,
+            // at the last boundary; nothing above the tool branches on it any more.
+            let error = convertible.toolError
             // Keep what was already produced: records before a bad line are not lost.
             do { try stdout.flush() } catch is BrokenPipe { return 141 } catch {}
             report(error, spec: spec, to: context.stderr)

@@ -137,10 +137,11 @@ package struct SpotifyWebAPI: Sendable {
             do {
                 result = try await transport.send(request, slot: slot)
             } catch let failure as HTTPFailure where failure.isTransient {
-                try await again(failure.toolError)
+                try await again(failure.toolError.outcome(.unknown))
                 continue
             } catch let failure as HTTPFailure {
-                throw failure.toolError  // nothing above branches on how the exchange failed
+                // Nothing above branches on how the exchange failed, only on what it left behind.
+                throw failure.toolError.outcome(.unknown)
             }
             if result.isSuccess || passing.contains(result.status) {
                 do {
@@ -161,11 +162,12 @@ package struct SpotifyWebAPI: Sendable {
             case 401:
                 throw ToolError.noPermission(
                     "Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'"
-                )
+                ).outcome(.notCarriedOut)
             case 429:
                 if error.reason == "QUOTA_EXCEEDED" {
                     throw ToolError.unavailable(
-                        "Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds")
+                        "Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds"
+                    ).outcome(.notCarriedOut)
                 }
                 let wait = retry.rateLimitWait(
                     retryAfter: Self.retryAfterSeconds(result.header("Retry-After")), attempt: rateLimitWaits + 1,
@@ -173,12 +175,12 @@ package struct SpotifyWebAPI: Sendable {
                 guard wait <= maxRetryWait else {
                     throw ToolError.tempFail(
                         "Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \(Self.seconds(maxRetryWait)) cap); try again later"
-                    )
+                    ).outcome(.notCarriedOut)
                 }
                 guard rateLimitWaits < retry.maxRateLimitWaits else {
                     throw ToolError.tempFail(
                         "Spotify is still rate limiting after \(rateLimitWaits) waits (it asked for \(Self.seconds(wait)) more); try again later"
-                    )
+                    ).outcome(.notCarriedOut)
                 }
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a 429 is not a failed try
@@ -190,16 +192,17 @@ package struct SpotifyWebAPI: Sendable {
                 try await again(
                     ToolError.unavailable(
                         "Spotify failed (HTTP \(result.status): \(error.message)) on \(method) \(path); try again later"
-                    ))
+                    ).outcome(.unknown))
             case 403 where error.isMissingScope && scope != nil:
-                throw scope!.error
+                throw scope!.error.outcome(.notCarriedOut)
             case 403:
-                throw ToolError.noPermission(error.forbiddenExplanation)
+                throw ToolError.noPermission(error.forbiddenExplanation).outcome(.notCarriedOut)
             case 404:
-                throw ToolError(.notFound, "not found: \(path) (\(error.message))")
+                throw ToolError(.notFound, "not found: \(path) (\(error.message))").outcome(.notCarriedOut)
             default:
                 throw ToolError.unavailable(
-                    "Spotify answered HTTP \(result.status) to \(method) \(path): \(error.message)")
+                    "Spotify answered HTTP \(result.status) to \(method) \(path): \(error.message)"
+                ).outcome(.notCarriedOut)
             }
         }
     }

@@ -12,6 +12,11 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case tempFail = 75
     case noPermission = 77
     case config = 78
+    /// Ended early by a signal it caught and answered (a write that said what landed): 128 + the
+    /// signal's number, as the shell reports a process the signal killed.
+    case hangUp = 129
+    case interrupted = 130
+    case terminated = 143
 
     /// One line for EXIT STATUS sections and `--help`.
     package var meaning: String {
@@ -27,8 +32,22 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .ioError: "I/O error, e.g. writing to standard output failed"
         case .tempFail: "temporary failure; try again (e.g. rate limited for longer than the wait cap)"
         case .noPermission: "not logged in, token revoked, or permission denied"
+        case .hangUp: "stopped by SIGHUP (the terminal closed) after saying what was done"
+        case .interrupted: "stopped by SIGINT (Ctrl-C) after saying what was done"
+        case .terminated: "stopped by SIGTERM after saying what was done"
         case .config:
             "configuration error, e.g. no client id, or a token store that is unreadable or that another user could change"
+        }
+    }
+}
+
+extension ExitCode {
+    /// The status that reports an answered `signal` (SIGINT: 130), as the shell reports it.
+    package static func answering(signal number: Int32) -> ExitCode {
+        switch number {
+        case 1: .hangUp
+        case 15: .terminated
+        default: .interrupted
         }
     }
 }

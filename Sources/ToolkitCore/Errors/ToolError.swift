@@ -7,6 +7,9 @@ package struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     package var showsUsageHint: Bool
     /// The command the usage hint is about (`["spotify-auth", "login"]`); nil means the tool itself.
     package var commandPath: [String]?
+    /// For a failed request: whether the server may have carried it out. A writer settles an
+    /// unknown outcome by reading; it never reads the message to decide.
+    package var requestOutcome: RequestOutcome?
 
     package init(_ exitCode: ExitCode, _ message: String, showsUsageHint: Bool = false) {
         self.exitCode = exitCode
@@ -32,6 +35,23 @@ package struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
 /// `toolError`, taken at the boundary past which nothing branches on it any more.
 package protocol ToolErrorConvertible: Error {
     var toolError: ToolError { get }
+}
+
+/// What a failed request left behind on the server, as far as the client can tell.
+package enum RequestOutcome: Sendable, Equatable {
+    /// Refused before it was carried out (a 429, a quota, a 4xx, a connection never made).
+    case notCarriedOut
+    /// It may have been carried out: the answer was lost, cut, timed out, or a 5xx.
+    case unknown
+}
+
+extension ToolError {
+    /// The same error, saying what its request left behind.
+    package func outcome(_ outcome: RequestOutcome) -> ToolError {
+        var error = self
+        error.requestOutcome = outcome
+        return error
+    }
 }
 
 extension ToolError: ToolErrorConvertible {

@@ -1,0 +1,234 @@
+/// The least change that turns a playlist's entries into a wanted list of URIs, as Web API
+/// requests, so that every entry that stays keeps its `added_at` and `added_by`. Pure: no I/O.
+///
+/// The Web API offers three edits, and the plan uses them in this order:
+/// 1. `DELETE` by URI, which removes **every** occurrence: a URI the wanted list has fewer of
+///    than the playlist (dedupe) is removed whole and its wanted occurrences added back, and only
+///    those lose their dates.
+/// 2. Range moves (`PUT` with `range_start`, `insert_before`, `range_length`) put the entries that
+///    stay into the wanted order. The entries on one longest increasing subsequence never move;
+///    every other one moves once, after the entry that precedes it in the wanted order, and runs
+///    that are next to each other both now and in the wanted order move as one range. So the
+///    entries moved are exactly n minus the longest increasing subsequence, the fewest there can be.
+/// 3. `POST` with `position` inserts what is new, in batches of at most 100, in ascending position,
+///    so each lands where the wanted list has it.
+///
+/// Entries that cannot be written back (a local file, an item Spotify no longer makes available:
+/// `nil` here) cannot be removed by URI or added again: they are "pinned". They stay, after the
+/// entry that preceded them (the nearest one that stays), or first when none does.
+package struct PlaylistEditPlan: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
+        /// `DELETE` every occurrence of these URIs (at most 100).
+        case remove(uris: [String])
+        /// `PUT` a range move: the `length` entries from `start` go before the entry now at
+        /// `insertBefore` (positions in the playlist before the move).
+        case move(start: Int, insertBefore: Int, length: Int)
+        /// `POST` these URIs (at most 100) at `position`.
+        case insert(uris: [String], position: Int)
+    }
+
+    package var steps: [Step] = []
+    /// What the playlist will hold, in order (nil: a pinned entry).
+    package var result: [String?] = []
+    package var entriesBefore = 0
+    /// Entries that stay where they are or move, keeping their dates (pinned ones included).
+    package var keptEntries = 0
+    /// Entries that leave for good.
+    package var removedEntries = 0
+    /// Entries removed with their URI and added back (a URI the wanted list has fewer of).
+    package var readdedEntries = 0
+    /// Entries the playlist did not have.
+    package var newEntries = 0
+    /// Entries moved by the range moves (n minus the longest increasing subsequence).
+    package var movedEntries = 0
+    /// Entries that could not be removed or written back, and stay.
+    package var pinnedEntries = 0
+
+    package static let batchSize = 100
+
+    package var isEmpty: Bool { steps.isEmpty }
+    package var moveRequests: Int { steps.count { if case .move = $0 { true } else { false } } }
+
+    /// The plan from `current` (the playlist's entries; nil for one that cannot be written back)
+    /// to `wanted`.
+    package init(from current: [String?], to wanted: [String]) {
+        entriesBefore = current.count
+        var currentCount: [String: Int] = [:]
+        for case let uri? in current { currentCount[uri, default: 0] += 1 }
+        var wantedCount: [String: Int] = [:]
+        for uri in wanted { wantedCount[uri, default: 0] += 1 }
+        // A URI with fewer wanted occurrences than the playlist has is removed whole.
+        let removedURIs = Set(currentCount.keys.filter { wantedCount[$0, default: 0] < currentCount[$0]! })
+
+        // Which current entry each wanted one is: the k-th occurrence of a kept URI is its k-th
+        // occurrence in the playlist; the rest are new.
+        var occurrences: [String: [Int]] = [:]
+        for (index, uri) in current.enumerated() {
+            if let uri, !removedURIs.contains(uri) { occurrences[uri, default: []].append(index) }
+        }
+        var used: [String: Int] = [:]
+        enum Slot: Equatable {
+            case kept(Int)
+            case new(String)
+        }
+        var wantedSlots: [Slot] = []
+        wantedSlots.reserveCapacity(wanted.count)
+        for uri in wanted {
+            let next = used[uri, default: 0]
+            if let list = occurrences[uri], next < list.count {
+                wantedSlots.append(.kept(list[next]))
+                used[uri] = next + 1
+            } else {
+                wantedSlots.append(.new(uri))
+                if removedURIs.contains(uri) { readdedEntries += 1 } else { newEntries += 1 }
+            }
+        }
+
+        // Pinned entries follow the nearest earlier entry that stays (`anchor`), or lead.
+        var pinnedAfter: [Int: [Int]] = [:]
+        var leadingPinned: [Int] = []
+        var anchor: Int?
+        for (index, uri) in current.enumerated() {
+            if let uri {
+                if !removedURIs.contains(uri) { anchor = index }
+            } else if let anchor {
+                pinnedAfter[anchor, default: []].append(index)
+            } else {
+                leadingPinned.append(index)
+            }
+        }
+        pinnedEntries = current.count { $0 == nil }
+        var slots: [Slot] = leadingPinned.map(Slot.kept)
+        for slot in wantedSlots {
+            slots.append(slot)
+            if case .kept(let index) = slot { slots += (pinnedAfter[index] ?? []).map(Slot.kept) }
+        }
+        result = slots.map { slot in
+            switch slot {
+            case .kept(let index): current[index]
+            case .new(let uri): uri
+            }
+        }
+        keptEntries = slots.count { if case .kept = $0 { true } else { false } }
+        removedEntries = current.count { $0.map(removedURIs.contains) ?? false } - readdedEntries
+
+        // 1. Removes, in the order the URIs first appear.
+        var seen = Set<String>()
+        let removals = current.compactMap { uri -> String? in
+            guard let uri, removedURIs.contains(uri), seen.insert(uri).inserted else { return nil }
+            return uri
+        }
+        steps += removals.chunked(Self.batchSize).map { .remove(uris: $0) }
+
+        // 2. Moves, on the entries that stay (current indices, in playlist order).
+        var order = current.indices.filter { current[$0].map { !removedURIs.contains($0) } ?? true }
+        let wantedOrder = slots.compactMap { slot -> Int? in
+            if case .kept(let index) = slot { index } else { nil }
+        }
+        steps += Self.moves(from: &order, to: wantedOrder, moved: &movedEntries)
+
+        // 3. Inserts, ascending: everything before each one is already where it will be.
+        var position = 0
+        var pending: (position: Int, uris: [String])?
+        for slot in slots {
+            if case .new(let uri) = slot {
+                if pending == nil || pending!.uris.count == Self.batchSize {
+                    if let batch = pending { steps.append(.insert(uris: batch.uris, position: batch.position)) }
+                    pending = (position, [])
+                }
+                pending!.uris.append(uri)
+            } else if let batch = pending {
+                steps.append(.insert(uris: batch.uris, position: batch.position))
+                pending = nil
+            }
+            position += 1
+        }
+        if let batch = pending { steps.append(.insert(uris: batch.uris, position: batch.position)) }
+    }
+
+    /// Range moves that turn `order` into `wanted` (the same elements), moving every element off
+    /// one longest increasing subsequence once, runs together. `order` ends as `wanted`.
+    static func moves(from order: inout [Int], to wanted: [Int], moved: inout Int) -> [Step] {
+        var rank: [Int: Int] = [:]
+        for (index, element) in order.enumerated() { rank[element] = index }
+        let staying = longestIncreasingSubsequence(wanted.map { rank[$0]! })
+        var stays = Set<Int>()
+        for index in staying { stays.insert(wanted[index]) }
+        var steps: [Step] = []
+        var position: [Int: Int] = rank
+        var index = 0
+        while index < wanted.count {
+            let element = wanted[index]
+            guard !stays.contains(element) else {
+                index += 1
+                continue
+            }
+            // The run: the next wanted elements that also move and sit right after it now.
+            let start = position[element]!
+            var length = 1
+            while index + length < wanted.count, !stays.contains(wanted[index + length]),
+                start + length < order.count, order[start + length] == wanted[index + length]
+            {
+                length += 1
+            }
+            let insertBefore = index == 0 ? 0 : position[wanted[index - 1]]! + 1
+            if insertBefore < start || insertBefore > start + length {
+                steps.append(.move(start: start, insertBefore: insertBefore, length: length))
+                moved += length
+                let run = Array(order[start..<start + length])
+                order.removeSubrange(start..<start + length)
+                let target = insertBefore > start ? insertBefore - length : insertBefore
+                order.insert(contentsOf: run, at: target)
+                for offset in min(start, target)..<max(start + length, target + length) {
+                    position[order[offset]] = offset
+                }
+            }
+            index += length
+        }
+        return steps
+    }
+
+    /// The indices of one longest strictly increasing subsequence of `values` (patience sorting,
+    /// O(n log n)).
+    static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []  // indices into values: the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var result: [Int] = []
+        var index = tails.last ?? -1
+        while index >= 0 {
+            result.append(index)
+            index = previous[index]
+        }
+        return result.reversed()
+    }
+
+    /// Applies the steps to `entries` as Spotify would: what the playlist holds afterwards. Each
+    /// entry is carried whole, so a test can check that kept entries keep what they had.
+    package func applied<Entry>(to entries: [Entry], uri: (Entry) -> String?, make: (String) -> Entry) -> [Entry] {
+        var list = entries
+        for step in steps {
+            switch step {
+            case .remove(let uris):
+                let gone = Set(uris)
+                list.removeAll { uri($0).map(gone.contains) ?? false }
+            case .move(let start, let insertBefore, let length):
+                let run = Array(list[start..<start + length])
+                list.removeSubrange(start..<start + length)
+                list.insert(contentsOf: run, at: insertBefore > start ? insertBefore - length : insertBefore)
+            case .insert(let uris, let position):
+                list.insert(contentsOf: uris.map(make), at: position)
+            }
+        }
+        return list
+    }
+}
