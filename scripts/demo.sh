@@ -44,7 +44,7 @@ trap 'exit 143' TERM
 
 # Only the demo's own environment: no token, client or API settings of the user's leak in.
 unset SPOTIFY_ACCESS_TOKEN SPOTIFY_TOOLKIT_FORCE_TTY SPOTIFY_TOOLKIT_TIME_SCALE
-export XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache"
+export XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache" XDG_STATE_HOME="$home/state"
 export SPOTIFY_TOOLKIT_TOKEN_STORE=file
 export PATH="$bin:$PATH"
 

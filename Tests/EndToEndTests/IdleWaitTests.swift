@@ -151,6 +151,7 @@ enum SpawnedTool {
         env.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")
         env["XDG_CONFIG_HOME"] = scratch.url.appendingPathComponent("config").path
         env["XDG_CACHE_HOME"] = scratch.url.appendingPathComponent("cache").path
+        env["XDG_STATE_HOME"] = scratch.url.appendingPathComponent("state").path
         for (key, value) in environment { env[key] = value }
         let path = ToolProcess.url(of: tool).path
         let argv = ([path] + arguments).map { strdup($0) } + [nil]

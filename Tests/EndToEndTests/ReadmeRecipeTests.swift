@@ -68,6 +68,7 @@ import Testing
             environment = fake.environment([
                 "XDG_DATA_HOME": home.appendingPathComponent("data").path,
                 "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
+                "XDG_STATE_HOME": home.appendingPathComponent("state").path,
                 "BROWSER": browser,
                 "NO_COLOR": "1",
             ])

@@ -25,6 +25,8 @@ package struct PlaylistEditPlan: Sendable, Equatable {
         case move(start: Int, insertBefore: Int, length: Int)
         /// `POST` these URIs (at most 100) at `position`.
         case insert(uris: [String], position: Int)
+        /// `PUT` these URIs (at most 100) as the whole playlist: every entry gets a new date.
+        case replace(uris: [String])
     }
 
     package var steps: [Step] = []
@@ -45,6 +47,24 @@ package struct PlaylistEditPlan: Sendable, Equatable {
     package var pinnedEntries = 0
 
     package static let batchSize = 100
+
+    /// The plan that writes `wanted` afresh (`--reset-dates`): the first 100 replace everything,
+    /// the rest are appended. Every entry gets today's date and the pinned ones are dropped.
+    package static func rewrite(from current: [String?], to wanted: [String]) -> PlaylistEditPlan {
+        var plan = PlaylistEditPlan(from: [], to: [])
+        plan.entriesBefore = current.count
+        plan.result = wanted
+        plan.removedEntries = current.count
+        plan.newEntries = wanted.count
+        let first = Array(wanted.prefix(batchSize))
+        plan.steps = [.replace(uris: first)]
+        var position = first.count
+        for batch in Array(wanted.dropFirst(batchSize)).chunked(batchSize) {
+            plan.steps.append(.insert(uris: Array(batch), position: position))
+            position += batch.count
+        }
+        return plan
+    }
 
     package var isEmpty: Bool { steps.isEmpty }
     package var moveRequests: Int { steps.count { if case .move = $0 { true } else { false } } }
@@ -212,6 +232,13 @@ package struct PlaylistEditPlan: Sendable, Equatable {
         return result.reversed()
     }
 
+    /// What `list` holds after `step`, as Spotify carries it out.
+    package static func applying(_ step: Step, to list: [String?]) -> [String?] {
+        var plan = PlaylistEditPlan(from: [], to: [])
+        plan.steps = [step]
+        return plan.applied(to: list, uri: { $0 }, make: { $0 })
+    }
+
     /// Applies the steps to `entries` as Spotify would: what the playlist holds afterwards. Each
     /// entry is carried whole, so a test can check that kept entries keep what they had.
     package func applied<Entry>(to entries: [Entry], uri: (Entry) -> String?, make: (String) -> Entry) -> [Entry] {
@@ -227,6 +254,8 @@ package struct PlaylistEditPlan: Sendable, Equatable {
                 list.insert(contentsOf: run, at: insertBefore > start ? insertBefore - length : insertBefore)
             case .insert(let uris, let position):
                 list.insert(contentsOf: uris.map(make), at: position)
+            case .replace(let uris):
+                list = uris.map(make)
             }
         }
         return list

@@ -24,8 +24,17 @@ package struct PlaylistWriter: Sendable {
     package static let scope = SpotifyScope.Need(
         [SpotifyScope.modifyPrivatePlaylists, SpotifyScope.modifyPublicPlaylists], for: "changing playlists")
 
-    package init(api: SpotifyWebAPI) {
+    /// Seconds to wait before a read that settles a lost answer (the second waits twice as long).
+    package var settlePause: Double
+
+    package init(api: SpotifyWebAPI, settlePause: Double = 1) {
         self.api = api
+        self.settlePause = settlePause
+    }
+
+    /// `SPOTIFY_TOOLKIT_SETTLE_PAUSE`: a test hook, so settling reads need not wait a second.
+    package static func settlePause(_ text: String?) -> Double {
+        text.flatMap(Double.init).flatMap { (0...60).contains($0) ? $0 : nil } ?? 1
     }
 
     /// What a playlist holds: enough to plan a write and to tell whether one landed.
@@ -138,18 +147,18 @@ package struct PlaylistWriter: Sendable {
         return result.body.isEmpty ? nil : try? JSONValue.parse(result.body)
     }
 
-    /// Whether an error from `write` leaves the outcome unknown (rather than surely not done).
+    /// Whether an error from `write` leaves the outcome unknown (rather than surely not done):
+    /// decided by the cause the request carried up, never by words in the message.
     static func outcomeUnknown(_ error: any Error) -> Bool {
         if error is Refusal { return false }
-        guard let error = error as? ToolError else { return true }
-        // 77: the login or scope (Spotify refused before doing anything); 75: a 429 past the wait
-        // cap (not done); 78, 64, 70: ours. 69 covers 5xx, timeouts, resets and cut answers.
-        return error.exitCode == .unavailable && !error.message.contains("QUOTA_EXCEEDED")
+        guard let error = error as? ToolError else { return !(error is CancellationError) }
+        return error.requestOutcome == .unknown
     }
 
     /// `POST /me/playlists`: the new playlist's object. When the answer is lost, the user's newest
-    /// playlists are searched for one of this name that was not there before, so a retry never
-    /// makes a second one.
+    /// playlists are searched for one of this name that was not there before, twice, with a
+    /// pause, since the listing may lag the creation; only then is it sent again, so a retry
+    /// never makes a second one.
     package func create(name: String, description: String?, isPublic: Bool, collaborative: Bool) async throws
         -> JSONValue
     {
@@ -167,9 +176,14 @@ package struct PlaylistWriter: Sendable {
                 }
                 return created
             } catch  where Self.outcomeUnknown(error) {
-                let now = try await newestPlaylists(named: name)
-                if let made = now.first(where: { !before.contains($0) }) {
-                    return ["id": .string(made), "name": .string(name)]
+                var pause = settlePause
+                for _ in 1...2 {
+                    await Self.sleep(pause)
+                    let now = try await newestPlaylists(named: name)
+                    if let made = now.first(where: { !before.contains($0) }) {
+                        return ["id": .string(made), "name": .string(name)]
+                    }
+                    pause *= 2
                 }
                 if send == Self.maxSends { throw error }
             }
@@ -184,18 +198,57 @@ package struct PlaylistWriter: Sendable {
         return Set(items.compactMap { $0["name"]?.stringValue == name ? $0["id"]?.stringValue : nil })
     }
 
+    static func sleep(_ seconds: Double) async {
+        try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...60) * 1e9))
+    }
+
+    /// Why an add stopped before its last batch; `landed` items are in, proven.
+    package struct AddStopped: Error, Sendable, ToolErrorConvertible {
+        package enum Cause: Error, Sendable {
+            /// SIGINT, SIGTERM or SIGHUP (its number) came; nothing more was sent.
+            case signal(Int32)
+            /// The batch at `position` failed and did not land (or was refused).
+            case failed(ToolError)
+            /// Whether the batch at `position` landed cannot be told: `reason` says why.
+            case unsettled(ToolError)
+        }
+        package var cause: Cause
+        package var landed: Int
+        /// Where the first batch not known to have landed goes, and its size.
+        package var position: Int
+        package var batch: Int
+
+        /// The words when nothing above has better ones: what landed, and what is unknown.
+        package var toolError: ToolError {
+            let landed = "\(landed) items landed before position \(position)"
+            switch cause {
+            case .signal(let number):
+                return ToolError(.answering(signal: number), "interrupted: \(landed); nothing more was sent")
+            case .failed(let error): return ToolError(error.exitCode, "\(error.message); \(landed)")
+            case .unsettled(let error):
+                return ToolError(
+                    error.exitCode, "\(error.message); \(landed); whether the next \(batch) landed is unknown")
+            }
+        }
+    }
+
     /// Inserts `uris` at `position` (nil: at the end), in batches of 100 that keep their order.
-    /// `state` is the playlist before; the state after is returned. `landed` hears how many items
-    /// are in so far (for the message if a later batch fails).
+    /// `state` is the playlist before (a snapshot_id it may lack); the state after is returned,
+    /// with the snapshot_id of the last answer. `interruption` is checked before each batch.
     package func add(
-        _ uris: [String], to id: String, at position: Int?, from state: State, landed: (Int) -> Void = { _ in }
+        _ uris: [String], to id: String, at position: Int?, from state: State,
+        interruption: @Sendable () -> Int32 = { 0 }, landed: (Int) -> Void = { _ in }
     ) async throws -> State {
         var state = state
         var at = position ?? state.total
         var done = 0
         for batch in uris.chunked(Self.batchSize) {
-            state = try await send(batch, to: id, at: at, from: state) { body in
-                try await write("POST", "/playlists/\(id)/items", body: body)
+            let signal = interruption()
+            if signal != 0 { throw AddStopped(cause: .signal(signal), landed: done, position: at, batch: batch.count) }
+            do {
+                state = try await send(batch, to: id, at: at, from: state)
+            } catch let cause as AddStopped.Cause {
+                throw AddStopped(cause: cause, landed: done, position: at, batch: batch.count)
             }
             at += batch.count
             done += batch.count
@@ -204,86 +257,52 @@ package struct PlaylistWriter: Sendable {
         return state
     }
 
-    /// One batch of an add (or the rest of a replace): sent, and when its answer is lost, settled
-    /// by reading the playlist again.
-    func send(
-        _ batch: [String], to id: String, at position: Int, from before: State,
-        _ post: (JSONValue) async throws -> JSONValue?
-    ) async throws -> State {
+    /// One batch of an add: sent, and when its outcome is unknown, settled by reading the
+    /// playlist: landed when it holds one batch more and the batch sits at its position; not
+    /// landed when it holds what it held (the same snapshot_id, when one is known), seen twice
+    /// with a pause in between, since the request may be carried out late or the read lag;
+    /// anything else cannot be told. Throws an `AddStopped.Cause`.
+    func send(_ batch: [String], to id: String, at position: Int, from before: State) async throws -> State {
         let body: JSONValue = ["uris": .array(batch.map(JSONValue.string)), "position": .int(position)]
         for send in 1...Self.maxSends {
             do {
-                let answer = try await post(body)
+                let answer = try await write("POST", "/playlists/\(id)/items", body: body)
                 return State(snapshot: answer?["snapshot_id"]?.stringValue, total: before.total + batch.count)
             } catch  where Self.outcomeUnknown(error) {
-                let now = try await state(of: id)
-                if now.total == before.total + batch.count,
-                    try await uris(of: id, in: position..<position + batch.count) == batch.map(Optional.some)
-                {
-                    return now  // it landed; the answer was lost
+                var pause = settlePause
+                for _ in 1...2 {
+                    await Self.sleep(pause)
+                    let now: State
+                    let window: [String?]
+                    do {
+                        now = try await state(of: id)
+                        window =
+                            now.total == before.total + batch.count
+                            ? try await uris(of: id, in: position..<position + batch.count) : []
+                    } catch {
+                        throw AddStopped.Cause.unsettled(
+                            PlaylistApply.toolError(error).with(
+                                prefix:
+                                    "the answer to the batch at position \(position) (\(batch.count) items) was lost, and the playlist could not be read to see whether it landed"
+                            ))
+                    }
+                    if now.total == before.total + batch.count, window == batch.map(Optional.some) {
+                        return now  // it landed; the answer was lost
+                    }
+                    guard now.total == before.total, before.snapshot == nil || now.snapshot == before.snapshot else {
+                        throw AddStopped.Cause.unsettled(
+                            ToolError.tempFail(
+                                "playlist \(id) changed while items were being added (it now holds \(now.total) items, not \(before.total) or \(before.total + batch.count)); whether the batch at position \(position) (\(batch.count) items) landed cannot be told"
+                            ))
+                    }
+                    pause *= 2
                 }
-                guard now == before else {
-                    throw ToolError.unavailable(
-                        "playlist \(id) changed while items were being added (it now holds \(now.total) items, not \(before.total) or \(before.total + batch.count)); whether the batch at position \(position) landed cannot be told"
-                    )
-                }
-                if send == Self.maxSends { throw error }  // it did not land, and kept failing
+                if send == Self.maxSends { throw AddStopped.Cause.failed(PlaylistApply.toolError(error)) }
+            } catch {
+                throw AddStopped.Cause.failed(PlaylistApply.toolError(error))
             }
         }
         throw ToolError.software("add: no send left")
-    }
-
-    /// Makes the playlist's items exactly `uris`, in order: the first 100 with `PUT` (which
-    /// replaces), the rest appended with `POST`.
-    package func replace(_ id: String, with items: [String], from state: State, landed: (Int) -> Void = { _ in })
-        async throws -> State
-    {
-        let first = Array(items.prefix(Self.batchSize))
-        var after: State?
-        for send in 1...Self.maxSends {
-            do {
-                let answer = try await write(
-                    "PUT", "/playlists/\(id)/items", body: ["uris": .array(first.map(JSONValue.string))])
-                after = State(snapshot: answer?["snapshot_id"]?.stringValue, total: first.count)
-                break
-            } catch  where Self.outcomeUnknown(error) {
-                let now = try await self.state(of: id)
-                if now.total == first.count, try await uris(of: id, in: 0..<first.count) == first.map(Optional.some) {
-                    after = now
-                    break
-                }
-                if send == Self.maxSends { throw error }
-            }
-        }
-        guard var state = after else { throw ToolError.software("replace: no state") }
-        landed(first.count)
-        let rest = Array(items.dropFirst(Self.batchSize))
-        state = try await add(rest, to: id, at: nil, from: state) { landed(first.count + $0) }
-        return state
-    }
-
-    /// Removes every occurrence of each of `uris`, 100 URIs a request. Removing is idempotent; a
-    /// lost answer is still settled first: a snapshot_id that moved means it was carried out.
-    package func remove(_ uris: [String], from id: String, state: State) async throws -> State {
-        var state = state
-        for batch in uris.uniqued().chunked(Self.batchSize) {
-            let body: JSONValue = ["items": .array(batch.map { ["uri": .string($0)] })]
-            for send in 1...Self.maxSends {
-                do {
-                    let answer = try await write("DELETE", "/playlists/\(id)/items", body: body)
-                    state.snapshot = answer?["snapshot_id"]?.stringValue ?? state.snapshot
-                    break
-                } catch  where Self.outcomeUnknown(error) {
-                    let now = try await self.state(of: id)
-                    if now.snapshot != state.snapshot {
-                        state = now
-                        break
-                    }
-                    if send == Self.maxSends { throw error }
-                }
-            }
-        }
-        return try await self.state(of: id)
     }
 
     /// Removes the playlist from the user's library (`DELETE /me/library` with its URI): Spotify

@@ -32,6 +32,8 @@ package struct ToolEnvironment: Sendable {
     package var dataDirectory: String { toolkitDirectory(xdg: "XDG_DATA_HOME", fallback: ".local/share") }
     /// `$XDG_CACHE_HOME/spotify-toolkit`.
     package var cacheDirectory: String { toolkitDirectory(xdg: "XDG_CACHE_HOME", fallback: ".cache") }
+    /// `$XDG_STATE_HOME/spotify-toolkit`: the undo journal of destructive playlist writes.
+    package var stateDirectory: String { toolkitDirectory(xdg: "XDG_STATE_HOME", fallback: ".local/state") }
 
     /// XDG base directories must be absolute; a relative value is ignored, as the spec says.
     func toolkitDirectory(xdg: String, fallback: String) -> String {

@@ -50,6 +50,10 @@ package struct SignalDeferral: Sendable {
         return SignalDeferral()
     }
 
+    /// The first deferred signal that arrived so far (0: none), for work that checks between its
+    /// steps and stops cleanly (a write that then says what landed) instead of waiting for `end`.
+    package static var pending: Int32 { pendingSignal }
+
     private static func isIgnored(_ handler: SignalHandler?) -> Bool {
         guard let handler, let ignore = Optional(SIG_IGN) else { return false }
         return unsafeBitCast(handler, to: UnsafeRawPointer.self) == unsafeBitCast(ignore, to: UnsafeRawPointer.self)

@@ -69,12 +69,22 @@ extension RoutineLink {
         }
         let uris = fit.indices.map { songs[$0].uri }
 
-        let writer = PlaylistWriter(api: api)
+        let writer = PlaylistWriter(
+            api: api, settlePause: PlaylistWriter.settlePause(context.environment["SPOTIFY_TOOLKIT_SETTLE_PAUSE"]))
         let created = try await writer.create(
             name: name, description: "Fits the routine '\(routine.name)': \(fit.summary).", isPublic: false,
             collaborative: false)
         guard let id = created["id"]?.stringValue else { throw ToolError.software("fit: the new playlist has no id") }
-        _ = try await writer.add(uris, to: id, at: nil, from: .init(snapshot: nil, total: 0))
+        do {
+            // From the creation's snapshot_id, so a first batch that provably did not land is sent again (D5).
+            _ = try await writer.add(
+                uris, to: id, at: nil, from: .init(snapshot: created["snapshot_id"]?.stringValue, total: 0))
+        } catch let stopped as PlaylistWriter.AddStopped {
+            var error = stopped.toolError
+            error.message +=
+                "; made playlist '\(TerminalText.clean(name))' (\(id)) with \(stopped.landed) of the \(uris.count) songs chosen, and linked nothing (spotify-playlists delete \(id) removes it)"
+            throw error
+        }
         let record = try await writer.record(of: id)
         guard let playlist = PlaylistLink(playlistObject: .object(record)) else {
             throw ToolError.software("fit: the new playlist's record cannot be linked")

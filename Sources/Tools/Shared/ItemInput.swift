@@ -13,6 +13,17 @@ struct ItemInput: Equatable {
     var local = 0
     /// Records without a track or episode (Spotify no longer makes them available).
     var unavailable = 0
+    /// The playlists track records say they were read from (`playlist.id`), by id.
+    var origins: [String: Origin] = [:]
+
+    /// What the records of one playlist say about the read they came from.
+    struct Origin: Equatable {
+        /// `playlist.snapshot_id` values seen (records that carry one).
+        var snapshots: Set<String> = []
+        /// The highest `position` seen (-1: none).
+        var lastPosition = -1
+        var count = 0
+    }
 
     static let description =
         "Items, one per line: track or episode records (what spotify-tracks, songcount --select or local show print), spotify:track: and spotify:episode: URIs, or open.spotify.com track and episode URLs. Local files and unavailable items cannot be added through the Web API: they are skipped and counted on standard error, and the exit status is then 1. Blank lines are skipped; any other line is an error naming it (exit 65)."
@@ -42,6 +53,15 @@ struct ItemInput: Equatable {
     }
 
     mutating func add(record: JSONValue) throws {
+        if let playlist = record["playlist"]?["id"]?.stringValue {
+            var origin = origins[playlist] ?? Origin()
+            origin.count += 1
+            if let snapshot = record["playlist"]?["snapshot_id"]?.stringValue { origin.snapshots.insert(snapshot) }
+            if let position = record["position"]?.intValue, position >= 0, position <= PagePlan.maxTotal {
+                origin.lastPosition = max(origin.lastPosition, position)
+            }
+            origins[playlist] = origin
+        }
         // Spotify's entry objects (--raw) wrap the item.
         let item = record["item"] ?? record["track"] ?? record
         if record["is_local"]?.boolValue == true || item["is_local"]?.boolValue == true

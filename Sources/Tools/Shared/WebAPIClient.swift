@@ -15,6 +15,12 @@ extension ToolContext {
         return api
     }
 
+    /// Playlist writes, through the same client.
+    func playlistWriter() throws -> PlaylistWriter {
+        PlaylistWriter(
+            api: try webAPI(), settlePause: PlaylistWriter.settlePause(environment["SPOTIFY_TOOLKIT_SETTLE_PAUSE"]))
+    }
+
     /// The player, through the same client.
     func player() throws -> SpotifyPlayer {
         SpotifyPlayer(api: try webAPI())

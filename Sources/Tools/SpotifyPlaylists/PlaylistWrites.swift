@@ -24,7 +24,15 @@ extension SpotifyPlaylists {
             "liked", short: "l",
             help: "add: save the items to your Liked Songs; remove: remove them from it (40 a request). No PLAYLIST.")
         static let allowEmpty = OptionSpec(
-            "allow-empty", help: "replace: with no items on standard input, empty the playlist (refused otherwise).")
+            "allow-empty",
+            help:
+                "create: make the playlist although a pipe or file on standard input held no items; replace: with no items on standard input, empty the playlist (both refused otherwise, so a pipeline that went wrong changes nothing)."
+        )
+        static let force = OptionSpec(
+            "force", short: "f",
+            help:
+                "Replace although the input was read from this playlist at another snapshot, or its items of this playlist stop well short of its end (a read cut short?)."
+        )
     }
 
     static let changeRecordDescription =
@@ -32,85 +40,106 @@ extension SpotifyPlaylists {
 
     static let playlistTarget = ArgumentSpec(
         "PLAYLIST",
-        help: "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL or playlist record.")
+        help:
+            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its name (exact, else in any case)."
+    )
 
     static let optionalTarget = ArgumentSpec(
         "PLAYLIST",
         help:
-            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL or playlist record (none with --liked).",
+            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its name (none with --liked).",
         optional: true)
 
     static let likedScope = SpotifyScope.Need([SpotifyScope.modifyLibrary], for: "changing your Liked Songs")
 
-    static let writeCommands: [CommandSpec] = [
-        CommandSpec(
-            name: "create",
-            abstract: "make a new playlist of the items on standard input (none: an empty one)",
-            discussion: [
-                "Makes the playlist with POST /me/playlists (private unless --public), then adds the items in batches of 100 in order. If Spotify's answer to the creation is lost, your newest playlists are searched for it before another is made."
-            ],
-            arguments: [ArgumentSpec("NAME", help: "The new playlist's name.")],
-            options: [
-                WriteOption.description, WriteOption.makePublic, WriteOption.collaborative, WriteOption.dryRun,
-                PlaylistCommands.jsonOption,
-            ],
-            examples: [
-                ExampleSpec(
-                    "spotify-tracks --liked | songcount --target 15m --best-fit | spotify-playlists create 'Morning 15'",
-                    "A playlist of liked songs that fills fifteen minutes.")
-            ]
-        ).running(handler(create)),
-        CommandSpec(
-            name: "add",
-            abstract: "add the items on standard input to a playlist, in order, or with --liked to your Liked Songs",
-            arguments: [optionalTarget],
-            options: [WriteOption.position, WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption],
-            examples: [
-                ExampleSpec(
-                    "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists add 7d2D2S200NyUE5KYs80PwO",
-                    "Copy one playlist's items to the end of another.")
-            ]
-        ).running(handler(add)),
-        CommandSpec(
-            name: "remove",
-            abstract:
-                "remove every occurrence of the items on standard input from a playlist, or with --liked from your Liked Songs",
-            arguments: [optionalTarget],
-            options: [WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption]
-        ).running(handler(remove)),
-        CommandSpec(
-            name: "replace",
-            abstract: "make a playlist's items exactly the items on standard input, in order",
-            discussion: [
-                "The first 100 items replace the playlist's (PUT), the rest are appended in batches of 100. An empty standard input is refused unless --allow-empty, so a pipeline that went wrong never empties a playlist; so is one with local files or unavailable items (exit 65), which the Web API cannot write back."
-            ],
-            arguments: [playlistTarget],
-            options: [WriteOption.allowEmpty, WriteOption.dryRun, PlaylistCommands.jsonOption],
-            examples: [
-                ExampleSpec(
-                    "spotify-tracks ID | jq -c 'select(.uri != null)' | jq -sc 'unique_by(.uri) | sort_by(.position) | .[]' | spotify-playlists replace ID",
-                    "Dedupe a playlist, keeping each item's first place.")
-            ]
-        ).running(handler(replace)),
-        CommandSpec(
-            name: "edit",
-            abstract: "change a playlist's name, description, visibility or collaboration",
-            arguments: [playlistTarget],
-            options: [
-                WriteOption.name, WriteOption.description, WriteOption.makePublic, WriteOption.makePrivate,
-                WriteOption.collaborative, WriteOption.dryRun, PlaylistCommands.jsonOption,
-            ]
-        ).running(handler(edit)),
-        CommandSpec(
-            name: "delete",
-            abstract: "remove a playlist from your library (Spotify has no real delete)",
-            discussion: [
-                "Spotify never deletes a playlist: this unfollows it (DELETE /me/library with its URI), so it leaves your library and profile. Anyone with its link can still open it, and following it again brings it back. The record printed is the playlist as it was."
-            ],
-            arguments: [playlistTarget],
-            options: [WriteOption.dryRun, PlaylistCommands.jsonOption]
-        ).running(handler(delete)),
-    ]
+    static let writeCommands: [CommandSpec] =
+        [
+            CommandSpec(
+                name: "create",
+                abstract: "make a new playlist of the items on standard input",
+                discussion: [
+                    "Makes the playlist with POST /me/playlists (private unless --public), then adds the items in batches of 100 in order. If Spotify's answer to the creation is lost, your newest playlists are searched for it before another is made.",
+                    "An empty pipe or file on standard input (a filter upstream that matched nothing) makes nothing and exits 1, unless --allow-empty; a terminal, /dev/null or no standard input makes an empty playlist, as asked. Ctrl-C (or SIGTERM, SIGHUP) while items are added stops before the next batch and says what the playlist holds, with the command that adds the rest.",
+                ],
+                arguments: [ArgumentSpec("NAME", help: "The new playlist's name.")],
+                options: [
+                    WriteOption.description, WriteOption.makePublic, WriteOption.collaborative, WriteOption.allowEmpty,
+                    WriteOption.dryRun, PlaylistCommands.jsonOption,
+                ],
+                examples: [
+                    ExampleSpec(
+                        "spotify-tracks --liked | songcount --target 15m --best-fit | spotify-playlists create 'Morning 15'",
+                        "A playlist of liked songs that fills fifteen minutes.")
+                ]
+            ).running(handler(create)),
+            CommandSpec(
+                name: "add",
+                abstract:
+                    "add the items on standard input to a playlist, in order, or with --liked to your Liked Songs",
+                discussion: [
+                    "Ctrl-C (or SIGTERM, SIGHUP) stops before the next batch of 100 and says what landed, with the command that adds the rest."
+                ],
+                arguments: [optionalTarget],
+                options: [WriteOption.position, WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption],
+                examples: [
+                    ExampleSpec(
+                        "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists add 7d2D2S200NyUE5KYs80PwO",
+                        "Copy one playlist's items to the end of another.")
+                ]
+            ).running(handler(add)),
+            CommandSpec(
+                name: "remove",
+                abstract:
+                    "remove every occurrence of the items on standard input from a playlist, or with --liked from your Liked Songs",
+                discussion: [
+                    "Reads the whole playlist, then removes every occurrence of each item (DELETE by URI, 100 a request); the items that stay keep their dates. A lost answer is simply sent again (removing is idempotent), and the result is proven by reading the playlist back. "
+                        + undoNote
+                ],
+                arguments: [optionalTarget],
+                options: [WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption]
+            ).running(handler(remove)),
+            CommandSpec(
+                name: "replace",
+                abstract:
+                    "make a playlist's items exactly the items on standard input, in order, keeping every date it can",
+                discussion: [
+                    "Reads the whole playlist and sends only the difference: what is gone is removed, what is new is inserted where the input has it, and what stays is put in order with range moves, so every item that stays keeps its date added and added by. A song the input has fewer times than the playlist is removed and added back (the Web API removes every occurrence), and only those lose their dates. Before writing, standard error says what will happen (3,000 → 2,950 items: 50 removed, 12 moved, dates kept for 2,950); --dry-run prints the plan as change records. When keeping the dates would take more than --max-moves range moves, it is refused, naming --reset-dates, which writes the playlist afresh (the first 100 items replace it, the rest are appended; every date becomes now).",
+                    "Guards: an empty standard input is refused unless --allow-empty. Input read from this same playlist (track records name it) is refused when it was read at another snapshot_id, or when its items stop 50 or more short of the playlist's end (a read cut short: spotify-tracks failed part-way and the pipe hid it), unless --force. What remains possible: input from elsewhere that is short by mistake; undo puts it back. Local files and unavailable entries of the playlist stay where they are (the Web API can neither remove nor add them); --reset-dates drops them only with --drop-unavailable.",
+                    undoNote,
+                ],
+                arguments: [playlistTarget],
+                options: [
+                    WriteOption.allowEmpty, WriteOption.force, EditOption.maxMoves, EditOption.resetDates,
+                    EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
+                ],
+                examples: [
+                    ExampleSpec(
+                        "spotify-tracks --liked | songcount --target 1h --select | spotify-playlists replace 'Workout'",
+                        "Make Workout the liked songs that fill an hour, keeping the dates of those it had."),
+                    ExampleSpec(
+                        "spotify-playlists replace --dry-run 7d2D2S200NyUE5KYs80PwO < mix.jsonl",
+                        "See the requests a replace would send, and send none."),
+                ]
+            ).running(handler(replace)),
+            CommandSpec(
+                name: "edit",
+                abstract: "change a playlist's name, description, visibility or collaboration",
+                arguments: [playlistTarget],
+                options: [
+                    WriteOption.name, WriteOption.description, WriteOption.makePublic, WriteOption.makePrivate,
+                    WriteOption.collaborative, WriteOption.dryRun, PlaylistCommands.jsonOption,
+                ]
+            ).running(handler(edit)),
+            CommandSpec(
+                name: "delete",
+                abstract: "remove a playlist from your library (Spotify has no real delete)",
+                discussion: [
+                    "Spotify never deletes a playlist: this unfollows it (DELETE /me/library with its URI), so it leaves your library and profile. Anyone with its link can still open it, and following it again brings it back. The record printed is the playlist as it was."
+                ],
+                arguments: [playlistTarget],
+                options: [WriteOption.dryRun, PlaylistCommands.jsonOption]
+            ).running(handler(delete)),
+        ] + editCommands
 
     // MARK: Handlers
 
@@ -125,6 +154,13 @@ extension SpotifyPlaylists {
                 "a collaborative playlist is private: --public and --collaborative do not go together")
         }
         let items = context.terminal.stdinIsTerminal ? ItemInput() : try ItemInput.read(context.stdin)
+        if items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) && context.stdin.carriesData {
+            context.warn(
+                "no items on standard input (an empty \(DescriptorKind(context.stdin.fileDescriptor) == .pipe ? "pipe" : "file")): did the filter before create match anything? Nothing was created; add --allow-empty to make an empty playlist"
+            )
+            _ = skipped(items, context)
+            return .notFound
+        }
         let description = command.value(WriteOption.description)
         if command.flag(WriteOption.dryRun) {
             var details: JSONObject = [
@@ -135,24 +171,28 @@ extension SpotifyPlaylists {
             try writeAddChanges(items.uris, playlist: nil, position: nil, context)
             return skipped(items, context)
         }
-        let writer = try PlaylistWriter(api: context.webAPI())
+        let writer = try context.playlistWriter()
+        let deferral = SignalDeferral.begin()
+        defer { deferral.end(discarding: true) }
         let created = try await writer.create(
             name: name, description: description, isPublic: isPublic, collaborative: collaborative)
         guard let id = created["id"]?.stringValue else { throw ToolError.software("create: no id") }
-        var done = 0
-        do {
-            _ = try await writer.add(items.uris, to: id, at: nil, from: .init(snapshot: nil, total: 0)) { done = $0 }
-        } catch {
-            throw partly(error, "made playlist '\(name)' (\(id)) and added \(done) of \(items.uris.count) items")
+        // The creation's answer carries the empty playlist's snapshot_id: a first batch that
+        // provably did not land is then told apart (D5).
+        let start = PlaylistWriter.State(snapshot: created["snapshot_id"]?.stringValue, total: 0)
+        let made = "made playlist '\(TerminalText.clean(name))' (\(id))"
+        if let stopped = try await addReporting(
+            items.uris, to: id, at: nil, from: start, writer: writer, context: context, made: made)
+        {
+            return stopped
         }
-        context.warn("made playlist '\(TerminalText.clean(name))' (\(id)) with \(countText(items.uris.count))")
+        context.warn("\(made) with \(countText(items.uris.count))")
         try await printRecord(of: id, writer, context, human: human, expecting: items.uris.count)
         return skipped(items, context)
     }
 
     static func add(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         if command.flag(WriteOption.liked) { return try await liked(save: true, command, context) }
-        let playlist = try target(command)
         let items = try itemsFromInput(context, action: "add")
         let position = try command.value(WriteOption.position).map { text -> Int in
             guard let value = Int(text), (0...PlaylistWriter.maxItems).contains(value) else {
@@ -161,90 +201,114 @@ extension SpotifyPlaylists {
             }
             return value
         }
+        let playlist = try await target(command, context, exact: false)
         if command.flag(WriteOption.dryRun) {
             try writeAddChanges(items.uris, playlist: playlist.id, position: position, context)
             return skipped(items, context)
         }
         guard !items.uris.isEmpty else { return nothingToDo(items, context) }
-        let writer = try PlaylistWriter(api: context.webAPI())
+        let writer = try context.playlistWriter()
         let before = try await writer.state(of: playlist.id)
         if let position, position > before.total {
             throw ToolError.usage(
                 "--position \(position) is past the end of playlist \(playlist.id) (\(before.total) items)")
         }
-        var done = 0
-        do {
-            _ = try await writer.add(items.uris, to: playlist.id, at: position, from: before) { done = $0 }
-        } catch {
-            throw partly(error, "added \(done) of \(items.uris.count) items to playlist \(playlist.id)")
+        if before.total + items.uris.count > PlaylistWriter.maxItems {
+            throw ToolError.dataError(
+                "playlist \(playlist.id) holds \(groupedThousands(before.total)) items; \(groupedThousands(items.uris.count)) more would pass the \(groupedThousands(PlaylistWriter.maxItems)) a playlist can hold; nothing was added"
+            )
+        }
+        let deferral = SignalDeferral.begin()
+        defer { deferral.end(discarding: true) }
+        if let stopped = try await addReporting(
+            items.uris, to: playlist.id, at: position, from: before, writer: writer, context: context, made: nil)
+        {
+            return stopped
         }
         context.warn("added \(countText(items.uris.count)) to playlist \(playlist.id)")
         try await printRecord(
-            of: playlist.id, writer, context, human: human, expecting: before.total + items.uris.count)
+            of: playlist.id, writer, context, human: human, expecting: before.total + items.uris.count,
+            inserted: (position ?? before.total, items.uris))
         return skipped(items, context)
+    }
+
+    /// Adds in batches; when that stops part-way, says exactly what landed and writes the rest to
+    /// a file for the command that finishes the job. nil when every batch landed.
+    static func addReporting(
+        _ uris: [String], to id: String, at position: Int?, from state: PlaylistWriter.State, writer: PlaylistWriter,
+        context: ToolContext, made: String?
+    ) async throws -> ExitCode? {
+        do {
+            _ = try await writer.add(
+                uris, to: id, at: position, from: state, interruption: { SignalDeferral.pending })
+            return nil
+        } catch let stopped as PlaylistWriter.AddStopped {
+            let rest = Array(uris.dropFirst(stopped.landed))
+            let file = try unfinishedFile(rest, playlist: id, context: context)
+            let landed =
+                "\(made.map { $0 + "; " } ?? "")playlist \(id) holds \(groupedThousands(stopped.landed)) of the \(countText(uris.count)) asked for"
+            let finish =
+                "add the rest with: spotify-playlists add \(id) --position \(stopped.position) < \(shellQuoted(file))"
+            switch stopped.cause {
+            case .signal(let number):
+                context.warn("interrupted: \(landed); \(finish)")
+                return .answering(signal: number)
+            case .failed(let error):
+                throw ToolError(error.exitCode, "\(error.message); \(landed); \(finish)")
+            case .unsettled(let error):
+                throw ToolError(
+                    error.exitCode,
+                    "\(error.message); \(landed), and whether the \(countText(stopped.batch)) at position \(stopped.position) landed is unknown: check with spotify-tracks \(id) before adding the rest (\(shellQuoted(file)))"
+                )
+            }
+        }
     }
 
     static func remove(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         if command.flag(WriteOption.liked) { return try await liked(save: false, command, context) }
-        let playlist = try target(command)
         let items = try itemsFromInput(context, action: "remove")
-        if command.flag(WriteOption.dryRun) {
-            for batch in items.uris.uniqued().chunked(PlaylistWriter.batchSize) {
-                try context.stdout.write(.object(change("remove", playlist: playlist.id, ["items": uriList(batch)])))
-            }
-            return skipped(items, context)
-        }
-        guard !items.uris.isEmpty else { return nothingToDo(items, context) }
-        let writer = try PlaylistWriter(api: context.webAPI())
-        let before = try await writer.state(of: playlist.id)
-        let after = try await writer.remove(items.uris, from: playlist.id, state: before)
-        context.warn(
-            "removed \(countText(before.total - after.total)) from playlist \(playlist.id) (every occurrence of \(countText(items.uris.uniqued().count, noun: "item")))"
-        )
-        try await printRecord(of: playlist.id, writer, context, human: human)
-        return skipped(items, context)
+        let playlist = try await target(command, context, exact: true)
+        if items.uris.isEmpty && !command.flag(WriteOption.dryRun) { return nothingToDo(items, context) }
+        let writer = try context.playlistWriter()
+        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        let gone = Set(items.uris)
+        let wanted = contents.writableURIs.compactMap { $0 }.filter { !gone.contains($0) }
+        let settings = try EditSettings(command)
+        let status = try await applyEdit(
+            "remove", to: playlist, contents: contents, wanted: wanted, settings: settings, writer: writer,
+            context: context, human: human)
+        return status == .success ? skipped(items, context) : status
     }
 
     static func replace(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let playlist = try target(command)
+        let settings = try EditSettings(command)
         let items = try itemsFromInput(context, action: "replace")
-        if let note = items.skippedNote {
-            // Adding them skips them; replacing would drop them from the playlist for good.
-            throw ToolError.dataError(
-                "\(note), so replace would drop them from playlist \(playlist.id); nothing was changed. Leave them out of the input (spotify-tracks --no-local) to mean that"
-            )
-        }
+        let playlist = try await target(command, context, exact: true)
         if items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) {
             throw ToolError.usage(
                 "replace got no items on standard input and would empty playlist \(playlist.id); add --allow-empty to mean that"
             )
         }
-        if command.flag(WriteOption.dryRun) {
-            let first = Array(items.uris.prefix(PlaylistWriter.batchSize))
-            try context.stdout.write(.object(change("replace", playlist: playlist.id, ["items": uriList(first)])))
-            let rest = Array(items.uris.dropFirst(PlaylistWriter.batchSize))
-            try writeAddChanges(rest, playlist: playlist.id, position: first.count, context)
-            return skipped(items, context)
+        if settings.resetDates, let note = items.skippedNote, !settings.dropUnavailable {
+            // Rewriting afresh would drop them from the playlist for good.
+            throw ToolError.dataError(
+                "\(note), so replace --reset-dates would drop them from playlist \(playlist.id); nothing was changed. Add --drop-unavailable, or leave out --reset-dates to keep those the playlist has"
+            )
         }
-        let writer = try PlaylistWriter(api: context.webAPI())
-        let before = try await writer.state(of: playlist.id)
-        var done = 0
-        do {
-            _ = try await writer.replace(playlist.id, with: items.uris, from: before) { done = $0 }
-        } catch {
-            let state =
-                done == 0
-                ? "playlist \(playlist.id) may still hold its \(before.total) items"
-                : "playlist \(playlist.id) now holds the first \(done) of the \(items.uris.count) items"
-            throw partly(error, state)
+        let writer = try context.playlistWriter()
+        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        if !command.flag(WriteOption.force) {
+            try ReplaceGuard.check(items, against: contents)
         }
-        context.warn("replaced the items of playlist \(playlist.id) with \(countText(items.uris.count))")
-        try await printRecord(of: playlist.id, writer, context, human: human, expecting: items.uris.count)
-        return skipped(items, context)
+        if let note = items.skippedNote {
+            context.warn("\(note); the playlist's own stay where they are")
+        }
+        return try await applyEdit(
+            "replace", to: playlist, contents: contents, wanted: items.uris, settings: settings, writer: writer,
+            context: context, human: human)
     }
 
     static func edit(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let playlist = try target(command)
         var details: JSONObject = [:]
         if let name = command.value(WriteOption.name) {
             guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
@@ -269,19 +333,31 @@ extension SpotifyPlaylists {
             throw ToolError.usage(
                 "edit needs something to change: --name, --description, --public, --private or --collaborative")
         }
+        let playlist = try await target(command, context, exact: true)
         if command.flag(WriteOption.dryRun) {
             try context.stdout.write(.object(change("edit", playlist: playlist.id, details)))
             return .success
         }
-        let writer = try PlaylistWriter(api: context.webAPI())
-        try await writer.changeDetails(playlist.id, details)
-        context.warn("changed \(details.keys.joined(separator: ", ")) of playlist \(playlist.id)")
+        let writer = try context.playlistWriter()
+        do {
+            try await writer.changeDetails(playlist.id, details)
+        } catch let refusal as PlaylistWriter.Refusal where refusal.result.status == 403 {
+            // A collaborator may change the items but not the details: say which this is.
+            let record = try? await writer.record(of: playlist.id)
+            var error = refusal.toolError
+            if record?["collaborative"]?.boolValue == true {
+                error.message +=
+                    "; playlist \(playlist.id) is collaborative: its collaborators can change its items, but only its owner can change its name, description and visibility"
+            }
+            throw error
+        }
+        context.warn("changed \(details.keys.sorted().joined(separator: ", ")) of playlist \(playlist.id)")
         try await printRecord(of: playlist.id, writer, context, human: human)
         return .success
     }
 
     static func delete(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let playlist = try target(command)
+        let playlist = try await target(command, context, exact: true)
         if command.flag(WriteOption.dryRun) {
             try context.stdout.write(.object(change("delete", playlist: playlist.id, [:])))
             return .success
@@ -328,11 +404,22 @@ extension SpotifyPlaylists {
 
     // MARK: Shared steps
 
-    static func target(_ command: ParsedCommand) throws -> SpotifyReference {
+    static func target(_ command: ParsedCommand, _ context: ToolContext, exact: Bool) async throws
+        -> SpotifyReference
+    {
         guard command.positionals.count == 1 else {
             throw ToolError.usage("name one PLAYLIST to change (or, for add and remove, --liked for your Liked Songs)")
         }
-        return try SpotifyReference.argument(command.positionals[0], expecting: .playlist)
+        return try await writeTarget(command.positionals[0], context, exact: exact)
+    }
+
+    /// The playlist a write changes: an id, URI, URL or record, or a name of one of yours
+    /// (destructive writes insist on the exact name).
+    static func writeTarget(_ text: String, _ context: ToolContext, exact: Bool) async throws -> SpotifyReference {
+        if let reference = try? SpotifyReference.argument(text, expecting: .playlist) { return reference }
+        guard PlaylistNames.mayBeAName(text) else { return try SpotifyReference.argument(text, expecting: .playlist) }
+        let id = try await PlaylistNames.resolveOne(text, context, exact: exact)
+        return SpotifyReference(kind: .playlist, id: id)
     }
 
     static func itemsFromInput(_ context: ToolContext, action: String) throws -> ItemInput {
@@ -366,8 +453,8 @@ extension SpotifyPlaylists {
 
     static func uriList(_ uris: [String]) -> JSONValue { .array(uris.map(JSONValue.string)) }
 
-    static func countText(_ count: Int, noun: String = "item") -> String {
-        "\(groupedThousands(count)) \(count == 1 ? noun : noun + "s")"
+    static func countText(_ count: Int, noun: String = "item", plural: String? = nil) -> String {
+        "\(groupedThousands(count)) \(count == 1 ? noun : plural ?? noun + "s")"
     }
 
     /// Prints the playlist record after the write: its new snapshot_id and items_total. When the
@@ -375,15 +462,27 @@ extension SpotifyPlaylists {
     /// whose answer was lost before its first byte can be sent again by the HTTP layer itself
     /// (libcurl does that on a reused connection), so a batch may have landed twice.
     static func printRecord(
-        of id: String, _ writer: PlaylistWriter, _ context: ToolContext, human: Bool, expecting total: Int? = nil
+        of id: String, _ writer: PlaylistWriter, _ context: ToolContext, human: Bool, expecting total: Int? = nil,
+        inserted: (position: Int, uris: [String])? = nil
     ) async throws {
         let record = try await writer.record(of: id)
         var output = Output(context: context, human: human, withDuration: false)
         try output.write(record)
         if let total, let now = record["items_total"]?.intValue, now != total {
-            throw ToolError.unavailable(
+            throw ToolError.tempFail(
                 "playlist \(id) now holds \(groupedThousands(now)) items, not the \(groupedThousands(total)) this write should have left: someone changed it meanwhile, or an answer was lost and the request sent again, so a batch may have landed twice; check it with spotify-tracks \(id)"
             )
+        }
+        // Batches are separate requests: another client's edit between two of them can split or
+        // reorder what was added (D12). One batch cannot be split.
+        if let inserted, inserted.uris.count > PlaylistWriter.batchSize {
+            let range = inserted.position..<inserted.position + inserted.uris.count
+            let now = try await writer.uris(of: id, in: range)
+            if now != inserted.uris.map(Optional.some) {
+                throw ToolError.tempFail(
+                    "playlist \(id) changed while items were being added: the \(countText(inserted.uris.count)) are not all in order at positions \(range.lowerBound) to \(range.upperBound - 1); check it with spotify-tracks \(id)"
+                )
+            }
         }
     }
 

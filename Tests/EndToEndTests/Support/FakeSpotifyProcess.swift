@@ -61,6 +61,7 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
             // The snapshot cache is off unless a test turns it on (TracksCacheTests): request
             // counts and fault schedules then stay those of plain fetches, and nothing reaches ~/.cache.
             "XDG_CACHE_HOME": home.url.appendingPathComponent("cache").path,
+            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
             "SPOTIFY_TOOLKIT_CACHE_SIZE": "0",
             "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
             "SPOTIFY_CLIENT_ID": "test-client",

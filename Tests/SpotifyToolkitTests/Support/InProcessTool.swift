@@ -113,6 +113,7 @@ final class InProcessFake: Sendable {
             "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
             "XDG_DATA_HOME": home.url.appendingPathComponent("data").path,
             "XDG_CACHE_HOME": home.url.appendingPathComponent("cache").path,
+            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
             "SPOTIFY_TOOLKIT_CACHE_SIZE": "0",
             "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
             "SPOTIFY_CLIENT_ID": "test-client",

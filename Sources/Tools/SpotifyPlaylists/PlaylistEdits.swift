@@ -1,0 +1,446 @@
+import Foundation
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// The destructive writes (replace, remove, dedupe, sort, rewrite, undo): each reads the whole
+/// playlist first, so a read that fails writes nothing; plans the least change
+/// (`PlaylistEditPlan`), says what it will do, keeps the playlist as it was in the undo journal,
+/// then sends the plan (`PlaylistApply`) and proves the result. A signal stops it between two
+/// requests and it says what the playlist holds.
+extension SpotifyPlaylists {
+    enum EditOption {
+        static let resetDates = OptionSpec(
+            "reset-dates",
+            help:
+                "Write the playlist afresh: the first 100 items replace it and the rest are appended, the fewest requests, but every item's date added becomes now (and added by becomes you). Without it only the difference is sent and every item that stays keeps its date."
+        )
+        static let dropUnavailable = OptionSpec(
+            "drop-unavailable",
+            help:
+                "With --reset-dates: drop the playlist's local files and unavailable entries, which the Web API cannot write back (refused otherwise; without --reset-dates they stay where they are)."
+        )
+        static let maxMoves = OptionSpec(
+            "max-moves", value: "N",
+            help:
+                "Keep the dates even when that takes up to N range moves (default \(defaultMaxMoves)); a plan with more is refused, naming --reset-dates."
+        )
+        static let force = OptionSpec(
+            "force", short: "f",
+            help:
+                "replace: write input read from this playlist at another snapshot, or that stops well short of its end; undo: undo although the playlist changed since."
+        )
+        static let sortKey = OptionSpec(
+            "by", value: "KEY", help: "What to sort by: duration, name, artist, album, added (date added) or random.",
+            completion: .choices(SortKey.allCases.map(\.rawValue)))
+        static let reverse = OptionSpec(
+            "reverse", short: "r", help: "Sort the other way round (items that tie keep their order).")
+        static let seed = OptionSpec(
+            "seed", value: "N", help: "--by random: shuffle with this seed, so the same seed gives the same order.")
+    }
+
+    static let defaultMaxMoves = 500
+
+    enum SortKey: String, CaseIterable {
+        case duration, name, artist, album, added, random
+    }
+
+    static let undoNote =
+        "Every destructive write (replace, remove, dedupe, sort, rewrite, undo) first keeps the playlist's items and order in the undo journal; spotify-playlists undo PLAYLIST puts them back."
+
+    static let editCommands: [CommandSpec] = [
+        CommandSpec(
+            name: "dedupe",
+            abstract: "remove repeated songs from a playlist, keeping each one's first occurrence and every date",
+            discussion: [
+                "Reads the whole playlist, then removes the songs that occur more than once and adds each back once where it first was (the Web API removes every occurrence of a song), so only those songs get a new date added. A read that fails writes nothing. "
+                    + undoNote
+            ],
+            arguments: [destructiveTarget],
+            options: [WriteOption.dryRun, PlaylistCommands.jsonOption],
+            examples: [ExampleSpec("spotify-playlists dedupe Morning", "Each song of Morning once.")]
+        ).running(handler(dedupe)),
+        CommandSpec(
+            name: "sort",
+            abstract: "sort a playlist by duration, name, artist, album, date added or at random, keeping every date",
+            discussion: [
+                "Reads the whole playlist and puts it in order with range moves, so every item keeps its date added. The sort is stable: items that tie keep their order. The moves are the fewest there can be (every item off one longest increasing subsequence moves once, runs together), but a long shuffled playlist can still take thousands; past --max-moves it is refused, naming --reset-dates. Local files and unavailable entries stay after the item they followed. "
+                    + undoNote
+            ],
+            arguments: [destructiveTarget],
+            options: [
+                EditOption.sortKey, EditOption.reverse, EditOption.seed, EditOption.maxMoves, EditOption.resetDates,
+                EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
+            ],
+            examples: [
+                ExampleSpec("spotify-playlists sort Morning --by duration", "Shortest first, dates kept.")
+            ]
+        ).running(handler(sort)),
+        CommandSpec(
+            name: "rewrite",
+            abstract:
+                "edit a playlist through a command: its track records go in, the items it prints become the playlist",
+            discussion: [
+                "Reads the whole playlist (any failure: nothing is written), runs COMMAND with the playlist's track records on its standard input (as spotify-tracks prints them), and applies what COMMAND prints as replace does: only the difference is sent, and items that stay keep their dates. COMMAND failing (a non-zero status) writes nothing. Put -- before COMMAND. "
+                    + undoNote
+            ],
+            arguments: [
+                destructiveTarget,
+                ArgumentSpec(
+                    "COMMAND",
+                    help: "The command and its arguments, after --: it reads track records and prints items.",
+                    repeatable: true),
+            ],
+            options: [
+                EditOption.maxMoves, EditOption.resetDates, EditOption.dropUnavailable, WriteOption.dryRun,
+                PlaylistCommands.jsonOption,
+            ],
+            examples: [
+                ExampleSpec(
+                    "spotify-playlists rewrite Morning -- jq -c 'select(.duration_ms < 300000)'",
+                    "Drop the songs of five minutes or more."),
+                ExampleSpec(
+                    "spotify-playlists rewrite Morning -- songcount --target 30m --select",
+                    "Keep the songs that fill the first half hour."),
+            ]
+        ).running(handler(rewrite)),
+        CommandSpec(
+            name: "undo",
+            abstract: "put back a playlist's items and order from before the last destructive write made here",
+            discussion: [
+                "Puts back what the playlist held before the last replace, remove, dedupe, sort, rewrite or undo this toolkit made to it on this machine, with the same least change: items that were never removed keep their dates; items added back get today's date (the Web API cannot set a date added). Unavailable entries that a --reset-dates --drop-unavailable write dropped cannot come back. undo is itself undoable: undo twice to redo. When the playlist changed since that write (someone else edited it), undo says what changed and needs --force.",
+                "The journal keeps the last \(UndoJournal.keptPerPlaylist) writes of each playlist for \(Int(UndoJournal.maxAge / 86_400)) days, of at most \(UndoJournal.maxPlaylists) playlists, under $XDG_STATE_HOME/spotify-toolkit/undo/ (default ~/.local/state).",
+            ],
+            arguments: [destructiveTarget],
+            options: [
+                EditOption.force, EditOption.maxMoves, WriteOption.dryRun, PlaylistCommands.jsonOption,
+            ]
+        ).running(handler(undo)),
+    ]
+
+    static let destructiveTarget = ArgumentSpec(
+        "PLAYLIST",
+        help:
+            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its exact name."
+    )
+
+    /// How an edit is written: least change or afresh, and how far it may go.
+    struct EditSettings {
+        var dryRun = false
+        var resetDates = false
+        var dropUnavailable = false
+        var maxMoves = defaultMaxMoves
+
+        init(_ command: ParsedCommand) throws {
+            let options = command.spec.options.map(\.long)
+            dryRun = command.flag(WriteOption.dryRun)
+            if options.contains(EditOption.resetDates.long) { resetDates = command.flag(EditOption.resetDates) }
+            if options.contains(EditOption.dropUnavailable.long) {
+                dropUnavailable = command.flag(EditOption.dropUnavailable)
+                if dropUnavailable && !resetDates {
+                    throw ToolError.usage(
+                        "--drop-unavailable goes with --reset-dates: without it, local files and unavailable entries stay where they are"
+                    )
+                }
+            }
+            if let text = command.value(EditOption.maxMoves) {
+                guard let value = Int(text), (0...PlaylistWriter.maxItems).contains(value) else {
+                    throw ToolError.usage(
+                        "--max-moves must be a whole number from 0 to \(PlaylistWriter.maxItems), not '\(text)'")
+                }
+                maxMoves = value
+            }
+        }
+    }
+
+    // MARK: Handlers
+
+    static func dedupe(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        let settings = try EditSettings(command)
+        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
+        let writer = try context.playlistWriter()
+        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        let wanted = contents.writableURIs.compactMap { $0 }.uniqued()
+        return try await applyEdit(
+            "dedupe", to: playlist, contents: contents, wanted: wanted, settings: settings, writer: writer,
+            context: context, human: human)
+    }
+
+    static func sort(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        let settings = try EditSettings(command)
+        guard let keyText = command.value(EditOption.sortKey) else {
+            throw ToolError.usage("sort needs --by KEY: duration, name, artist, album, added or random")
+        }
+        guard let key = SortKey(rawValue: keyText) else {
+            throw ToolError.usage(
+                "--by must be one of duration, name, artist, album, added or random, not '\(keyText)'")
+        }
+        let seed = try command.value(EditOption.seed).map { text -> UInt64 in
+            guard let value = UInt64(text) else {
+                throw ToolError.usage("--seed must be a whole number, not '\(text)'")
+            }
+            return value
+        }
+        if seed != nil && key != .random { throw ToolError.usage("--seed goes with --by random") }
+        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
+        let writer = try context.playlistWriter()
+        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        let wanted = PlaylistOrder.sorted(
+            contents.entries, by: key, reverse: command.flag(EditOption.reverse), seed: seed)
+        return try await applyEdit(
+            "sort", to: playlist, contents: contents, wanted: wanted, settings: settings, writer: writer,
+            context: context, human: human)
+    }
+
+    static func rewrite(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        let settings = try EditSettings(command)
+        guard command.positionals.count >= 2 else {
+            throw ToolError.usage("rewrite needs a COMMAND after the PLAYLIST: rewrite PLAYLIST -- COMMAND [ARGS...]")
+        }
+        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
+        let program = Array(command.positionals.dropFirst())
+        guard let executable = program[0].contains("/") ? program[0] : context.environment.executable(named: program[0])
+        else {
+            throw ToolError(.noInput, "rewrite: command '\(TerminalText.clean(program[0]))' not found on PATH")
+        }
+        let writer = try context.playlistWriter()
+        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        var input = Data()
+        let reference = SpotifyReference(kind: .playlist, id: playlist.id)
+        for (position, entry) in contents.entries.enumerated() {
+            guard var record = PlaylistEntry.record(entry, position: position, playlist: reference) else { continue }
+            record["playlist"] = [
+                "id": .string(reference.id), "uri": .string(reference.uri),
+                "snapshot_id": contents.snapshot.map(JSONValue.string) ?? .null,
+            ]
+            input += Data((JSONValue.object(record).serialized() + "\n").utf8)
+        }
+        let run = try FilterProcess.run(
+            executable, arguments: Array(program.dropFirst()), input: input,
+            environment: context.environment.variables, stderr: context.stderr.fileDescriptor)
+        guard run.status == 0 else {
+            throw ToolError.dataError(
+                "rewrite: '\(TerminalText.clean(program.joined(separator: " ")).prefix(200))' \(run.statusDescription); nothing was written to playlist \(playlist.id)"
+            )
+        }
+        var items = ItemInput()
+        var lineNumber = 0
+        for line in String(decoding: run.output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        {
+            lineNumber += 1
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            do {
+                try items.add(line: String(line))
+            } catch let rejection as StandardInput.Rejection {
+                throw ToolError.dataError(
+                    "rewrite: line \(lineNumber) of the command's output: \(rejection.reason); nothing was written")
+            }
+        }
+        if items.uris.isEmpty && !contents.entries.isEmpty {
+            throw ToolError.dataError(
+                "rewrite: the command printed no items, which would empty playlist \(playlist.id); nothing was written (to empty it: spotify-playlists replace --allow-empty \(playlist.id) < /dev/null)"
+            )
+        }
+        return try await applyEdit(
+            "rewrite", to: playlist, contents: contents, wanted: items.uris, settings: settings, writer: writer,
+            context: context, human: human)
+    }
+
+    static func undo(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        let settings = try EditSettings(command)
+        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
+        let journal = UndoJournal(environment: context.environment, now: context.now)
+        guard let last = try journal.entries(of: playlist.id).last else {
+            throw ToolError(
+                .notFound,
+                "nothing to undo for playlist \(playlist.id): no destructive write of it was made on this machine in the last \(Int(UndoJournal.maxAge / 86_400)) days"
+            )
+        }
+        let writer = try context.playlistWriter()
+        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        let now = contents.writableURIs
+        if now != last.after && !command.flag(EditOption.force) {
+            throw ToolError.tempFail(
+                "playlist \(playlist.id) changed since the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)): \(changeText(from: last.after, to: now)); undo would lose that too; add --force to undo anyway"
+            )
+        }
+        context.warn(
+            "undoing the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone))\(last.complete ? "" : " (which did not finish)")"
+        )
+        let lost = last.before.count { $0 == nil } - now.count { $0 == nil }
+        if lost > 0 {
+            context.warn(
+                "\(countText(lost, noun: "unavailable entry")) or local \(lost == 1 ? "file" : "files") that it dropped cannot come back: the Web API cannot add them"
+            )
+        }
+        return try await applyEdit(
+            "undo", to: playlist, contents: contents, wanted: last.before.compactMap { $0 }, settings: settings,
+            writer: writer, context: context, human: human)
+    }
+
+    // MARK: The shared edit
+
+    /// Plans `wanted` against `contents`, says what it will do, and (unless --dry-run) journals,
+    /// sends and proves it.
+    static func applyEdit(
+        _ action: String, to playlist: SpotifyReference, contents: PlaylistContents, wanted: [String],
+        settings: EditSettings, writer: PlaylistWriter, context: ToolContext, human: Bool
+    ) async throws -> ExitCode {
+        let current = contents.writableURIs
+        let pinned = current.count { $0 == nil }
+        if wanted.count > PlaylistWriter.maxItems - pinned {
+            throw ToolError.dataError(
+                "\(action) would leave playlist \(playlist.id) with \(groupedThousands(wanted.count + pinned)) items; a playlist holds at most \(groupedThousands(PlaylistWriter.maxItems)); nothing was changed"
+            )
+        }
+        let plan: PlaylistEditPlan
+        if settings.resetDates {
+            if pinned > 0 && !settings.dropUnavailable {
+                throw ToolError.dataError(
+                    "playlist \(playlist.id) holds \(countText(pinned, noun: "local file or unavailable entry", plural: "local files or unavailable entries")), which --reset-dates would drop for good (the Web API cannot write them back); add --drop-unavailable to mean that, or leave out --reset-dates to keep them; nothing was changed"
+                )
+            }
+            plan = PlaylistEditPlan.rewrite(from: current, to: wanted)
+        } else {
+            plan = PlaylistEditPlan(from: current, to: wanted)
+        }
+        context.warn("playlist \(playlist.id): \(planSummary(plan, resetDates: settings.resetDates))")
+        if settings.dryRun {
+            for step in plan.steps { try context.stdout.write(.object(changeRecord(step, playlist: playlist.id))) }
+            return .success
+        }
+        if !settings.resetDates && plan.moveRequests > settings.maxMoves {
+            let rewrite = PlaylistEditPlan.rewrite(from: current, to: wanted)
+            throw ToolError.usage(
+                "keeping every date would take \(groupedThousands(plan.moveRequests)) range moves (more than --max-moves \(settings.maxMoves)); add --reset-dates to write the playlist afresh in \(countText(rewrite.steps.count, noun: "request")) (every date added becomes now), or --max-moves \(plan.moveRequests) to keep the dates"
+            )
+        }
+        if plan.isEmpty {
+            try await printRecord(of: playlist.id, writer, context, human: human)
+            return .success
+        }
+        let journal = UndoJournal(environment: context.environment, now: context.now)
+        var entry = UndoJournal.Entry(
+            action: action + (settings.resetDates ? " --reset-dates" : ""), at: context.now, before: current,
+            beforeSnapshot: contents.snapshot, after: current, afterSnapshot: contents.snapshot, complete: false)
+        try journal.record(entry, of: playlist.id)
+
+        let deferral = SignalDeferral.begin()
+        var apply = PlaylistApply(writer: writer, contents: contents, interruption: { SignalDeferral.pending })
+        do {
+            try await apply.run(plan)
+        } catch let stopped as PlaylistApply.Stopped {
+            deferral.end(discarding: true)
+            entry.after = stopped.model
+            entry.afterSnapshot = nil
+            try? journal.record(entry, of: playlist.id, replacingLatest: true)
+            return try reportStopped(
+                stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, context: context)
+        } catch {
+            deferral.end(discarding: true)
+            throw error
+        }
+        deferral.end(discarding: true)
+        entry.after = apply.model
+        entry.afterSnapshot = apply.snapshot
+        entry.complete = true
+        try? journal.record(entry, of: playlist.id, replacingLatest: true)
+        context.warn(
+            "\(pastTense(action)) playlist \(playlist.id): it holds \(countText(apply.model.count)) (proven by reading it back); undo with: spotify-playlists undo \(playlist.id)"
+        )
+        try await printRecord(of: playlist.id, writer, context, human: human)
+        return .success
+    }
+
+    /// The message for a write that stopped part-way, with the one command that finishes or undoes it.
+    static func reportStopped(
+        _ stopped: PlaylistApply.Stopped, action: String, playlist id: String, plan: PlaylistEditPlan,
+        wanted: [String], context: ToolContext
+    ) throws -> ExitCode {
+        let holds =
+            "playlist \(id) holds \(countText(stopped.model.count)), after \(stopped.stepsDone) of \(countText(plan.steps.count, noun: "request")) (this write leaves \(groupedThousands(plan.result.count)))"
+        let rest = try unfinishedFile(wanted, playlist: id, context: context)
+        let finish =
+            "put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id) < \(shellQuoted(rest))"
+        switch stopped.cause {
+        case .signal(let number):
+            context.warn("interrupted: \(holds); \(finish)")
+            return .answering(signal: number)
+        case .failed(let error):
+            throw ToolError(error.exitCode, "\(error.message); \(holds); \(finish)")
+        case .changedMeanwhile(let count):
+            throw ToolError.tempFail(
+                "playlist \(id) changed meanwhile (someone else edited it): it holds \(countText(count)), not what this write leaves; \(stopped.stepsDone) of \(countText(plan.steps.count, noun: "request")) were sent; check it with spotify-tracks \(id); undo with: spotify-playlists undo --force \(id)"
+            )
+        }
+    }
+
+    /// Keeps the wanted items in a file under the state directory, for the command that finishes the job.
+    static func unfinishedFile(_ uris: [String], playlist id: String, context: ToolContext) throws -> String {
+        let directory = PrivateDirectory(context.environment.stateDirectory + "/unfinished")
+        try directory.create()
+        let name = "\(id)-\(Int(context.now)).txt"
+        try directory.write(Data(uris.map { $0 + "\n" }.joined().utf8), to: name)
+        return directory.file(name)
+    }
+
+    /// "3,000 → 2,950 items: 50 removed, 12 moved, dates kept for 2,950; 3 requests".
+    static func planSummary(_ plan: PlaylistEditPlan, resetDates: Bool) -> String {
+        let sizes = "\(groupedThousands(plan.entriesBefore)) → \(countText(plan.result.count))"
+        let requests = countText(plan.steps.count, noun: "request")
+        if resetDates {
+            return
+                "\(sizes), written afresh: every item's date added becomes now (--reset-dates); \(requests)"
+        }
+        guard !plan.isEmpty else { return "\(sizes): nothing to change" }
+        var parts: [String] = []
+        if plan.removedEntries > 0 { parts.append("\(groupedThousands(plan.removedEntries)) removed") }
+        if plan.newEntries > 0 { parts.append("\(groupedThousands(plan.newEntries)) added") }
+        if plan.readdedEntries > 0 {
+            parts.append("\(groupedThousands(plan.readdedEntries)) removed and added back with today's date")
+        }
+        if plan.movedEntries > 0 { parts.append("\(groupedThousands(plan.movedEntries)) moved") }
+        parts.append("dates kept for \(groupedThousands(plan.keptEntries))")
+        var text = "\(sizes): \(parts.joined(separator: ", ")); \(requests)"
+        if plan.pinnedEntries > 0 {
+            text +=
+                "; \(groupedThousands(plan.pinnedEntries)) local or unavailable \(plan.pinnedEntries == 1 ? "entry stays" : "entries stay") where \(plan.pinnedEntries == 1 ? "it is" : "they are") (the Web API cannot remove or add them)"
+        }
+        return text
+    }
+
+    static func changeRecord(_ step: PlaylistEditPlan.Step, playlist: String) -> JSONObject {
+        switch step {
+        case .remove(let uris): change("remove", playlist: playlist, ["items": uriList(uris)])
+        case .insert(let uris, let position):
+            change("add", playlist: playlist, ["position": .int(position), "items": uriList(uris)])
+        case .replace(let uris): change("replace", playlist: playlist, ["items": uriList(uris)])
+        case .move(let start, let insertBefore, let length):
+            change(
+                "move", playlist: playlist,
+                ["range_start": .int(start), "insert_before": .int(insertBefore), "range_length": .int(length)])
+        }
+    }
+
+    /// "gained 3 items and lost 1": a multiset difference, for an undo refused.
+    static func changeText(from before: [String?], to after: [String?]) -> String {
+        var counts: [String: Int] = [:]
+        for uri in before { counts[uri ?? "", default: 0] += 1 }
+        for uri in after { counts[uri ?? "", default: 0] -= 1 }
+        let lost = counts.values.filter { $0 > 0 }.reduce(0, +)
+        let gained = counts.values.filter { $0 < 0 }.reduce(0) { $0 - $1 }
+        if lost == 0 && gained == 0 { return "its items were reordered" }
+        return "it gained \(countText(gained)) and lost \(countText(lost)) (now \(countText(after.count)))"
+    }
+
+    static func pastTense(_ action: String) -> String {
+        switch action {
+        case "dedupe": "deduped"
+        case "sort": "sorted"
+        case "rewrite": "rewrote"
+        case "undo": "undid the last write to"
+        case "remove": "removed items from"
+        default: "replaced the items of"
+        }
+    }
+}

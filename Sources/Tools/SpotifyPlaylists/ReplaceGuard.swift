@@ -1,0 +1,29 @@
+import SpotifyClient
+import ToolkitCore
+
+/// What keeps a piped `replace` from turning a read that went wrong into a write (issue 24, item
+/// 3). `spotify-tracks ID | jq … | spotify-playlists replace ID`: when spotify-tracks fails
+/// part-way, it has already printed the pages before the failure, in order, and the pipe hides
+/// its status. So input whose records were read from this same playlist is refused when:
+/// - they carry a snapshot_id other than the playlist's now (it changed since they were read), or
+/// - their positions stop `cutShortSlack` or more entries before the playlist's end: pages come
+///   in order, so a read cut short is always a prefix, at least one page short. A filter that
+///   itself drops the last 50 items looks the same; `--force` says it is meant.
+enum ReplaceGuard {
+    static let cutShortSlack = PagePlan.pageSize
+
+    static func check(_ items: ItemInput, against contents: PlaylistContents) throws {
+        guard let origin = items.origins[contents.id] else { return }
+        if let other = origin.snapshots.first(where: { $0 != contents.snapshot }), contents.snapshot != nil {
+            throw ToolError.tempFail(
+                "the input was read from playlist \(contents.id) at snapshot_id \(other), and it has changed since (now \(contents.snapshot!)): replacing would undo those changes; nothing was written; read it again, or add --force"
+            )
+        }
+        let end = origin.lastPosition + 1
+        if origin.lastPosition >= 0, contents.count - end >= cutShortSlack {
+            throw ToolError.dataError(
+                "the input's items of playlist \(contents.id) stop at position \(origin.lastPosition), \(groupedThousands(contents.count - end)) before its end (it holds \(groupedThousands(contents.count))): a read cut short (did spotify-tracks fail? set -o pipefail shows it)? Nothing was written; add --force if you mean to drop them all, or use spotify-playlists rewrite, which reads the playlist itself"
+            )
+        }
+    }
+}

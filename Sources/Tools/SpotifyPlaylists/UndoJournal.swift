@@ -1,0 +1,110 @@
+import Foundation
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// What `spotify-playlists undo` puts back: before every destructive write (replace, remove,
+/// dedupe, sort, rewrite, undo itself) the playlist's items and order are kept here, one file per
+/// playlist under `$XDG_STATE_HOME/spotify-toolkit/undo/` (a private directory, files 0600,
+/// replaced atomically, never through a symbolic link). Bounded: the last `keptPerPlaylist`
+/// writes of a playlist, none older than `maxAge`, at most `maxPlaylists` files.
+struct UndoJournal {
+    /// One destructive write: the playlist before it and after it.
+    struct Entry: Equatable {
+        var action: String
+        /// Seconds since 1970.
+        var at: Double
+        var before: [String?]
+        var beforeSnapshot: String?
+        /// What the write left (proven; for one that stopped early, what it had done by then).
+        var after: [String?]
+        var afterSnapshot: String?
+        /// The write did not finish (stopped by a signal, a failure or another client).
+        var complete: Bool
+
+        var json: JSONValue {
+            [
+                "action": .string(action), "at": .string(isoTimestamp(at)),
+                "before": .array(before.map { $0.map(JSONValue.string) ?? .null }),
+                "before_snapshot_id": beforeSnapshot.map(JSONValue.string) ?? .null,
+                "after": .array(after.map { $0.map(JSONValue.string) ?? .null }),
+                "after_snapshot_id": afterSnapshot.map(JSONValue.string) ?? .null, "complete": .bool(complete),
+            ]
+        }
+
+        init(
+            action: String, at: Double, before: [String?], beforeSnapshot: String?, after: [String?],
+            afterSnapshot: String?, complete: Bool
+        ) {
+            (self.action, self.at, self.before, self.beforeSnapshot) = (action, at, before, beforeSnapshot)
+            (self.after, self.afterSnapshot, self.complete) = (after, afterSnapshot, complete)
+        }
+
+        init?(_ json: JSONValue) {
+            guard let action = json["action"]?.stringValue, let at = json["at"]?.stringValue.flatMap(parseISOTimestamp),
+                let before = json["before"]?.arrayValue, let after = json["after"]?.arrayValue
+            else { return nil }
+            self.init(
+                action: action, at: at, before: before.map(\.stringValue),
+                beforeSnapshot: json["before_snapshot_id"]?.stringValue,
+                after: after.map(\.stringValue), afterSnapshot: json["after_snapshot_id"]?.stringValue,
+                complete: json["complete"]?.boolValue ?? false)
+        }
+    }
+
+    static let keptPerPlaylist = 10
+    static let maxAge = 90.0 * 86_400
+    static let maxPlaylists = 500
+
+    let directory: PrivateDirectory
+    let now: Double
+
+    init(environment: ToolEnvironment, now: Double) {
+        directory = PrivateDirectory(environment.stateDirectory + "/undo")
+        self.now = now
+    }
+
+    static func fileName(_ playlist: String) -> String { playlist + ".json" }
+
+    /// The playlist's writes, oldest first (none when nothing was kept).
+    func entries(of playlist: String) throws -> [Entry] {
+        guard try directory.verifyIfPresent(),
+            let data = try directory.read(Self.fileName(playlist), trust: .file)
+        else { return [] }
+        guard let json = try? JSONValue.parse(String(decoding: data, as: UTF8.self)),
+            let list = json["entries"]?.arrayValue
+        else {
+            throw ToolError.dataError(
+                "the undo journal \(directory.file(Self.fileName(playlist))) cannot be read; move it away to go on")
+        }
+        return list.compactMap(Entry.init).filter { now - $0.at <= Self.maxAge }
+    }
+
+    /// Keeps `entry` as the playlist's latest write (replacing the latest when `replacingLatest`:
+    /// a write that began, now with what it left).
+    func record(_ entry: Entry, of playlist: String, replacingLatest: Bool = false) throws {
+        try directory.create()
+        // A directory made before the parent existed is checked too (created 0700 as the others).
+        var list = try entries(of: playlist)
+        if replacingLatest, !list.isEmpty { list.removeLast() }
+        list.append(entry)
+        list = Array(list.suffix(Self.keptPerPlaylist))
+        let json: JSONValue = ["playlist": .string(playlist), "entries": .array(list.map(\.json))]
+        try directory.write(Data((json.serialized() + "\n").utf8), to: Self.fileName(playlist))
+        pruneOtherPlaylists(keeping: playlist)
+    }
+
+    /// Forgets the playlists written longest ago when there are more than `maxPlaylists`.
+    func pruneOtherPlaylists(keeping playlist: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),
+            names.count > Self.maxPlaylists
+        else { return }
+        let dated = names.filter { $0.hasSuffix(".json") && $0 != Self.fileName(playlist) }.map { name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: directory.file(name))
+            return (name, (attributes?[.modificationDate] as? Date) ?? .distantPast)
+        }
+        for (name, _) in dated.sorted(by: { $0.1 < $1.1 }).prefix(names.count - Self.maxPlaylists) {
+            try? directory.remove(name)
+        }
+    }
+}
