@@ -41,6 +41,7 @@ import Testing
             case .remove(let uris): #expect(uris.count <= 100 && !uris.isEmpty, sourceLocation: sourceLocation)
             case .insert(let uris, _): #expect(uris.count <= 100 && !uris.isEmpty, sourceLocation: sourceLocation)
             case .move(_, _, let length): #expect(length >= 1, sourceLocation: sourceLocation)
+            case .replace: Issue.record("a least-change plan never replaces", sourceLocation: sourceLocation)
             }
         }
         return (plan, after)
