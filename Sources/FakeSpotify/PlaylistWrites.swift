@@ -52,6 +52,15 @@ extension FakeSpotifyService {
 
     func writtenPlaylist(_ id: String) -> WrittenPlaylist? { state.withLock { $0.writtenPlaylists[id] } }
 
+    /// The written playlist a read gets: as it is, or (a stale_read fired) as it was before its
+    /// most recent write, when it has been written since it was first copied or created.
+    func writtenPlaylist(_ id: String, readBy request: RouteRequest) -> WrittenPlaylist? {
+        state.withLock { state in
+            if request.servesPreviousVersion, let previous = state.playlistsBeforeLastWrite[id] { return previous }
+            return state.writtenPlaylists[id]
+        }
+    }
+
     /// `GET /playlists/{id}` of a written playlist, with its first 100 entries embedded.
     func writtenPlaylistResponse(_ written: WrittenPlaylist, _ request: RouteRequest) -> HTTPResponse {
         let id = written.object["id"]?.stringValue ?? ""
@@ -292,10 +301,12 @@ extension FakeSpotifyService {
         // writes each see the other's result.
         let outcome = state.withLock { state -> Result<(HTTPResponse?, String), WriteRefusal> in
             var playlist = state.writtenPlaylists[id] ?? current
+            let before = playlist
             do {
                 let answer = try change(&playlist, state.now)
                 playlist.version += 1
                 state.writtenPlaylists[id] = playlist
+                state.playlistsBeforeLastWrite[id] = before
                 return .success((answer, playlist.snapshotID))
             } catch let refusal as WriteRefusal {
                 return .failure(refusal)
