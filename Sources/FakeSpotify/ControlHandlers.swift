@@ -15,7 +15,7 @@ extension FakeSpotifyService {
         Control.json(
             state.withLock {
                 $0.counters = Counters()
-                return $0.counters.json
+                return $0.countersJSON
             })
     }
 

@@ -27,12 +27,14 @@ package final class FakeSpotifyService: Sendable {
     }
 
     /// What `GET /_fake/counters` answers.
-    package var counters: JSONValue { state.withLock { $0.counters.json } }
+    package var counters: JSONValue { state.withLock { $0.countersJSON } }
 
     /// Answers one request: an injected failure if one matches (even on a path no route serves yet),
-    /// else the route's answer, behind the bearer check for `.bearer` routes. Everything but the
-    /// `/_fake/` controls is counted.
+    /// else the route's answer, behind the bearer check for `.bearer` routes, with the plan's
+    /// fault carried out now, never or late (Faults.swift). Everything but the `/_fake/` controls
+    /// is counted.
     package func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let arrival = DispatchTime.now()
         var pathMatched = false
         var found: (route: Route, parameters: [String: String])?
         for route in Self.routes {
@@ -51,33 +53,64 @@ package final class FakeSpotifyService: Sendable {
         }
 
         // Added latency, faults by rate or schedule, the in-flight count (Faults.swift).
-        let plan = beginWebAPIRequest(path: request.path)
+        let key = found?.route.key ?? "\(request.method) \(request.path)"
+        let playlistRead = found.flatMap { Self.laggingReads.contains($0.route.key) ? $0.parameters["id"] : nil }
+        let plan = beginWebAPIRequest(routeKey: key, path: request.path, playlistRead: playlistRead)
         defer { endWebAPIRequest() }
         var response: HTTPResponse
         if let injected = state.withLock({ $0.takeFailure(method: request.method, path: request.path) }) {
             response = injected
-        } else if let fault = plan.fault, fault.refusesBeforeHandling {
-            response = fault.apply(to: WebAPI.notFound)  // a 429 means the request was not carried out
-        } else if let (route, parameters) = found {
-            if route.access == .bearer {
-                let check = state.withLock { $0.checkBearer(request.header("Authorization")) }
-                if case .valid(let token) = check {
-                    response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: token))
-                } else {
-                    response = WebAPI.unauthorized(check)
-                }
-            } else {
-                response = route.handler(self, RouteRequest(http: request, parameters: parameters, token: nil))
-            }
+        } else if let fault = plan.fault, fault.carry == .no {
+            state.withLock { $0.counters.notCarriedOut += 1 }
+            response = fault.answerWithoutCarryingOut()
         } else {
-            response = pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound
+            switch admit(request, found, pathMatched: pathMatched, servesPreviousVersion: plan.servesPreviousVersion) {
+            case .answered(let answer):
+                response = plan.fault?.apply(to: answer) ?? answer
+            case .admitted(let route, let routeRequest):
+                if let fault = plan.fault, fault.carry == .late {
+                    response = answerLate(fault, arrival: arrival) { _ = route.handler(self, routeRequest) }
+                } else {
+                    let answer = route.handler(self, routeRequest)
+                    response = plan.fault?.apply(to: answer) ?? answer
+                }
+            }
         }
-        response = plan.fault?.apply(to: response) ?? response
-        let key = found?.route.key ?? "\(request.method) \(request.path)"
         let grantType = key == Self.tokenRouteKey ? URLForm.value("grant_type", in: request.formFields()) : nil
-        state.withLock { $0.count(key: key, status: response.status, grantType: grantType) }
+        state.withLock { $0.countAnswer(status: response.status, grantType: grantType) }
         return response
     }
+
+    /// A request ready for its route's handler, or the answer it gets without one (401, 404, 405).
+    enum Admission {
+        case admitted(Route, RouteRequest)
+        case answered(HTTPResponse)
+    }
+
+    /// Checks the bearer token as the request arrives (a late carry-out must not depend on a token
+    /// that expired meanwhile, as Spotify checks it on arrival too).
+    func admit(
+        _ request: HTTPRequest, _ found: (route: Route, parameters: [String: String])?, pathMatched: Bool,
+        servesPreviousVersion: Bool
+    ) -> Admission {
+        guard let (route, parameters) = found else {
+            return .answered(pathMatched ? WebAPI.methodNotAllowed : WebAPI.notFound)
+        }
+        var token: AccessTokenInfo?
+        if route.access == .bearer {
+            let check = state.withLock { $0.checkBearer(request.header("Authorization")) }
+            guard case .valid(let valid) = check else { return .answered(WebAPI.unauthorized(check)) }
+            token = valid
+        }
+        var routeRequest = RouteRequest(http: request, parameters: parameters, token: token)
+        routeRequest.servesPreviousVersion = servesPreviousVersion
+        return .admitted(route, routeRequest)
+    }
+
+    /// The reads a stale_read can lag: a playlist and its items (and the legacy `/tracks`).
+    static let laggingReads: Set = [
+        "GET /v1/playlists/{id}", "GET /v1/playlists/{id}/items", "GET /v1/playlists/{id}/tracks",
+    ]
 
     static let tokenRouteKey = "POST /api/token"
 }

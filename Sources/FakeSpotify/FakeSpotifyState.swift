@@ -74,6 +74,13 @@ struct Counters: Sendable {
     /// The most Web API requests fake-spotify was answering at once.
     var maxInFlight = 0
     var faultsFired = 0
+    var faultsFiredByKind: [String: Int] = [:]
+    /// Requests a fault answered without carrying them out: the 429s and carry=no.
+    var notCarriedOut = 0
+    /// carry=late requests carried out so far (after their late_ms).
+    var carriedOutLate = 0
+    /// Reads a stale_read served from the version before the last write.
+    var staleReads = 0
 
     /// Keys in a fixed order; `requests` sorted by key.
     var json: JSONValue {
@@ -86,6 +93,11 @@ struct Counters: Sendable {
             "unauthorized": .int(unauthorized),
             "max_in_flight": .int(maxInFlight),
             "faults_fired": .int(faultsFired),
+            "faults_fired_by_kind": .object(
+                JSONObject(faultsFiredByKind.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) })),
+            "not_carried_out": .int(notCarriedOut),
+            "carried_out_late": .int(carriedOutLate),
+            "stale_reads": .int(staleReads),
         ]
     }
 }
@@ -122,6 +134,9 @@ struct FakeSpotifyState: Sendable {
     var faults: [FaultRule] = []
     /// Web API requests being answered now (kept outside `counters`, which a reset clears).
     var inFlight = 0
+    /// carry=late requests waiting to be carried out (outside `counters` too: a reset must not
+    /// make the count go negative when they land).
+    var latePending = 0
     /// The player (PlaybackClock.swift, PlayerHandlers.swift).
     var playback = PlaybackClock()
     /// Edits made with `POST /_fake/edit-playlist`, by playlist id (PlaylistEdits.swift).
@@ -129,6 +144,10 @@ struct FakeSpotifyState: Sendable {
     /// Playlists as the Web API's writes left them, by id (PlaylistWrites.swift), and the ids of
     /// those made with `POST /me/playlists`, oldest first.
     var writtenPlaylists: [String: WrittenPlaylist] = [:]
+    /// Each written playlist as it was before its most recent write, which a stale_read serves.
+    /// One version back is enough for a replica lagging one write; a created playlist has none
+    /// until its first write.
+    var playlistsBeforeLastWrite: [String: WrittenPlaylist] = [:]
     var createdPlaylists: [String] = []
     var createdCount = 0
     /// What `PUT`/`DELETE /me/library` saved and removed (LibraryWrites.swift).
@@ -255,10 +274,16 @@ struct FakeSpotifyState: Sendable {
 
     // MARK: Counting
 
-    /// Counts one answered request (never called for `/_fake/` controls).
-    /// `grantType` is set for requests to the token endpoint.
-    mutating func count(key: String, status: Int, grantType: String?) {
-        counters.requests[key, default: 0] += 1
+    /// What `GET /_fake/counters` answers: the counters, and the late requests still pending.
+    var countersJSON: JSONValue {
+        guard case .object(var object) = counters.json else { return counters.json }
+        object["late_pending"] = .int(latePending)
+        return .object(object)
+    }
+
+    /// Counts the answer of a request (never called for `/_fake/` controls; the request itself is
+    /// counted as it arrives, in `beginRequest`). `grantType` is set for requests to the token endpoint.
+    mutating func countAnswer(status: Int, grantType: String?) {
         if status == 401 { counters.unauthorized += 1 }
         switch grantType {
         case "authorization_code":

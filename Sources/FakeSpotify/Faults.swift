@@ -4,8 +4,10 @@ import ToolkitCLI
 import ToolkitCore
 
 /// A fault fake-spotify injects into Web API answers, by rate or on a schedule: a 429 with
-/// Retry-After, a quota 429, a 5xx, a reset connection, a truncated body, an unparsable body, or a
-/// delay (to provoke client timeouts). Rules come from `--fault` at launch or `POST /_fake/faults`.
+/// Retry-After, a quota 429, a 5xx, a reset connection, a truncated body, an unparsable body, a
+/// delay (to provoke client timeouts), or a read served from a replica one write behind. Whether
+/// the request itself is carried out (now, never, or late) is the rule's `carry`. Rules come from
+/// `--fault` at launch or `POST /_fake/faults`.
 package struct FaultRule: Sendable, Equatable {
     package enum Kind: String, Sendable, CaseIterable {
         case rateLimit = "rate_limit"
@@ -17,6 +19,25 @@ package struct FaultRule: Sendable, Equatable {
         case truncate
         case garbage
         case delay
+        /// A GET of a written playlist (`/v1/playlists/{id}`, `/items`, the legacy `/tracks`) is
+        /// served as the playlist was before its most recent write: a replica lagging one write.
+        case staleRead = "stale_read"
+
+        /// A 429 refuses the request: it is never carried out.
+        var refusesRequest: Bool { self == .rateLimit || self == .quota }
+        /// The kinds that break an answer, and so may or may not have carried the request out.
+        var breaksAnswer: Bool { [.serverError, .reset, .lostAnswer, .truncate, .garbage].contains(self) }
+    }
+
+    /// Whether a broken request is carried out: the difference a writer must find out by reading again.
+    package enum Carry: String, Sendable, CaseIterable {
+        /// Carried out, then its answer broken (the default, as Spotify usually fails).
+        case yes
+        /// Not carried out; the broken answer comes instead (always so for the 429s).
+        case no
+        /// Carried out `lateMs` after it arrived, on a timer, against the playlist as it is then;
+        /// the connection gets no useful answer (see `FakeSpotifyService.answerLate`).
+        case late
     }
 
     package enum Trigger: Sendable, Equatable {
@@ -32,12 +53,16 @@ package struct FaultRule: Sendable, Equatable {
     package var trigger: Trigger
     /// Requests whose path starts with this are matched.
     package var pathPrefix = "/v1/"
-    /// For server_error.
+    /// For server_error, and for the error whose breakage answers a request not carried out.
     package var status = 503
     /// For rate_limit and quota: the Retry-After header.
     package var retryAfter = "1"
     /// For delay: how long to wait before answering.
     package var delayMs = 0
+    /// For the kinds that break an answer: whether the request is carried out (Carry).
+    package var carry = Carry.yes
+    /// For carry=late: how long after it arrived the request is carried out.
+    package var lateMs = 0
     /// Fire at most this many times; nil: no limit.
     package var limit: Int?
     var seen = 0
@@ -50,6 +75,8 @@ package struct FaultRule: Sendable, Equatable {
         var kind: Kind?
         var trigger: Trigger?
         var seed: UInt64 = 1
+        var carry: Carry?
+        var lateMs: Int?
         func setTrigger(_ value: Trigger) throws {
             guard trigger == nil else { throw ControlError("give one of rate, every and at") }
             trigger = value
@@ -93,6 +120,15 @@ package struct FaultRule: Sendable, Equatable {
             case "delay_ms":
                 delayMs = try FakeSpotifySettings.int(name, value)
                 guard (0...600_000).contains(delayMs) else { throw ControlError("delay_ms must be 0...600000") }
+            case "carry":
+                guard let parsed = Carry(rawValue: value) else {
+                    throw ControlError("carry must be yes, no or late, not '\(value)'")
+                }
+                carry = parsed
+            case "late_ms":
+                let late = try FakeSpotifySettings.int(name, value)
+                guard (0...600_000).contains(late) else { throw ControlError("late_ms must be 0...600000") }
+                lateMs = late
             case "count":
                 let count = try FakeSpotifySettings.int(name, value)
                 guard count >= 1 else { throw ControlError("count must be at least 1") }
@@ -102,7 +138,7 @@ package struct FaultRule: Sendable, Equatable {
                 seed = value
             default:
                 throw ControlError(
-                    "unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, status, retry_after, delay_ms, count, seed"
+                    "unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, status, retry_after, delay_ms, carry, late_ms, count, seed"
                 )
             }
         }
@@ -111,6 +147,26 @@ package struct FaultRule: Sendable, Equatable {
         self.kind = kind
         self.trigger = trigger
         self.random = SplitMix64(seed: seed)
+        self.carry = try Self.checkedCarry(carry, lateMs: lateMs, kind: kind)
+        self.lateMs = lateMs ?? 0
+    }
+
+    /// The carry a kind allows: any for the kinds that break an answer (default yes), only no for
+    /// the 429s, none given for delay and stale_read (a delay carries out, a stale read writes nothing).
+    private static func checkedCarry(_ carry: Carry?, lateMs: Int?, kind: Kind) throws -> Carry {
+        if lateMs != nil && carry != .late { throw ControlError("late_ms goes with carry=late") }
+        if carry == .late && lateMs == nil { throw ControlError("carry=late needs late_ms (0...600000)") }
+        if kind.refusesRequest {
+            guard carry == nil || carry == .no else {
+                throw ControlError("\(kind.rawValue) refuses the request: it is never carried out (carry=no)")
+            }
+            return .no
+        }
+        guard kind.breaksAnswer else {
+            if carry != nil { throw ControlError("carry is for server_error, reset, lost_answer, truncate, garbage") }
+            return .yes
+        }
+        return carry ?? .yes
     }
 
     /// `--fault 'kind=reset every=20'` (spaces or commas between fields).
@@ -123,9 +179,11 @@ package struct FaultRule: Sendable, Equatable {
         try self.init(fields: fields)
     }
 
-    /// Whether this rule hits the next request to `path`; counts it.
-    mutating func hits(path: String) -> Bool {
-        guard path.hasPrefix(pathPrefix) else { return false }
+    /// Whether this rule hits the next request to `path`; counts it. `readHasPreviousVersion`: the
+    /// request is a GET of a written playlist that has a version before its last write, the only
+    /// request a stale_read can lag (so `at=1` means the first such read, not the first request).
+    mutating func hits(path: String, readHasPreviousVersion: Bool = false) -> Bool {
+        guard path.hasPrefix(pathPrefix), kind != .staleRead || readHasPreviousVersion else { return false }
         seen += 1
         if let limit, fired >= limit { return false }
         let hit: Bool
@@ -140,12 +198,9 @@ package struct FaultRule: Sendable, Equatable {
 
     mutating func nextUnit() -> Double { random.nextUnit() }
 
-    /// A 429 (rate limit or quota) refuses the request: it is not carried out. Every other fault
-    /// breaks the answer of a request that was: a 5xx, a reset or a cut body after a write has
-    /// landed is exactly the unknown outcome a writer must find out about by reading again.
-    var refusesBeforeHandling: Bool { kind == .rateLimit || kind == .quota }
-
-    /// The answer after the fault: replaces or breaks the normal one.
+    /// The answer after the fault (carry=yes): replaces or breaks the normal one. A 5xx, a reset
+    /// or a cut body after a write has landed is exactly the unknown outcome a writer must find
+    /// out about by reading again.
     func apply(to response: HTTPResponse) -> HTTPResponse {
         switch kind {
         case .rateLimit:
@@ -173,9 +228,18 @@ package struct FaultRule: Sendable, Equatable {
             var broken = response
             broken.body = Array(response.body.prefix(response.body.count / 2))
             return broken
-        case .delay:
+        case .delay, .staleRead:
             return response
         }
+    }
+
+    /// The answer when the request is not carried out (carry=no, the 429s, and carry=late until
+    /// later): the breakage of the `status` error (default 503), as a gateway that never reached
+    /// Spotify, or gave up on it, would answer. Not the route's own answer: there is none, and a
+    /// 2xx status would claim a write that did not happen.
+    func answerWithoutCarryingOut() -> HTTPResponse {
+        let message = status == 502 ? "Backend respond with 500" : HTTPResponse.reasonPhrase(for: status)
+        return apply(to: WebAPI.error(status, message))
     }
 
     var json: JSONValue {
@@ -185,33 +249,49 @@ package struct FaultRule: Sendable, Equatable {
             case .every(let n): ["every": .int(n)]
             case .at(let numbers): ["at": .array(numbers.sorted().map(JSONValue.int))]
             }
-        return [
+        var object: JSONObject = [
             "kind": .string(kind.rawValue), "trigger": trigger, "path_prefix": .string(pathPrefix),
-            "count": limit.map(JSONValue.int) ?? .null, "seen": .int(seen), "fired": .int(fired),
         ]
+        if kind.refusesRequest || kind.breaksAnswer { object["carry"] = .string(carry.rawValue) }
+        if carry == .late { object["late_ms"] = .int(lateMs) }
+        object["count"] = limit.map(JSONValue.int) ?? .null
+        object["seen"] = .int(seen)
+        object["fired"] = .int(fired)
+        return .object(object)
     }
 }
 
-/// What one Web API request gets from the load controls: a delay first, maybe a fault after.
+/// What one Web API request gets from the load controls: a delay first, maybe a fault after, and
+/// maybe its playlist as it was before the last write.
 struct RequestPlan {
     var delayMs: Int
     var fault: FaultRule?
+    /// A stale_read fired: a written playlist is read as it was before its most recent write.
+    var servesPreviousVersion = false
 }
 
 extension FakeSpotifyState {
-    /// Called as a Web API request starts: counts it in flight and picks its faults.
-    mutating func beginRequest(path: String) -> RequestPlan {
+    /// Called as a Web API request arrives: counts it by route (now, so a request held for a late
+    /// carry or never answered is counted too) and in flight, and picks its faults. `playlistRead`:
+    /// the playlist's id when the request is a read a stale_read can lag.
+    mutating func beginRequest(routeKey: String, path: String, playlistRead: String?) -> RequestPlan {
+        counters.requests[routeKey, default: 0] += 1
         inFlight += 1
         counters.maxInFlight = max(counters.maxInFlight, inFlight)
+        let readHasPreviousVersion = playlistRead.map { playlistsBeforeLastWrite[$0] != nil } ?? false
         var plan = RequestPlan(delayMs: settings.library.latencyMs, fault: nil)
-        for index in faults.indices where faults[index].hits(path: path) {
+        for index in faults.indices
+        where faults[index].hits(path: path, readHasPreviousVersion: readHasPreviousVersion) {
+            let kind = faults[index].kind
             counters.faultsFired += 1
-            if faults[index].kind == .delay {
-                plan.delayMs += faults[index].delayMs
-            } else if plan.fault == nil {
-                plan.fault = faults[index]
+            counters.faultsFiredByKind[kind.rawValue, default: 0] += 1
+            switch kind {
+            case .delay: plan.delayMs += faults[index].delayMs
+            case .staleRead: plan.servesPreviousVersion = true
+            default: if plan.fault == nil { plan.fault = faults[index] }
             }
         }
+        if plan.servesPreviousVersion { counters.staleReads += 1 }
         return plan
     }
 
@@ -226,7 +306,8 @@ extension FakeSpotifyService {
         state.withLock { $0.faults += rules }
     }
 
-    /// `POST /_fake/faults` kind=K (rate=P | every=N | at=A+B) [path_prefix] [status] [retry_after] [delay_ms] [count] [seed].
+    /// `POST /_fake/faults` kind=K (rate=P | every=N | at=A+B) [path_prefix] [status] [retry_after] [delay_ms]
+    /// [carry=yes|no|late] [late_ms] [count] [seed].
     func addFault(_ request: RouteRequest) -> HTTPResponse {
         do {
             let rule = try FaultRule(fields: request.fields)
@@ -250,10 +331,41 @@ extension FakeSpotifyService {
     }
 
     /// A Web API request starts: in flight from now, after the added latency and any delay fault.
-    func beginWebAPIRequest(path: String) -> RequestPlan {
-        let plan = state.withLock { $0.beginRequest(path: path) }
+    func beginWebAPIRequest(routeKey: String, path: String, playlistRead: String?) -> RequestPlan {
+        let plan = state.withLock { $0.beginRequest(routeKey: routeKey, path: path, playlistRead: playlistRead) }
         if plan.delayMs > 0 { Thread.sleep(forTimeInterval: Double(plan.delayMs) / 1000) }
         return plan
+    }
+
+    /// carry=late: the request is carried out `fault.lateMs` after `arrival`, against the state as
+    /// it is then (a late POST appends to the playlist as it has become, as Spotify would). A
+    /// lost_answer holds the connection until then, so a client whose time-out is shorter gives
+    /// up first (and may read and send again), carries the request out, and closes without a
+    /// byte; the other kinds answer their breakage now and carry the request out on a timer.
+    /// Bounded: one sleep or one timer of at most 600 s per request, nothing that loops.
+    func answerLate(
+        _ fault: FaultRule, arrival: DispatchTime, carryOut: @escaping @Sendable () -> Void
+    ) -> HTTPResponse {
+        let due = arrival + .milliseconds(fault.lateMs)
+        state.withLock { $0.latePending += 1 }
+        let state = self.state
+        let carryOutAndCount: @Sendable () -> Void = {
+            carryOut()
+            state.withLock {
+                $0.latePending -= 1
+                $0.counters.carriedOutLate += 1
+            }
+        }
+        guard fault.kind == .lostAnswer else {
+            DispatchQueue.global().asyncAfter(deadline: due, execute: carryOutAndCount)
+            return fault.answerWithoutCarryingOut()
+        }
+        let now = DispatchTime.now()
+        if due > now { Thread.sleep(forTimeInterval: Double(due.uptimeNanoseconds - now.uptimeNanoseconds) / 1e9) }
+        carryOutAndCount()
+        var lost = HTTPResponse(status: 200)
+        lost.transportFault = .dropAnswer
+        return lost
     }
 
     func endWebAPIRequest() {

@@ -284,9 +284,13 @@ enum GeneratedLibrary {
         return String(decoding: digits, as: UTF8.self)
     }
 
-    /// "2025-01-01T00:00:00Z" plus `index` minutes (no formatter: fast and the same everywhere).
+    /// "2025-01-01T00:00:00Z" plus `index` minutes.
     static func timestamp(index: Int) -> String {
-        let seconds = 1_735_689_600 + index * 60  // 2025-01-01T00:00:00Z
+        timestamp(secondsSince1970: 1_735_689_600 + index * 60)  // 2025-01-01T00:00:00Z
+    }
+
+    /// "2025-01-01T00:00:00Z" (no formatter: fast and the same everywhere; from 1970 on).
+    static func timestamp(secondsSince1970 seconds: Int) -> String {
         let days = seconds / 86_400
         let rest = seconds % 86_400
         // Howard Hinnant's days → civil date.

@@ -97,7 +97,7 @@ extension FakeSpotifyService {
 
     func playlist(_ request: RouteRequest) -> HTTPResponse {
         let id = request[parameter: "id"]
-        if let written = writtenPlaylist(id) { return writtenPlaylistResponse(written, request) }
+        if let written = writtenPlaylist(id, readBy: request) { return writtenPlaylistResponse(written, request) }
         let legacy = library.legacy
         let object: JSONValue
         switch GeneratedLibrary.playlist(id) {
@@ -134,7 +134,7 @@ extension FakeSpotifyService {
         let id = request[parameter: "id"]
         let legacy = library.legacy
         if legacyEndpoint && !legacy { return Fixtures.response("error-403-forbidden.json", status: 403) }
-        if let written = writtenPlaylist(id) {
+        if let written = writtenPlaylist(id, readBy: request) {
             return writtenItemsResponse(written, request, legacyEndpoint: legacyEndpoint)
         }
         switch GeneratedLibrary.playlist(id) {

@@ -52,6 +52,15 @@ extension FakeSpotifyService {
 
     func writtenPlaylist(_ id: String) -> WrittenPlaylist? { state.withLock { $0.writtenPlaylists[id] } }
 
+    /// The written playlist a read gets: as it is, or (a stale_read fired) as it was before its
+    /// most recent write, when it has been written since it was first copied or created.
+    func writtenPlaylist(_ id: String, readBy request: RouteRequest) -> WrittenPlaylist? {
+        state.withLock { state in
+            if request.servesPreviousVersion, let previous = state.playlistsBeforeLastWrite[id] { return previous }
+            return state.writtenPlaylists[id]
+        }
+    }
+
     /// `GET /playlists/{id}` of a written playlist, with its first 100 entries embedded.
     func writtenPlaylistResponse(_ written: WrittenPlaylist, _ request: RouteRequest) -> HTTPResponse {
         let id = written.object["id"]?.stringValue ?? ""
@@ -186,22 +195,21 @@ extension FakeSpotifyService {
         }
     }
 
-    /// `PUT /playlists/{id}/items`: {uris} replaces every item (an empty list clears it);
-    /// {range_start, insert_before, range_length, snapshot_id} moves a range. 200 {snapshot_id}.
+    /// `PUT /playlists/{id}/items`: {uris} replaces every item (an empty list clears it, and every
+    /// entry is new: added now, by the user); {range_start, insert_before, range_length,
+    /// snapshot_id} moves a range. 200 {snapshot_id}.
     func replaceOrReorderItems(_ request: RouteRequest) -> HTTPResponse {
         let body = Self.jsonBody(request)
         if let body, body["range_start"] != nil {
+            // snapshot_id names the version the client meant; Spotify does not refuse a move
+            // against an older one (it applies it to the playlist as it is), so neither does this.
             return writing(request, success: 200) { playlist, _ in
-                let count = playlist.entries.count
-                guard let start = body["range_start"]?.intValue, let before = body["insert_before"]?.intValue,
-                    (0..<max(count, 1)).contains(start), (0...count).contains(before)
-                else { throw WriteRefusal(400, "Index out of bounds") }
-                let length = body["range_length"]?.intValue ?? 1
-                guard length >= 1, start + length <= count else { throw WriteRefusal(400, "Index out of bounds") }
-                let moved = Array(playlist.entries[start..<start + length])
-                playlist.entries.removeSubrange(start..<start + length)
-                let target = before > start ? before - length : before
-                playlist.entries.insert(contentsOf: moved, at: max(0, min(target, playlist.entries.count)))
+                guard let start = body["range_start"]?.intValue, let before = body["insert_before"]?.intValue else {
+                    throw WriteRefusal(400, "Index out of bounds")
+                }
+                try Self.moveRange(
+                    of: &playlist.entries, start: start, length: body["range_length"]?.intValue ?? 1,
+                    insertBefore: before)
                 return nil
             }
         }
@@ -212,6 +220,27 @@ extension FakeSpotifyService {
             playlist.entries = try Self.entries(for: uris, now: now)
             return nil
         }
+    }
+
+    /// Moves `length` entries from `start` to before the entry at `insertBefore`, both positions
+    /// counted in the playlist before the move (the reference: range_start 0, insert_before 10
+    /// moves the first of 10 items to the end; range_start 9, insert_before 0 the last to the
+    /// start). So a range moved forward lands at `insertBefore - length` once it is taken out,
+    /// and insert_before equal to range_start or range_start + range_length changes nothing.
+    /// The entries move whole: added_at and added_by stay as they were.
+    static func moveRange(of entries: inout [JSONValue], start: Int, length: Int, insertBefore: Int) throws {
+        let count = entries.count
+        guard (0..<count).contains(start), length >= 1, start + length <= count, (0...count).contains(insertBefore)
+        else { throw WriteRefusal(400, "Index out of bounds") }
+        // Inside the range it would be moved before one of its own items: no place to put it
+        // (undocumented; refused rather than guessed, so a client's off-by-one shows).
+        guard !(start + 1..<start + length).contains(insertBefore) else {
+            throw WriteRefusal(400, "Index out of bounds")
+        }
+        let moved = Array(entries[start..<start + length])
+        entries.removeSubrange(start..<start + length)
+        let target = insertBefore > start ? insertBefore - length : insertBefore
+        entries.insert(contentsOf: moved, at: target)
     }
 
     /// `DELETE /playlists/{id}/items` {items: [{uri}], snapshot_id}: every occurrence. 200 {snapshot_id}.
@@ -272,10 +301,12 @@ extension FakeSpotifyService {
         // writes each see the other's result.
         let outcome = state.withLock { state -> Result<(HTTPResponse?, String), WriteRefusal> in
             var playlist = state.writtenPlaylists[id] ?? current
+            let before = playlist
             do {
                 let answer = try change(&playlist, state.now)
                 playlist.version += 1
                 state.writtenPlaylists[id] = playlist
+                state.playlistsBeforeLastWrite[id] = before
                 return .success((answer, playlist.snapshotID))
             } catch let refusal as WriteRefusal {
                 return .failure(refusal)
@@ -330,12 +361,13 @@ extension FakeSpotifyService {
         return value
     }
 
-    /// Playlist entries for `uris`, as added now; a refusal for too many, a bad URI or a local file.
+    /// Playlist entries for `uris`, as added now by the user (added_at in whole seconds, as
+    /// Spotify writes it); a refusal for too many, a bad URI or a local file.
     static func entries(for uris: [String], now: Date) throws -> [JSONValue] {
         guard uris.count <= maxURIsPerRequest else {
             throw WriteRefusal(400, "You can add a maximum of \(maxURIsPerRequest) tracks per request.")
         }
-        let addedAt = isoTimestamp(now.timeIntervalSince1970)
+        let addedAt = GeneratedLibrary.timestamp(secondsSince1970: Int(now.timeIntervalSince1970.rounded(.down)))
         return try uris.map { uri in
             if uri.hasPrefix("spotify:local:") { throw WriteRefusal(400, "Local tracks cannot be added: \(uri)") }
             guard let item = FakeCatalog.item(uri) else { throw WriteRefusal(400, "Invalid track uri: \(uri)") }

@@ -68,6 +68,8 @@ struct RouteRequest: Sendable {
     let parameters: [String: String]
     /// The caller's access token, for `.bearer` routes.
     let token: AccessTokenInfo?
+    /// A stale_read fired: a written playlist is served as it was before its most recent write.
+    var servesPreviousVersion = false
 
     subscript(parameter name: String) -> String { parameters[name] ?? "" }
 
