@@ -91,13 +91,20 @@ import Darwin
         // The client sends again (here another item, to tell them apart): it lands at once.
         let resent = try await fake.send("POST", Self.itemsPath, ["uris": [.string(Self.uri(2))]], token: token)
         #expect(resent.status == 201)
+        // On a loaded machine the re-send itself may come after the carry-out: the order is
+        // checked only when it surely came first.
+        let resentInTime = Date().timeIntervalSince(sent) < 1.3
 
         #expect(try await fake.waitForLateWrites(1), "carried out within the deadline")
         #expect(Date().timeIntervalSince(sent) >= 1.4, "not before late_ms")
         let after = try await fake.playlist(Self.id, token: token)
-        #expect(
-            Self.uris(after) == Self.uris(before) + [Self.uri(2), Self.uri(1)],
-            "appended to the playlist as it was 1.5 s later, after the re-sent item")
+        if resentInTime {
+            #expect(
+                Self.uris(after) == Self.uris(before) + [Self.uri(2), Self.uri(1)],
+                "appended to the playlist as it was 1.5 s later, after the re-sent item")
+        } else {
+            #expect(Set(Self.uris(after).suffix(2)) == [Self.uri(1), Self.uri(2)])
+        }
         let final = try await fake.counters()
         #expect(final["late_pending"] == 0)
         #expect(final["carried_out_late"] == 1)

@@ -68,8 +68,8 @@ import Testing
 
     @Test func aNameOfSeveralPlaylistsListsThem() async throws {
         let library = try await PlaylistWriteTests.editor()
-        let first = try records(try await library.run("spotify-playlists", ["create", "Twice"]))
-        let second = try records(try await library.run("spotify-playlists", ["create", "Twice"]))
+        let first = try records(try await library.run("spotify-playlists", ["create", "--allow-empty", "Twice"]))
+        let second = try records(try await library.run("spotify-playlists", ["create", "--allow-empty", "Twice"]))
         let run = try await library.tracks(["Twice"])
         #expect(run.status == 64)
         for record in first + second {

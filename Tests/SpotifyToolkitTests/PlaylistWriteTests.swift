@@ -50,9 +50,16 @@ import Testing
         #expect(try records(list).first?["id"]?.stringValue == id)
     }
 
-    @Test func createWithoutInputMakesAnEmptyPlaylist() async throws {
+    @Test func anEmptyFileIntoCreateMakesNothingUnlessAllowEmpty() async throws {
         let library = try await Self.editor()
-        let created = try await library.run("spotify-playlists", ["create", "Empty", "--description", "nothing yet"])
+        // The in-process standard input is a file: empty, it is a pipeline that matched nothing.
+        let refused = try await library.run("spotify-playlists", ["create", "Empty"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Nothing was created; add --allow-empty"), "\(refused.stderr)")
+        #expect(refused.stdout == "")
+        #expect(try await library.counters()["requests"]?["POST /v1/me/playlists"] == nil, "no playlist made")
+        let created = try await library.run(
+            "spotify-playlists", ["create", "--allow-empty", "Empty", "--description", "nothing yet"])
         #expect(created.status == 0, "\(created.stderr)")
         let record = try #require(try records(created).first)
         #expect(record["items_total"] == 0)
@@ -106,17 +113,20 @@ import Testing
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(try await Self.uris(library, target) == (try records(source)).compactMap { $0["uri"]?.stringValue })
         let counters = try await library.counters()
-        #expect(counters["requests"]?["PUT /v1/playlists/{id}/items"]?.intValue == 1)
-        #expect(counters["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 2)
+        // Nothing in common: one DELETE of the 60 old URIs, then the 230 new ones in batches of 100.
+        #expect(counters["requests"]?["DELETE /v1/playlists/{id}/items"]?.intValue == 1)
+        #expect(counters["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 3)
+        #expect(counters["requests"]?["PUT /v1/playlists/{id}/items"] == nil)
         // An empty input never empties a playlist by accident.
         let empty = try await library.run("spotify-playlists", ["replace", target], stdin: "")
         #expect(empty.status == 64)
         #expect(empty.stderr.contains("--allow-empty"))
         // Local files cannot be written back: replace refuses rather than drop them.
         let mixed = try await library.tracks(["--no-cache", generated(20, "mix")])
-        let withLocal = try await library.run("spotify-playlists", ["replace", target], stdin: mixed.stdout)
+        let withLocal = try await library.run(
+            "spotify-playlists", ["replace", "--reset-dates", target], stdin: mixed.stdout)
         #expect(withLocal.status == 65)
-        #expect(withLocal.stderr.contains("replace would drop them"), "\(withLocal.stderr)")
+        #expect(withLocal.stderr.contains("replace --reset-dates would drop them"), "\(withLocal.stderr)")
         let cleared = try await library.run("spotify-playlists", ["replace", "--allow-empty", target], stdin: "")
         #expect(cleared.status == 0, "\(cleared.stderr)")
         #expect(try records(cleared).first?["items_total"] == 0)
@@ -133,7 +143,7 @@ import Testing
         #expect(
             try await Self.uris(library, target)
                 == items.enumerated().filter { ![2, 4].contains($0.offset) }.map(\.element))
-        #expect(removed.stderr.contains("removed 4 items"), "\(removed.stderr)")
+        #expect(removed.stderr.contains("12 → 8 items: 4 removed, dates kept for 8; 1 request"), "\(removed.stderr)")
     }
 
     @Test func editChangesDetails() async throws {
@@ -186,7 +196,7 @@ import Testing
         let run = try await library.run(
             "spotify-playlists", ["add", generated(10_000)], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
         #expect(run.status == 65, "\(run.stderr)")
-        #expect(run.stderr.contains("Playlist size limit reached"), "\(run.stderr)")
+        #expect(run.stderr.contains("would pass the 10,000 a playlist can hold; nothing was added"), "\(run.stderr)")
     }
 
     /// Faults that break a write's answer after the write landed: the tool must find out by
@@ -282,7 +292,10 @@ import Testing
             form: [("path", "/v1/playlists/\(target)/items"), ("method", "POST"), ("status", "503"), ("count", "3")])
         let added = try await library.run("spotify-playlists", ["add", target], stdin: source.stdout)
         #expect(added.status == 69, "\(added.stderr)")
-        #expect(added.stderr.contains("added 0 of 250 items to playlist \(target)"), "\(added.stderr)")
+        #expect(added.stderr.contains("playlist \(target) holds 0 of the 250 items asked for"), "\(added.stderr)")
+        #expect(
+            added.stderr.contains("add the rest with: spotify-playlists add \(target) --position 290 <"),
+            "\(added.stderr)")
         #expect(try await Self.uris(library, target).count == 40 + 250, "nothing of the failed run landed")
     }
 
@@ -316,7 +329,7 @@ import Testing
 
     @Test func deleteUnfollowsAndSaysThatSpotifyHasNoDelete() async throws {
         let library = try await Self.editor()
-        let created = try await library.run("spotify-playlists", ["create", "Short-lived"])
+        let created = try await library.run("spotify-playlists", ["create", "--allow-empty", "Short-lived"])
         let id = try #require(try records(created).first?["id"]?.stringValue)
         let deleted = try await library.run("spotify-playlists", ["delete", id])
         #expect(deleted.status == 0, "\(deleted.stderr)")

@@ -13,7 +13,7 @@ extension SpotifyPlaylists {
         abstract:
             "app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)",
         discussion: [
-            "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist; local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME.",
+            "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist (an empty standard input makes nothing and exits 1, unless --allow-empty); local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME.",
             "Names are any Unicode text and match without regard to case. The playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose nothing and a killed one leaves the old or the new file. A file that cannot be read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.",
         ],
         arguments: [
@@ -24,7 +24,7 @@ extension SpotifyPlaylists {
                 "NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true,
                 completion: .command("spotify-playlists local list --names")),
         ],
-        options: [localNamesOption],
+        options: [localNamesOption, WriteOption.allowEmpty],
         examples: [
             ExampleSpec(
                 "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning",
@@ -62,6 +62,15 @@ extension SpotifyPlaylists {
                 )
             }
             let records = try readTrackRecords(context.stdin)
+            if records.isEmpty && action == "create" && context.stdin.carriesData
+                && !command.flag(WriteOption.allowEmpty)
+            {
+                // An empty pipe is a pipeline that went wrong upstream, not a wish for an empty playlist.
+                context.warn(
+                    "no track records on standard input: did the filter before local create match anything? Nothing was created; add --allow-empty to make an empty local playlist"
+                )
+                return .notFound
+            }
             let now = timestamp(context)
             let playlist = try store.update { library -> LocalPlaylist in
                 if action == "create" {

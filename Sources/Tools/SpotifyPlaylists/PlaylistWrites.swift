@@ -103,7 +103,7 @@ extension SpotifyPlaylists {
                 abstract:
                     "make a playlist's items exactly the items on standard input, in order, keeping every date it can",
                 discussion: [
-                    "Reads the whole playlist and sends only the difference: what is gone is removed, what is new is inserted where the input has it, and what stays is put in order with range moves, so every item that stays keeps its date added and added by. A song the input has fewer times than the playlist is removed and added back (the Web API removes every occurrence), and only those lose their dates. Before writing, standard error says what will happen (3,000 → 2,950 items: 50 removed, 12 moved, dates kept for 2,950); --dry-run prints the plan as change records. When keeping the dates would take more than --max-moves range moves, it is refused, naming --reset-dates, which writes the playlist afresh (the first 100 items replace it, the rest are appended; every date becomes now).",
+                    "Reads the whole playlist and sends only the difference: what is gone is removed, what is new is inserted where the input has it, and what stays is put in order with range moves, so every item that stays keeps its date added and added by. A song the input has fewer times than the playlist is removed and added back (the Web API removes every occurrence), and only those lose their dates. Before writing, standard error says what will happen (3,000 to 2,950 items: 50 removed, 12 moved, dates kept for 2,950); --dry-run prints the plan as change records. When keeping the dates would take more than --max-moves range moves, it is refused, naming --reset-dates, which writes the playlist afresh (the first 100 items replace it, the rest are appended; every date becomes now).",
                     "Guards: an empty standard input is refused unless --allow-empty. Input read from this same playlist (track records name it) is refused when it was read at another snapshot_id, or when its items stop 50 or more short of the playlist's end (a read cut short: spotify-tracks failed part-way and the pipe hid it), unless --force. What remains possible: input from elsewhere that is short by mistake; undo puts it back. Local files and unavailable entries of the playlist stay where they are (the Web API can neither remove nor add them); --reset-dates drops them only with --drop-unavailable.",
                     undoNote,
                 ],
@@ -300,12 +300,10 @@ extension SpotifyPlaylists {
         if !command.flag(WriteOption.force) {
             try ReplaceGuard.check(items, against: contents)
         }
-        if let note = items.skippedNote {
-            context.warn("\(note); the playlist's own stay where they are")
-        }
-        return try await applyEdit(
+        let status = try await applyEdit(
             "replace", to: playlist, contents: contents, wanted: items.uris, settings: settings, writer: writer,
             context: context, human: human)
+        return status == .success ? skipped(items, context) : status
     }
 
     static func edit(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
