@@ -156,6 +156,10 @@ extension FakeSpotifyService {
     func changePlaylistDetails(_ request: RouteRequest) -> HTTPResponse {
         guard let body = Self.jsonBody(request) else { return WebAPI.error(400, "Error parsing JSON.") }
         return writing(request) { playlist, _ in
+            // Collaborators change a collaborative playlist's items; only its owner its details.
+            guard playlist.ownerID == GeneratedLibrary.userID else {
+                throw WriteRefusal(403, "You cannot change the details of a playlist you do not own.")
+            }
             for (key, check) in [
                 ("name", "string"), ("description", "string"), ("public", "bool"), ("collaborative", "bool"),
             ] {

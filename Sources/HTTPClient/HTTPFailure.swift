@@ -15,6 +15,12 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
     /// would send it again.
     case tooLarge(host: String, limit: Int)
 
+    /// The server held the request past the time-out: unlike a reset or a 5xx, it may still be
+    /// carrying it out. (`reason` is this module's own words, made in `CurlLoop` and `HTTPTransport`.)
+    package var isTimeout: Bool {
+        if case .unreachable(_, let reason) = self { reason.hasPrefix("timed out") } else { false }
+    }
+
     /// Worth trying again, unlike a refused redirect or a server that is not HTTP, which would
     /// only happen again.
     package var isTransient: Bool {

@@ -38,6 +38,9 @@ package struct HTTPTransport: Sendable {
         session = LazySession(timeout: timeout, deadline: deadline ?? timeout * 2, maxBodyBytes: maxBodyBytes)
     }
 
+    /// The idle time-out: after it, a request the server still holds may yet be carried out.
+    package var timeout: TimeInterval { session.timeout }
+
     /// The URLSession (on Linux the `CurlLoop`), made on the first request. Making one starts
     /// FoundationNetworking or libcurl (about 5 MB), which every run that builds a client but never
     /// sends (no input, not logged in) would otherwise pay for. Copies of the transport share one.

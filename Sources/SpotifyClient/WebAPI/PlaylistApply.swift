@@ -93,7 +93,7 @@ package struct PlaylistApply {
             } catch  where PlaylistWriter.outcomeUnknown(error) {
                 // Removing every occurrence of URIs twice removes them once: simply sent again.
                 if case .remove = step, send < PlaylistWriter.maxSends { continue }
-                switch try await settle(expected: expected) {
+                switch try await settle(expected: expected, after: error) {
                 case .landed(let now):
                     model = expected
                     snapshot = now
@@ -119,7 +119,7 @@ package struct PlaylistApply {
     }
 
     /// Whether the step landed, from the playlist itself (see the type's comment).
-    func settle(expected: [String?]) async throws -> Settlement {
+    func settle(expected: [String?], after error: any Error) async throws -> Settlement {
         var pause = settlePause
         for _ in 1...2 {
             try? await Task.sleep(nanoseconds: UInt64(clamped(pause, to: 0...60) * 1e9))
@@ -138,7 +138,7 @@ package struct PlaylistApply {
             let uris = now.writableURIs
             if uris == expected { return .landed(snapshot: now.snapshot) }
             guard uris == model else { return .neither(count: now.count, uris: uris) }
-            pause *= 2
+            pause = writer.secondPause(after: error, first: pause)
         }
         return .notLanded
     }

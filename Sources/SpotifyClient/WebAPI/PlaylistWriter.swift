@@ -152,7 +152,14 @@ package struct PlaylistWriter: Sendable {
     static func outcomeUnknown(_ error: any Error) -> Bool {
         if error is Refusal { return false }
         guard let error = error as? ToolError else { return !(error is CancellationError) }
-        return error.requestOutcome == .unknown
+        return error.requestOutcome?.mayHaveLanded == true
+    }
+
+    /// How long to wait before the second settling read: twice the first, and when the server
+    /// held the request past the time-out, the time-out again, since it may still carry it out.
+    func secondPause(after error: any Error, first: Double) -> Double {
+        let timedOut = (error as? ToolError)?.requestOutcome == .timedOut
+        return first * 2 + (timedOut ? min(api.transport.timeout, 60) : 0)
     }
 
     /// `POST /me/playlists`: the new playlist's object. When the answer is lost, the user's newest
@@ -183,7 +190,7 @@ package struct PlaylistWriter: Sendable {
                     if let made = now.first(where: { !before.contains($0) }) {
                         return ["id": .string(made), "name": .string(name)]
                     }
-                    pause *= 2
+                    pause = secondPause(after: error, first: pause)
                 }
                 if send == Self.maxSends { throw error }
             }
@@ -295,7 +302,7 @@ package struct PlaylistWriter: Sendable {
                                 "playlist \(id) changed while items were being added (it now holds \(now.total) items, not \(before.total) or \(before.total + batch.count)); whether the batch at position \(position) (\(batch.count) items) landed cannot be told"
                             ))
                     }
-                    pause *= 2
+                    pause = secondPause(after: error, first: pause)
                 }
                 if send == Self.maxSends { throw AddStopped.Cause.failed(PlaylistApply.toolError(error)) }
             } catch {

@@ -41,8 +41,13 @@ package protocol ToolErrorConvertible: Error {
 package enum RequestOutcome: Sendable, Equatable {
     /// Refused before it was carried out (a 429, a quota, a 4xx, a connection never made).
     case notCarriedOut
-    /// It may have been carried out: the answer was lost, cut, timed out, or a 5xx.
+    /// It may have been carried out: the answer was lost or cut, or a 5xx.
     case unknown
+    /// It may have been carried out, and may still be: the server held it past the time-out.
+    case timedOut
+
+    /// Whether the request may have been carried out.
+    package var mayHaveLanded: Bool { self != .notCarriedOut }
 }
 
 extension ToolError {

@@ -1,0 +1,367 @@
+import Foundation
+import Testing
+
+@testable import FakeSpotify
+@testable import SpotifyClient
+@testable import ToolkitCLI
+@testable import ToolkitCore
+@testable import Tools
+
+/// Writes that never destroy (issue 24): least-change replace that keeps every date, dedupe,
+/// sort, rewrite and undo in one process, the guard against a read cut short, and lost answers
+/// settled by what only the write could have done. In-process against fake-spotify.
+@Suite struct PlaylistEditCommandTests {
+    /// Settling reads wait 0.05 s here instead of 1 s.
+    static let quick = ["SPOTIFY_TOOLKIT_SETTLE_PAUSE": "0.05"]
+
+    struct Entry: Equatable {
+        var uri: String?
+        var addedAt: String?
+    }
+
+    /// What the playlist holds, entry by entry, with each entry's date added.
+    static func entries(_ library: Library, _ id: String) async throws -> [Entry] {
+        let run = try await library.tracks(["--no-cache", "--raw", id])
+        #expect(run.status == 0 || run.status == 1, "\(run.stderr)")
+        return try records(run).map { entry in
+            Entry(uri: PlaylistContents.writableURI(entry), addedAt: entry["added_at"]?.stringValue)
+        }
+    }
+
+    static func lines(_ uris: [String]) -> String { uris.map { $0 + "\n" }.joined() }
+
+    static func requests(_ library: Library, _ route: String) async throws -> Int {
+        try await library.counters()["requests"]?[route]?.intValue ?? 0
+    }
+
+    @Test func replaceSendsOnlyTheDifferenceAndEveryItemThatStaysKeepsItsDate() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(300)
+        let before = try await Self.entries(library, id)
+        let extra = try await PlaylistWriteTests.uris(library, generated(20))
+        // A 10% scattered filter, one item moved to the end, two new items after the first.
+        var wanted = before.enumerated().filter { $0.offset % 10 != 3 }.compactMap(\.element.uri)
+        wanted.append(wanted.remove(at: 5))
+        wanted.insert(contentsOf: extra.prefix(2), at: 1)
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let run = try await library.run("spotify-playlists", ["replace", id], stdin: Self.lines(wanted))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stderr.contains("300 → 272 items: 30 removed, 2 added, 1 moved, dates kept for 270; 3 requests"),
+            "\(run.stderr)")
+        #expect(run.stderr.contains("undo with: spotify-playlists undo \(id)"), "\(run.stderr)")
+        #expect(try records(run).first?["items_total"] == 272)
+        let after = try await Self.entries(library, id)
+        #expect(after.compactMap(\.uri) == wanted)
+        let dates = Dictionary(before.map { ($0.uri!, $0.addedAt) }, uniquingKeysWith: { first, _ in first })
+        for entry in after where !extra.prefix(2).contains(entry.uri!) {
+            #expect(entry.addedAt == dates[entry.uri!]!, "\(entry.uri!) keeps its date")
+        }
+        #expect(try await Self.requests(library, "DELETE /v1/playlists/{id}/items") == 1)
+        #expect(try await Self.requests(library, "PUT /v1/playlists/{id}/items") == 1, "one range move")
+        #expect(try await Self.requests(library, "POST /v1/playlists/{id}/items") == 1)
+    }
+
+    @Test func dryRunPrintsThePlanAsChangeRecordsAndWritesNothing() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(30)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        let wanted = Array(before.dropFirst(2)) + [before[0]]
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let run = try await library.run("spotify-playlists", ["replace", "--dry-run", id], stdin: Self.lines(wanted))
+        #expect(run.status == 0, "\(run.stderr)")
+        let changes = try records(run)
+        #expect(changes.map { $0["action"]?.stringValue } == ["remove", "move"], "\(changes)")
+        #expect(changes[0]["items"] == .array([.string(before[1])]))
+        #expect(changes[1]["range_start"] == 0 && changes[1]["insert_before"] == 29 && changes[1]["range_length"] == 1)
+        for route in ["DELETE", "PUT", "POST"] {
+            #expect(try await Self.requests(library, "\(route) /v1/playlists/{id}/items") == 0)
+        }
+        #expect(try await PlaylistWriteTests.uris(library, id) == before)
+    }
+
+    /// The review's scenario (ux-newcomer-2, finding 1): an outage on the items path cuts
+    /// spotify-tracks short; the README's old dedupe pipeline feeds what it printed to replace.
+    @Test func aReadCutShortCannotShrinkThePlaylist() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(1000)
+        let before = try await Self.entries(library, id)
+        try await library.fault([
+            ("kind", "server_error"), ("every", "1"), ("count", "400"), ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        let read = try await library.tracks(["--no-cache", id])
+        #expect(read.status == 69, "the read failed: \(read.stderr)")
+        let partial = try records(read)
+        #expect(partial.count < 1000 && !partial.isEmpty, "\(partial.count)")
+        _ = try await library.fake.call("POST", "/_fake/clear-faults")
+        // jq -sc 'unique_by(.uri) | sort_by(.position) | .[]'
+        var seen = Set<String>()
+        let deduped = partial.filter { seen.insert($0["uri"]?.stringValue ?? "").inserted }
+        let input = deduped.map { $0.serialized() + "\n" }.joined()
+        let refused = try await library.run(
+            "spotify-playlists", ["replace", id], stdin: input, environment: Self.quick)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("a read cut short"), "\(refused.stderr)")
+        #expect(try await Self.entries(library, id) == before, "nothing was written")
+
+        // Asked for in so many words, it is written, and undo puts the whole playlist back.
+        let forced = try await library.run(
+            "spotify-playlists", ["replace", "--force", id], stdin: input, environment: Self.quick)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try await PlaylistWriteTests.uris(library, id).count == partial.count)
+        let undone = try await library.run("spotify-playlists", ["undo", id], environment: Self.quick)
+        #expect(undone.status == 0, "\(undone.stderr)")
+        let after = try await Self.entries(library, id)
+        #expect(after.map(\.uri) == before.map(\.uri))
+        #expect(
+            Array(after.prefix(partial.count)) == Array(before.prefix(partial.count)),
+            "the items never removed keep their dates")
+    }
+
+    @Test func dedupeKeepsEachSongsFirstOccurrenceAndOnlyThoseLoseTheirDates() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(50)
+        let original = try await Self.entries(library, id)
+        let uris = original.compactMap(\.uri)
+        let added = try await library.run("spotify-playlists", ["add", id], stdin: Self.lines([uris[3], uris[7]]))
+        #expect(added.status == 0, "\(added.stderr)")
+        let run = try await library.run("spotify-playlists", ["dedupe", id], environment: Self.quick)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "52 → 50 items: 2 removed, 2 removed and added back with today's date, dates kept for 48"),
+            "\(run.stderr)")
+        let after = try await Self.entries(library, id)
+        #expect(after.map(\.uri) == original.map(\.uri))
+        for (index, entry) in after.enumerated() {
+            if [3, 7].contains(index) {
+                #expect(entry.addedAt != original[index].addedAt, "re-added: a new date")
+            } else {
+                #expect(entry.addedAt == original[index].addedAt)
+            }
+        }
+        let again = try await library.run("spotify-playlists", ["dedupe", id])
+        #expect(again.stderr.contains("nothing to change"), "\(again.stderr)")
+    }
+
+    @Test func sortIsStableKeepsEveryDateAndMovesTheFewest() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(60)
+        let raw = try records(try await library.tracks(["--no-cache", "--raw", id]))
+        let before = try await Self.entries(library, id)
+        let byDuration = raw.indices.sorted { left, right in
+            let (a, b) = (
+                raw[left]["item"]?["duration_ms"]?.intValue ?? 0, raw[right]["item"]?["duration_ms"]?.intValue ?? 0
+            )
+            return a == b ? left < right : a < b
+        }
+        let plan = PlaylistEditPlan(from: before.map(\.uri), to: byDuration.map { before[$0].uri! })
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let run = try await library.run("spotify-playlists", ["sort", id, "--by", "duration"], environment: Self.quick)
+        #expect(run.status == 0, "\(run.stderr)")
+        let after = try await Self.entries(library, id)
+        #expect(after == byDuration.map { before[$0] }, "sorted, every date kept")
+        #expect(try await Self.requests(library, "PUT /v1/playlists/{id}/items") == plan.moveRequests)
+        #expect(plan.movedEntries <= 60 - PlaylistEditPlanTests.lisLength(byDuration))
+
+        // Too many moves for the bound: refused, naming --reset-dates; nothing written.
+        let bounded = try await library.run("spotify-playlists", ["sort", id, "--by", "name", "--max-moves", "2"])
+        #expect(bounded.status == 64, "\(bounded.stderr)")
+        #expect(bounded.stderr.contains("add --reset-dates"), "\(bounded.stderr)")
+        #expect(try await Self.entries(library, id) == after)
+        // --reset-dates rewrites it afresh: one PUT for 60 items, and new dates.
+        let fresh = try await library.run(
+            "spotify-playlists", ["sort", id, "--by", "name", "--reverse", "--reset-dates"], environment: Self.quick)
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(fresh.stderr.contains("every item's date added becomes now"), "\(fresh.stderr)")
+        let names = try records(try await library.tracks(["--no-cache", id])).compactMap { $0["name"]?.stringValue }
+        #expect(names == names.sorted { $0.lowercased() > $1.lowercased() })
+        #expect(try await Self.entries(library, id).allSatisfy { !before.map(\.addedAt).contains($0.addedAt) })
+    }
+
+    @Test func rewriteAppliesWhatTheCommandPrintsAndAFailingCommandWritesNothing() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(30)
+        let before = try await Self.entries(library, id)
+        let kept = try await library.run(
+            "spotify-playlists", ["rewrite", id, "--", "/bin/sh", "-c", "sed -n '1,10p'"], environment: Self.quick)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try await Self.entries(library, id) == Array(before.prefix(10)), "the first ten, dates kept")
+
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let failed = try await library.run("spotify-playlists", ["rewrite", id, "--", "/bin/sh", "-c", "exit 3"])
+        #expect(failed.status == 65, "\(failed.stderr)")
+        #expect(failed.stderr.contains("exited with status 3; nothing was written"), "\(failed.stderr)")
+        let nothing = try await library.run(
+            "spotify-playlists", ["rewrite", id, "--", "/bin/sh", "-c", "cat >/dev/null"])
+        #expect(nothing.status == 65, "\(nothing.stderr)")
+        #expect(nothing.stderr.contains("printed no items"), "\(nothing.stderr)")
+        // The records the command reads say which read they came from.
+        let seen = try await library.run(
+            "spotify-playlists", ["rewrite", "--dry-run", id, "--", "/bin/sh", "-c", "head -n 1 >&2; exit 1"])
+        #expect(seen.stderr.contains(#""snapshot_id":""#), "\(seen.stderr)")
+        for route in ["DELETE", "PUT", "POST"] {
+            #expect(try await Self.requests(library, "\(route) /v1/playlists/{id}/items") == 0)
+        }
+        let missing = try await library.run("spotify-playlists", ["rewrite", id, "--", "no-such-command-here"])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+
+    @Test func undoIsUndoableAndRefusesAPlaylistChangedSinceWithoutForce() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(40)
+        let original = try await Self.entries(library, id)
+        let nothing = try await library.run("spotify-playlists", ["undo", id])
+        #expect(nothing.status == 1 && nothing.stderr.contains("nothing to undo"), "\(nothing.stderr)")
+
+        let sorted = try await library.run("spotify-playlists", ["sort", id, "--by", "name"], environment: Self.quick)
+        #expect(sorted.status == 0, "\(sorted.stderr)")
+        let sortedEntries = try await Self.entries(library, id)
+        let undone = try await library.run("spotify-playlists", ["undo", id], environment: Self.quick)
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(try await Self.entries(library, id) == original)
+        let redone = try await library.run("spotify-playlists", ["undo", id], environment: Self.quick)
+        #expect(redone.status == 0, "\(redone.stderr)")
+        #expect(try await Self.entries(library, id) == sortedEntries, "undo of the undo")
+
+        // Someone adds an item: undo says what changed and needs --force.
+        let extra = try await PlaylistWriteTests.uris(library, generated(10))
+        _ = try await library.run("spotify-playlists", ["add", id], stdin: extra[0] + "\n")
+        let refused = try await library.run("spotify-playlists", ["undo", id])
+        #expect(refused.status == 75, "\(refused.stderr)")
+        #expect(refused.stderr.contains("it gained 1 item and lost 0 items"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--force"), "\(refused.stderr)")
+        let forced = try await library.run("spotify-playlists", ["undo", "--force", id], environment: Self.quick)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try await Self.entries(library, id) == original)
+
+        // The journal is private and bounded.
+        let journal = library.fake.home.url.appendingPathComponent("state/spotify-toolkit/undo/\(id).json").path
+        var info = stat()
+        #expect(lstat(journal, &info) == 0)
+        #expect(info.st_mode & 0o077 == 0, "0600")
+        let kept = try JSONValue.parse(String(contentsOfFile: journal, encoding: .utf8))["entries"]?.arrayValue
+        #expect((kept?.count ?? 0) <= 10)
+    }
+
+    @Test func localAndUnavailableEntriesStayUnlessDroppedInSoManyWords() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(120, "mix")
+        let before = try await Self.entries(library, id)
+        let pinned = before.count { $0.uri == nil }
+        #expect(pinned > 0)
+        let reversed = Array(before.compactMap(\.uri).reversed())
+        let rewritten = try await library.run(
+            "spotify-playlists", ["replace", "--reset-dates", id], stdin: Self.lines(reversed))
+        #expect(rewritten.status == 65, "\(rewritten.stderr)")
+        #expect(rewritten.stderr.contains("add --drop-unavailable"), "\(rewritten.stderr)")
+        let kept = try await library.run(
+            "spotify-playlists", ["replace", "--max-moves", "200", id], stdin: Self.lines(reversed),
+            environment: Self.quick)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(kept.stderr.contains("local or unavailable entries stay where they are"), "\(kept.stderr)")
+        let after = try await Self.entries(library, id)
+        #expect(after.count == before.count)
+        #expect(after.compactMap(\.uri) == reversed)
+        #expect(after.count { $0.uri == nil } == pinned)
+    }
+
+    /// D2: the answer to the second batch is lost and the batch carried out 1.5 s later, after
+    /// the client's 1 s time-out. One read would show "not landed" and send it again (100
+    /// duplicates); the second read, after a longer pause, sees it land.
+    @Test func aBatchCarriedOutLateIsSettledNotSentTwice() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(40)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        let items = try await PlaylistWriteTests.uris(library, generated(250))
+        try await library.fault([
+            ("kind", "lost_answer"), ("at", "2"), ("carry", "late"), ("late_ms", "1500"),
+            ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let run = try await library.run(
+            "spotify-playlists", ["add", id], stdin: Self.lines(items),
+            environment: ["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT": "1", "SPOTIFY_TOOLKIT_SETTLE_PAUSE": "0.4"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try await PlaylistWriteTests.uris(library, id) == before + items, "no batch twice")
+        #expect(try await Self.requests(library, "POST /v1/playlists/{id}/items") == 3)
+    }
+
+    /// D2, the read that lags: the settling read comes from a replica one write behind.
+    @Test func aSettlingReadThatLagsIsNotTakenAsProof() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(40)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        let items = try await PlaylistWriteTests.uris(library, generated(250))
+        try await library.fault([("kind", "lost_answer"), ("at", "2"), ("path_prefix", "/v1/playlists/\(id)/items")])
+        try await library.fault([("kind", "stale_read"), ("at", "1"), ("path_prefix", "/v1/playlists/\(id)")])
+        let run = try await library.run(
+            "spotify-playlists", ["add", id], stdin: Self.lines(items), environment: Self.quick)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try await PlaylistWriteTests.uris(library, id) == before + items, "no batch twice")
+    }
+
+    /// D5: the first batch of a new playlist provably did not land (carried out: no): it is
+    /// sent again, from the creation's snapshot_id, and the playlist is whole.
+    @Test func aFirstBatchThatDidNotLandIsSentAgain() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let items = try await PlaylistWriteTests.uris(library, generated(150))
+        try await library.fault([
+            ("kind", "server_error"), ("at", "1"), ("carry", "no"), ("path_prefix", "/v1/playlists/"),
+        ])
+        let run = try await library.run(
+            "spotify-playlists", ["create", "Copy"], stdin: Self.lines(items), environment: Self.quick)
+        #expect(run.status == 0, "\(run.stderr)")
+        let id = try #require(try records(run).first?["id"]?.stringValue)
+        #expect(try await PlaylistWriteTests.uris(library, id) == items)
+    }
+
+    /// D7: a DELETE that never reached the playlist is sent again (removing is idempotent), and
+    /// the count said is the one read back.
+    @Test func aLostRemoveIsSentAgainAndTheCountIsProven() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(120)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        // Requests to the items path: the read's second page, then the DELETE, which never lands.
+        try await library.fault([
+            ("kind", "reset"), ("at", "2"), ("carry", "no"), ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let gone = Array(before.prefix(10))
+        let run = try await library.run(
+            "spotify-playlists", ["remove", id], stdin: Self.lines(gone), environment: Self.quick)
+        #expect(try await Self.requests(library, "DELETE /v1/playlists/{id}/items") == 2, "sent again")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("120 → 110 items: 10 removed"), "\(run.stderr)")
+        #expect(try await PlaylistWriteTests.uris(library, id) == Array(before.dropFirst(10)))
+    }
+
+    @Test func editOfAPlaylistYouCannotChangeIs77AndACollaborativeOneSaysOnlyTheOwnerMay() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let notOwned = try await library.run("spotify-playlists", ["edit", "5MlKAGFZNoN2d0Up8sQc0N", "--name", "Mine"])
+        #expect(notOwned.status == 77, "\(notOwned.stderr)")
+        #expect(
+            notOwned.stderr.contains("you can change only playlists you own or collaborate on"), "\(notOwned.stderr)")
+        #expect(!notOwned.stderr.contains("internal error"))
+        let collaborative = try await library.run(
+            "spotify-playlists", ["edit", "7d2D2S200NyUE5KYs80PwO", "--name", "Ours"])
+        #expect(collaborative.status == 77, "\(collaborative.stderr)")
+        #expect(collaborative.stderr.contains("only its owner can change its name"), "\(collaborative.stderr)")
+    }
+
+    @Test func writesTakeNamesAndDestructiveOnesInsistOnTheExactName() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(120, "mix")
+        let name = "Mixed Bag"
+        let sorted = try await library.run(
+            "spotify-playlists", ["sort", name, "--by", "duration", "--max-moves", "200"], environment: Self.quick)
+        #expect(sorted.status == 0, "\(sorted.stderr)")
+        #expect(sorted.stderr.contains("playlist \(id)"), "\(sorted.stderr)")
+        let loose = try await library.run("spotify-playlists", ["dedupe", name.uppercased()])
+        #expect(loose.status == 64, "\(loose.stderr)")
+        #expect(loose.stderr.contains("did you mean '\(name)'"), "\(loose.stderr)")
+        let added = try await library.run(
+            "spotify-playlists", ["add", name.uppercased()], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
+        #expect(added.status == 0, "add, which destroys nothing, takes the name in any case: \(added.stderr)")
+    }
+}
