@@ -20,13 +20,15 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     let timeout: TimeInterval
     let deadline: TimeInterval
+    let proxy: HTTPTransport.ProxyUse
 
     private static let initialized: Bool = tk_curl_global_init() == CURLE_OK
 
-    init(timeout: TimeInterval, deadline: TimeInterval) {
+    init(timeout: TimeInterval, deadline: TimeInterval, proxy: HTTPTransport.ProxyUse) {
         _ = Self.initialized
         self.timeout = timeout
         self.deadline = deadline
+        self.proxy = proxy
         guard let multi = curl_multi_init() else { fatalError("libcurl could not make a multi handle") }
         self.multi = multi
         // The pager keeps up to 8 requests in flight on one host.
@@ -37,7 +39,10 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
 
     /// Sends `request`; its outcome reaches `exchange` from the loop thread.
     func start(_ request: URLRequest, exchange: HTTPTransport.Exchange) {
-        guard let transfer = CurlTransfer(request, exchange: exchange, timeout: timeout, deadline: deadline) else {
+        guard
+            let transfer = CurlTransfer(
+                request, exchange: exchange, timeout: timeout, deadline: deadline, proxy: proxy)
+        else {
             return exchange.completed(
                 HTTPFailure.unreachable(host: exchange.host, reason: "libcurl could not prepare the request"))
         }
@@ -101,7 +106,10 @@ final class CurlTransfer {
     private var head = ResponseHead()
     private var delivered = false
 
-    init?(_ request: URLRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval) {
+    init?(
+        _ request: URLRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval,
+        proxy: HTTPTransport.ProxyUse
+    ) {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         guard let url = request.url, let handle = curl_easy_init() else {
             errorBuffer.deallocate()
@@ -139,6 +147,10 @@ final class CurlTransfer {
         // proxy's "HTTP/1.1 200 Connection established" to CONNECT would reach the header callback
         // as if Spotify had answered; only the server's own answer is ours to read.
         check(tk_curl_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
+        if proxy.tunnelsPlainHTTP { check(tk_curl_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1)) }
+        if let fixed = proxy.fixedProxy {
+            check(fixed.withCString { tk_curl_setopt_pointer(handle, CURLOPT_PROXY, $0) })
+        }
 
         let method = request.httpMethod ?? "GET"
         var lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
