@@ -27,6 +27,10 @@ static inline CURLcode tk_curl_setopt_xferinfo(CURL *handle, curl_xferinfo_callb
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
+static inline CURLcode tk_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLMcode tk_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -20,13 +20,15 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     let timeout: TimeInterval
     let deadline: TimeInterval
+    let proxy: HTTPTransport.ProxyUse
 
     private static let initialized: Bool = tk_curl_global_init() == CURLE_OK
 
-    init(timeout: TimeInterval, deadline: TimeInterval) {
+    init(timeout: TimeInterval, deadline: TimeInterval, proxy: HTTPTransport.ProxyUse) {
         _ = Self.initialized
         self.timeout = timeout
         self.deadline = deadline
+        self.proxy = proxy
         guard let multi = curl_multi_init() else { fatalError("libcurl could not make a multi handle") }
         self.multi = multi
         // The pager keeps up to 8 requests in flight on one host.
@@ -37,7 +39,10 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
 
     /// Sends `request`; its outcome reaches `exchange` from the loop thread.
     func start(_ request: URLRequest, exchange: HTTPTransport.Exchange) {
-        guard let transfer = CurlTransfer(request, exchange: exchange, timeout: timeout, deadline: deadline) else {
+        guard
+            let transfer = CurlTransfer(
+                request, exchange: exchange, timeout: timeout, deadline: deadline, proxy: proxy)
+        else {
             return exchange.completed(
                 HTTPFailure.unreachable(host: exchange.host, reason: "libcurl could not prepare the request"))
         }
@@ -98,11 +103,13 @@ final class CurlTransfer {
     let timeout: TimeInterval
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-    private var status = 0
-    private var headers: [String: String] = [:]
+    private var head = ResponseHead()
     private var delivered = false
 
-    init?(_ request: URLRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval) {
+    init?(
+        _ request: URLRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval,
+        proxy: HTTPTransport.ProxyUse
+    ) {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         guard let url = request.url, let handle = curl_easy_init() else {
             errorBuffer.deallocate()
@@ -136,6 +143,14 @@ final class CurlTransfer {
         check(tk_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
         check(tk_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, user))
         check(tk_curl_setopt_xferinfo(handle, Self.onProgress))
+        // Behind a proxy (libcurl takes it from https_proxy, ALL_PROXY... in the environment), the
+        // proxy's "HTTP/1.1 200 Connection established" to CONNECT would reach the header callback
+        // as if Spotify had answered; only the server's own answer is ours to read.
+        check(tk_curl_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
+        if proxy.tunnelsPlainHTTP { check(tk_curl_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1)) }
+        if let fixed = proxy.fixedProxy {
+            check(fixed.withCString { tk_curl_setopt_pointer(handle, CURLOPT_PROXY, $0) })
+        }
 
         let method = request.httpMethod ?? "GET"
         var lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
@@ -196,24 +211,25 @@ final class CurlTransfer {
         Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().exchange.isOpen ? 0 : 1
     }
 
-    /// A status line starts a response (a 1xx is followed by another); the empty line ends its headers.
     private func header(_ line: String) {
-        if line.hasPrefix("HTTP/") {
-            let fields = line.split(separator: " ", maxSplits: 2)
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-            headers = [:]
-        } else if line.isEmpty {
-            if status >= 200 { deliverResponse() }
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-        }
+        if head.take(line) == .endOfHead { deliverResponse() }
     }
 
+    /// The status of the answer as libcurl itself read it; 0 before there is one. A proxy's
+    /// answer to CONNECT and a 1xx never count as the answer here, whatever reached the callback.
+    private var responseCode: Int {
+        var code = 0
+        return tk_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK ? code : 0
+    }
+
+    /// Hands the response on once: at the end of its head (so a 429 or a length over the cap is
+    /// seen before the body), at its first body byte, or when the transfer is done; and only when
+    /// libcurl's own response code is the status line's, so a head that was not the answer (a
+    /// proxy's, a 1xx) is never taken for it.
     private func deliverResponse() {
-        guard !delivered, status > 0,
-            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        guard !delivered, head.status >= 200, head.status == responseCode,
+            let response = HTTPURLResponse(
+                url: url, statusCode: head.status, httpVersion: "HTTP/1.1", headerFields: head.headers)
         else { return }
         delivered = true
         exchange.received(response)
@@ -223,6 +239,15 @@ final class CurlTransfer {
     func finished(_ result: CURLcode) {
         if result == CURLE_OK {
             deliverResponse()
+            if !delivered && head.status > 0 {
+                // What we read is not what libcurl got: say so rather than report either status.
+                return exchange.completed(
+                    HTTPFailure.unreachable(
+                        host: exchange.host,
+                        reason:
+                            "the answer's status line (HTTP \(head.status)) is not the status libcurl read (HTTP \(responseCode))"
+                    ))
+            }
             return exchange.completed(nil)
         }
         let reason: String
@@ -235,6 +260,32 @@ final class CurlTransfer {
             reason = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(result))
         }
         exchange.completed(HTTPFailure.unreachable(host: exchange.host, reason: reason))
+    }
+}
+
+/// The head of the response being read, from the header lines libcurl hands over one at a time.
+/// Every status line starts a new head: before the answer may come a 1xx (`100 Continue`) or,
+/// behind a proxy, the proxy's `HTTP/1.1 200 Connection established`, each with its own headers.
+struct ResponseHead {
+    private(set) var status = 0
+    private(set) var headers: [String: String] = [:]
+
+    enum Line { case statusOrHeader, endOfHead }
+
+    /// Takes one line, without its line end.
+    mutating func take(_ line: String) -> Line {
+        if line.hasPrefix("HTTP/") {
+            let fields = line.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = [:]
+        } else if line.isEmpty {
+            return .endOfHead
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        return .statusOrHeader
     }
 }
 #endif

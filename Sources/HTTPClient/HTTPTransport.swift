@@ -34,8 +34,39 @@ package struct HTTPTransport: Sendable {
 
     /// `timeout`: the idle timeout; `deadline`: the most one exchange may take in all (default
     /// twice the idle timeout, 60 s by default).
-    package init(timeout: TimeInterval = 30, deadline: TimeInterval? = nil, maxBodyBytes: Int = defaultMaxBodyBytes) {
-        session = LazySession(timeout: timeout, deadline: deadline ?? timeout * 2, maxBodyBytes: maxBodyBytes)
+    package init(
+        timeout: TimeInterval = 30, deadline: TimeInterval? = nil, maxBodyBytes: Int = defaultMaxBodyBytes,
+        proxy: ProxyUse = ProxyUse()
+    ) {
+        session = LazySession(
+            timeout: timeout, deadline: deadline ?? timeout * 2, maxBodyBytes: maxBodyBytes, proxy: proxy)
+    }
+
+    /// How requests go through a proxy. On Linux libcurl takes the proxy from the environment
+    /// (`https_proxy`, `HTTPS_PROXY`, `http_proxy`, `ALL_PROXY`, `all_proxy`, `NO_PROXY`, by curl's
+    /// rules): an https request goes through a CONNECT tunnel, an http one as a plain forwarded
+    /// request. On macOS URLSession follows the system's settings and this is not used.
+    package struct ProxyUse: Sendable, Equatable {
+        /// Tunnels http requests through CONNECT too (curl's `-p`), as https ones always are: the
+        /// only way to put fake-spotify, which speaks plain http, behind the tunnel every real
+        /// request takes. Not the default: many proxies allow CONNECT to port 443 only.
+        package var tunnelsPlainHTTP: Bool
+        /// This proxy instead of the environment's, for tests in a process whose environment
+        /// every test shares.
+        package var fixedProxy: String?
+
+        package init(tunnelsPlainHTTP: Bool = false, fixedProxy: String? = nil) {
+            self.tunnelsPlainHTTP = tunnelsPlainHTTP
+            self.fixedProxy = fixedProxy
+        }
+
+        /// `SPOTIFY_TOOLKIT_PROXY_TUNNEL=1` (a test and diagnostic hook, not a user setting) sets
+        /// `tunnelsPlainHTTP`, so a tool against fake-spotify behind a proxy takes the tunnel.
+        package static let tunnelVariable = "SPOTIFY_TOOLKIT_PROXY_TUNNEL"
+
+        package init(environment: ToolEnvironment) {
+            self.init(tunnelsPlainHTTP: environment[Self.tunnelVariable] == "1")
+        }
     }
 
     /// The idle time-out: after it, a request the server still holds may yet be carried out.
@@ -48,6 +79,7 @@ package struct HTTPTransport: Sendable {
         let timeout: TimeInterval
         let deadline: TimeInterval
         let maxBodyBytes: Int
+        let proxy: ProxyUse
         #if canImport(CCurl)
         private let made = Locked<CurlLoop?>(nil)
         #else
@@ -55,10 +87,11 @@ package struct HTTPTransport: Sendable {
         let receiver = Receiver()
         #endif
 
-        init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int) {
+        init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int, proxy: ProxyUse) {
             self.timeout = timeout
             self.deadline = deadline
             self.maxBodyBytes = maxBodyBytes
+            self.proxy = proxy
         }
 
         /// Whether a request has needed the session yet.
@@ -77,7 +110,7 @@ package struct HTTPTransport: Sendable {
         var curl: CurlLoop {
             made.withLock {
                 if let loop = $0 { return loop }
-                let loop = CurlLoop(timeout: timeout, deadline: deadline)
+                let loop = CurlLoop(timeout: timeout, deadline: deadline, proxy: proxy)
                 $0 = loop
                 return loop
             }

@@ -10,7 +10,7 @@ package struct AccountsClient: Sendable {
 
     package static let defaultBase = "https://accounts.spotify.com"
 
-    package init(environment: ToolEnvironment, transport: HTTPTransport = HTTPTransport()) throws {
+    package init(environment: ToolEnvironment, transport: HTTPTransport? = nil) throws {
         let base = environment["SPOTIFY_ACCOUNTS_BASE"] ?? Self.defaultBase
         // The same rule as SPOTIFY_API_BASE (`SpotifyWebAPI.apiBase`): http or https with a host.
         guard let url = URL(string: base), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -21,7 +21,7 @@ package struct AccountsClient: Sendable {
             )
         }
         self.baseURL = url
-        self.transport = transport
+        self.transport = transport ?? HTTPTransport(proxy: .init(environment: environment))
     }
 
     package func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String])

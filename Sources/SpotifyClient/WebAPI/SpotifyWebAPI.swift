@@ -44,7 +44,9 @@ package struct SpotifyWebAPI: Sendable {
         let timeout = environment["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT"].flatMap(Double.init).flatMap {
             $0 > 0 && $0 <= 300 ? $0 : nil
         }
-        self.transport = transport ?? HTTPTransport(timeout: timeout ?? 30)
+        // SPOTIFY_TOOLKIT_PROXY_TUNNEL=1, another test hook, puts http requests behind a proxy's
+        // CONNECT tunnel too (`HTTPTransport.ProxyUse`).
+        self.transport = transport ?? HTTPTransport(timeout: timeout ?? 30, proxy: .init(environment: environment))
         self.tokens = tokens
         do throws(ToolError) {
             self.maxRetryWait = try Self.maxRetryWait(environment[Self.maxRetryWaitVariable])
