@@ -213,7 +213,7 @@ import FoundationNetworking
         let before = try await nameNow()
         let result = try setup.run("spotify-playlists", ["edit", Self.playlistNotOwned, "--name", "Mine"])
         // 77 once review item D4 is fixed; 70 before it. Never 0: nothing was changed.
-        #expect(result.status != 0, "\(result.stderr)")
+        #expect(result.status == 77, "a refusal, through the tunnel as without it: \(result.stderr)")
         #expect(!result.stderr.contains("changed name"), "\(result.stderr)")
         #expect(try await nameNow() == before)
         #expect(before != "Mine")
