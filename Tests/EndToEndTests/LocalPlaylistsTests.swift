@@ -55,13 +55,13 @@ import Testing
 
     @Test func twentyWritersAtOnceLoseNothing() throws {
         let local = try Local()
-        #expect(try local.run(["create", "Mix"], stdin: "").status == 0)
+        #expect(try local.run(["create", "--allow-empty", "Mix"], stdin: "").status == 0)
         // 20 processes append one record each, and 20 others create a playlist each, all at once.
         let result = try local.shell(
             """
             for i in $(seq 1 20); do
               printf '{"type":"track","uri":"spotify:track:%022d","duration_ms":1000}\\n' "$i" | spotify-playlists local add Mix > /dev/null &
-              printf '' | spotify-playlists local create "List $i" > /dev/null &
+              printf '' | spotify-playlists local create --allow-empty "List $i" > /dev/null &
             done
             wait
             """)
@@ -78,7 +78,7 @@ import Testing
 
     @Test func aWriterKilledAtAnyMomentLeavesTheOldOrTheNewFile() throws {
         let local = try Local()
-        #expect(try local.run(["create", "Big"], stdin: "").status == 0)
+        #expect(try local.run(["create", "--allow-empty", "Big"], stdin: "").status == 0)
         let big = try local.library.fake.home.file(
             "big.jsonl",
             contents: String(

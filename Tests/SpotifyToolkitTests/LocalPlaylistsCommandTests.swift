@@ -31,13 +31,13 @@ import Testing
         #expect(added.status == 0)
         #expect(try JSONValue.parse(added.stdout)["items_total"] == 3)
 
-        let taken = try await local.run(["create", "RUN"], stdin: "")
+        let taken = try await local.run(["create", "--allow-empty", "RUN"], stdin: "")
         #expect(taken.status == 65)
         #expect(
             taken.stderr
                 == "spotify-playlists: a local playlist called 'Run' already exists; add to it with 'local add' or pick another name\n"
         )
-        #expect(try await local.run(["create", "Walk"], stdin: "").status == 0)
+        #expect(try await local.run(["create", "--allow-empty", "Walk"], stdin: "").status == 0)
         #expect(try await local.run(["rename", "walk", "run"]).status == 65)
         let renamed = try await local.run(["rename", "run", "Long Run"])
         #expect(renamed.status == 0)
@@ -81,13 +81,13 @@ import Testing
 
     @Test func aCorruptOrNewerFileIsReportedAndLeftUntouched() async throws {
         let local = try await Local()
-        #expect(try await local.run(["create", "Keep"], stdin: "").status == 0)
+        #expect(try await local.run(["create", "--allow-empty", "Keep"], stdin: "").status == 0)
         for (contents, status, words) in [
             ("{\"playlists\": [", Int32(65), "cannot be read"),
             ("{\"playlists\":[],\"schema_version\":99}\n", Int32(78), "newer spotify-toolkit (schema_version 99"),
         ] {
             try contents.write(toFile: local.file, atomically: true, encoding: .utf8)
-            for arguments in [["list"], ["create", "New"], ["delete", "Keep"]] {
+            for arguments in [["list"], ["create", "--allow-empty", "New"], ["delete", "Keep"]] {
                 let result = try await local.run(arguments, stdin: "")
                 #expect(result.status == status, "\(arguments): \(result.stderr)")
                 #expect(result.stderr.contains(local.file) && result.stderr.contains(words), "\(result.stderr)")

@@ -364,4 +364,14 @@ import Testing
             "spotify-playlists", ["add", name.uppercased()], stdin: "spotify:track:5xZpAwlSQAc00000000000\n")
         #expect(added.status == 0, "add, which destroys nothing, takes the name in any case: \(added.stderr)")
     }
+
+    @Test func anEmptyFileIntoLocalCreateMakesNothing() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let refused = try await library.run("spotify-playlists", ["local", "create", "Empty"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Nothing was created; add --allow-empty"), "\(refused.stderr)")
+        #expect(try await library.run("spotify-playlists", ["local", "list"]).stdout == "")
+        let made = try await library.run("spotify-playlists", ["local", "create", "--allow-empty", "Empty"])
+        #expect(made.status == 0, "\(made.stderr)")
+    }
 }
