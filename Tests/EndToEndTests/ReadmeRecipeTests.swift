@@ -109,6 +109,8 @@ import Testing
         "status-bar": statusBar,
         "snapshot-makefile": snapshotMakefile,
         "dedupe": dedupe,
+        "sort": sort,
+        "filter": filter,
         "routine-playlist": routinePlaylist,
         "csv-import": csvImport,
     ]
@@ -129,8 +131,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe", "routine-playlist",
-        "csv-import",
+        "fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe", "sort", "filter",
+        "routine-playlist", "csv-import",
     ])
     func recipeRunsAsPrinted(name: String) async throws {
         for tool in ["jq", "make"] {
@@ -240,10 +242,58 @@ import Testing
             environment: kitchen.environment)
         #expect(inserted.status == 0, "\(inserted.stderr)")
 
+        let dated = try Self.entries(playlist, kitchen)
         let result = try kitchen.run(recipe)
         #expect(result.status == 0, "\(result.stderr)")
-        let after = try ToolProcess.run("spotify-tracks", ["--no-cache", playlist], environment: kitchen.environment)
-        #expect(try after.stdoutLines.map { try JSONValue.parse($0)["uri"]?.stringValue ?? "" } == original)
+        let after = try Self.entries(playlist, kitchen)
+        #expect(after.map(\.uri) == original)
+        // Only the songs that were there more than once got a new date.
+        for entry in after where ![original[3], original[7], original[9]].contains(entry.uri) {
+            #expect(dated.first { $0.uri == entry.uri }?.addedAt == entry.addedAt, "\(entry.uri) keeps its date")
+        }
+    }
+
+    /// A playlist's entries: URI and date added.
+    static func entries(_ playlist: String, _ kitchen: Kitchen) throws -> [(uri: String, addedAt: String)] {
+        let raw = try ToolProcess.run(
+            "spotify-tracks", ["--no-cache", "--raw", playlist], environment: kitchen.environment)
+        return try raw.stdoutLines.map { line in
+            let entry = try JSONValue.parse(line)
+            return (
+                (entry["item"] ?? entry["track"])?["uri"]?.stringValue ?? "", entry["added_at"]?.stringValue ?? ""
+            )
+        }
+    }
+
+    static func sort(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        let playlist = "7d2D2S200NyUE5KYs80PwO"
+        let before = try Self.entries(playlist, kitchen)
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try ToolProcess.run("spotify-tracks", ["--no-cache", playlist], environment: kitchen.environment)
+        let durations = try records.stdoutLines.map { try JSONValue.parse($0)["duration_ms"]?.intValue ?? 0 }
+        #expect(durations == durations.sorted() && durations.count == before.count)
+        let after = try Self.entries(playlist, kitchen)
+        #expect(
+            Set(after.map { "\($0.uri) \($0.addedAt)" }) == Set(before.map { "\($0.uri) \($0.addedAt)" }),
+            "every date kept")
+    }
+
+    static func filter(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        let playlist = "7d2D2S200NyUE5KYs80PwO"
+        let before = try Self.entries(playlist, kitchen)
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("rewrote playlist \(playlist)"), "\(result.stderr)")
+        #expect(result.stderr.contains("undoing the rewrite"), "\(result.stderr)")
+        let after = try Self.entries(playlist, kitchen)
+        #expect(after.map(\.uri) == before.map(\.uri), "undo put it back")
+        let long = try ToolProcess.run("spotify-tracks", ["--no-cache", playlist], environment: kitchen.environment)
+        #expect(
+            try long.stdoutLines.contains { try JSONValue.parse($0)["duration_ms"]?.intValue ?? 0 >= 300000 },
+            "the filter had something to drop")
     }
 
     static func statusBar(_ recipe: Recipe) throws {
