@@ -135,9 +135,23 @@ import ToolkitCore
         let uris = Self.uris(40) + ["spotify:track:not-an-id"]
         let error = await #expect(throws: ToolError.self) { try await library.save(uris, scope: Self.save) }
         #expect(
-            error?.message.hasSuffix("(the first 40 of 41 were saved; the rest were not)") == true,
+            error?.message.hasSuffix("(the first 40 of 41 were saved; the next 1 were not)") == true,
             "\(error?.message ?? "")")
         #expect(try await fake.call("GET", "/_fake/saved-items")["added"]?.arrayValue?.count == 40)
+    }
+
+    /// D10: a batch whose answers keep getting lost may have been carried out; it is never said
+    /// not to have been.
+    @Test func aBatchWhoseAnswerIsLostIsUnknownNotNotSaved() async throws {
+        let (fake, library) = try await Self.client()
+        defer { fake.stop() }
+        _ = try await fake.call(
+            "POST", "/_fake/faults",
+            form: [("kind", "lost_answer"), ("every", "1"), ("path_prefix", "/v1/me/library"), ("count", "100")])
+        let error = await #expect(throws: ToolError.self) { try await library.save(Self.uris(40), scope: Self.save) }
+        #expect(
+            error?.message.hasSuffix("(the first 0 of 40 were saved; whether the next 40 were is unknown)") == true,
+            "\(error?.message ?? "")")
     }
 
     @Test func aLostAnswerIsSentAgainBecauseTheWriteIsIdempotent() async throws {

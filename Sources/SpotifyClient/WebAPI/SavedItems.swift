@@ -74,8 +74,14 @@ package struct SavedItems: Sendable {
                 _ = try await api.send(
                     method: method, path: "/me/library", query: [("uris", batch.joined(separator: ","))], body: nil,
                     scope: scope, idempotent: true)
-            } catch var error as ToolError where done > 0 {
-                error.message += " (the first \(done) of \(uris.count) were \(verb); the rest were not)"
+            } catch var error as ToolError where done > 0 || error.requestOutcome?.mayHaveLanded == true {
+                // A batch whose answer was lost may have been carried out: said, never counted as not (D10).
+                let rest = uris.count - done - batch.count
+                let unknown =
+                    error.requestOutcome?.mayHaveLanded == true
+                    ? "whether the next \(batch.count) were is unknown" : "the next \(batch.count) were not"
+                error.message +=
+                    " (the first \(done) of \(uris.count) were \(verb); \(unknown)\(rest > 0 ? "; the last \(rest) were not sent" : ""))"
                 throw error
             }
             done += batch.count
