@@ -48,6 +48,14 @@ import Testing
         #expect(tracks.allSatisfy { $0["playlist"]?["id"]?.stringValue == id })
     }
 
+    @Test func fitTakesAPlaylistName() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        _ = try await library.run("routine-link", ["add", "walk", "--duration", "10m"])
+        let fit = try await library.run("routine-link", ["fit", "walk", "--from", "mixed bag"])
+        #expect(fit.status == 0, "\(fit.stderr)")
+        #expect(try records(fit).first?["playlist"]?["id"] != nil)
+    }
+
     @Test func fitSaysWhatIsMissing() async throws {
         let library = try await PlaylistWriteTests.editor()
         _ = try await library.run("routine-link", ["add", "open-ended"])

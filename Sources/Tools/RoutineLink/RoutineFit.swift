@@ -11,7 +11,8 @@ import ToolkitCore
 extension RoutineLink {
     enum FitOption {
         static let from = OptionSpec(
-            "from", value: "PLAYLIST", help: "Choose from this playlist's songs (an id, URI, URL or playlist record).")
+            "from", value: "PLAYLIST",
+            help: "Choose from this playlist's songs (an id, URI, URL, playlist record, or its name).")
         static let liked = OptionSpec("liked", short: "l", help: "Choose from your liked songs.")
         static let name = OptionSpec(
             "name", value: "NAME", help: "The new playlist's name. Default: the routine's name and duration.")
@@ -51,7 +52,8 @@ extension RoutineLink {
                 "'\(routine.name)' has no duration to fill; give it one: routine-link add '\(routine.name)' --duration 15m"
             )
         }
-        let source = try from.map { try SpotifyReference.argument($0, expecting: .playlist) }
+        var source: SpotifyReference?
+        if let from { source = try await PlaylistNames.reference(from, context, exact: false) }
         let name = command.value(FitOption.name) ?? "\(routine.name) \(formatClock(milliseconds: targetMs))"
         guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
 

@@ -36,6 +36,13 @@ enum PlaylistNames {
         }
     }
 
+    /// The playlist `text` names: an id, URI, URL or record as it is, else a name of one of yours.
+    static func reference(_ text: String, _ context: ToolContext, exact: Bool) async throws -> SpotifyReference {
+        if let reference = try? SpotifyReference.argument(text, expecting: .playlist) { return reference }
+        guard mayBeAName(text) else { return try SpotifyReference.argument(text, expecting: .playlist) }
+        return SpotifyReference(kind: .playlist, id: try await resolveOne(text, context, exact: exact))
+    }
+
     /// The id of the one playlist of yours called `name`; `exact`: a destructive write insists on
     /// the exact name, so a name that differs in case is an error naming the one it meant.
     static func resolveOne(_ name: String, _ context: ToolContext, exact: Bool) async throws -> String {

@@ -414,10 +414,7 @@ extension SpotifyPlaylists {
     /// The playlist a write changes: an id, URI, URL or record, or a name of one of yours
     /// (destructive writes insist on the exact name).
     static func writeTarget(_ text: String, _ context: ToolContext, exact: Bool) async throws -> SpotifyReference {
-        if let reference = try? SpotifyReference.argument(text, expecting: .playlist) { return reference }
-        guard PlaylistNames.mayBeAName(text) else { return try SpotifyReference.argument(text, expecting: .playlist) }
-        let id = try await PlaylistNames.resolveOne(text, context, exact: exact)
-        return SpotifyReference(kind: .playlist, id: id)
+        try await PlaylistNames.reference(text, context, exact: exact)
     }
 
     static func itemsFromInput(_ context: ToolContext, action: String) throws -> ItemInput {
