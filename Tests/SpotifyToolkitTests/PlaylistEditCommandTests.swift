@@ -7,6 +7,10 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Writes that never destroy (issue 24): least-change replace that keeps every date, dedupe,
 /// sort, rewrite and undo in one process, the guard against a read cut short, and lost answers
 /// settled by what only the write could have done. In-process against fake-spotify.
@@ -373,5 +377,30 @@ import Testing
         #expect(try await library.run("spotify-playlists", ["local", "list"]).stdout == "")
         let made = try await library.run("spotify-playlists", ["local", "create", "--allow-empty", "Empty"])
         #expect(made.status == 0, "\(made.stderr)")
+    }
+
+    /// D12: another client moves an item between two batches of an add; the total is right but
+    /// the items are out of order. The add reads its items back and says so (75).
+    @Test func anotherClientsReorderBetweenBatchesIsCaught() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(50)
+        let items = try await PlaylistWriteTests.uris(library, generated(250))
+        // The second batch is held 800 ms before it is carried out; meanwhile the other client moves.
+        try await library.fault([
+            ("kind", "delay"), ("at", "2"), ("delay_ms", "800"), ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        async let adding = library.run(
+            "spotify-playlists", ["add", "--position", "10", id], stdin: Self.lines(items), environment: Self.quick)
+        try await Task.sleep(nanoseconds: 400_000_000)
+        var move = URLRequest(url: URL(string: library.fake.base + "/v1/playlists/\(id)/items")!)
+        move.httpMethod = "PUT"
+        move.setValue("Bearer \(library.tokens.accessToken)", forHTTPHeaderField: "Authorization")
+        move.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        move.httpBody = Data(#"{"range_start":149,"insert_before":0,"range_length":1}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: move)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let run = try await adding
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(run.stderr.contains("are not all in order"), "\(run.stderr)")
     }
 }
