@@ -385,13 +385,17 @@ import FoundationNetworking
         let library = try await PlaylistWriteTests.editor()
         let id = generated(50)
         let items = try await PlaylistWriteTests.uris(library, generated(250))
-        // The second batch is held 800 ms before it is carried out; meanwhile the other client moves.
+        // The second batch is held 1.5 s before it is carried out; meanwhile the other client moves.
         try await library.fault([
-            ("kind", "delay"), ("at", "2"), ("delay_ms", "800"), ("path_prefix", "/v1/playlists/\(id)/items"),
+            ("kind", "delay"), ("at", "2"), ("delay_ms", "1500"), ("path_prefix", "/v1/playlists/\(id)/items"),
         ])
         async let adding = library.run(
             "spotify-playlists", ["add", "--position", "10", id], stdin: Self.lines(items), environment: Self.quick)
-        try await Task.sleep(nanoseconds: 400_000_000)
+        // Once the second batch has arrived (counted as it arrives, then held), the other client moves.
+        for _ in 0..<500 {
+            if try await Self.requests(library, "POST /v1/playlists/{id}/items") >= 2 { break }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
         var move = URLRequest(url: URL(string: library.fake.base + "/v1/playlists/\(id)/items")!)
         move.httpMethod = "PUT"
         move.setValue("Bearer \(library.tokens.accessToken)", forHTTPHeaderField: "Authorization")

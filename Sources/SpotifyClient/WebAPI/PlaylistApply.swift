@@ -22,8 +22,6 @@ package struct PlaylistApply {
     package private(set) var stepsDone = 0
     /// The first signal that asked the run to stop (0: none); checked between requests.
     let interruption: @Sendable () -> Int32
-    /// Seconds to wait before a settling read (the second waits twice as long).
-    let settlePause: Double
 
     package init(
         writer: PlaylistWriter, contents: PlaylistContents, interruption: @escaping @Sendable () -> Int32 = { 0 }
@@ -33,7 +31,6 @@ package struct PlaylistApply {
         self.model = contents.writableURIs
         self.snapshot = contents.snapshot
         self.interruption = interruption
-        self.settlePause = writer.settlePause
     }
 
     /// Why a run stopped before its last step.
@@ -81,66 +78,43 @@ package struct PlaylistApply {
         snapshot = now.snapshot
     }
 
-    /// One step, sent and settled.
+    /// One step, sent and settled (`PlaylistWriter.sendSettled`) against the model: landed when
+    /// the playlist holds what the step leaves, not landed when it holds what it held.
     mutating func perform(_ step: PlaylistEditPlan.Step) async throws {
         let expected = PlaylistEditPlan.applying(step, to: model)
-        for send in 1...PlaylistWriter.maxSends {
-            do {
-                let answer = try await writer.send(step, to: id, snapshot: snapshot)
-                model = expected
-                snapshot = answer?["snapshot_id"]?.stringValue
-                return
-            } catch  where PlaylistWriter.outcomeUnknown(error) {
-                // Removing every occurrence of URIs twice removes them once: simply sent again.
-                if case .remove = step, send < PlaylistWriter.maxSends { continue }
-                switch try await settle(expected: expected, after: error) {
-                case .landed(let now):
-                    model = expected
-                    snapshot = now
-                    return
-                case .notLanded:
-                    if send == PlaylistWriter.maxSends {
-                        throw Stopped(cause: .failed(Self.toolError(error)), stepsDone: stepsDone, model: model)
-                    }
-                case .neither(let count, let uris):
-                    model = uris
-                    throw Stopped(cause: .changedMeanwhile(count: count), stepsDone: stepsDone, model: model)
+        let (model, snapshot, stepsDone, id) = (self.model, self.snapshot, self.stepsDone, self.id)
+        let writer = self.writer
+        let reader = { try await PlaylistContents.read(id, writer: writer, fields: PlaylistContents.uriFields) }
+        var idempotent = false
+        if case .remove = step { idempotent = true }  // removing every occurrence twice removes it once
+        do {
+            let landed = try await writer.sendSettled(idempotent: idempotent) {
+                try await writer.send(step, to: id, snapshot: snapshot)?["snapshot_id"]?.stringValue
+            } settle: { () -> Settling<String?> in
+                let now: PlaylistContents
+                do {
+                    now = try await reader()
+                } catch {
+                    return .stop(
+                        Stopped(
+                            cause: .failed(
+                                Self.toolError(error).with(
+                                    prefix:
+                                        "a request's answer was lost and the playlist could not be read to see whether it landed"
+                                )), stepsDone: stepsDone, model: model))
                 }
-            } catch {
-                throw Stopped(cause: .failed(Self.toolError(error)), stepsDone: stepsDone, model: model)
+                let uris = now.writableURIs
+                if uris == expected { return .landed(now.snapshot) }
+                if uris == model { return .notLanded }
+                return .stop(Stopped(cause: .changedMeanwhile(count: now.count), stepsDone: stepsDone, model: uris))
             }
+            self.model = expected
+            self.snapshot = landed
+        } catch let stopped as Stopped {
+            throw stopped
+        } catch {
+            throw Stopped(cause: .failed(Self.toolError(error)), stepsDone: stepsDone, model: model)
         }
-    }
-
-    enum Settlement {
-        case landed(snapshot: String?)
-        case notLanded
-        case neither(count: Int, uris: [String?])
-    }
-
-    /// Whether the step landed, from the playlist itself (see the type's comment).
-    func settle(expected: [String?], after error: any Error) async throws -> Settlement {
-        var pause = settlePause
-        for _ in 1...2 {
-            try? await Task.sleep(nanoseconds: UInt64(clamped(pause, to: 0...60) * 1e9))
-            let now: PlaylistContents
-            do {
-                now = try await read()
-            } catch {
-                throw Stopped(
-                    cause: .failed(
-                        Self.toolError(error).with(
-                            prefix:
-                                "a request's answer was lost and the playlist could not be read to see whether it landed"
-                        )),
-                    stepsDone: stepsDone, model: model)
-            }
-            let uris = now.writableURIs
-            if uris == expected { return .landed(snapshot: now.snapshot) }
-            guard uris == model else { return .neither(count: now.count, uris: uris) }
-            pause = writer.secondPause(after: error, first: pause)
-        }
-        return .notLanded
     }
 
     func read() async throws -> PlaylistContents {

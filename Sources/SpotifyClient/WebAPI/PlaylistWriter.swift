@@ -174,28 +174,19 @@ package struct PlaylistWriter: Sendable {
         ]
         if let description { body["description"] = .string(description) }
         let before = try await newestPlaylists(named: name)
-        for send in 1...Self.maxSends {
-            do {
-                guard let created = try await write("POST", "/me/playlists", body: .object(body)),
-                    created["id"]?.stringValue != nil
-                else {
-                    throw ToolError.unavailable("Spotify's answer to creating playlist '\(name)' names no playlist")
-                }
-                return created
-            } catch  where Self.outcomeUnknown(error) {
-                var pause = settlePause
-                for _ in 1...2 {
-                    await Self.sleep(pause)
-                    let now = try await newestPlaylists(named: name)
-                    if let made = now.first(where: { !before.contains($0) }) {
-                        return ["id": .string(made), "name": .string(name)]
-                    }
-                    pause = secondPause(after: error, first: pause)
-                }
-                if send == Self.maxSends { throw error }
+        return try await sendSettled {
+            guard let created = try await write("POST", "/me/playlists", body: .object(body)),
+                created["id"]?.stringValue != nil
+            else {
+                throw ToolError.unavailable("Spotify's answer to creating playlist '\(name)' names no playlist")
             }
+            return created
+        } settle: {
+            // The listing may lag the creation: a new playlist of this name, or none yet.
+            let now = try await newestPlaylists(named: name)
+            guard let made = now.first(where: { !before.contains($0) }) else { return .notLanded }
+            return .landed(["id": .string(made), "name": .string(name)])
         }
-        throw ToolError.software("create: no send left")
     }
 
     /// Ids of the user's newest playlists (the first page: a new one is listed first) named `name`.
@@ -271,45 +262,49 @@ package struct PlaylistWriter: Sendable {
     /// anything else cannot be told. Throws an `AddStopped.Cause`.
     func send(_ batch: [String], to id: String, at position: Int, from before: State) async throws -> State {
         let body: JSONValue = ["uris": .array(batch.map(JSONValue.string)), "position": .int(position)]
-        for send in 1...Self.maxSends {
-            do {
+        do {
+            return try await sendSettled {
                 let answer = try await write("POST", "/playlists/\(id)/items", body: body)
                 return State(snapshot: answer?["snapshot_id"]?.stringValue, total: before.total + batch.count)
-            } catch  where Self.outcomeUnknown(error) {
-                var pause = settlePause
-                for _ in 1...2 {
-                    await Self.sleep(pause)
-                    let now: State
-                    let window: [String?]
-                    do {
-                        now = try await state(of: id)
-                        window =
-                            now.total == before.total + batch.count
-                            ? try await uris(of: id, in: position..<position + batch.count) : []
-                    } catch {
-                        throw AddStopped.Cause.unsettled(
-                            PlaylistApply.toolError(error).with(
-                                prefix:
-                                    "the answer to the batch at position \(position) (\(batch.count) items) was lost, and the playlist could not be read to see whether it landed"
-                            ))
-                    }
-                    if now.total == before.total + batch.count, window == batch.map(Optional.some) {
-                        return now  // it landed; the answer was lost
-                    }
-                    guard now.total == before.total, before.snapshot == nil || now.snapshot == before.snapshot else {
-                        throw AddStopped.Cause.unsettled(
-                            ToolError.tempFail(
-                                "playlist \(id) changed while items were being added (it now holds \(now.total) items, not \(before.total) or \(before.total + batch.count)); whether the batch at position \(position) (\(batch.count) items) landed cannot be told"
-                            ))
-                    }
-                    pause = secondPause(after: error, first: pause)
-                }
-                if send == Self.maxSends { throw AddStopped.Cause.failed(PlaylistApply.toolError(error)) }
-            } catch {
-                throw AddStopped.Cause.failed(PlaylistApply.toolError(error))
+            } settle: {
+                try await settle(batch, in: id, at: position, from: before)
             }
+        } catch let cause as AddStopped.Cause {
+            throw cause
+        } catch {
+            throw AddStopped.Cause.failed(PlaylistApply.toolError(error))
         }
-        throw ToolError.software("add: no send left")
+    }
+
+    /// Whether a batch landed: one batch more and the batch at its position; or not: the total
+    /// (and the snapshot_id, when one is known) as before; or neither.
+    func settle(_ batch: [String], in id: String, at position: Int, from before: State) async throws
+        -> Settling<State>
+    {
+        let now: State
+        let window: [String?]
+        do {
+            now = try await state(of: id)
+            window =
+                now.total == before.total + batch.count
+                ? try await uris(of: id, in: position..<position + batch.count) : []
+        } catch {
+            return .stop(
+                AddStopped.Cause.unsettled(
+                    PlaylistApply.toolError(error).with(
+                        prefix:
+                            "the answer to the batch at position \(position) (\(batch.count) items) was lost, and the playlist could not be read to see whether it landed"
+                    )))
+        }
+        if now.total == before.total + batch.count, window == batch.map(Optional.some) { return .landed(now) }
+        guard now.total == before.total, before.snapshot == nil || now.snapshot == before.snapshot else {
+            return .stop(
+                AddStopped.Cause.unsettled(
+                    ToolError.tempFail(
+                        "playlist \(id) changed while items were being added (it now holds \(now.total) items, not \(before.total) or \(before.total + batch.count)); whether the batch at position \(position) (\(batch.count) items) landed cannot be told"
+                    )))
+        }
+        return .notLanded
     }
 
     /// Removes the playlist from the user's library (`DELETE /me/library` with its URI): Spotify
