@@ -21,16 +21,7 @@ enum PlaylistNames {
     ) async throws -> [String] {
         let names = arguments.map { !isReference($0) && Self.mayBeAName($0) }
         guard names.contains(true) else { return arguments }
-        var library: [Listed] = []
-        _ = try await Pager(api: try context.webAPI()).fetchAll(
-            path: "/me/playlists",
-            body: { page in
-                for playlist in page.items {
-                    if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue {
-                        library.append(Listed(id: id, name: name))
-                    }
-                }
-            })
+        let library = try await library(context)
         return try zip(arguments, names).map { text, isName in
             isName ? "spotify:playlist:" + (try match(text, among: library)) : text
         }
@@ -46,6 +37,19 @@ enum PlaylistNames {
     /// The id of the one playlist of yours called `name`; `exact`: a destructive write insists on
     /// the exact name, so a name that differs in case is an error naming the one it meant.
     static func resolveOne(_ name: String, _ context: ToolContext, exact: Bool) async throws -> String {
+        let library = try await library(context)
+        if exact, !library.contains(where: { $0.name == name }),
+            let near = library.first(where: { $0.name.lowercased() == name.lowercased() })
+        {
+            throw ToolError.usage(
+                "none of your playlists is called exactly '\(TerminalText.clean(String(name.prefix(200))))'; this write changes a playlist only by its exact name or id: did you mean '\(TerminalText.clean(near.name))' (\(near.id))?"
+            )
+        }
+        return try match(name, among: library)
+    }
+
+    /// Your playlists' ids and names (`/me/playlists`, every page).
+    static func library(_ context: ToolContext) async throws -> [Listed] {
         var library: [Listed] = []
         _ = try await Pager(api: try context.webAPI()).fetchAll(
             path: "/me/playlists",
@@ -56,14 +60,7 @@ enum PlaylistNames {
                     }
                 }
             })
-        if exact, !library.contains(where: { $0.name == name }),
-            let near = library.first(where: { $0.name.lowercased() == name.lowercased() })
-        {
-            throw ToolError.usage(
-                "none of your playlists is called exactly '\(TerminalText.clean(String(name.prefix(200))))'; this write changes a playlist only by its exact name or id: did you mean '\(TerminalText.clean(near.name))' (\(near.id))?"
-            )
-        }
-        return try match(name, among: library)
+        return library
     }
 
     /// Plain text only: what looks like a URI, a URL or a record (or holds control characters) but
