@@ -15,7 +15,8 @@ package enum SpotifyPlaylists {
         discussion: [
             "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
             "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
-            "create, add, remove, replace, edit and delete change your Spotify playlists; add --liked and remove --liked your Liked Songs. They need scopes the default login does not ask for: playlist-modify-private and playlist-modify-public (user-library-modify for Liked Songs); without them they exit 77 naming the login that adds them. Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is never sent again blindly: the playlist is read again to see whether the batch landed, and only a batch that provably did not is sent again; a write that cannot be settled exits non-zero saying what landed.",
+            "create, add, remove, replace, dedupe, sort, rewrite, undo, edit and delete change your Spotify playlists; add --liked and remove --liked your Liked Songs. They need scopes the default login does not ask for: playlist-modify-private and playlist-modify-public (user-library-modify for Liked Songs); without them they exit 77 naming the login that adds them. Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is never sent again blindly: the playlist is read again, twice with a pause, to see whether it landed, and only a request that provably did not is sent again; a write that cannot be settled exits non-zero saying what landed. A playlist can be named by its name: reads and add take it in any case, the writes that remove or reorder only exactly.",
+            "replace, remove, dedupe, sort, rewrite and undo read the whole playlist and send only the difference, so every item that stays keeps its date added; before writing they say what they will do, and keep the playlist as it was for undo. Ctrl-C (SIGINT), SIGTERM or SIGHUP during any write stops it before its next request and says what the playlist holds, with the command that finishes or undoes it (exit 130, 143, 129).",
         ],
         options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
         subcommands: [
@@ -43,6 +44,7 @@ package enum SpotifyPlaylists {
         input: [
             "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
             "create, add, remove and replace read the items to write: " + ItemInput.description,
+            "rewrite's COMMAND reads the playlist's track records, each with playlist {id, uri, snapshot_id}, and prints the items to keep, in order, in the same forms.",
         ],
         output: [
             recordDescription
@@ -52,10 +54,21 @@ package enum SpotifyPlaylists {
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
             EnvironmentSpec(
                 "XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."
-            )
+            ),
+            EnvironmentSpec(
+                "XDG_STATE_HOME", "Where the undo journal lives (under spotify-toolkit/undo/). Default: ~/.local/state."
+            ),
         ],
         files: [
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+            FileSpec(
+                "$XDG_STATE_HOME/spotify-toolkit/undo/",
+                "The undo journal: one file per playlist (mode 0600, replaced atomically) with its items and order before each of the last 10 destructive writes made here, for 90 days, of at most 500 playlists (default ~/.local/state)."
+            ),
+            FileSpec(
+                "$XDG_STATE_HOME/spotify-toolkit/unfinished/",
+                "The items an interrupted or failed write did not get to, for the command it prints to finish the job."
+            ),
             PlaylistCacheOptions.cacheFile,
             FileSpec(
                 "$XDG_DATA_HOME/spotify-toolkit/local-playlists.json",
@@ -72,11 +85,23 @@ package enum SpotifyPlaylists {
                 .dataError,
                 "a line of standard input is not a playlist reference (get) or a track record (local create, add), the message names the line; local create or rename to a name already taken; a local-playlists file that cannot be read (left untouched)"
             ),
-        ] + PlaylistCommands.networkExitCodes + [
+        ] + PlaylistCommands.networkExitCodes.filter { $0.code != .tempFail } + [
+            ExitCodeSpec(
+                .tempFail,
+                "Spotify is rate limiting for longer than the wait cap, a list was edited while it was read, or a playlist changed while it was written (someone else edited it: the message says what it holds); try again"
+            ),
+            ExitCodeSpec(
+                .hangUp, "a write stopped by SIGHUP, after saying what the playlist holds and how to finish or undo it"),
+            ExitCodeSpec(
+                .interrupted,
+                "a write stopped by Ctrl-C (SIGINT), after saying what the playlist holds and how to finish or undo it"),
+            ExitCodeSpec(
+                .terminated,
+                "a write stopped by SIGTERM, after saying what the playlist holds and how to finish or undo it"),
             ExitCodeSpec(
                 .config,
                 "the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is not private"
-            )
+            ),
         ],
         examples: [
             ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
