@@ -4,7 +4,7 @@
 # how long they take, against the same change written afresh with --reset-dates, and against the
 # floor of their own plan. Three scenarios:
 #   dedupe  the playlist with 100 of its own songs added again at scattered positions (3,100
-#           items): `spotify-playlists dedupe`; its --reset-dates twin is `rewrite --reset-dates`
+#           items): `spotify-playlists dedupe`, and `dedupe --reset-dates`
 #           with a first-occurrence filter, as dedupe itself has no --reset-dates;
 #   sort    `spotify-playlists sort --by duration --max-moves 10000` (the generated durations are
 #           in no order, so nearly every item moves);
@@ -114,11 +114,7 @@ edit() {
     [ "$mode" = reset ] && reset=(--reset-dates)
     case $scenario in
     dedupe)
-        if [ "$mode" = least ]; then
-            tools "$bin/spotify-playlists" dedupe "$id" "$@"
-        else
-            tools "$bin/spotify-playlists" rewrite "$id" --reset-dates "$@" -- sh -c "jq -r .uri | awk '!seen[\$0]++'"
-        fi
+        tools "$bin/spotify-playlists" dedupe "$id" ${reset[@]+"${reset[@]}"} "$@"
         ;;
     sort) tools "$bin/spotify-playlists" sort "$id" --by duration --max-moves "$max_moves" ${reset[@]+"${reset[@]}"} "$@" ;;
     filter)

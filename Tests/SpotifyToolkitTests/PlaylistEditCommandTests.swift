@@ -133,7 +133,7 @@ import FoundationNetworking
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
             run.stderr.contains(
-                "52 → 50 items: 2 removed, 2 removed and added back with today's date, dates kept for 48"),
+                "52 → 50 items: 2 removed, 2 re-added once with today's date, dates kept for 48"),
             "\(run.stderr)")
         let after = try await Self.entries(library, id)
         #expect(after.map(\.uri) == original.map(\.uri))

@@ -56,6 +56,8 @@ complete -c spotify-playlists -n '__fish_seen_subcommand_from edit' -s h -l help
 complete -c spotify-playlists -n '__fish_seen_subcommand_from delete' -s n -l dry-run -d 'Print the planned changes as change records and send no write request (reads may still be made).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from delete' -s j -l json -d 'Write JSON Lines even on a terminal.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from delete' -s h -l help -d 'Show this help and exit.'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -l reset-dates -d 'Write the playlist afresh: the first 100 items replace it and the rest are appended, the fewest requests, but every item\'s date added becomes now (and added by becomes you). Without it only the difference is sent and every item that stays keeps its date.'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -l drop-unavailable -d 'With --reset-dates: drop the playlist\'s local files and unavailable entries, which the Web API cannot write back (refused otherwise; without --reset-dates they stay where they are).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -s n -l dry-run -d 'Print the planned changes as change records and send no write request (reads may still be made).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -s j -l json -d 'Write JSON Lines even on a terminal.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -s h -l help -d 'Show this help and exit.'

@@ -57,7 +57,9 @@ extension SpotifyPlaylists {
                     + undoNote
             ],
             arguments: [destructiveTarget],
-            options: [WriteOption.dryRun, PlaylistCommands.jsonOption],
+            options: [
+                EditOption.resetDates, EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
+            ],
             examples: [ExampleSpec("spotify-playlists dedupe Morning", "Each song of Morning once.")]
         ).running(handler(dedupe)),
         CommandSpec(
@@ -397,7 +399,7 @@ extension SpotifyPlaylists {
         if plan.removedEntries > 0 { parts.append("\(groupedThousands(plan.removedEntries)) removed") }
         if plan.newEntries > 0 { parts.append("\(groupedThousands(plan.newEntries)) added") }
         if plan.readdedEntries > 0 {
-            parts.append("\(groupedThousands(plan.readdedEntries)) removed and added back with today's date")
+            parts.append("\(groupedThousands(plan.readdedEntries)) re-added once with today's date")
         }
         if plan.movedEntries > 0 { parts.append("\(groupedThousands(plan.movedEntries)) moved") }
         parts.append("dates kept for \(groupedThousands(plan.keptEntries))")
