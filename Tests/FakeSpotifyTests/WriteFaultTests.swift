@@ -124,11 +124,19 @@ import Darwin
         #expect(replaced.status == 503, "the breakage comes at once")
         let added = try await fake.send("POST", Self.itemsPath, ["uris": [.string(Self.uri(3))]], token: token)
         #expect(added.status == 201)
-        if Date().timeIntervalSince(sent) < 0.6 {
+        // On a loaded machine the add may itself come after the carry-out: the wipe is checked
+        // only when the add surely came first.
+        let addedInTime = Date().timeIntervalSince(sent) < 0.6
+        if addedInTime {
             #expect(Self.uris(try await fake.playlist(Self.id, token: token)).count == 11, "the add, not the replace")
         }
         #expect(try await fake.waitForLateWrites(1))
-        #expect(Self.uris(try await fake.playlist(Self.id, token: token)) == [Self.uri(1), Self.uri(2)])
+        let final = Self.uris(try await fake.playlist(Self.id, token: token))
+        if addedInTime {
+            #expect(final == [Self.uri(1), Self.uri(2)])
+        } else {
+            #expect(final == [Self.uri(1), Self.uri(2)] || final == [Self.uri(1), Self.uri(2), Self.uri(3)])
+        }
     }
 
     @Test func aStaleReadServesTheVersionBeforeTheLastWriteThenTheCurrentOne() async throws {

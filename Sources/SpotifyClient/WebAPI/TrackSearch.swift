@@ -246,21 +246,23 @@ package enum TrackMatch {
         var text = fold(title)
         var tags: Set<String> = []
         // Bracketed parts: "(feat. X)", "(Remastered)", "[Live]".
-        for (open, close) in [("(", ")"), ("[", "]")] {
-            var rest = Substring(text)
+        // One pass over the text per bracket kind, each search starting where the last one ended:
+        // linear, however many brackets (D16: `range(of:)` on a substring copied the rest each time).
+        for (open, close): (Character, Character) in [("(", ")"), ("[", "]")] {
             var out = ""
-            while let start = rest.range(of: open),
-                let end = rest.range(of: close, range: start.upperBound..<rest.endIndex)
+            var rest = text[...]
+            while let start = rest.firstIndex(of: open),
+                let end = rest[rest.index(after: start)...].firstIndex(of: close)
             {
-                let inside = String(rest[start.upperBound..<end.lowerBound])
+                let inside = String(rest[rest.index(after: start)..<end])
                 let found = versionTags(words(plain(inside)))
-                out += rest[..<start.lowerBound] + " "
+                out += rest[..<start] + " "
                 if isFeature(inside) || !found.isEmpty {
                     tags.formUnion(found)
                 } else {
                     out += inside + " "
                 }
-                rest = rest[end.upperBound...]
+                rest = rest[rest.index(after: end)...]
             }
             text = out + rest
         }
