@@ -107,6 +107,11 @@ import Testing
         )
         let duration = try await library.run("spotify-playlists", ["get", "--duration", generated(120, "chg")])
         #expect(duration.status == 75, "\(duration.stderr)")
+        // D13: a later playlist that is not found (1) does not mask the edit (75): a retry-on-75
+        // script must retry.
+        let masked = try await Library().tracks([generated(120, "chg"), "4uLU6hMCjMI75M1A2tKUQC"])
+        #expect(masked.status == 75, "\(masked.stderr)")
+        #expect(masked.stderr.contains("changed while it was read") && masked.stderr.contains("not found"), "\(masked.stderr)")
     }
 
     @Test(arguments: ["3cEYpjA9oz9GiPac4AsH4n", generated(120, "mix")])

@@ -162,8 +162,10 @@ final class EditedWhileRead: Sendable {
 
     func seen() { edited.withLock { $0 = true } }
 
-    /// `status`, or 75 when a list was edited meanwhile and nothing else went wrong.
+    /// `status`, or 75 when a list was edited meanwhile: the most telling status wins, and 75 (what
+    /// was printed may miss or repeat items: run again) tells more than 1 (a playlist was not
+    /// found, and said so), so a retry-on-75 script retries (D13). A worse failure (69, 77…) stays.
     func status(_ status: ExitCode) -> ExitCode {
-        edited.withLock { $0 } && status == .success ? .tempFail : status
+        edited.withLock { $0 } && (status == .success || status == .notFound) ? .tempFail : status
     }
 }
