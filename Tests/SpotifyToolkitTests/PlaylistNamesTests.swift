@@ -66,6 +66,26 @@ import Testing
         #expect(try await library.counters()["requests"]?["GET /v1/me/playlists"]?.intValue ?? 0 == requests)
     }
 
+    /// D11: `--offline` with a name makes no request: the name comes from the listing the last
+    /// online run kept beside the cache; with none kept, it says how to get one (69), still offline.
+    @Test func offlineResolvesANameFromTheKeptListingWithoutARequest() async throws {
+        let library = try await Library()
+        let cacheOn = ["SPOTIFY_TOOLKIT_CACHE_SIZE": ""]
+        let notYet = try await library.tracks(["--offline", "Mixed Bag"], environment: cacheOn)
+        #expect(notYet.status == 69, "\(notYet.stderr)")
+        #expect(notYet.stderr.contains("names are not cached yet"), "\(notYet.stderr)")
+        #expect(try await library.counters()["requests"]?["GET /v1/me/playlists"] == nil, "no request")
+
+        let online = try await library.tracks(["Mixed Bag"], environment: cacheOn)
+        #expect(online.status == 0, "\(online.stderr)")
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let offline = try await library.tracks(["--offline", "Mixed Bag"], environment: cacheOn)
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(offline.stdout == online.stdout)
+        let requests = try await library.counters()["requests"]?.objectValue ?? [:]
+        #expect(requests.keys.filter { $0.contains("/v1/") }.isEmpty, "\(requests)")
+    }
+
     @Test func aNameOfSeveralPlaylistsListsThem() async throws {
         let library = try await PlaylistWriteTests.editor()
         let first = try records(try await library.run("spotify-playlists", ["create", "--allow-empty", "Twice"]))

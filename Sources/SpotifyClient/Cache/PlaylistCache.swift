@@ -70,6 +70,7 @@ package struct PlaylistCache: Sendable {
             }
         }
         _ = rmdir(directory.path)  // only if empty: anything else in it is not ours to delete
+        try? PrivateDirectory(environment.cacheDirectory).remove(PlaylistNameIndex.fileName)
         return removed
     }
 

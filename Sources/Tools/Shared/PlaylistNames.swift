@@ -17,11 +17,11 @@ enum PlaylistNames {
     /// `arguments` with every playlist name replaced by its playlist's URI. `isReference` tells
     /// what the command takes as it is (ids, URIs, URLs, records of the kinds it accepts).
     static func resolve(
-        _ arguments: [String], _ context: ToolContext, isReference: (String) -> Bool
+        _ arguments: [String], _ context: ToolContext, offline: Bool = false, isReference: (String) -> Bool
     ) async throws -> [String] {
         let names = arguments.map { !isReference($0) && Self.mayBeAName($0) }
         guard names.contains(true) else { return arguments }
-        let library = try await library(context)
+        let library = try await offline ? cachedLibrary(context) : library(context)
         return try zip(arguments, names).map { text, isName in
             isName ? "spotify:playlist:" + (try match(text, among: library)) : text
         }
@@ -60,7 +60,33 @@ enum PlaylistNames {
                     }
                 }
             })
+        keepForOffline(library, context)
         return library
+    }
+
+    /// The names the last online listing kept (`--offline`: no request). None kept: exit 69,
+    /// saying how to get them.
+    static func cachedLibrary(_ context: ToolContext) throws -> [Listed] {
+        let account = try PlaylistCache.account(
+            environment: context.environment, store: TokenStores.make(environment: context.environment))
+        guard let account, let kept = try PlaylistNameIndex(environment: context.environment, account: account).load()
+        else {
+            throw ToolError.unavailable(
+                "--offline: your playlists' names are not cached yet (any online run that lists them keeps them, e.g. spotify-playlists); name the playlist by its id, or run without --offline"
+            )
+        }
+        return kept.map { Listed(id: $0.id, name: $0.name) }
+    }
+
+    /// Keeps the listing's names for `--offline`, when the cache is on and someone is logged in;
+    /// best effort: a cache that cannot be written never fails a read.
+    static func keepForOffline(_ library: [Listed], _ context: ToolContext) {
+        guard (try? CachePolicy.maxBytes(context.environment[CachePolicy.sizeVariable])) ?? 0 > 0,
+            let account = try? PlaylistCache.account(
+                environment: context.environment, store: TokenStores.make(environment: context.environment))
+        else { return }
+        try? PlaylistNameIndex(environment: context.environment, account: account).store(
+            library.map { PlaylistNameIndex.Entry(id: $0.id, name: $0.name) })
     }
 
     /// Plain text only: what looks like a URI, a URL or a record (or holds control characters) but

@@ -73,7 +73,10 @@ enum PlaylistCommands {
             throw ToolError.usage(
                 "name a PLAYLIST (its name, id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
         }
-        let arguments = try await PlaylistNames.resolve(command.positionals, context) {
+        let offline =
+            command.spec.options.contains { $0.long == PlaylistCacheOptions.offlineOption.long }
+            && command.flag(PlaylistCacheOptions.offlineOption)
+        let arguments = try await PlaylistNames.resolve(command.positionals, context, offline: offline) {
             (try? SpotifyReference.parse($0, expecting: .playlist)) != nil
         }
         return try SpotifyReference.fromArgumentsOrInput(

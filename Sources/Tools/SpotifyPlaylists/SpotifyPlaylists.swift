@@ -130,16 +130,23 @@ package enum SpotifyPlaylists {
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: false)
         let edits = EditedWhileRead()
+        var listed: [PlaylistNames.Listed] = []
         _ = try await pager.fetchAll(
             path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context, edits),
             progress: { progress.update(done: $0, total: $1) },
             body: { page in
                 for playlist in page.items {
                     if let record = PlaylistRecord.make(from: playlist) { try output.write(record) }
+                    if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue {
+                        listed.append(PlaylistNames.Listed(id: id, name: name))
+                    }
                 }
             })
         progress.clear()
-        return edits.status(.success)
+        // A whole listing keeps the names for --offline; one edited while read is not whole.
+        let status = edits.status(.success)
+        if status == .success { PlaylistNames.keepForOffline(listed, context) }
+        return status
     }
 
     static func get(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
