@@ -50,6 +50,32 @@ import ToolkitCore
 
     // MARK: Settings
 
+    /// D15: a Tab runs `devices --names`; against a 429 storm or a stalled answer it asks once,
+    /// waits for nothing, and prints nothing.
+    @Test func deviceNamesForATabAskOnceAndPrintNothingOnFailure() async throws {
+        let session = try await Session()
+        let names = try await session.run(["devices", "--names"])
+        #expect(names.status == 0 && names.stdout.contains("Kitchen"), "\(names.stderr)")
+        _ = try await session.fake.call(
+            "POST", "/_fake/faults",
+            form: [
+                ("kind", "rate_limit"), ("every", "1"), ("retry_after", "60"), ("path_prefix", "/v1/me/player/devices"),
+            ])
+        _ = try await session.fake.call("POST", "/_fake/reset-counters")
+        let limited = try await session.run(["devices", "--names"])
+        #expect(limited.status == 69 && limited.stdout.isEmpty && limited.stderr.isEmpty, "\(limited.stderr)")
+        #expect(try await session.requests("GET /v1/me/player/devices") == 1, "one try, no waiting out the 429")
+        _ = try await session.fake.call("POST", "/_fake/clear-faults")
+        _ = try await session.fake.call(
+            "POST", "/_fake/faults",
+            form: [("kind", "delay"), ("every", "1"), ("delay_ms", "6000"), ("path_prefix", "/v1/me/player/devices")])
+        _ = try await session.fake.call("POST", "/_fake/reset-counters")
+        let stalled = try await session.run(["devices", "--names"])
+        #expect(stalled.status == 69 && stalled.stdout.isEmpty && stalled.stderr.isEmpty, "\(stalled.stderr)")
+        #expect(
+            try await session.requests("GET /v1/me/player/devices") == 1, "given up after the deadline, not retried")
+    }
+
     @Test func shuffleAndRepeatChangeWhatThePlayerReports() async throws {
         let session = try await Session()
         let on = try await session.run(["shuffle", "on"])

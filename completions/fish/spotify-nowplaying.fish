@@ -45,7 +45,7 @@ complete -c spotify-nowplaying -n '__fish_seen_subcommand_from volume' -s h -l h
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from seek' -l device -x -a '(spotify-nowplaying devices --names 2>/dev/null)' -d 'Send the command to this device (an id, or a name from \'spotify-nowplaying devices\'; a unique prefix will do) instead of the active one.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from seek' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from transfer' -s h -l help -d 'Show this help and exit.'
-complete -c spotify-nowplaying -n '__fish_seen_subcommand_from devices' -l names -d 'Print only the devices\' names, one per line (what shell completion offers).'
+complete -c spotify-nowplaying -n '__fish_seen_subcommand_from devices' -l names -d 'Print only the devices\' names, one per line (what shell completion offers): one try with a 2-second deadline, and nothing printed when it fails (exit 69), so a Tab never blocks the shell.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from devices' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l since -x -d 'Only tracks played in the last DURATION (900 (seconds), 90s, 15m, 1h30m, 1h2m3s, 12:30, 1:02:03).'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l after -x -d 'Only tracks played after TIME: a time in your time zone (05:30, 2026-11-24T05:30), ISO 8601 with an offset, or a duration ago (2h).'

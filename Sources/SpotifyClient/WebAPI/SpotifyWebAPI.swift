@@ -15,7 +15,7 @@ import FoundationNetworking
 /// Errors name what failed and how to fix it, never the token.
 package struct SpotifyWebAPI: Sendable {
     package var baseURL: String
-    let transport: HTTPTransport
+    var transport: HTTPTransport
     package let tokens: TokenProvider
     /// The longest a 429 may make us wait before giving up (exit 75).
     var maxRetryWait: Double
@@ -57,6 +57,17 @@ package struct SpotifyWebAPI: Sendable {
         self.configurationError = configurationError
         self.retry = RetryPolicy()
         self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...3600) * 1e9)) }
+    }
+
+    /// This client for a shell's Tab (D15): one try, no waiting out a 429, and an answer within
+    /// `deadline` seconds or none, so a completion never blocks the shell.
+    package func forCompletion(deadline: Double = 2) -> SpotifyWebAPI {
+        var api = self
+        api.retry = RetryPolicy(maxAttempts: 1, maxRateLimitWaits: 0)
+        api.maxRetryWait = 0
+        api.transport = HTTPTransport(timeout: deadline, deadline: deadline)
+        api.note = nil
+        return api
     }
 
     /// This client, or the configuration error (exit 78) its environment holds: a tool checks

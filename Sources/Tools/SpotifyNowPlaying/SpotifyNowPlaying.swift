@@ -14,7 +14,10 @@ package enum SpotifyNowPlaying {
         completion: .command("spotify-nowplaying devices --names")
     )
     static let deviceNamesOption = OptionSpec(
-        "names", help: "Print only the devices' names, one per line (what shell completion offers).")
+        "names",
+        help:
+            "Print only the devices' names, one per line (what shell completion offers): one try with a 2-second deadline, and nothing printed when it fails (exit 69), so a Tab never blocks the shell."
+    )
 
     /// What a playback command sends, and the words for it ("pause").
     typealias Send = @Sendable (ParsedCommand, ToolContext, SpotifyPlayer, _ deviceID: String?) async throws -> String
@@ -98,15 +101,19 @@ package enum SpotifyNowPlaying {
                 name: "devices", abstract: "list the devices Spotify can play on, as device records",
                 options: [deviceNamesOption],
                 run: { command, context in
-                    let player = try context.player()
                     if command.flag(deviceNamesOption) {
-                        for device in try await player.devices() {
+                        // For a shell's Tab: one quick try, and nothing printed when it fails (D15).
+                        guard let api = try? context.webAPI().forCompletion(),
+                            let devices = try? await SpotifyPlayer(api: api).devices()
+                        else { return .unavailable }
+                        for device in devices {
                             if let name = device["name"]?.stringValue {
                                 try context.stdout.writeText(TerminalText.clean(name) + "\n")
                             }
                         }
                         return .success
                     }
+                    let player = try context.player()
                     return try await devices(context, player: player, mode: outputMode(command, context))
                 }),
             CommandSpec(
