@@ -50,6 +50,29 @@ import Testing
             ])
     }
 
+    /// Issue 29, item 9: with --device the record always carries device, shuffle_state and
+    /// repeat_state (null when `/me/player` left them out), for the one shot and the watch.
+    @Test func aWholePlayerAnswerAlwaysCarriesThePlayerState() {
+        for body: JSONValue? in [["item": [:]], [:], Self.body(), nil] {
+            let record = PlaybackObservation(body, ofWholePlayer: true).record(observedAt: "t")
+            for key in ["device", "shuffle_state", "repeat_state"] {
+                #expect(record[key] != nil, "\(key) in \(String(describing: body))")
+            }
+        }
+        #expect(
+            PlaybackObservation(["item": [:]]).record(observedAt: "t")["device"] == nil, "currently-playing has none")
+    }
+
+    /// Issue 29, item 9: nothing playing and an item with no uri, id or name both have no key;
+    /// going from one to the other is still a change, both ways.
+    @Test func anItemWithoutAKeyIsAChangeFromNothing() {
+        let nothing = PlaybackObservation([:])
+        let keyless = PlaybackObservation(["currently_playing_type": "unknown", "item": [:]])
+        #expect(nothing.hasItem != keyless.hasItem)
+        #expect(nothing.isChange(to: keyless))
+        #expect(keyless.isChange(to: nothing))
+    }
+
     @Test func changes() {
         let a = PlaybackObservation(Self.body(progress: 10_000))
         #expect(!a.isChange(to: PlaybackObservation(Self.body(progress: 20_000))))  // same song, later

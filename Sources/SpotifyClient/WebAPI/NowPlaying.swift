@@ -17,6 +17,9 @@ package struct PlaybackObservation: Sendable, Equatable {
     package var device: JSONValue?
     package var shuffleState: JSONValue?
     package var repeatState: JSONValue?
+    /// It is a look at `/me/player` (`--device`): the record always carries device,
+    /// shuffle_state and repeat_state, null when the answer left them out.
+    package var ofWholePlayer = false
 
     /// Nothing plays (204, or no device).
     package static let nothing = PlaybackObservation(
@@ -37,9 +40,12 @@ package struct PlaybackObservation: Sendable, Equatable {
     }
 
     /// From a player answer; nil body = nothing plays. Lenient: odd values become null.
-    package init(_ body: JSONValue?) {
+    /// `ofWholePlayer`: the answer is `/me/player`'s.
+    package init(_ body: JSONValue?, ofWholePlayer: Bool = false) {
+        self.ofWholePlayer = ofWholePlayer
         guard let body, body.objectValue != nil else {
             self = .nothing
+            self.ofWholePlayer = ofWholePlayer
             return
         }
         let playingType = body["currently_playing_type"]?.stringValue
@@ -85,7 +91,7 @@ package struct PlaybackObservation: Sendable, Equatable {
         record["progress_ms"] = (override ?? progressMs).map(JSONValue.int) ?? .null
         record["currently_playing_type"] = currentlyPlayingType.map(JSONValue.string) ?? .null
         record["context"] = context
-        if device != nil || shuffleState != nil || repeatState != nil {
+        if ofWholePlayer || device != nil || shuffleState != nil || repeatState != nil {
             record["device"] = device ?? .null
             record["shuffle_state"] = shuffleState ?? .null
             record["repeat_state"] = repeatState ?? .null
@@ -118,7 +124,10 @@ package struct PlaybackObservation: Sendable, Equatable {
     /// Whether `next` is a change worth a record after `self`: another song, a play state or
     /// type change, or the same song starting again (progress back by more than half of it).
     package func isChange(to next: PlaybackObservation) -> Bool {
-        if itemKey != next.itemKey || isPlaying != next.isPlaying || currentlyPlayingType != next.currentlyPlayingType {
+        // hasItem too: an item without uri, id or name has no key, as nothing has none.
+        if itemKey != next.itemKey || hasItem != next.hasItem || isPlaying != next.isPlaying
+            || currentlyPlayingType != next.currentlyPlayingType
+        {
             return true
         }
         guard let before = progressMs, let now = next.progressMs, let duration = next.durationMs, duration > 0 else {

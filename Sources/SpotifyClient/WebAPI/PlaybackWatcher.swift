@@ -145,7 +145,7 @@ package struct PlaybackWatcher: Sendable {
                     wait = schedule.backoff(failures: failures)
                     break
                 }
-                let observation = PlaybackObservation(body)
+                let observation = PlaybackObservation(body, ofWholePlayer: withDevice)
                 if failing != nil {
                     warn("Spotify answers again; watching on")
                     failing = nil

@@ -216,7 +216,9 @@ package enum SpotifyNowPlaying {
     static func oneShot(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
     {
-        let observation = PlaybackObservation(try await player.current(withDevice: command.flag(Option.device)))
+        let withDevice = command.flag(Option.device)
+        let observation = PlaybackObservation(
+            try await player.current(withDevice: withDevice), ofWholePlayer: withDevice)
         guard observation.hasItem, observation.isPlaying || !command.flag(Option.playingOnly) else {
             if context.terminal.stderrIsTerminal { context.warn(observation.hasItem ? "paused" : "nothing playing") }
             return .notFound
