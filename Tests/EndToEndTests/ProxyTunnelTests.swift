@@ -88,6 +88,8 @@ import FoundationNetworking
                 "SPOTIFY_ACCOUNTS_BASE": "http://\(accountsHost):\(fake.port)",
                 variable: proxy.url,
                 HTTPTransport.ProxyUse.tunnelVariable: "1",
+                // Made-up host names over http, so that the proxy routes them (D8 refuses that otherwise).
+                ServiceBase.insecureVariable: "1",
             ]
             environment.merge(fake.environment(bases.merging(extra) { $1 })) { $1 }
             let process = Process()

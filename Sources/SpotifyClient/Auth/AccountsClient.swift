@@ -20,6 +20,8 @@ package struct AccountsClient: Sendable {
                 "SPOTIFY_ACCOUNTS_BASE must be an http or https URL such as \(Self.defaultBase), not '\(SpotifyErrorBody.printable(base))'"
             )
         }
+        try ServiceBase.refuseCleartext(
+            url, variable: "SPOTIFY_ACCOUNTS_BASE", allowsInsecure: ServiceBase.allowsInsecure(environment))
         self.baseURL = url
         self.transport = transport ?? HTTPTransport(proxy: .init(environment: environment))
     }

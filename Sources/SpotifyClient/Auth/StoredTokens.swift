@@ -18,6 +18,11 @@ package struct StoredTokens: Codable, Sendable, Equatable {
     package var authorizedAt: Double
     package var userID: String?
     package var displayName: String?
+    /// The accounts service and Web API this login was made against (`SPOTIFY_ACCOUNTS_BASE`,
+    /// `SPOTIFY_API_BASE` at login; nil in logins stored before they were kept): its tokens are
+    /// sent nowhere else (`TokenProvider`).
+    package var accountsBase: String?
+    package var apiBase: String?
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -29,6 +34,8 @@ package struct StoredTokens: Codable, Sendable, Equatable {
         case authorizedAt = "authorized_at"
         case userID = "user_id"
         case displayName = "display_name"
+        case accountsBase = "accounts_base"
+        case apiBase = "api_base"
     }
 
     package init(

@@ -75,8 +75,28 @@ package actor TokenProvider {
     func currentTokens() throws -> StoredTokens {
         if let cached { return cached }
         guard let tokens = try store.load() else { throw Self.notLoggedIn }
+        try checkServices(of: tokens)
         cached = tokens
         return tokens
+    }
+
+    /// A stored login is used only with the services it was made against (D8): a login made
+    /// against fake-spotify is never sent to Spotify, nor the reverse.
+    func checkServices(of tokens: StoredTokens) throws {
+        let now = [
+            ("SPOTIFY_ACCOUNTS_BASE", tokens.accountsBase, accounts.baseURL.absoluteString),
+            (
+                SpotifyWebAPI.baseVariable, tokens.apiBase,
+                (try? SpotifyWebAPI.apiBase(environment[SpotifyWebAPI.baseVariable], allowsInsecure: true))
+                    ?? SpotifyWebAPI.defaultBase
+            ),
+        ]
+        for (variable, stored, current) in now {
+            guard let stored, ServiceBase.normalized(stored) != ServiceBase.normalized(current) else { continue }
+            throw ToolError.noPermission(
+                "the stored login was made against \(ServiceBase.normalized(stored)), and \(variable) now points to \(ServiceBase.normalized(current)); its tokens are not sent there: set \(variable) back, or run 'spotify-auth login' for this one"
+            )
+        }
     }
 
     func refresh(_ reason: RefreshReason) async throws -> StoredTokens {
@@ -102,6 +122,7 @@ package actor TokenProvider {
     func refreshUnderLock(_ reason: RefreshReason) async throws -> StoredTokens {
         try await TokenStores.refreshLock(environment: environment).withLock {
             guard let stored = try store.load() else { throw Self.notLoggedIn }
+            try checkServices(of: stored)
             if isSatisfied(reason, by: stored) { return stored }
             guard let refreshToken = stored.refreshToken else {
                 throw ToolError.noPermission("the stored login has no refresh token; run 'spotify-auth login'")

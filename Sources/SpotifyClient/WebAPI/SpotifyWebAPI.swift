@@ -35,7 +35,8 @@ package struct SpotifyWebAPI: Sendable {
     package init(environment: ToolEnvironment, tokens: TokenProvider, transport: HTTPTransport? = nil) {
         var configurationError: ToolError?
         do throws(ToolError) {
-            self.baseURL = try Self.apiBase(environment[Self.baseVariable])
+            self.baseURL = try Self.apiBase(
+                environment[Self.baseVariable], allowsInsecure: ServiceBase.allowsInsecure(environment))
         } catch {
             self.baseURL = Self.defaultBase
             configurationError = error
@@ -246,7 +247,7 @@ extension SpotifyWebAPI {
     /// `SPOTIFY_API_BASE`: an http or https URL with a host, without query or fragment; unset or
     /// empty gives Spotify's. Anything else is a configuration mistake (exit 78 naming the
     /// variable), not an internal error or a server to retry.
-    package static func apiBase(_ text: String?) throws(ToolError) -> String {
+    package static func apiBase(_ text: String?, allowsInsecure: Bool = false) throws(ToolError) -> String {
         guard let text, !text.isEmpty else { return defaultBase }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
@@ -255,6 +256,7 @@ extension SpotifyWebAPI {
                 "\(baseVariable) must be an http or https URL such as \(defaultBase), not '\(SpotifyErrorBody.printable(text))'"
             )
         }
+        try ServiceBase.refuseCleartext(url, variable: baseVariable, allowsInsecure: allowsInsecure)
         return text.trimmingSuffix("/")
     }
 

@@ -21,10 +21,14 @@ enum PlaylistCommands {
 
     static let environment = [
         EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
-        EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
+        EnvironmentSpec(
+            "SPOTIFY_API_BASE",
+            "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
+        ),
         EnvironmentSpec(
             "SPOTIFY_ACCOUNTS_BASE",
-            "The accounts service, for token refreshes. Default: \(AccountsClient.defaultBase)."),
+            "The accounts service, for token refreshes: https, or http only to a loopback address. Default: \(AccountsClient.defaultBase)."
+        ),
         EnvironmentSpec(
             "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT",
             "The longest Retry-After of a 429 to wait out, in seconds (default 30); a longer one exits 75."),

@@ -14,8 +14,14 @@ package enum SpotifyAuth {
         ),
         EnvironmentSpec(
             "SPOTIFY_ACCESS_TOKEN", "Use this access token as is, for every tool; it is never stored or refreshed."),
-        EnvironmentSpec("SPOTIFY_ACCOUNTS_BASE", "The accounts service. Default: \(AccountsClient.defaultBase)."),
-        EnvironmentSpec("SPOTIFY_API_BASE", "The Web API. Default: \(SpotifyWebAPI.defaultBase)."),
+        EnvironmentSpec(
+            "SPOTIFY_ACCOUNTS_BASE",
+            "The accounts service: https, or http only to a loopback address (127.0.0.1, [::1]); a login is kept with the services it was made against and sent nowhere else. Default: \(AccountsClient.defaultBase)."
+        ),
+        EnvironmentSpec(
+            "SPOTIFY_API_BASE",
+            "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
+        ),
         EnvironmentSpec(
             "SPOTIFY_TOOLKIT_TOKEN_STORE",
             "Set to 'file' on macOS to keep tokens in the file store instead of the Keychain."),
@@ -277,6 +283,9 @@ package enum SpotifyAuth {
             try await SpotifyWebAPI(environment: context.environment, tokens: probe).get("/me").body)
         tokens.userID = me["id"]?.stringValue
         tokens.displayName = me["display_name"]?.stringValue
+        // The services this login belongs to: its tokens are sent nowhere else.
+        tokens.accountsBase = ServiceBase.normalized(accounts.baseURL.absoluteString)
+        tokens.apiBase = try SpotifyWebAPI(environment: context.environment, tokens: probe).validated().baseURL
         // Under the refresh lock: a refresh of the old session in another process cannot overwrite it.
         try await TokenStores.refreshLock(environment: context.environment).withLock { try store.save(tokens) }
         if settings.clientID != clientID || settings.scopes != tokens.scopes {

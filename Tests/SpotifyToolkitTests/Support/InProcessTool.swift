@@ -157,11 +157,14 @@ final class InProcessFake: Sendable {
         if let scope { form.append(("scope", scope)) }
         let minted = try await call("POST", "/_fake/tokens", form: form)
         let now = Date().timeIntervalSince1970
-        let tokens = StoredTokens(
+        var tokens = StoredTokens(
             accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
             expiresAt: now + Double(expiresIn), refreshToken: minted["refresh_token"]?.stringValue,
             clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e",
             displayName: "Fixture User")
+        // As a login against this fake stores them: its tokens go to this fake only.
+        tokens.accountsBase = base
+        tokens.apiBase = base + "/v1"
         try FileTokenStore(directory: configDirectory).save(tokens)
         return tokens
     }

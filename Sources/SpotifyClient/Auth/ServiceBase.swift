@@ -1,0 +1,44 @@
+import Foundation
+import ToolkitCore
+
+/// Where tokens may go (issue 29, D8). The access token, and at a refresh the refresh token, go to
+/// `SPOTIFY_API_BASE` and `SPOTIFY_ACCOUNTS_BASE`: over http they would cross the network in
+/// clear, so http is refused except for a loopback literal (127.0.0.0/8, ::1: fake-spotify, a
+/// local proxy), as Spotify refuses http redirect URIs. And stored tokens belong to the services
+/// they came from: a login made against fake-spotify is never sent to Spotify, nor the reverse.
+package enum ServiceBase {
+    /// `SPOTIFY_TOOLKIT_ALLOW_HTTP=1`: a test hook (the proxy tests reach fake-spotify under a
+    /// made-up host name so that the proxy, not the name, routes it).
+    package static let insecureVariable = "SPOTIFY_TOOLKIT_ALLOW_HTTP"
+
+    package static func allowsInsecure(_ environment: ToolEnvironment) -> Bool {
+        environment[insecureVariable] == "1"
+    }
+
+    /// Whether `host` is a loopback IP literal.
+    package static func isLoopbackLiteral(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare == "::1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127"
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && UInt8(part) != nil
+            }
+    }
+
+    /// Exit 78 naming `variable` when `url` is http to anything but a loopback literal.
+    package static func refuseCleartext(_ url: URL, variable: String, allowsInsecure: Bool) throws(ToolError) {
+        guard url.scheme?.lowercased() == "http", !allowsInsecure, let host = url.host, !isLoopbackLiteral(host)
+        else { return }
+        throw ToolError.config(
+            "\(variable) is http://\(host): the login's tokens would cross the network in clear; use https (http is allowed only for a loopback address such as 127.0.0.1 or [::1])"
+        )
+    }
+
+    /// The base as stored with a login and compared at use: no trailing slash.
+    package static func normalized(_ base: String) -> String {
+        var text = base
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import SpotifyClient
+@testable import ToolkitCore
+
+/// Where tokens may go (issue 29, D8): never in clear beyond loopback, and a stored login only to
+/// the services it was made against.
+@Suite struct ServiceBaseTests {
+    @Test func onlyLoopbackLiteralsAreLoopback() {
+        for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]"] {
+            #expect(ServiceBase.isLoopbackLiteral(host), "\(host)")
+        }
+        for host in ["localhost", "192.0.2.10", "128.0.0.1", "127.0.0.1.evil.example", "api.spotify.test", "::2", ""] {
+            #expect(!ServiceBase.isLoopbackLiteral(host), "\(host)")
+        }
+    }
+
+    @Test func httpBeyondLoopbackIsRefusedNamingTheSetting() throws {
+        #expect(throws: ToolError.self) { try SpotifyWebAPI.apiBase("http://192.0.2.10/v1") }
+        do {
+            _ = try SpotifyWebAPI.apiBase("http://api.example.com/v1")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.exitCode == .config)
+            #expect(error.message.contains("SPOTIFY_API_BASE is http://api.example.com"), "\(error.message)")
+        }
+        #expect(try SpotifyWebAPI.apiBase("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1")
+        #expect(try SpotifyWebAPI.apiBase("https://api.example.com/v1") == "https://api.example.com/v1")
+        #expect(
+            try SpotifyWebAPI.apiBase("http://api.example.com/v1", allowsInsecure: true) == "http://api.example.com/v1")
+        let accounts = ToolEnvironment(["SPOTIFY_ACCOUNTS_BASE": "http://accounts.example.com"])
+        let refused = #expect(throws: ToolError.self) { try AccountsClient(environment: accounts) }
+        #expect(refused?.message.contains("SPOTIFY_ACCOUNTS_BASE is http://accounts.example.com") == true)
+        #expect((try? AccountsClient(environment: ToolEnvironment(["SPOTIFY_ACCOUNTS_BASE": "http://[::1]:9"]))) != nil)
+    }
+
+    @Test func aStoredLoginIsSentOnlyToTheServicesItCameFrom() async throws {
+        let library = try await Library()
+        let fine = try await library.tracks(["3cEYpjA9oz9GiPac4AsH4n"])
+        #expect(fine.status == 0, "\(fine.stderr)")
+        // The same login with SPOTIFY_API_BASE pointing elsewhere: refused before any request.
+        let elsewhere = try await library.tracks(
+            ["3cEYpjA9oz9GiPac4AsH4n"], environment: ["SPOTIFY_API_BASE": "https://api.spotify.com/v1"])
+        #expect(elsewhere.status == 77, "\(elsewhere.stderr)")
+        #expect(
+            elsewhere.stderr.contains("the stored login was made against \(library.fake.base)/v1"),
+            "\(elsewhere.stderr)")
+        #expect(
+            elsewhere.stderr.contains("SPOTIFY_API_BASE now points to https://api.spotify.com/v1"),
+            "\(elsewhere.stderr)")
+        let accounts = try await library.run(
+            "spotify-auth", ["refresh"], environment: ["SPOTIFY_ACCOUNTS_BASE": "https://accounts.spotify.com"])
+        #expect(accounts.status == 77, "\(accounts.stderr)")
+        #expect(
+            accounts.stderr.contains("SPOTIFY_ACCOUNTS_BASE now points to https://accounts.spotify.com"),
+            "\(accounts.stderr)")
+    }
+}
