@@ -72,9 +72,11 @@ import Testing
         let counters = try await library.counters()
         let objects = counters["requests"]?["GET /v1/playlists/{id}"]?.intValue ?? 0
         let pages = counters["requests"]?["GET /v1/playlists/{id}/items"]?.intValue ?? 0
-        // One playlist object each (the first 100 entries with it), then the pages after those.
+        // One playlist object each (the first 100 entries with it), then the pages after those,
+        // and for each playlist past 100 a snapshot check after its pages (D3).
         let expectedPages = playlists.reduce(0) { $0 + max(0, (($1["items_total"]?.intValue ?? 0) - 100 + 49) / 50) }
-        #expect(objects == 150)
+        let checks = playlists.count { ($0["items_total"]?.intValue ?? 0) > 100 }
+        #expect(objects == 150 + checks)
         #expect(pages == expectedPages)
         #expect((counters["max_in_flight"]?.intValue ?? 0) > 1, "fake-spotify answers playlists concurrently")
         #expect((counters["max_in_flight"]?.intValue ?? 99) <= 8)
@@ -158,11 +160,18 @@ import Testing
         let library = try await Library()
         let id = generated(120)
         let bare = try await library.tracks(["--no-cache", id])
+        let snapshot =
+            try records(try await library.run("spotify-playlists", ["get", id])).first?["snapshot_id"]?
+            .stringValue ?? ""
         // A playlist object without items (as Spotify answers for a playlist you do not own):
-        // the items pages decide, and here they answer.
+        // the items pages decide, and here they answer. Its real snapshot_id: the check after the
+        // pages (D3) must find no edit.
         _ = try await library.fake.call(
             "POST", "/_fake/fail",
-            form: [("path", "/v1/playlists/\(id)"), ("status", "200"), ("body", #"{"id":"\#(id)","snapshot_id":"s"}"#)])
+            form: [
+                ("path", "/v1/playlists/\(id)"), ("status", "200"),
+                ("body", #"{"id":"\#(id)","snapshot_id":"\#(snapshot)"}"#),
+            ])
         let fallback = try await library.tracks(["--no-cache", id])
         #expect(fallback.status == 0, "\(fallback.stderr)")
         #expect(fallback.stdout == bare.stdout)
@@ -172,15 +181,18 @@ import Testing
         let library = try await Library()
         let id = generated(230)
         let bare = try await library.tracks(["--no-cache", id])
+        let snapshot =
+            try records(try await library.run("spotify-playlists", ["get", id])).first?["snapshot_id"]?
+            .stringValue ?? ""
         let entries = try records(try await library.tracks(["--no-cache", "--raw", id])).prefix(50)
         let page =
             #"{"limit":50,"offset":0,"total":230,"items":[\#(entries.map { $0.serialized() }.joined(separator: ","))]}"#
-        for record in ["", #"{"type":"playlist","id":"\#(id)","items_total":230,"snapshot_id":"s"}"#] {
+        for record in ["", #"{"type":"playlist","id":"\#(id)","items_total":230,"snapshot_id":"\#(snapshot)"}"#] {
             _ = try await library.fake.call(
                 "POST", "/_fake/fail",
                 form: [
                     ("path", "/v1/playlists/\(id)"), ("status", "200"),
-                    ("body", #"{"id":"\#(id)","snapshot_id":"s","items":\#(page)}"#),
+                    ("body", #"{"id":"\#(id)","snapshot_id":"\#(snapshot)","items":\#(page)}"#),
                 ])
             let filled = try await library.tracks(["--no-cache"] + (record.isEmpty ? [id] : []), stdin: record)
             #expect(filled.status == 0, "\(filled.stderr)")

@@ -18,6 +18,7 @@ private enum Seen: Equatable {
     case cachedCopyIsCurrent
     case end(total: Int, keep: ListRead.Keep)
     case checked(keepUnder: String?)
+    case changedWhileRead
 }
 
 private struct PageLost: Error {}
@@ -101,6 +102,7 @@ private final class Reader {
             case .cachedCopyIsCurrent: return .cachedCopyIsCurrent
             case .end(let total, let keep): return .end(total: total, keep: keep)
             case .checked(let keepUnder): return .checked(keepUnder: keepUnder)
+            case .changedWhileRead: return .changedWhileRead
             }
         }
         log += seen
@@ -147,7 +149,11 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
             reader.answer(.page(offset: 150), fullPage(at: 150, total: 230)) == [
                 .page(offset: 150, count: 50), .page(offset: 200, count: 30), .end(total: 230, keep: .no),
             ])
-        #expect(reader.list.isFinished && reader.list.isSettled)
+        // Nothing is kept, but the snapshot check still looks for an edit (D3).
+        #expect(reader.list.isFinished && !reader.list.isSettled)
+        reader.sendAll()
+        #expect(reader.answer(.snapshotCheck, .snapshot("S")) == [], "no edit: nothing more to tell")
+        #expect(reader.list.isSettled)
         #expect(reader.positions == Array(0..<230))
         #expect(reader.take() == [], "nothing after the end")
     }
@@ -380,8 +386,8 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.ready == [])
     }
 
-    @Test(arguments: [("S", "S"), ("T", nil), (nil, nil)] as [(String?, String?)])
-    func laterPagesAreProvedByASnapshotCheckSentOnceTheyAllArrived(checked: String?, keptUnder: String?) {
+    @Test(arguments: [("S", "S", false), ("T", nil, true), (nil, nil, false)] as [(String?, String?, Bool)])
+    func laterPagesAreProvedByASnapshotCheckSentOnceTheyAllArrived(checked: String?, keptUnder: String?, edited: Bool) {
         let reader = Reader(ListRead(target: .playlist(id: "p"), start: .playlistObject, keep: true))
         reader.sendAll()
         reader.answer(.playlistObject, object("S", embedding: 100, total: 230))
@@ -399,7 +405,9 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.list.isFinished && !reader.list.isSettled)
         reader.sendAll()
         #expect(reader.take() == [], "the check is still out")
-        #expect(reader.answer(.snapshotCheck, .snapshot(checked)) == [.checked(keepUnder: keptUnder)])
+        #expect(
+            reader.answer(.snapshotCheck, .snapshot(checked))
+                == (edited ? [.changedWhileRead] : []) + [.checked(keepUnder: keptUnder)])
         #expect(reader.list.isSettled)
         #expect(reader.positions == Array(0..<230))
     }
@@ -457,8 +465,8 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.list.isSettled)
     }
 
-    @Test(arguments: [("S", "S"), ("T", nil)] as [(String, String?)])
-    func aFirstPageStartIsProvedFromTheSnapshotKnownBefore(checked: String, keptUnder: String?) {
+    @Test(arguments: [("S", "S", false), ("T", nil, true)] as [(String, String?, Bool)])
+    func aFirstPageStartIsProvedFromTheSnapshotKnownBefore(checked: String, keptUnder: String?, edited: Bool) {
         let reader = Reader(
             ListRead(target: .playlist(id: "p"), start: .firstPage, keep: true, snapshotBefore: "S"))
         #expect(reader.sendAll() == [.page(offset: 0)])
@@ -470,7 +478,9 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.ready == [.snapshotCheck])
         #expect(reader.log.last == .end(total: 120, keep: .afterCheck))
         reader.sendAll()
-        #expect(reader.answer(.snapshotCheck, .snapshot(checked)) == [.checked(keepUnder: keptUnder)])
+        #expect(
+            reader.answer(.snapshotCheck, .snapshot(checked))
+                == (edited ? [.changedWhileRead] : []) + [.checked(keepUnder: keptUnder)])
     }
 
     @Test func aSinglePageOfAFirstPageStartStillNeedsTheCheck() {
@@ -519,7 +529,10 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.ready == [])
     }
 
-    @Test func withoutKeepNoSnapshotCheckIsEverAskedFor() {
+    /// D3: nothing is kept, yet the check is asked once every page arrived, and a version other
+    /// than the one the pages started from is told as an edit, even though the total held.
+    @Test(arguments: [("S", false), ("T", true)] as [(String, Bool)])
+    func withoutKeepTheCheckStillLooksForAnEdit(checked: String, edited: Bool) {
         for start in [ListRead.Start.playlistObject, .firstPage] {
             let reader = Reader(
                 ListRead(target: .playlist(id: "p"), start: start, expectedTotal: 230, snapshotBefore: "S"))
@@ -531,12 +544,15 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
                     switch kind {
                     case .playlistObject: reader.answer(kind, object("S", embedding: 100, total: 230))
                     case .page(let offset): reader.answer(kind, fullPage(at: offset, total: 230))
-                    case .snapshotCheck: reader.answer(kind, .snapshot("S"))
+                    case .snapshotCheck: reader.answer(kind, .snapshot(checked))
                     }
                 }
             }
-            #expect(!asked.contains(.snapshotCheck), "\(start)")
-            #expect(reader.log.last == .end(total: 230, keep: .no), "\(start)")
+            #expect(asked.filter { $0 == .snapshotCheck }.count == 1, "\(start)")
+            #expect(!reader.log.contains { if case .checked = $0 { true } else { false } }, "nothing to keep")
+            #expect(reader.log.contains(.changedWhileRead) == edited, "\(start): \(reader.log)")
+            #expect(reader.log.contains(.end(total: 230, keep: .no)), "\(start)")
+            #expect(reader.list.isSettled)
             #expect(reader.positions == Array(0..<230), "\(start)")
         }
     }

@@ -21,8 +21,9 @@ import Testing
         #expect(Set(items.compactMap { $0["id"]?.stringValue }).count == size)
         #expect(items.allSatisfy { $0["playlist"]?["id"]?.stringValue == generated(size) && $0["type"] == "track" })
         let counters = try await library.counters()
-        // The playlist object brings the first 100 entries; the items pages the rest.
-        #expect(counters["requests"]?["GET /v1/playlists/{id}"]?.intValue == 1)
+        // The playlist object brings the first 100 entries; the items pages the rest; past 100,
+        // one snapshot check after the pages (D3).
+        #expect(counters["requests"]?["GET /v1/playlists/{id}"]?.intValue == (size > 100 ? 2 : 1))
         #expect(
             counters["requests"]?["GET /v1/playlists/{id}/items"]?.intValue ?? 0 == max(0, (size - 100 + 49) / 50),
             "one request per page, no more")
@@ -111,7 +112,34 @@ import Testing
         // script must retry.
         let masked = try await Library().tracks([generated(120, "chg"), "4uLU6hMCjMI75M1A2tKUQC"])
         #expect(masked.status == 75, "\(masked.stderr)")
-        #expect(masked.stderr.contains("changed while it was read") && masked.stderr.contains("not found"), "\(masked.stderr)")
+        #expect(
+            masked.stderr.contains("changed while it was read") && masked.stderr.contains("not found"),
+            "\(masked.stderr)")
+    }
+
+    /// D3: another client edits an item while the playlist is read, its size unchanged: the
+    /// snapshot check after the pages sees it (with --no-cache too), says so, and the run exits 75.
+    @Test func anEditThatKeepsTheTotalStillFailsTheRun() async throws {
+        let library = try await Library()
+        let id = generated(300)
+        let clean = try await library.tracks(["--no-cache", id])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        try await library.fault([
+            ("kind", "delay"), ("at", "1"), ("delay_ms", "1000"), ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        async let reading = library.tracks(["--no-cache", id])
+        // Once the first items page is held, the other client edits item 250.
+        for _ in 0..<500 {
+            let pages = try await library.counters()["requests"]?["GET /v1/playlists/{id}/items"]?.intValue ?? 0
+            if pages >= 1 { break }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        _ = try await library.fake.call("POST", "/_fake/edit-playlist", form: [("id", id), ("position", "250")])
+        let run = try await reading
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(run.stderr.contains("changed while it was read (its snapshot_id moved)"), "\(run.stderr)")
+        #expect(run.stdoutLines.count == 300, "the total held")
     }
 
     @Test(arguments: ["3cEYpjA9oz9GiPac4AsH4n", generated(120, "mix")])

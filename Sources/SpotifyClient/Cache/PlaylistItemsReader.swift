@@ -14,6 +14,9 @@ package protocol PlaylistReadHandler {
     ) throws
     /// The playlist's size moved while it was read.
     mutating func totalChanged(playlist index: Int, was: Int, now: Int)
+    /// The playlist's snapshot_id moved while it was read, its size held (told after its pages,
+    /// maybe after later playlists'): an item may be missing or repeated (D3).
+    mutating func editedWhileRead(playlist index: Int)
     /// The playlist is done: printed, refused (403/404, for the caller to explain) or failed
     /// (offline with nothing cached); the others go on either way.
     mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws
@@ -27,6 +30,7 @@ extension PlaylistReadHandler {
         kind: PlaylistEntry.Kind, record: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer, playlist index: Int
     ) throws {}
     package func totalChanged(playlist index: Int, was: Int, now: Int) {}
+    package func editedWhileRead(playlist index: Int) {}
     package func progress(_ progress: PlaylistItemsReader.Progress) {}
 }
 
@@ -263,6 +267,8 @@ package struct PlaylistItemsReader {
                 handler.progress(progress)
             case .totalChanged(let was, let now):
                 handler.totalChanged(playlist: index, was: was, now: now)
+            case .changedWhileRead:
+                handler.editedWhileRead(playlist: index)
             case .refused(let result):
                 return try finish(index, .refused(result))
             case .failed(let error):

@@ -76,6 +76,10 @@ package struct ListRead: Sendable {
         /// After `.end(keep: .afterCheck)`, once the snapshot check answered (the output has
         /// moved on to later lists meanwhile): the snapshot_id the pages provably belong to, or nil.
         case checked(keepUnder: String?)
+        /// The snapshot check names another version than the one the pages started from: the
+        /// playlist was edited while it was read, so an item may be missing or repeated even
+        /// though its total held (D3). Told before `.end` or `.checked`.
+        case changedWhileRead
     }
 
     package enum Keep: Sendable, Equatable {
@@ -111,6 +115,11 @@ package struct ListRead: Sendable {
     let keep: Bool
     /// Statuses of the first request handed back as `.refused` rather than failing the run.
     let passingOnFirst: Set<Int>
+    /// A playlist of more than one answer is checked after its pages even when nothing will be
+    /// kept: an edit that leaves the total as it was shows only in its snapshot_id (D3).
+    var checksEdits: Bool {
+        if case .playlist = target { true } else { false }
+    }
     /// A snapshot_id known before any request of this run: a piped record's (maybe stale), or
     /// one this run was just told (`spotify-playlists get`). A check equal to it after the pages
     /// proves that nothing changed from before the first page to after the last.
@@ -393,7 +402,8 @@ package struct ListRead: Sendable {
 
     /// Once every page has arrived, the snapshot check goes out if it can prove anything.
     private mutating func planSnapshotCheck() {
-        guard keep, check == .none, case .answered = first, case .playlist = target, sent.isEmpty, ready.isEmpty,
+        guard keep || checksEdits, check == .none, case .answered = first, case .playlist = target, sent.isEmpty,
+            ready.isEmpty,
             !oneAnswerHoldsAll, !totalMoved, proofBefore != nil,
             !arrived.values.contains(where: { if case .failure = $0 { true } else { false } })  // it will end failed
         else { return }
@@ -408,7 +418,7 @@ package struct ListRead: Sendable {
         if isFinished {
             guard case .answered(let after) = check else { return [] }
             isSettled = true
-            return [.checked(keepUnder: provenSnapshot(after: after))]
+            return edited(after: after) + (keep ? [.checked(keepUnder: provenSnapshot(after: after))] : [])
         }
         switch first {
         case .waiting: return []
@@ -455,21 +465,25 @@ package struct ListRead: Sendable {
         let pagesPending = ready.contains { $0 != .snapshotCheck } || sent.contains { $0 != .snapshotCheck }
         guard handed == sequence.count, !pagesPending else { return out }
         let total = referenceTotal ?? 0
-        if !keep || totalMoved { return settle(out + [.end(total: total, keep: .no)]) }
+        if totalMoved || (!keep && !checksEdits) { return settle(out + [.end(total: total, keep: .no)]) }
         if oneAnswerHoldsAll {
-            return settle(out + [.end(total: total, keep: objectSnapshot.map(Keep.under) ?? .no)])
+            return settle(out + [.end(total: total, keep: keep ? objectSnapshot.map(Keep.under) ?? .no : .no)])
         }
         planSnapshotCheck()
+        // Without keeping, the check only looks for an edit: the end is `.no`, and a check still
+        // out keeps the list open for `.changedWhileRead` without a `.checked`.
+        let pending: Keep = keep ? .afterCheck : .no
         switch check {
         case .answered(let after):
-            return settle(out + [.end(total: total, keep: provenSnapshot(after: after).map(Keep.under) ?? .no)])
+            let proven = keep ? provenSnapshot(after: after).map(Keep.under) ?? .no : .no
+            return settle(out + edited(after: after) + [.end(total: total, keep: proven)])
         case .sent:
             isFinished = true
-            return out + [.end(total: total, keep: .afterCheck)]
+            return out + [.end(total: total, keep: pending)]
         case .none:
             if ready.contains(.snapshotCheck) {
                 isFinished = true
-                return out + [.end(total: total, keep: .afterCheck)]
+                return out + [.end(total: total, keep: pending)]
             }
             return settle(out + [.end(total: total, keep: .no)])
         }
@@ -480,6 +494,12 @@ package struct ListRead: Sendable {
         isSettled = true
         ready.removeAll()
         return deliveries
+    }
+
+    /// `.changedWhileRead` when the check names another version than the pages started from.
+    private func edited(after: String?) -> [Delivery] {
+        guard !totalMoved, let proof = proofBefore, let after, after != proof else { return [] }
+        return [.changedWhileRead]
     }
 
     /// The snapshot every page belongs to, given the check's answer.

@@ -85,7 +85,7 @@ package struct Pager: Sendable {
                 throw error
             case .end(let total, _):
                 summary.total = total
-            case .local, .cachedCopyIsCurrent, .checked:
+            case .local, .cachedCopyIsCurrent, .checked, .changedWhileRead:
                 break
             }
             return nil

@@ -61,6 +61,7 @@ package struct PlaylistContents: Sendable {
 
         mutating func page(_ page: Page, playlist index: Int) throws { entries += page.items }
         mutating func totalChanged(playlist index: Int, was: Int, now: Int) { changed = true }
+        mutating func editedWhileRead(playlist index: Int) { changed = true }
         mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
             switch result {
             case .delivered: break

@@ -148,6 +148,15 @@ enum PlaylistCommands {
         if status == .success { status = refused.exitCode }
     }
 
+    /// An edit seen only in the snapshot_id (the size held): the same note and status as a total
+    /// that moved (D3).
+    static func editedNote(_ what: String, _ context: ToolContext, _ edits: EditedWhileRead) {
+        edits.seen()
+        context.warn(
+            "\(what) changed while it was read (its snapshot_id moved), so items may be missing or repeated; run again for a consistent copy"
+        )
+    }
+
     static func totalChangedNote(_ what: String, _ context: ToolContext, _ edits: EditedWhileRead) -> (Int, Int)
         -> Void
     {

@@ -227,6 +227,11 @@ package enum SpotifyPlaylists {
             PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context, edits)(was, now)
         }
 
+        func editedWhileRead(playlist index: Int) {
+            progress.clear()
+            PlaylistCommands.editedNote("playlist \(playlist.id)", context, edits)
+        }
+
         mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
             progress.clear()
             switch result {

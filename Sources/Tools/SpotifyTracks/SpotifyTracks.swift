@@ -196,6 +196,11 @@ package enum SpotifyTracks {
             PlaylistCommands.totalChangedNote("playlist \(playlists[index].id)", context, edits)(was, now)
         }
 
+        mutating func editedWhileRead(playlist index: Int) {
+            progress.clear()
+            PlaylistCommands.editedNote("playlist \(playlists[index].id)", context, edits)
+        }
+
         mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
             progress.clear()
             let output = output(index)
