@@ -2,8 +2,15 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
-# The tools `make install` installs (fake-spotify, toolkit-docs and document-store-writer are for development only).
+# The tools `make install` installs, each a link to the one binary it installs, spotify-toolkit
+# (fake-spotify, toolkit-docs and document-store-writer are for development only).
 TOOLS := spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplaying routine-link
+# What ships, from `make install` and `make dist` alike: the multi-call binary, release, on Linux
+# with the Swift runtime linked in, so it runs with no toolchain (no RUNPATH into one); stripped.
+# Built in a directory of its own: --static-swift-stdlib recompiles every module, so sharing
+# .build/release with `make demo`'s build would rebuild everything at each switch.
+SHIP_FLAGS := -c release --scratch-path .build/ship $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)
+STRIP ?= strip
 
 BINDIR := $(DESTDIR)$(PREFIX)/bin
 MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
@@ -11,9 +18,23 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-startup sandbox dist clean
+.PHONY: all preflight sync-version ship demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-startup sandbox dist clean
 
 all: build
+
+# What a build needs (Swift 6; for the demo curl, for the tests curl and jq), checked in well
+# under a second, each thing missing named on one line with how to get it, before a build of
+# minutes fails on it. Every building target runs it once, for the goal that asked.
+preflight:
+	@SWIFT='$(SWIFT)' scripts/preflight.sh $(PREFLIGHT_FOR)
+demo sandbox: PREFLIGHT_FOR := demo
+test: PREFLIGHT_FOR := test
+
+# The version is written once, in VERSION. SwiftPM cannot hand a file to the compiler without a
+# build plugin, so this copies it into Sources/ToolkitCLI/Version.swift (committed, rewritten only
+# when it differs); VersionTests fails if the two ever disagree.
+sync-version:
+	@scripts/sync-version.sh
 
 # The whole toolkit end to end against fake-spotify, in a throwaway home (scripts/demo.sh).
 demo: release
@@ -23,12 +44,15 @@ demo: release
 sandbox: release
 	scripts/demo.sh --shell "$$($(SWIFT) build -c release --show-bin-path)"
 
-# On Linux the build needs libcurl's headers (libcurl4-openssl-dev; see README).
-build:
+build: preflight sync-version
 	$(SWIFT) build
 
-release:
+release: preflight sync-version
 	$(SWIFT) build -c release
+
+# The one binary that ships (only it: not the per-tool or development executables).
+ship: preflight sync-version
+	$(SWIFT) build $(SHIP_FLAGS) --product spotify-toolkit
 
 # The end-to-end tests spawn the built executables, so build them first.
 test: build
@@ -59,16 +83,20 @@ docs: build
 check-docs: build
 	$(SWIFT) run toolkit-docs --check
 
-install: release
-	$(MAKE) install-files BUILT="$$($(SWIFT) build -c release --show-bin-path)"
+install: ship
+	$(MAKE) install-files BUILT="$$($(SWIFT) build $(SHIP_FLAGS) --show-bin-path)"
+	@[ -n "$(DESTDIR)" ] || case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on PATH";; esac
 
-# Copies what is already built in BUILT (the install test uses the debug build, so it needs no
-# release build of its own).
+# Copies what is already built in BUILT: spotify-toolkit, stripped, and a relative link per tool
+# beside it (the install test uses the debug build, so it needs no release build of its own;
+# scripts/dist.sh stages the tarball with it).
 BUILT ?= .build/release
 install-files:
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 0755 "$(BUILT)/spotify-toolkit" $(BINDIR)/spotify-toolkit
+	$(STRIP) $(BINDIR)/spotify-toolkit
 	for tool in $(TOOLS); do \
-		install -m 0755 "$(BUILT)/$$tool" $(BINDIR)/$$tool && \
+		rm -f $(BINDIR)/$$tool && ln -s spotify-toolkit $(BINDIR)/$$tool && \
 		install -m 0644 man/man1/$$tool.1 $(MANDIR)/$$tool.1 && \
 		install -m 0644 completions/bash/$$tool $(BASHDIR)/$$tool && \
 		install -m 0644 completions/zsh/_$$tool $(ZSHDIR)/_$$tool && \
@@ -76,6 +104,7 @@ install-files:
 	done
 
 uninstall:
+	rm -f $(BINDIR)/spotify-toolkit
 	for tool in $(TOOLS); do \
 		rm -f $(BINDIR)/$$tool $(MANDIR)/$$tool.1 $(BASHDIR)/$$tool $(ZSHDIR)/_$$tool $(FISHDIR)/$$tool.fish; \
 	done
@@ -107,9 +136,10 @@ bench-edits:
 bench-startup:
 	Benchmarks/startup.sh
 
-# A release tarball with --static-swift-stdlib binaries, man pages and completions (scripts/dist.sh).
-dist:
-	scripts/dist.sh
+# The release tarball: what make install installs, laid out as its PREFIX, with an install.sh
+# (scripts/dist.sh); prints its size, unpacked size and start-up next to jq.
+dist: ship
+	scripts/dist.sh "$$($(SWIFT) build $(SHIP_FLAGS) --show-bin-path)"
 
 clean:
 	rm -rf .build

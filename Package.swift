@@ -4,18 +4,21 @@
 // libcurl (headers: libcurl4-openssl-dev), which HTTPClient drives itself (see CurlLoop.swift).
 //
 // The layers are targets whose dependencies run one way (docs/ARCHITECTURE.md):
-//   ToolkitCore ← LoopbackHTTP, HTTPClient ← SpotifyClient ← Tools ← the six executables
+//   ToolkitCore ← LoopbackHTTP, HTTPClient ← SpotifyClient ← Tools ← spotify-toolkit, the six executables
 //   ToolkitCore ← ToolkitCLI ← Tools
 //   ToolkitCore, LoopbackHTTP, ToolkitCLI ← FakeSpotify (never the client it stands in for)
 // No library product: across targets, code is `package`, not `public`.
 import PackageDescription
 
 let tools = ["songcount", "spotify-auth", "spotify-playlists", "spotify-tracks", "spotify-nowplaying", "routine-link"]
+// What ships (make install, make dist): one executable that runs each tool through a link named
+// after it. The six per-tool executables stay for development and the end-to-end tests.
+let multiCall = "spotify-toolkit"
 
 let package = Package(
     name: "spotify-toolkit",
     platforms: [.macOS(.v13)],
-    products: tools.map { .executable(name: $0, targets: [$0]) },
+    products: (tools + [multiCall]).map { .executable(name: $0, targets: [$0]) },
     targets: [
         // Errors and exit codes, JSON, storage, text and time, environment, process and signal
         // helpers, encodings, song time. No Spotify, no HTTP, no CLI.
@@ -35,7 +38,7 @@ let package = Package(
         .target(name: "ToolkitCLI", dependencies: ["ToolkitCore"]),
         // One folder per tool: its spec, options and glue; and the domain only one tool uses.
         .target(name: "Tools", dependencies: ["ToolkitCore", "HTTPClient", "SpotifyClient", "ToolkitCLI"]),
-    ] + tools.map { .executableTarget(name: $0, dependencies: ["Tools", "ToolkitCLI"]) } + [
+    ] + (tools + [multiCall]).map { .executableTarget(name: $0, dependencies: ["Tools", "ToolkitCLI"]) } + [
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
         .target(
             name: "FakeSpotify", dependencies: ["ToolkitCore", "LoopbackHTTP", "ToolkitCLI"],

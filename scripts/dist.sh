@@ -1,64 +1,89 @@
 #!/usr/bin/env bash
-# A release tarball: the six tools built with --static-swift-stdlib (no Swift runtime needed on
-# the target machine), their man pages and bash, zsh and fish completions, and an install.sh.
-# Prints the tarball's path, size and sha256, and the tools' start-up time from it.
+# The release tarball: exactly what `make install` installs (it stages with `make install-files`):
+# the one binary, spotify-toolkit (release; on Linux --static-swift-stdlib, so no Swift runtime is
+# needed where it runs; stripped), a relative link per tool, man pages, bash, zsh and fish
+# completions; laid out as the PREFIX it goes into (bin/, share/), with LICENSE, CHANGELOG.md,
+# README.md and an install.sh that copies the links as links and has --uninstall.
+# Prints the tarball's path, size, unpacked size and sha256, then start-up from it next to jq.
 #
-#   make dist        # dist/spotify-toolkit-VERSION-OS-ARCH.tar.gz
+#   make dist                  # builds the binary, then runs this:
+#   scripts/dist.sh BUILT      # BUILT: the directory holding the spotify-toolkit to ship
+#                              # writes dist/spotify-toolkit-VERSION-OS-ARCH.tar.gz (VERSION: the file)
+#   DIST_OUT=DIR DIST_TIMING=no scripts/dist.sh BUILT   # elsewhere, without start-up figures
+#                              # (PackagingTests packs the debug build and installs from it)
 set -euo pipefail
+built=${1:?usage: scripts/dist.sh BUILT (make dist passes the release build directory)}
+built=$(cd "$built" && pwd)
 cd "$(dirname "$0")/.."
 
-tools=(spotify-auth spotify-playlists spotify-tracks spotify-nowplaying songcount routine-link)
-version=$(git describe --tags --always 2>/dev/null || echo dev)
+version=$(tr -d ' \n' < VERSION)
 os=$(uname -s | tr '[:upper:]' '[:lower:]')
 arch=$(uname -m)
 name="spotify-toolkit-$version-$os-$arch"
 
-flags=(-c release)
-[ "$os" = linux ] && flags+=(--static-swift-stdlib)
-for tool in "${tools[@]}"; do swift build "${flags[@]}" --product "$tool" >&2; done
-built=$(swift build "${flags[@]}" --show-bin-path)
-
 stage=$(mktemp -d "${TMPDIR:-/tmp}/dist.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 root="$stage/$name"
-mkdir -p "$root/bin" "$root/man/man1" "$root/completions/bash" "$root/completions/zsh" "$root/completions/fish"
-for tool in "${tools[@]}"; do
-    install -m 0755 "$built/$tool" "$root/bin/$tool"
-    strip "$root/bin/$tool" 2>/dev/null || true
-    install -m 0644 "man/man1/$tool.1" "$root/man/man1/"
-    install -m 0644 "completions/bash/$tool" "$root/completions/bash/"
-    install -m 0644 "completions/zsh/_$tool" "$root/completions/zsh/"
-    install -m 0644 "completions/fish/$tool.fish" "$root/completions/fish/"
-done
-install -m 0644 README.md "$root/"
+make -s --no-print-directory install-files BUILT="$built" DESTDIR="$root" PREFIX= >/dev/null
+install -m 0644 README.md LICENSE CHANGELOG.md "$root/"
 cat > "$root/install.sh" <<'SH'
 #!/bin/sh
-# Installs into PREFIX (default ~/.local): bin, share/man/man1 and the shells' completion directories.
+# Installs spotify-toolkit into PREFIX (default ~/.local): bin/spotify-toolkit with a link per
+# tool beside it (copied as links), man pages, and bash, zsh and fish completions.
+#
+#   ./install.sh                   # into ~/.local
+#   PREFIX=/usr/local ./install.sh
+#   ./install.sh --uninstall       # removes from PREFIX exactly the files this tarball holds
+#
+# On Linux the binary carries the Swift runtime; it needs libcurl4 (libcurl.so.4) for the commands
+# that reach Spotify.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${PREFIX:-$HOME/.local}
-mkdir -p "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
-    "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
-cp "$here"/bin/* "$prefix/bin/"
-cp "$here"/man/man1/* "$prefix/share/man/man1/"
-cp "$here"/completions/bash/* "$prefix/share/bash-completion/completions/"
-cp "$here"/completions/zsh/* "$prefix/share/zsh/site-functions/"
-cp "$here"/completions/fish/* "$prefix/share/fish/vendor_completions.d/"
+cd "$here"
+files=$(find bin share ! -type d | sort)
+case "${1:-}" in
+"") ;;
+--uninstall)
+    for file in $files; do rm -f "$prefix/$file"; done
+    echo "removed spotify-toolkit from $prefix"
+    exit 0
+    ;;
+*)
+    echo "usage: [PREFIX=DIR] ./install.sh [--uninstall]   (PREFIX defaults to ~/.local)" >&2
+    exit 64
+    ;;
+esac
+for file in $files; do
+    mkdir -p "$prefix/$(dirname "$file")"
+    # Remove first: a link must replace an earlier install's file, not write through it, and a
+    # running binary is not overwritten in place.
+    rm -f "$prefix/$file"
+    cp -P "$file" "$prefix/$file"
+done
 echo "installed in $prefix; zsh: add 'fpath=($prefix/share/zsh/site-functions \$fpath)' before compinit in ~/.zshrc"
+case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
+if [ "$(uname -s)" = Linux ]; then
+    echo "note: the commands that reach Spotify need libcurl4 (libcurl.so.4)"
+fi
 SH
 chmod 0755 "$root/install.sh"
 
-mkdir -p dist
-tar -C "$stage" -czf "dist/$name.tar.gz" "$name"
-size=$(wc -c < "dist/$name.tar.gz")
-sum=$(sha256sum "dist/$name.tar.gz" 2>/dev/null | cut -d' ' -f1 || shasum -a 256 "dist/$name.tar.gz" | cut -d' ' -f1)
-echo "dist/$name.tar.gz: $((size / 1024)) KiB, sha256 $sum"
-# Start-up from the tarball's binaries, no Swift runtime on the library path: median of 11.
-times=()
-for _ in $(seq 11); do
-    start=$(date +%s%N)
-    env -u LD_LIBRARY_PATH "$root/bin/songcount" --version > /dev/null
-    times+=($(( ($(date +%s%N) - start) / 1000 )))
-done
-median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 6p)
-echo "start-up (songcount --version from the tarball): median ${median} µs of 11 runs"
+out=${DIST_OUT:-dist}
+mkdir -p "$out"
+tarball="$out/$name.tar.gz"
+tar -C "$stage" -czf "$tarball" "$name"
+size=$(wc -c < "$tarball" | tr -d ' ')
+unpacked=$(find "$root" -type f -exec cat {} + | wc -c | tr -d ' ')
+sum=$( (sha256sum "$tarball" 2>/dev/null || shasum -a 256 "$tarball") | cut -d' ' -f1)
+mib() { awk -v bytes="$1" 'BEGIN { printf "%.1f MiB", bytes / 1048576 }'; }
+echo "$tarball: $(mib "$size") ($size bytes), unpacked $(mib "$unpacked"), sha256 $sum"
+
+# Start-up from the tarball's own links, with no Swift toolchain on the library path.
+if [ "${DIST_TIMING:-yes}" = no ]; then
+    :
+elif command -v python3 >/dev/null; then
+    env -u LD_LIBRARY_PATH Benchmarks/startup.sh --bin "$root/bin"
+else
+    echo "dist: no start-up figures (python3 runs the timer)" >&2
+fi

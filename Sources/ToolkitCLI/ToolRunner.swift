@@ -6,20 +6,19 @@ import Glibc
 import Darwin
 #endif
 
-package enum Toolkit {
-    package static let version = "0.1.0"
-}
-
 /// The one place where argv is parsed, help and version are answered, and errors become exit
 /// statuses (SwiftPM's Entrypoint style). Each tool's `main.swift` only calls `ToolRunner.main`.
 package enum ToolRunner {
-    package static func main(_ spec: CommandSpec) async -> Never {
+    /// `arguments`: what follows the tool's name (the multi-call binary hands over what follows
+    /// `spotify-toolkit TOOL`).
+    package static func main(_ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()))
+        async -> Never
+    {
         // A file-size limit (ulimit -f) makes a write fail with EFBIG (exit 74), not kill the tool.
         signal(SIGXFSZ, SIG_IGN)
         let environment = ToolEnvironment.current
         let status = await execute(
-            spec, arguments: Array(CommandLine.arguments.dropFirst()), environment: environment,
-            streams: .standard(environment: environment))
+            spec, arguments: arguments, environment: environment, streams: .standard(environment: environment))
         exit(status)
     }
 

@@ -671,8 +671,8 @@ package enum RoutineLink {
         var environment = context.environment.variables
         environment.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")  // the children talk JSON Lines to each other
         let pipeline = ListeningPipeline(
-            watchCommand: [watch, "--watch", "--json", "--for", "\(watchMs / 1000)"],
-            countCommand: [count, "--json"], environment: environment)
+            watchCommand: watch + ["--watch", "--json", "--for", "\(watchMs / 1000)"],
+            countCommand: count + ["--json"], environment: environment)
         let display = LiveDisplay(
             enabled: context.terminal.stderrIsTerminal, stderr: context.stderr, zone: context.timeZone)
         let outcome = try pipeline.run { line in display.show(line) }

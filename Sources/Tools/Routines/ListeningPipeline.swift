@@ -79,14 +79,20 @@ package struct ListeningPipeline {
         case nothingHeard
     }
 
-    /// The sibling tool `name`: beside this executable (an install or a build directory keeps
-    /// them together), else on `$PATH`.
-    package static func sibling(_ name: String, environment: ToolEnvironment) -> String? {
-        if let own = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
-            let path = own.appendingPathComponent(name).path
-            if access(path, X_OK) == 0 { return path }
+    /// The command that runs the sibling tool `name`: `name` beside this executable's real file
+    /// (an install keeps a link per tool beside `spotify-toolkit`, however this one was reached:
+    /// through a link on `$PATH` or Homebrew's chain of them; a build directory keeps the per-tool
+    /// executables together); else the multi-call binary itself, told which tool to be; else
+    /// `name` on `$PATH`.
+    package static func sibling(
+        _ name: String, environment: ToolEnvironment, executable: URL? = Bundle.main.executableURL
+    ) -> [String]? {
+        if let own = executable?.resolvingSymlinksInPath() {
+            let path = own.deletingLastPathComponent().appendingPathComponent(name).path
+            if access(path, X_OK) == 0 { return [path] }
+            if own.lastPathComponent == MultiCall.programName { return [own.path, name] }
         }
-        return environment.executable(named: name)
+        return environment.executable(named: name).map { [$0] }
     }
 
     /// Runs the pipeline to its end. `onLine` sees each line the watch prints (on a reader thread).

@@ -41,8 +41,18 @@ enum ToolProcess {
         _ tool: String, _ arguments: [String] = [], stdin: String? = nil, stdinData: Data? = nil,
         environment: [String: String] = [:], timeout: TimeInterval = 30
     ) throws -> ToolResult {
+        try run(
+            executable: url(of: tool), arguments, stdin: stdin, stdinData: stdinData, environment: environment,
+            timeout: timeout)
+    }
+
+    /// Runs an executable by its path (an installed link, say) as `run` runs a built tool.
+    static func run(
+        executable: URL, _ arguments: [String] = [], stdin: String? = nil, stdinData: Data? = nil,
+        environment: [String: String] = [:], timeout: TimeInterval = 30
+    ) throws -> ToolResult {
         let process = Process()
-        process.executableURL = url(of: tool)
+        process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")
