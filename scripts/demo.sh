@@ -83,17 +83,46 @@ run() { printf '%s$ %s%s\n' "$bold" "$1" "$off"; eval "$1"; }
 started=$SECONDS
 say "fake-spotify listens on $fake; a throwaway home in $home"
 say "Log in (OAuth PKCE; BROWSER is a script that follows Spotify's redirect)"
-run 'BROWSER=$home/browser-login spotify-auth login'
+run 'BROWSER=$home/browser-login spotify-auth login < /dev/null'  # type-ahead is for the shell, not a pasted URL
 
 if [ -n "$shell_mode" ]; then
     # The sandbox: a shell with everything set; leaving it stops fake-spotify and removes the home.
-    export BROWSER="$home/browser-record" SANDBOX_HOME="$home"
+    # Your shell's start-up files run after this script, and one that exports XDG_CONFIG_HOME
+    # (common) would point the tools at your real login (review D9). So the sandbox's settings
+    # are set again after them (bash: its own rcfile; zsh: its own ZDOTDIR; fish: -C), and
+    # SPOTIFY_TOOLKIT_SANDBOX makes every tool refuse a directory outside the sandbox's home.
+    export BROWSER="$home/browser-record" SANDBOX_HOME="$home" SPOTIFY_TOOLKIT_SANDBOX="$home"
+    settings=(XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_STATE_HOME SPOTIFY_TOOLKIT_TOKEN_STORE
+        SPOTIFY_ACCOUNTS_BASE SPOTIFY_API_BASE SPOTIFY_CLIENT_ID SPOTIFY_REDIRECT_URI BROWSER SANDBOX_HOME
+        SPOTIFY_TOOLKIT_SANDBOX PATH)
+    : > "$home/sandbox.sh"
+    : > "$home/sandbox.fish"
+    for name in "${settings[@]}"; do
+        printf 'export %s=%q\n' "$name" "${!name}" >> "$home/sandbox.sh"
+        printf 'set -gx %s %s\n' "$name" "'${!name//\'/\\\'}'" >> "$home/sandbox.fish"
+    done
+    printf 'unset SPOTIFY_ACCESS_TOKEN\n' >> "$home/sandbox.sh"
+    printf 'set -e SPOTIFY_ACCESS_TOKEN\n' >> "$home/sandbox.fish"
+    cat > "$home/bashrc" <<SH
+[ -f "\$HOME/.bashrc" ] && . "\$HOME/.bashrc"
+. "$home/sandbox.sh"
+PS1='(spotify sandbox) \\w \\\$ '
+SH
+    mkdir -p "$home/zdotdir"
+    for file in .zshenv .zprofile .zshrc; do
+        printf '[ -f "$HOME/%s" ] && . "$HOME/%s"\n. "%s/sandbox.sh"\n' "$file" "$file" "$home" > "$home/zdotdir/$file"
+    done
+    printf "PS1='(spotify sandbox) %%~ %%# '\n" >> "$home/zdotdir/.zshrc"
     say "A shell with fake-spotify at $fake and a throwaway login; try: spotify-playlists, spotify-tracks Morning | songcount --target 15m, spotify-nowplaying devices. exit (or Ctrl-D) ends it."
     trap - INT
     if [ -n "${SANDBOX_COMMAND:-}" ]; then
         bash -c "$SANDBOX_COMMAND"  # for tests and scripts: one command instead of a prompt
     else
-        PS1='(spotify sandbox) \w \$ ' "${SHELL:-bash}" -i || true
+        case "$(basename "${SHELL:-bash}")" in
+        zsh) ZDOTDIR="$home/zdotdir" zsh -i || true ;;
+        fish) fish -i -C "source '$home/sandbox.fish'; function fish_prompt; echo -n '(spotify sandbox) '(prompt_pwd)' > '; end" || true ;;
+        *) bash --rcfile "$home/bashrc" -i || true ;;
+        esac
     fi
     exit 0
 fi

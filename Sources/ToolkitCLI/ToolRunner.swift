@@ -30,6 +30,7 @@ package enum ToolRunner {
         let context = ToolContext(toolName: spec.name, environment: environment, streams: streams)
         let stdout = context.stdout
         do {
+            if let problem = environment.sandboxProblem { throw ToolError.config(problem) }
             let parsed = try CommandLineParser.parse(arguments, spec: spec)
             let status: ExitCode
             if parsed.wantsHelp {

@@ -109,4 +109,48 @@ import Testing
         let probe = try ToolProcess.shell("pgrep -f 'fake-spotify .*--port-file \(scratchPath)/spotify-toolkit-demo'")
         #expect(probe.status != 0, "fake-spotify stopped")
     }
+
+    /// Issue 29, D9: a real interactive shell (bash -i, its own start-up file) whose ~/.bashrc
+    /// exports XDG_CONFIG_HOME to the real login's directory: the sandbox sets its own again after
+    /// it, so `spotify-auth logout` there removes the sandbox's login, never the real one; and a
+    /// tool started with a directory outside the sandbox refuses (78) before touching anything.
+    @Test(arguments: ["bash", "zsh"])
+    func aStartUpFileCannotPointTheSandboxAtTheRealLogin(shell: String) async throws {
+        guard
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/\(shell)")
+                || FileManager.default.isExecutableFile(atPath: "/bin/\(shell)")
+        else {
+            return  // zsh is installed by .ci/run; a machine without it skips only that shell
+        }
+        let root = InstallTests.repositoryRoot
+        let scratch = try TemporaryDirectory()
+        let scratchPath = scratch.path
+        let user = scratchPath + "/user"
+        let real = user + "/real-config/spotify-toolkit"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try #"{"access_token":"REAL"}"#.write(toFile: real + "/tokens.json", atomically: true, encoding: .utf8)
+        for file in [".bashrc", ".zshrc", ".zshenv"] {
+            try "export XDG_CONFIG_HOME=\"$HOME/real-config\"\n".write(
+                toFile: user + "/" + file, atomically: true, encoding: .utf8)
+        }
+        // Typed into the interactive shell (its standard input), as a person would.
+        let typed = """
+            spotify-auth status >/dev/null && echo "status=ok"
+            spotify-auth logout
+            XDG_CONFIG_HOME="$HOME/real-config" spotify-auth logout; echo "outside=$?"
+            exit
+
+            """
+        let result = try await offThePool {
+            try ToolProcess.shell(
+                "'\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)' <<'TYPED'\n\(typed)TYPED",
+                environment: ["TMPDIR": scratchPath, "NO_COLOR": "1", "HOME": user, "SHELL": "/bin/\(shell)"],
+                timeout: 120)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("status=ok"), "the sandbox's own login: \(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("outside=78"), "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("this is the spotify-toolkit sandbox"), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: real + "/tokens.json"), "the real login is untouched")
+    }
 }

@@ -35,6 +35,24 @@ package struct ToolEnvironment: Sendable {
     /// `$XDG_STATE_HOME/spotify-toolkit`: the undo journal of destructive playlist writes.
     package var stateDirectory: String { toolkitDirectory(xdg: "XDG_STATE_HOME", fallback: ".local/state") }
 
+    /// `SPOTIFY_TOOLKIT_SANDBOX`: `make sandbox`'s throwaway home. Inside it every directory of
+    /// ours must lie under it, or the tool refuses to start (D9): a shell start-up file that
+    /// exported XDG_CONFIG_HOME would otherwise point the sandbox's tools at the real login.
+    package static let sandboxVariable = "SPOTIFY_TOOLKIT_SANDBOX"
+
+    /// Why this environment cannot run in the sandbox it names, or nil.
+    package var sandboxProblem: String? {
+        guard let sandbox = self[Self.sandboxVariable] else { return nil }
+        let root = sandbox.hasSuffix("/") ? sandbox : sandbox + "/"
+        let directories = [
+            ("XDG_CONFIG_HOME", configDirectory), ("XDG_DATA_HOME", dataDirectory),
+            ("XDG_CACHE_HOME", cacheDirectory), ("XDG_STATE_HOME", stateDirectory),
+        ]
+        guard let (variable, directory) = directories.first(where: { !$0.1.hasPrefix(root) }) else { return nil }
+        return
+            "this is the spotify-toolkit sandbox (\(sandbox)), and \(variable) puts \(directory) outside it (did a start-up file of your shell set it?); nothing was read or changed, so your real login is safe: unset \(variable) or leave the sandbox"
+    }
+
     /// XDG base directories must be absolute; a relative value is ignored, as the spec says.
     func toolkitDirectory(xdg: String, fallback: String) -> String {
         if let base = self[xdg], base.hasPrefix("/") { return base + "/spotify-toolkit" }
