@@ -123,4 +123,17 @@ import Testing
             BestFit.Result(indices: [0, 1], totalMs: 900_000, targetMs: 900_000).summary == "2 songs, 15:00.0, exactly")
         #expect(BestFit.Result(indices: [], totalMs: 0, targetMs: 1_000).summary == "0 songs, 0:00.0, 1.0 s under")
     }
+
+    /// Issue 29, D6: long targets on big inputs: the coarse table's rounding no longer adds up
+    /// to tens of seconds, and a million songs no longer round to nothing (an empty answer).
+    @Test(arguments: [(10_000, 10 * 3_600_000), (100_000, 100 * 3_600_000), (1_000_000, 24 * 3_600_000)])
+    func longTargetsOnBigInputsLandWithinASecond(count: Int, targetMs: Int) {
+        var random = SplitMix64(seed: UInt64(count))
+        let durations = (0..<count).map { _ in 120_000 + Int(random.next() % 240_000) }
+        let fit = BestFit.choose(durations: durations, targetMs: targetMs)
+        #expect(!fit.indices.isEmpty)
+        #expect(abs(fit.differenceMs) <= 1_000, "\(fit.summary)")
+        #expect(fit.indices == fit.indices.sorted(), "input order kept")
+        #expect(fit.totalMs == fit.indices.reduce(0) { $0 + durations[$1] })
+    }
 }
