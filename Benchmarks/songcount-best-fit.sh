@@ -45,8 +45,9 @@ for case in "10000 10h" "100000 100h" "1000000 24h"; do
     big="$data_dir/tracks-$1.jsonl"
     if [ ! -s "$big" ]; then python3 Benchmarks/make-tracks.py "$1" > "$big.tmp" && mv "$big.tmp" "$big"; fi
     start=$(date +%s.%N)
-    "$songcount" --target "$2" --best-fit "$big" > "$data_dir/best-fit.out" 2> "$data_dir/best-fit.err"
+    /usr/bin/time -f '%M' -o "$data_dir/best-fit.rss" \
+        "$songcount" --target "$2" --best-fit "$big" > "$data_dir/best-fit.out" 2> "$data_dir/best-fit.err"
     end=$(date +%s.%N)
-    printf '  %7s songs --target %-4s %7.3f s   %s\n' "$1" "$2" "$(echo "$end - $start" | bc)" \
-        "$(sed 's/^songcount: //' "$data_dir/best-fit.err" | tail -1)"
+    printf '  %7s songs --target %-4s %7.3f s  peak %4d MB   %s\n' "$1" "$2" "$(echo "$end - $start" | bc)" \
+        "$(($(tail -1 "$data_dir/best-fit.rss") / 1024))" "$(sed 's/^songcount: //' "$data_dir/best-fit.err" | tail -1)"
 done
