@@ -1,7 +1,6 @@
 #if canImport(CCurl)
 import CCurl
 import Foundation
-import FoundationNetworking
 import ToolkitCore
 
 /// HTTP on Linux, through libcurl's multi API. Not URLSession: FoundationNetworking's multi-handle
@@ -38,7 +37,7 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
     deinit { curl_multi_cleanup(multi) }
 
     /// Sends `request`; its outcome reaches `exchange` from the loop thread.
-    func start(_ request: URLRequest, exchange: HTTPTransport.Exchange) {
+    func start(_ request: HTTPClientRequest, exchange: HTTPTransport.Exchange) {
         guard
             let transfer = CurlTransfer(
                 request, exchange: exchange, timeout: timeout, deadline: deadline, proxy: proxy)
@@ -99,7 +98,6 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
 final class CurlTransfer {
     let handle: UnsafeMutableRawPointer
     let exchange: HTTPTransport.Exchange
-    let url: URL
     let timeout: TimeInterval
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -107,22 +105,21 @@ final class CurlTransfer {
     private var delivered = false
 
     init?(
-        _ request: URLRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval,
+        _ request: HTTPClientRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval,
         proxy: HTTPTransport.ProxyUse
     ) {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        guard let url = request.url, let handle = curl_easy_init() else {
+        guard let handle = curl_easy_init() else {
             errorBuffer.deallocate()
             return nil
         }
         self.handle = handle
         self.exchange = exchange
-        self.url = url
         self.timeout = timeout
         let user = Unmanaged.passUnretained(self).toOpaque()
         var ok = true
         func check(_ code: CURLcode) { ok = ok && code == CURLE_OK }
-        check(url.absoluteString.withCString { tk_curl_setopt_pointer(handle, CURLOPT_URL, $0) })
+        check(request.url.absoluteString.withCString { tk_curl_setopt_pointer(handle, CURLOPT_URL, $0) })
         check(tk_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
         check(tk_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
         // Redirects are refused by HTTPTransport, never followed (the default, said anyway).
@@ -152,21 +149,22 @@ final class CurlTransfer {
             check(fixed.withCString { tk_curl_setopt_pointer(handle, CURLOPT_PROXY, $0) })
         }
 
-        let method = request.httpMethod ?? "GET"
-        var lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
+        let method = request.method
+        var lines = request.headers.map { "\($0.key): \($0.value)" }
         // No "Expect: 100-continue" wait before a large body.
         lines.append("Expect:")
-        if let body = request.httpBody ?? (["POST", "PUT", "PATCH"].contains(method) ? Data() : nil) {
+        if let body = request.body ?? (["POST", "PUT", "PATCH"].contains(method) ? Data() : nil) {
             check(tk_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             check(
                 body.isEmpty
                     ? "".withCString { tk_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0) }
-                    : body.withUnsafeBytes { tk_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+                    : body.withUnsafeBytes { tk_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+            )
             if method != "POST" {
                 check(method.withCString { tk_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, $0) })
             }
             // libcurl would otherwise call any body a form.
-            if request.value(forHTTPHeaderField: "Content-Type") == nil { lines.append("Content-Type:") }
+            if request.header("Content-Type") == nil { lines.append("Content-Type:") }
         } else if method == "HEAD" {
             check(tk_curl_setopt_long(handle, CURLOPT_NOBODY, 1))
         } else if method != "GET" {
@@ -227,12 +225,9 @@ final class CurlTransfer {
     /// libcurl's own response code is the status line's, so a head that was not the answer (a
     /// proxy's, a 1xx) is never taken for it.
     private func deliverResponse() {
-        guard !delivered, head.status >= 200, head.status == responseCode,
-            let response = HTTPURLResponse(
-                url: url, statusCode: head.status, httpVersion: "HTTP/1.1", headerFields: head.headers)
-        else { return }
+        guard !delivered, head.status >= 200, head.status == responseCode else { return }
         delivered = true
-        exchange.received(response)
+        exchange.received(HTTPResponseHead(status: head.status, headers: head.headers))
     }
 
     /// libcurl is done with the transfer: the whole answer, or why there is none.
