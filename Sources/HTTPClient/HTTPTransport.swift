@@ -64,7 +64,7 @@ package struct HTTPTransport: Sendable {
         let deadline: TimeInterval
         let maxBodyBytes: Int
         let proxy: ProxyUse
-        #if canImport(CCurl)
+        #if os(Linux)
         private let made = Locked<CurlLoop?>(nil)
         #else
         private let made = Locked<URLSession?>(nil)
@@ -83,14 +83,14 @@ package struct HTTPTransport: Sendable {
 
         /// What sends: the same object for every copy of the transport.
         var engine: AnyObject {
-            #if canImport(CCurl)
+            #if os(Linux)
             curl
             #else
             urlSession
             #endif
         }
 
-        #if canImport(CCurl)
+        #if os(Linux)
         var curl: CurlLoop {
             made.withLock {
                 if let loop = $0 { return loop }
@@ -128,7 +128,7 @@ package struct HTTPTransport: Sendable {
         #endif
     }
 
-    #if !canImport(CCurl)
+    #if !os(Linux)
     /// The directories swift-corelibs-foundation creates when its shared URL cache and cookie
     /// storage start (on Linux, at the first `URLSessionConfiguration`, whatever `urlCache` and
     /// `httpCookieStorage` are set to afterwards): `$XDG_CACHE_HOME/org.swift.foundation.URLCache/<tool>/`
@@ -267,7 +267,7 @@ package struct HTTPTransport: Sendable {
         }
     }
 
-    #if !canImport(CCurl)
+    #if !os(Linux)
     /// The session's delegate: routes each task's events to its `Exchange`, and answers every
     /// redirect with "do not follow" (the 3xx itself becomes the response). It never cancels a
     /// task (see `load`): a task whose exchange ended early is left to finish, its data dropped.
@@ -321,6 +321,10 @@ package struct HTTPTransport: Sendable {
     /// `HTTPFailure`, or `CancellationError` when withdrawn before it was sent.
     package func send(_ request: HTTPClientRequest, slot: InFlightSlot? = nil) async throws -> HTTPResult {
         do {
+            #if os(Linux)
+            // libcurl is loaded at the first request; without it nothing can be sent.
+            if let missing = CurlLibrary.load() { throw HTTPFailure.clientMissing(reason: missing) }
+            #endif
             let (data, head) = try await Self.load(request, in: session, slot: slot)
             let result = HTTPResult(status: head.status, headers: head.headers, body: data)
             if (300..<400).contains(result.status) && result.status != 304 {
@@ -332,7 +336,7 @@ package struct HTTPTransport: Sendable {
         } catch let error as CancellationError {
             throw error  // withdrawn before it was sent: nothing failed
         } catch {
-            #if !canImport(CCurl)
+            #if !os(Linux)
             if let error = error as? URLError, error.code == .timedOut {
                 throw HTTPFailure.unreachable(
                     host: Self.hostAndPort(request.url),
@@ -360,7 +364,7 @@ package struct HTTPTransport: Sendable {
         ) {
             let exchange = Exchange(host: host, maxBodyBytes: lazy.maxBodyBytes, finish: finish)
             exchange.arm(deadline: lazy.deadline)
-            #if canImport(CCurl)
+            #if os(Linux)
             lazy.curl.start(request, exchange: exchange)
             #else
             let task = lazy.urlSession.dataTask(with: request.urlRequest)
@@ -420,7 +424,7 @@ package struct HTTPTransport: Sendable {
     }
 }
 
-#if !canImport(CCurl)
+#if !os(Linux)
 extension HTTPClientRequest {
     /// The same request for URLSession.
     var urlRequest: URLRequest {

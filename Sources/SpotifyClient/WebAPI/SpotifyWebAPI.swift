@@ -133,11 +133,11 @@ package struct SpotifyWebAPI: Sendable {
             do {
                 result = try await transport.send(request, slot: slot)
             } catch let failure as HTTPFailure where failure.isTransient {
-                try await again(failure.toolError.outcome(failure.isTimeout ? .timedOut : .unknown))
+                try await again(failure.toolError.outcome(failure.requestOutcome))
                 continue
             } catch let failure as HTTPFailure {
                 // Nothing above branches on how the exchange failed, only on what it left behind.
-                throw failure.toolError.outcome(failure.isTimeout ? .timedOut : .unknown)
+                throw failure.toolError.outcome(failure.requestOutcome)
             }
             if result.isSuccess || passing.contains(result.status) {
                 do {
