@@ -23,7 +23,7 @@ demo: release
 sandbox: release
 	scripts/demo.sh --shell "$$($(SWIFT) build -c release --show-bin-path)"
 
-# On Linux the build needs libcurl's headers (libcurl4-openssl-dev; see README).
+# Needs only the Swift toolchain: on Linux libcurl is loaded at run time (Sources/CCurl/include/CCurl.h).
 build:
 	$(SWIFT) build
 
