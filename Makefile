@@ -44,6 +44,7 @@ demo: release
 sandbox: release
 	scripts/demo.sh --shell "$$($(SWIFT) build -c release --show-bin-path)"
 
+# Needs only the Swift toolchain: on Linux libcurl is loaded at run time (Sources/CCurl/include/CCurl.h).
 build: preflight sync-version
 	$(SWIFT) build
 

@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
-// No package dependencies, by design: only the toolchain (Foundation, FoundationNetworking,
-// Dispatch, Glibc/Darwin, Swift Testing), on macOS system frameworks, and on Linux the system's
-// libcurl (headers: libcurl4-openssl-dev), which HTTPClient drives itself (see CurlLoop.swift).
+// No package dependencies, by design: only the toolchain (Foundation, Dispatch, Glibc/Darwin,
+// Swift Testing) and on macOS system frameworks. On Linux HTTPClient drives the system's libcurl
+// itself (CurlLoop.swift), loading libcurl.so.4 at the first request: building needs no -dev
+// package (Sources/CCurl/include/CCurl.h says what it assumes).
 //
 // The layers are targets whose dependencies run one way (docs/ARCHITECTURE.md):
 //   ToolkitCore ← LoopbackHTTP, HTTPClient ← SpotifyClient ← Tools ← spotify-toolkit, the six executables
@@ -26,8 +27,9 @@ let package = Package(
         // The loopback HTTP server: the login callback, and fake-spotify.
         .target(name: "LoopbackHTTP", dependencies: ["ToolkitCore"]),
         // On Linux, libcurl's multi API: FoundationNetworking's URLSession busy-waits on every
-        // request in flight (CurlLoop.swift says why).
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // request in flight (CurlLoop.swift says why). Its own declarations of the few curl
+        // calls used, bound with dlopen at the first request; empty on macOS.
+        .target(name: "CCurl"),
         // HTTP behind typed failures (URLSession on macOS, libcurl on Linux), and the in-flight limit.
         .target(
             name: "HTTPClient",

@@ -28,14 +28,6 @@ else
     fi
 fi
 
-# TODO(merger, issue 26 item 1): this check ends by itself once Package.swift no longer links the
-# system libcurl through pkg-config; delete it then.
-if [ "$(uname -s)" = Linux ] && grep -q 'pkgConfig: "libcurl"' Package.swift 2>/dev/null \
-    && ! pkg-config --exists libcurl 2>/dev/null && [ ! -e /usr/include/curl/curl.h ] \
-    && [ ! -e "/usr/include/$(uname -m)-linux-gnu/curl/curl.h" ]; then
-    need "libcurl's headers are needed to build on Linux: sudo apt-get install libcurl4-openssl-dev (Fedora: sudo dnf install libcurl-devel)"
-fi
-
 case "${1:-}" in
 demo | test)
     command -v curl >/dev/null 2>&1 \

@@ -1,7 +1,6 @@
-#if canImport(CCurl)
+#if os(Linux)
 import CCurl
 import Foundation
-import FoundationNetworking
 import ToolkitCore
 
 /// HTTP on Linux, through libcurl's multi API. Not URLSession: FoundationNetworking's multi-handle
@@ -11,7 +10,9 @@ import ToolkitCore
 /// pause and each firing has libcurl poll the socket again: about 2,000 epoll_wait + poll + 4,000
 /// futex a second, a whole core per request in flight. Here one thread sleeps in
 /// `curl_multi_poll` until a socket or one of libcurl's own timers needs it, so a wait is idle.
-/// The thread ends when nothing is in flight, and the next request starts it again.
+/// The thread ends when nothing is in flight, and the next request starts it again. libcurl is
+/// called through CCurl's `tk_curl_*` (loaded at the first request: `HTTPTransport.send` checks
+/// `CurlLibrary.load()` before anything here runs).
 final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread only; `queued`, `looping`: under `lock`
     private let multi: UnsafeMutableRawPointer
     private let lock = NSLock()
@@ -22,23 +23,21 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
     let deadline: TimeInterval
     let proxy: HTTPTransport.ProxyUse
 
-    private static let initialized: Bool = tk_curl_global_init() == CURLE_OK
-
     init(timeout: TimeInterval, deadline: TimeInterval, proxy: HTTPTransport.ProxyUse) {
-        _ = Self.initialized
+        precondition(CurlLibrary.load() == nil, "libcurl is used before it was loaded")
         self.timeout = timeout
         self.deadline = deadline
         self.proxy = proxy
-        guard let multi = curl_multi_init() else { fatalError("libcurl could not make a multi handle") }
+        guard let multi = tk_curl_multi_init() else { fatalError("libcurl could not make a multi handle") }
         self.multi = multi
         // The pager keeps up to 8 requests in flight on one host.
-        _ = tk_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, ConcurrencyWindow.ceiling)
+        _ = tk_curl_multi_setopt_long(multi, TK_CURLMOPT_MAX_HOST_CONNECTIONS, ConcurrencyWindow.ceiling)
     }
 
-    deinit { curl_multi_cleanup(multi) }
+    deinit { tk_curl_multi_cleanup(multi) }
 
     /// Sends `request`; its outcome reaches `exchange` from the loop thread.
-    func start(_ request: URLRequest, exchange: HTTPTransport.Exchange) {
+    func start(_ request: HTTPClientRequest, exchange: HTTPTransport.Exchange) {
         guard
             let transfer = CurlTransfer(
                 request, exchange: exchange, timeout: timeout, deadline: deadline, proxy: proxy)
@@ -57,7 +56,7 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
             thread.start()
         } else {
             // Sticky: a loop not yet asleep returns from its next poll at once.
-            _ = curl_multi_wakeup(multi)
+            _ = tk_curl_multi_wakeup(multi)
         }
     }
 
@@ -72,24 +71,24 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
             }
             lock.unlock()
             for transfer in added {
-                if curl_multi_add_handle(multi, transfer.handle) == CURLM_OK {
+                if tk_curl_multi_add_handle(multi, transfer.handle) == TK_CURLM_OK {
                     running[transfer.handle] = transfer
                 } else {
-                    transfer.finished(CURLE_FAILED_INIT)
+                    transfer.finished(TK_CURLE_FAILED_INIT)
                 }
             }
             var active: Int32 = 0
-            _ = curl_multi_perform(multi, &active)
+            _ = tk_curl_multi_perform(multi, &active)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = tk_curl_multi_info_read(multi, &left) {
                 guard let handle = tk_curl_message_handle(message) else { continue }
                 let result = tk_curl_message_result(message)
-                _ = curl_multi_remove_handle(multi, handle)
+                _ = tk_curl_multi_remove_handle(multi, handle)
                 running.removeValue(forKey: handle)?.finished(result)
             }
             if running.isEmpty { continue }
             // Returns early when a socket or libcurl's next timer needs us, or on a wakeup.
-            _ = curl_multi_poll(multi, nil, 0, 60_000, nil)
+            _ = tk_curl_multi_poll(multi, 60_000)
         }
     }
 }
@@ -99,98 +98,97 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
 final class CurlTransfer {
     let handle: UnsafeMutableRawPointer
     let exchange: HTTPTransport.Exchange
-    let url: URL
     let timeout: TimeInterval
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var headerList: OpaquePointer?  // tk_curl_slist, libcurl's own
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(TK_CURL_ERROR_SIZE) + 1)
     private var head = ResponseHead()
     private var delivered = false
 
     init?(
-        _ request: URLRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval,
+        _ request: HTTPClientRequest, exchange: HTTPTransport.Exchange, timeout: TimeInterval, deadline: TimeInterval,
         proxy: HTTPTransport.ProxyUse
     ) {
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        guard let url = request.url, let handle = curl_easy_init() else {
+        errorBuffer.initialize(repeating: 0, count: Int(TK_CURL_ERROR_SIZE) + 1)
+        guard let handle = tk_curl_easy_init() else {
             errorBuffer.deallocate()
             return nil
         }
         self.handle = handle
         self.exchange = exchange
-        self.url = url
         self.timeout = timeout
         let user = Unmanaged.passUnretained(self).toOpaque()
         var ok = true
-        func check(_ code: CURLcode) { ok = ok && code == CURLE_OK }
-        check(url.absoluteString.withCString { tk_curl_setopt_pointer(handle, CURLOPT_URL, $0) })
-        check(tk_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-        check(tk_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        func check(_ code: tk_curl_code) { ok = ok && code == TK_CURLE_OK }
+        check(request.url.absoluteString.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_URL, $0) })
+        check(tk_curl_setopt_pointer(handle, TK_CURLOPT_ERRORBUFFER, errorBuffer))
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_NOSIGNAL, 1))
         // Redirects are refused by HTTPTransport, never followed (the default, said anyway).
-        check(tk_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_FOLLOWLOCATION, 0))
         // `timeout` is an idle timeout, as URLSession's was: to connect, and then less than one
         // byte in `timeout` seconds (waiting for the answer included). The total deadline is the
         // Exchange's; libcurl's own, a second later, only frees the connection.
         let idle = max(1, Int(saturating: timeout.rounded(.up)))
-        check(tk_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, idle))
-        check(tk_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
-        check(tk_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, idle))
-        check(tk_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(saturating: (deadline + 1) * 1000)))
-        check(tk_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, user))
-        check(tk_curl_setopt_write(handle, CURLOPT_WRITEFUNCTION, Self.onBody))
-        check(tk_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, user))
-        check(tk_curl_setopt_write(handle, CURLOPT_HEADERFUNCTION, Self.onHeader))
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_CONNECTTIMEOUT, idle))
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_LOW_SPEED_LIMIT, 1))
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_LOW_SPEED_TIME, idle))
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_TIMEOUT_MS, Int(saturating: (deadline + 1) * 1000)))
+        check(tk_curl_setopt_pointer(handle, TK_CURLOPT_WRITEDATA, user))
+        check(tk_curl_setopt_write(handle, TK_CURLOPT_WRITEFUNCTION, Self.onBody))
+        check(tk_curl_setopt_pointer(handle, TK_CURLOPT_HEADERDATA, user))
+        check(tk_curl_setopt_write(handle, TK_CURLOPT_HEADERFUNCTION, Self.onHeader))
         // Called about once a second while idle: a transfer whose exchange ended (deadline, cap) stops.
-        check(tk_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
-        check(tk_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, user))
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_NOPROGRESS, 0))
+        check(tk_curl_setopt_pointer(handle, TK_CURLOPT_XFERINFODATA, user))
         check(tk_curl_setopt_xferinfo(handle, Self.onProgress))
         // Behind a proxy (libcurl takes it from https_proxy, ALL_PROXY... in the environment), the
         // proxy's "HTTP/1.1 200 Connection established" to CONNECT would reach the header callback
         // as if Spotify had answered; only the server's own answer is ours to read.
-        check(tk_curl_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
-        if proxy.tunnelsPlainHTTP { check(tk_curl_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1)) }
+        check(tk_curl_setopt_long(handle, TK_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
+        if proxy.tunnelsPlainHTTP { check(tk_curl_setopt_long(handle, TK_CURLOPT_HTTPPROXYTUNNEL, 1)) }
         if let fixed = proxy.fixedProxy {
-            check(fixed.withCString { tk_curl_setopt_pointer(handle, CURLOPT_PROXY, $0) })
+            check(fixed.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_PROXY, $0) })
         }
 
-        let method = request.httpMethod ?? "GET"
-        var lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
+        let method = request.method
+        var lines = request.headers.map { "\($0.key): \($0.value)" }
         // No "Expect: 100-continue" wait before a large body.
         lines.append("Expect:")
-        if let body = request.httpBody ?? (["POST", "PUT", "PATCH"].contains(method) ? Data() : nil) {
-            check(tk_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+        if let body = request.body ?? (["POST", "PUT", "PATCH"].contains(method) ? Data() : nil) {
+            check(tk_curl_setopt_off_t(handle, TK_CURLOPT_POSTFIELDSIZE_LARGE, tk_curl_off_t(body.count)))
             check(
                 body.isEmpty
-                    ? "".withCString { tk_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0) }
-                    : body.withUnsafeBytes { tk_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+                    ? "".withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_COPYPOSTFIELDS, $0) }
+                    : body.withUnsafeBytes { tk_curl_setopt_pointer(handle, TK_CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+            )
             if method != "POST" {
-                check(method.withCString { tk_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, $0) })
+                check(method.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_CUSTOMREQUEST, $0) })
             }
             // libcurl would otherwise call any body a form.
-            if request.value(forHTTPHeaderField: "Content-Type") == nil { lines.append("Content-Type:") }
+            if request.header("Content-Type") == nil { lines.append("Content-Type:") }
         } else if method == "HEAD" {
-            check(tk_curl_setopt_long(handle, CURLOPT_NOBODY, 1))
+            check(tk_curl_setopt_long(handle, TK_CURLOPT_NOBODY, 1))
         } else if method != "GET" {
-            check(method.withCString { tk_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, $0) })
+            check(method.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_CUSTOMREQUEST, $0) })
         }
         // A request that dies on a reused connection before any byte of its answer is sent again
         // by libcurl on a new one, with no way to turn that off: harmless for a read, but a
         // write (a batch of playlist items, a token refresh) could land twice. On a connection of
         // its own, a lost answer is reported instead, and SpotifyWebAPI decides.
         if method != "GET" && method != "HEAD" {
-            check(tk_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1))
+            check(tk_curl_setopt_long(handle, TK_CURLOPT_FRESH_CONNECT, 1))
         }
-        for line in lines { headerList = curl_slist_append(headerList, line) }
-        check(tk_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
+        for line in lines { headerList = tk_curl_slist_append(headerList, line) }
+        check(tk_curl_setopt_pointer(handle, TK_CURLOPT_HTTPHEADER, UnsafeRawPointer(headerList)))
         if !ok { return nil }
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
+        tk_curl_easy_cleanup(handle)
+        tk_curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
 
-    private static let onBody: curl_write_callback = { pointer, size, count, user in
+    private static let onBody: tk_curl_write_callback = { pointer, size, count, user in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
         let length = size * count
         transfer.deliverResponse()
@@ -198,7 +196,7 @@ final class CurlTransfer {
         return transfer.exchange.isOpen ? length : 0  // 0 stops the transfer
     }
 
-    private static let onHeader: curl_write_callback = { pointer, size, count, user in
+    private static let onHeader: tk_curl_write_callback = { pointer, size, count, user in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
         let length = size * count
         guard let pointer else { return length }
@@ -207,7 +205,7 @@ final class CurlTransfer {
         return transfer.exchange.isOpen ? length : 0
     }
 
-    private static let onProgress: curl_xferinfo_callback = { user, _, _, _, _ in
+    private static let onProgress: tk_curl_xferinfo_callback = { user, _, _, _, _ in
         Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().exchange.isOpen ? 0 : 1
     }
 
@@ -219,7 +217,7 @@ final class CurlTransfer {
     /// answer to CONNECT and a 1xx never count as the answer here, whatever reached the callback.
     private var responseCode: Int {
         var code = 0
-        return tk_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK ? code : 0
+        return tk_curl_getinfo_long(handle, TK_CURLINFO_RESPONSE_CODE, &code) == TK_CURLE_OK ? code : 0
     }
 
     /// Hands the response on once: at the end of its head (so a 429 or a length over the cap is
@@ -227,17 +225,14 @@ final class CurlTransfer {
     /// libcurl's own response code is the status line's, so a head that was not the answer (a
     /// proxy's, a 1xx) is never taken for it.
     private func deliverResponse() {
-        guard !delivered, head.status >= 200, head.status == responseCode,
-            let response = HTTPURLResponse(
-                url: url, statusCode: head.status, httpVersion: "HTTP/1.1", headerFields: head.headers)
-        else { return }
+        guard !delivered, head.status >= 200, head.status == responseCode else { return }
         delivered = true
-        exchange.received(response)
+        exchange.received(HTTPResponseHead(status: head.status, headers: head.headers))
     }
 
     /// libcurl is done with the transfer: the whole answer, or why there is none.
-    func finished(_ result: CURLcode) {
-        if result == CURLE_OK {
+    func finished(_ result: tk_curl_code) {
+        if result == TK_CURLE_OK {
             deliverResponse()
             if !delivered && head.status > 0 {
                 // What we read is not what libcurl got: say so rather than report either status.
@@ -252,12 +247,12 @@ final class CurlTransfer {
         }
         let reason: String
         switch result {
-        case CURLE_OPERATION_TIMEDOUT:
+        case TK_CURLE_OPERATION_TIMEDOUT:
             reason = "timed out after \(max(1, Int(saturating: timeout.rounded(.up)))) s"
-        case CURLE_GOT_NOTHING:
+        case TK_CURLE_GOT_NOTHING:
             reason = "the connection was closed without an answer"
         default:
-            reason = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(result))
+            reason = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: tk_curl_easy_strerror(result))
         }
         exchange.completed(HTTPFailure.unreachable(host: exchange.host, reason: reason))
     }

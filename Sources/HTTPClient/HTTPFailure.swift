@@ -14,6 +14,9 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
     /// The body passed `limit` bytes (`HTTPTransport.maxBodyBytes`): not retried, the same server
     /// would send it again.
     case tooLarge(host: String, limit: Int)
+    /// On Linux, libcurl could not be loaded (`reason` says why and what to install, `CCurl.h`):
+    /// nothing was sent, and trying again would not help.
+    case clientMissing(reason: String)
 
     /// The server held the request past the time-out: unlike a reset or a 5xx, it may still be
     /// carrying it out. (`reason` is this module's own words, made in `CurlLoop` and `HTTPTransport`.)
@@ -27,6 +30,15 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
         if case .unreachable = self { true } else { false }
     }
 
+    /// What the failure says about a write: a request that never left cannot have landed.
+    package var requestOutcome: RequestOutcome {
+        switch self {
+        case .clientMissing: .notCarriedOut
+        case _ where isTimeout: .timedOut
+        default: .unknown
+        }
+    }
+
     package var toolError: ToolError {
         switch self {
         case .unreachable(let host, let reason):
@@ -37,6 +49,8 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
             .unavailable(
                 "\(host) sent an answer too large (more than \(limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes")); not read further"
             )
+        case .clientMissing(let reason):
+            .unavailable(reason)
         case .refusedRedirect(let origin, let method, let path, let status, let target):
             .unavailable(
                 "\(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"

@@ -1,23 +1,6 @@
 import Foundation
 import ToolkitCore
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// One HTTP exchange's outcome. Any 2xx is success; an empty body is never decoded.
-package struct HTTPResult: Sendable {
-    package var status: Int
-    package var headers: [String: String]
-    package var body: Data
-
-    package var isSuccess: Bool { (200..<300).contains(status) }
-
-    package func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
-}
-
 /// Sends requests with URLSession on macOS and libcurl on Linux (`CurlLoop` says why). Failures
 /// to reach the server are `HTTPFailure`s naming the host (exit 69 when reported), never a crash
 /// and never a token in the message. Redirects are never followed: the client would
@@ -73,14 +56,15 @@ package struct HTTPTransport: Sendable {
     package var timeout: TimeInterval { session.timeout }
 
     /// The URLSession (on Linux the `CurlLoop`), made on the first request. Making one starts
-    /// FoundationNetworking or libcurl (about 5 MB), which every run that builds a client but never
-    /// sends (no input, not logged in) would otherwise pay for. Copies of the transport share one.
+    /// URLSession or libcurl (about 5 MB; on Linux libcurl is only loaded then, `CCurl.h`), which
+    /// every run that builds a client but never sends (no input, not logged in) would otherwise
+    /// pay for. Copies of the transport share one.
     final class LazySession: Sendable {
         let timeout: TimeInterval
         let deadline: TimeInterval
         let maxBodyBytes: Int
         let proxy: ProxyUse
-        #if canImport(CCurl)
+        #if os(Linux)
         private let made = Locked<CurlLoop?>(nil)
         #else
         private let made = Locked<URLSession?>(nil)
@@ -99,14 +83,14 @@ package struct HTTPTransport: Sendable {
 
         /// What sends: the same object for every copy of the transport.
         var engine: AnyObject {
-            #if canImport(CCurl)
+            #if os(Linux)
             curl
             #else
             urlSession
             #endif
         }
 
-        #if canImport(CCurl)
+        #if os(Linux)
         var curl: CurlLoop {
             made.withLock {
                 if let loop = $0 { return loop }
@@ -144,7 +128,7 @@ package struct HTTPTransport: Sendable {
         #endif
     }
 
-    #if !canImport(CCurl)
+    #if !os(Linux)
     /// The directories swift-corelibs-foundation creates when its shared URL cache and cookie
     /// storage start (on Linux, at the first `URLSessionConfiguration`, whatever `urlCache` and
     /// `httpCookieStorage` are set to afterwards): `$XDG_CACHE_HOME/org.swift.foundation.URLCache/<tool>/`
@@ -192,15 +176,15 @@ package struct HTTPTransport: Sendable {
     final class Exchange: @unchecked Sendable {  // mutable state only under `lock`
         private let lock = NSLock()
         private var body = Data()
-        private var response: URLResponse?
-        private var finish: (@Sendable (Result<(Data, URLResponse), any Error>, URLResponse?) -> Void)?
+        private var response: HTTPResponseHead?
+        private var finish: (@Sendable (Result<(Data, HTTPResponseHead), any Error>, HTTPResponseHead?) -> Void)?
         private var timer: DispatchWorkItem?
         let host: String
         let maxBodyBytes: Int
 
         init(
             host: String, maxBodyBytes: Int,
-            finish: @escaping @Sendable (Result<(Data, URLResponse), any Error>, URLResponse?) -> Void
+            finish: @escaping @Sendable (Result<(Data, HTTPResponseHead), any Error>, HTTPResponseHead?) -> Void
         ) {
             self.host = host
             self.maxBodyBytes = maxBodyBytes
@@ -234,11 +218,11 @@ package struct HTTPTransport: Sendable {
             return finish != nil
         }
 
-        func received(_ response: URLResponse) {
+        func received(_ response: HTTPResponseHead) {
             lock.lock()
             self.response = response
             lock.unlock()
-            if response.expectedContentLength > Int64(maxBodyBytes) { tooLarge() }
+            if let length = response.expectedLength, length > Int64(maxBodyBytes) { tooLarge() }
         }
 
         func received(_ data: Data) {
@@ -252,13 +236,13 @@ package struct HTTPTransport: Sendable {
 
         func completed(_ error: (any Error)?) {
             lock.lock()
-            let outcome: Result<(Data, URLResponse), any Error>
+            let outcome: Result<(Data, HTTPResponseHead), any Error>
             if let error {
                 outcome = .failure(error)
             } else if let response {
                 outcome = .success((body, response))
             } else {
-                outcome = .failure(URLError(.badServerResponse))
+                outcome = .failure(HTTPFailure.unreachable(host: host, reason: "the answer had no status line"))
             }
             lock.unlock()
             end(outcome)
@@ -269,7 +253,7 @@ package struct HTTPTransport: Sendable {
         }
 
         /// Hands the outcome back once; later calls do nothing.
-        func end(_ outcome: Result<(Data, URLResponse), any Error>) {
+        func end(_ outcome: Result<(Data, HTTPResponseHead), any Error>) {
             lock.lock()
             let finish = self.finish
             self.finish = nil
@@ -283,7 +267,7 @@ package struct HTTPTransport: Sendable {
         }
     }
 
-    #if !canImport(CCurl)
+    #if !os(Linux)
     /// The session's delegate: routes each task's events to its `Exchange`, and answers every
     /// redirect with "do not follow" (the 3xx itself becomes the response). It never cancels a
     /// task (see `load`): a task whose exchange ended early is left to finish, its data dropped.
@@ -309,7 +293,16 @@ package struct HTTPTransport: Sendable {
             _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
-            exchange(dataTask)?.received(response)
+            if let http = response as? HTTPURLResponse {
+                var headers: [String: String] = [:]
+                for (key, value) in http.allHeaderFields {
+                    if let key = key as? String, let value = value as? String { headers[key] = value }
+                }
+                exchange(dataTask)?.received(HTTPResponseHead(status: http.statusCode, headers: headers))
+            } else {
+                exchange(dataTask)?.end(
+                    .failure(HTTPFailure.notHTTP(host: dataTask.originalRequest?.url?.host ?? "server")))
+            }
             completionHandler(.allow)
         }
 
@@ -326,17 +319,14 @@ package struct HTTPTransport: Sendable {
 
     /// Sends `request`; with a `slot`, only when its `InFlightLimit` has room. Throws
     /// `HTTPFailure`, or `CancellationError` when withdrawn before it was sent.
-    package func send(_ request: URLRequest, slot: InFlightSlot? = nil) async throws -> HTTPResult {
+    package func send(_ request: HTTPClientRequest, slot: InFlightSlot? = nil) async throws -> HTTPResult {
         do {
-            let (data, response) = try await Self.load(request, in: session, slot: slot)
-            guard let http = response as? HTTPURLResponse else {
-                throw HTTPFailure.notHTTP(host: request.url?.host ?? "server")
-            }
-            var headers: [String: String] = [:]
-            for (key, value) in http.allHeaderFields {
-                if let key = key as? String, let value = value as? String { headers[key] = value }
-            }
-            let result = HTTPResult(status: http.statusCode, headers: headers, body: data)
+            #if os(Linux)
+            // libcurl is loaded at the first request; without it nothing can be sent.
+            if let missing = CurlLibrary.load() { throw HTTPFailure.clientMissing(reason: missing) }
+            #endif
+            let (data, head) = try await Self.load(request, in: session, slot: slot)
+            let result = HTTPResult(status: head.status, headers: head.headers, body: data)
             if (300..<400).contains(result.status) && result.status != 304 {
                 throw Self.refusedRedirect(result, request: request)
             }
@@ -345,13 +335,16 @@ package struct HTTPTransport: Sendable {
             throw error
         } catch let error as CancellationError {
             throw error  // withdrawn before it was sent: nothing failed
-        } catch let error as URLError where error.code == .timedOut {
-            throw HTTPFailure.unreachable(
-                host: request.url.map(Self.hostAndPort) ?? "server",
-                reason: "timed out after \(max(1, Int(saturating: session.timeout.rounded(.up)))) s")
         } catch {
+            #if !os(Linux)
+            if let error = error as? URLError, error.code == .timedOut {
+                throw HTTPFailure.unreachable(
+                    host: Self.hostAndPort(request.url),
+                    reason: "timed out after \(max(1, Int(saturating: session.timeout.rounded(.up)))) s")
+            }
+            #endif
             throw HTTPFailure.unreachable(
-                host: request.url.map(Self.hostAndPort) ?? "server", reason: (error as NSError).localizedDescription)
+                host: Self.hostAndPort(request.url), reason: (error as NSError).localizedDescription)
         }
     }
 
@@ -362,19 +355,19 @@ package struct HTTPTransport: Sendable {
     /// next progress check); the caller gets its outcome once, at the whole answer, the body cap
     /// or the deadline, whichever is first. A
     /// cancelled caller whose request still waits for a place in its `slot` withdraws it unsent.
-    static func load(_ request: URLRequest, in lazy: LazySession, slot: InFlightSlot? = nil) async throws -> (
-        Data, URLResponse
+    static func load(_ request: HTTPClientRequest, in lazy: LazySession, slot: InFlightSlot? = nil) async throws -> (
+        Data, HTTPResponseHead
     ) {
-        let host = request.url.map(hostAndPort) ?? "server"
+        let host = hostAndPort(request.url)
         @Sendable func start(
-            _ finish: @escaping @Sendable (Result<(Data, URLResponse), any Error>, URLResponse?) -> Void
+            _ finish: @escaping @Sendable (Result<(Data, HTTPResponseHead), any Error>, HTTPResponseHead?) -> Void
         ) {
             let exchange = Exchange(host: host, maxBodyBytes: lazy.maxBodyBytes, finish: finish)
             exchange.arm(deadline: lazy.deadline)
-            #if canImport(CCurl)
+            #if os(Linux)
             lazy.curl.start(request, exchange: exchange)
             #else
-            let task = lazy.urlSession.dataTask(with: request)
+            let task = lazy.urlSession.dataTask(with: request.urlRequest)
             lazy.receiver.register(exchange, for: task)
             task.resume()
             #endif
@@ -397,7 +390,7 @@ package struct HTTPTransport: Sendable {
                             // The next waiting request is started before this answer is handed on
                             // (also when it ended at the cap or deadline: a task left to finish
                             // holds no place).
-                            limit.finished(ticket: ticket, status: (response as? HTTPURLResponse)?.statusCode)
+                            limit.finished(ticket: ticket, status: response?.status)
                             continuation.resume(with: outcome)
                         }
                     },
@@ -411,11 +404,10 @@ package struct HTTPTransport: Sendable {
     }
 
     /// Who redirected which request, and where to (host and port only: a query could carry anything).
-    static func refusedRedirect(_ result: HTTPResult, request: URLRequest) -> HTTPFailure {
+    static func refusedRedirect(_ result: HTTPResult, request: HTTPClientRequest) -> HTTPFailure {
         let location = result.header("Location").flatMap { URL(string: $0, relativeTo: request.url)?.absoluteURL }
         return .refusedRedirect(
-            origin: request.url.map(hostAndPort) ?? "the server", method: request.httpMethod ?? "GET",
-            path: request.url?.path ?? "",
+            origin: hostAndPort(request.url), method: request.method, path: request.url.path,
             status: result.status, target: location.map(hostAndPort) ?? "an unnamed place (no Location header)")
     }
 
@@ -425,10 +417,22 @@ package struct HTTPTransport: Sendable {
 
     /// `application/x-www-form-urlencoded` POST, as the accounts service wants.
     package func postForm(_ url: URL, _ fields: [(String, String)]) async throws -> HTTPResult {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(URLForm.encode(fields).utf8)
+        let request = HTTPClientRequest(
+            url: url, method: "POST", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data(URLForm.encode(fields).utf8))
         return try await send(request)
     }
 }
+
+#if !os(Linux)
+extension HTTPClientRequest {
+    /// The same request for URLSession.
+    var urlRequest: URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
+        return request
+    }
+}
+#endif

@@ -7,10 +7,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCore
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Review reliability-2 D1: behind a proxy, libcurl passed the proxy's `HTTP/1.1 200 Connection
 /// established` to the header callback, which took it for Spotify's answer; every request on a new
 /// tunnel (every write, player command and token request) then "succeeded" whatever Spotify said.
@@ -59,12 +55,11 @@ import FoundationNetworking
         }
 
         func send(_ method: String, _ path: String, token: String, body: String? = nil) async throws -> HTTPResult {
-            var request = URLRequest(url: url(apiHost, path))
-            request.httpMethod = method
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            var request = HTTPClientRequest(
+                url: url(apiHost, path), method: method, headers: ["Authorization": "Bearer \(token)"])
             if let body {
-                request.httpBody = Data(body.utf8)
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.body = Data(body.utf8)
+                request.setHeader("Content-Type", "application/json")
             }
             return try await transport.send(request)
         }
@@ -207,9 +202,9 @@ import FoundationNetworking
             expiresIn: 3600, scope: "playlist-read-private playlist-modify-private playlist-modify-public")
         let nameNow = {
             let token = try setup.mintToken(scope: "playlist-read-private")
-            var request = URLRequest(
-                url: URL(string: "\(setup.fake.base)/v1/playlists/\(Self.playlistNotOwned)?fields=name")!)
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let request = HTTPClientRequest(
+                url: URL(string: "\(setup.fake.base)/v1/playlists/\(Self.playlistNotOwned)?fields=name")!,
+                headers: ["Authorization": "Bearer \(token)"])
             return try JSONValue.parse(try await HTTPTransport(timeout: 10).send(request).body)["name"]
         }
         let before = try await nameNow()

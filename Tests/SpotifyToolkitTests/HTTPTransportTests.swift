@@ -8,12 +8,8 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// The transport makes its URLSession on the first request: making one starts FoundationNetworking
-/// and libcurl, which a run that never sends (no input, not logged in) should not pay for.
+/// The transport makes its URLSession (on Linux loads libcurl) on the first request, which a run
+/// that never sends (no input, not logged in) should not pay for.
 @Suite struct HTTPTransportTests {
     @Test func buildingTheClientsMakesNoSession() async throws {
         let environment = ToolEnvironment(["XDG_CONFIG_HOME": NSTemporaryDirectory() + "transport-\(UUID().uuidString)"]
@@ -30,7 +26,7 @@ import FoundationNetworking
         defer { server.stop() }
         let transport = HTTPTransport(timeout: 5)
         let copy = transport
-        let result = try await copy.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!))
+        let result = try await copy.send(HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!))
         #expect(result.status == 200)
         #expect(String(decoding: result.body, as: UTF8.self) == "ok\n")
         #expect(transport.session.isMade, "a copy of the transport sends through the same session")
@@ -45,7 +41,7 @@ import FoundationNetworking
         defer { server.stop() }
         let transport = HTTPTransport(timeout: 5)
         let redirect = await #expect(throws: HTTPFailure.self) {
-            try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/a")!))
+            try await transport.send(HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/a")!))
         }
         #expect(redirect?.isTransient == false)
         #expect(
@@ -58,10 +54,26 @@ import FoundationNetworking
         let port = closed.port
         closed.stop()
         let unreachable = await #expect(throws: HTTPFailure.self) {
-            try await transport.send(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+            try await transport.send(HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
         }
         #expect(unreachable?.isTransient == true)
         #expect(unreachable?.toolError.exitCode == .unavailable)
         #expect(unreachable?.toolError.message.hasPrefix("cannot reach 127.0.0.1:\(port): ") == true)
+    }
+
+    @Test func aRequestKeepsOneHeaderPerNameWhateverItsCase() throws {
+        var request = HTTPClientRequest(url: try #require(URL(string: "http://h/")), headers: ["content-type": "a"])
+        #expect(request.method == "GET" && request.body == nil)
+        request.setHeader("Content-Type", "b")
+        #expect(request.headers == ["Content-Type": "b"])
+        #expect(request.header("CONTENT-TYPE") == "b")
+        request.setHeader("content-TYPE", nil)
+        #expect(request.headers.isEmpty)
+    }
+
+    @Test func anAnswersAnnouncedLengthIsItsContentLengthInAnyCase() {
+        #expect(HTTPResponseHead(status: 200, headers: ["content-length": " 12"]).expectedLength == 12)
+        #expect(HTTPResponseHead(status: 200, headers: ["Content-Length": "x"]).expectedLength == nil)
+        #expect(HTTPResponseHead(status: 200, headers: [:]).expectedLength == nil)
     }
 }

@@ -8,10 +8,6 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// What each `start`/`abandon` of an `InFlightLimit` did, in order.
 final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
     private let lock = NSLock()
@@ -112,7 +108,7 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         let answers = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<9 {
                 group.addTask {
-                    let request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/\(index)")!)
+                    let request = HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/\(index)")!)
                     let result = try await transport.send(request, slot: InFlightSlot(limit, order: index))
                     return String(decoding: result.body, as: UTF8.self)
                 }
@@ -126,10 +122,11 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         // The transport hands each answer's status to the window.
         let adaptive = InFlightLimit(window: ConcurrencyWindow())
         _ = try await transport.send(
-            URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ok")!), slot: InFlightSlot(adaptive, order: 0))
+            HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ok")!),
+            slot: InFlightSlot(adaptive, order: 0))
         #expect(adaptive.state.limit == 8, "a clean answer doubled it")
         let busy = try await transport.send(
-            URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/busy")!),
+            HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/busy")!),
             slot: InFlightSlot(adaptive, order: 1))
         #expect(busy.status == 429)
         #expect(adaptive.state.limit == 4, "a 429 halved it as it arrived")
@@ -137,14 +134,14 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         let one = InFlightLimit(window: ConcurrencyWindow(fixed: 1))
         let blocker = Task {
             try await transport.send(
-                URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!),
+                HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/blocker")!),
                 slot: InFlightSlot(one, order: 0))
         }
         let deadline = Date().addingTimeInterval(60)  // bounded waits
         while one.state.active == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         let waiter = Task {
             try await transport.send(
-                URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/never")!),
+                HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/never")!),
                 slot: InFlightSlot(one, order: 1))
         }
         while one.state.waiting == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }

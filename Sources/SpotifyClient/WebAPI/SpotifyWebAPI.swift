@@ -3,10 +3,6 @@ import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Authenticated requests to the Web API with the retry policy every tool shares: a 401 gets one
 /// refresh and one retry; a 429 waits `Retry-After` up to a cap (beyond it: exit 75, saying how
 /// long Spotify asked for; `QUOTA_EXCEEDED`: exit 69); on GETs, 5xx answers, failed connections
@@ -130,12 +126,10 @@ package struct SpotifyWebAPI: Sendable {
         var rateLimitWaits = 0
         while true {
             attempt += 1
-            var request = URLRequest(url: url)
-            request.httpMethod = method
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            var request = HTTPClientRequest(url: url, method: method, headers: ["Authorization": "Bearer \(token)"])
             if let body {
-                request.httpBody = body
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.body = body
+                request.setHeader("Content-Type", "application/json")
             }
             // Transient failures: back off and try again, or say what failed after how many tries.
             func again(_ failure: @autoclosure () -> ToolError) async throws {
@@ -151,11 +145,11 @@ package struct SpotifyWebAPI: Sendable {
             do {
                 result = try await transport.send(request, slot: slot)
             } catch let failure as HTTPFailure where failure.isTransient {
-                try await again(failure.toolError.outcome(failure.isTimeout ? .timedOut : .unknown))
+                try await again(failure.toolError.outcome(failure.requestOutcome))
                 continue
             } catch let failure as HTTPFailure {
                 // Nothing above branches on how the exchange failed, only on what it left behind.
-                throw failure.toolError.outcome(failure.isTimeout ? .timedOut : .unknown)
+                throw failure.toolError.outcome(failure.requestOutcome)
             }
             if result.isSuccess || passing.contains(result.status) {
                 do {
