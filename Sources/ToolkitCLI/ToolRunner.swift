@@ -71,6 +71,7 @@ package enum ToolRunner {
     static func report(_ error: ToolError, spec: CommandSpec, to stderr: DiagnosticStream) {
         // Messages quote names and server text: whatever they hold, one clean line on the terminal.
         var text = "\(spec.name): \(TerminalText.clean(error.message))\n"
+        for line in error.detailLines { text += "  \(TerminalText.clean(line))\n" }
         if error.showsUsageHint {
             let path = error.commandPath ?? [spec.name]
             let command = path.count > 1 ? spec.subcommand(named: path[1]) ?? spec : spec

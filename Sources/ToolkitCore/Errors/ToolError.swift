@@ -10,6 +10,9 @@ package struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     /// For a failed request: whether the server may have carried it out. A writer settles an
     /// unknown outcome by reading; it never reads the message to decide.
     package var requestOutcome: RequestOutcome?
+    /// Lines printed under the message, one each (numbered steps): the message itself is
+    /// flattened to one line, which would run steps together.
+    package var detailLines: [String] = []
 
     package init(_ exitCode: ExitCode, _ message: String, showsUsageHint: Bool = false) {
         self.exitCode = exitCode

@@ -219,14 +219,14 @@ package enum SpotifyAuth {
                 ?? settings.clientID
         else {
             // The redirect URI this login would use, so the app is registered with the right one.
-            throw ToolError.config(
-                """
-                no client id. To get one:
-                  1. create an app at https://developer.spotify.com/dashboard (Web API);
-                  2. in its settings, add the redirect URI \(redirectText);
-                  3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);
-                  4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for next time.
-                """)
+            var error = ToolError.config("no client id. To get one:")
+            error.detailLines = [
+                "1. create an app at https://developer.spotify.com/dashboard (Web API);",
+                "2. in its settings, add the redirect URI \(redirectText);",
+                "3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);",
+                "4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for next time.",
+            ]
+            throw error
         }
         // A client id is a token of letters and digits (Spotify's: 32 hex digits); anything else
         // would only show up as an error page in the browser.
