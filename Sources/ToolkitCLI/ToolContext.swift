@@ -73,6 +73,17 @@ package struct ToolContext {
         let tool = toolName
         return { stderr.report(tool, $0) }
     }
+
+    /// Whether a destructive command should go ahead (gh's rule): with `skipQuestion` (`--yes`)
+    /// or standard input not a terminal, yes, so scripts and pipelines run as before; on a
+    /// terminal, `question` is asked on stderr and only y or yes goes ahead (Enter, anything
+    /// else or end of input keeps things as they are).
+    package func confirmed(_ question: String, skipQuestion: Bool) -> Bool {
+        guard !skipQuestion && terminal.stdinIsTerminal else { return true }
+        stderr.write("\(TerminalText.clean(question)) [y/N] ")
+        let answer = stdin.readAnswer()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return answer == "y" || answer == "yes"
+    }
 }
 
 /// Diagnostics for people: unbuffered, each line prefixed with the tool's name.

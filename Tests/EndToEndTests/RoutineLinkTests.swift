@@ -114,7 +114,7 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let removed = try home.rl(["remove", "dawn", "--yes"])
         #expect(removed.status == 0)
         #expect(removed.stdout == "")
-        #expect(removed.stderr == "routine-link: removed 'Dawn' and its 0 sessions\n")
+        #expect(removed.stderr == "routine-link: removed 'Dawn' (no sessions)\n")
         #expect(try home.records(["list"]).map { $0["name"]?.stringValue ?? "" } == ["夜のルーティン 🌙"])
         #expect(try home.rl(["remove", "dawn", "--yes"]).status == 1)
     }
@@ -126,7 +126,7 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         let env = home.environment()
         let command = "printf 'n\\n' | script -qec \"\(ToolProcess.url(of: "routine-link").path) remove m\" /dev/null"
         let kept = try ToolProcess.shell(command, environment: env)
-        #expect(kept.stdout.contains("Remove the routine 'm' and its 0 sessions? [y/N]"), "\(kept.stdout)")
+        #expect(kept.stdout.contains("remove routine 'm' (no sessions)? [y/N]"), "\(kept.stdout)")
         #expect(try home.records(["list"]).count == 1)
         _ = try ToolProcess.shell(command.replacingOccurrences(of: "'n\\n'", with: "'y\\n'"), environment: env)
         #expect(try home.records(["list"]).isEmpty)

@@ -382,7 +382,10 @@ package enum RoutineLink {
     }
 
     static func remove(_ invocation: Invocation) async throws -> ExitCode {
-        if !invocation.command.flag(Option.yes) {
+        let skipQuestion = invocation.command.flag(Option.yes)
+        if !skipQuestion {
+            // Unlike spotify-playlists delete, remove has always refused to guess without a
+            // terminal: a script says --yes.
             guard invocation.context.terminal.stdinIsTerminal else {
                 throw ToolError.usage(
                     "remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking"
@@ -390,17 +393,23 @@ package enum RoutineLink {
             }
             let book = try book(invocation)
             let routine = book.routines[try book.existingIndex(of: invocation.name)]
-            invocation.context.stderr.write(
-                "Remove the routine '\(routine.name)' and its \(plural(routine.sessions.count, "session"))? [y/N] ")
-            let answer = invocation.context.stdin.readAnswer()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            guard answer == "y" || answer == "yes" else {
-                invocation.context.warn("kept '\(routine.name)'")
+            guard
+                invocation.context.confirmed(
+                    "remove routine '\(routine.name)'\(withSessions(routine.sessions.count))?", skipQuestion: false)
+            else {
+                invocation.context.warn("kept '\(routine.name)'; nothing was removed")
                 return .notFound
             }
         }
         let removed = try invocation.store.update { try $0.remove(invocation.name) }
-        invocation.context.warn("removed '\(removed.name)' and its \(plural(removed.sessions.count, "session"))")
+        invocation.context.warn("removed '\(removed.name)'\(withSessions(removed.sessions.count))")
         return .success
+    }
+
+    /// What goes with a routine that is removed: " and its 1 session", " (no sessions)" (never
+    /// "its 0 sessions").
+    static func withSessions(_ count: Int) -> String {
+        count == 0 ? " (no sessions)" : " and its \(plural(count, "session"))"
     }
 
     // MARK: Links

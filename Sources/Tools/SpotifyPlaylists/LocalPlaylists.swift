@@ -13,7 +13,7 @@ extension SpotifyPlaylists {
         abstract:
             "app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)",
         discussion: [
-            "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist (an empty standard input makes nothing and exits 1, unless --allow-empty); local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME.",
+            "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist (an empty standard input makes nothing and exits 1, unless --allow-empty); local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME (on a terminal it asks first, since a local playlist cannot be brought back; --yes does not ask, nor does a script or pipe).",
             "Names are any Unicode text and match without regard to case. The playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose nothing and a killed one leaves the old or the new file. A file that cannot be read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.",
         ],
         arguments: [
@@ -24,7 +24,7 @@ extension SpotifyPlaylists {
                 "NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true,
                 completion: .command("spotify-playlists local list --names")),
         ],
-        options: [localNamesOption, WriteOption.allowEmpty],
+        options: [localNamesOption, WriteOption.allowEmpty, WriteOption.yes],
         examples: [
             ExampleSpec(
                 "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning",
@@ -103,11 +103,21 @@ extension SpotifyPlaylists {
             try writeLocalList([playlist], context, human: human)
         case "delete":
             let name = try names(1, "one NAME")[0]
+            guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
+            let asked = library.playlists[index]
+            guard
+                context.confirmed(
+                    "delete local playlist '\(asked.name)' (\(countText(asked.tracks.count)))? It is kept only on this machine and cannot be brought back.",
+                    skipQuestion: command.flag(WriteOption.yes))
+            else {
+                context.warn("kept local playlist '\(asked.name)'; nothing was deleted")
+                return .notFound
+            }
             let removed = try store.update { library -> LocalPlaylist in
                 guard let index = library.index(of: name) else { throw missing(name) }
                 return library.playlists.remove(at: index)
             }
-            context.warn("deleted local playlist '\(removed.name)' (\(removed.tracks.count) items)")
+            context.warn("deleted local playlist '\(removed.name)' (\(countText(removed.tracks.count)))")
         default:
             throw ToolError.usage("unknown local action '\(action)'; one of: create, list, show, add, rename, delete")
         }

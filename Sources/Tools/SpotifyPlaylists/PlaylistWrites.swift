@@ -18,6 +18,8 @@ extension SpotifyPlaylists {
         static let makePrivate = OptionSpec("private", help: "Make it private.")
         static let collaborative = OptionSpec(
             "collaborative", help: "Let others you share it with change it (a collaborative playlist is private).")
+        static let yes = OptionSpec(
+            "yes", short: "y", help: "delete: do not ask first (it asks only when standard input is a terminal).")
         static let position = OptionSpec(
             "position", value: "N", help: "Insert at this zero-based position instead of at the end.")
         static let liked = OptionSpec(
@@ -134,10 +136,11 @@ extension SpotifyPlaylists {
                 name: "delete",
                 abstract: "remove a playlist from your library (Spotify has no real delete)",
                 discussion: [
-                    "Spotify never deletes a playlist: this unfollows it (DELETE /me/library with its URI), so it leaves your library and profile. Anyone with its link can still open it, and following it again brings it back. The record printed is the playlist as it was."
+                    "Spotify never deletes a playlist: this unfollows it (DELETE /me/library with its URI), so it leaves your library and profile. Anyone with its link can still open it, and following it again brings it back. The record printed is the playlist as it was.",
+                    "On a terminal, it asks first, naming the playlist and how many items it holds; anything but y or yes keeps it (exit 1). --yes does not ask; without a terminal on standard input (a script, a pipe) it does not ask either.",
                 ],
                 arguments: [playlistTarget],
-                options: [WriteOption.dryRun, PlaylistCommands.jsonOption]
+                options: [WriteOption.yes, WriteOption.dryRun, PlaylistCommands.jsonOption]
             ).running(handler(delete)),
         ] + editCommands
 
@@ -362,6 +365,15 @@ extension SpotifyPlaylists {
         }
         let writer = try PlaylistWriter(api: context.webAPI())
         let record = try await writer.record(of: playlist.id)
+        let name = record["name"]?.stringValue.map { "'\($0)'" } ?? playlist.id
+        let items = record["items_total"]?.intValue.map { " (\(countText($0)))" } ?? ""
+        guard
+            context.confirmed(
+                "delete playlist \(name)\(items) from your library?", skipQuestion: command.flag(WriteOption.yes))
+        else {
+            context.warn("kept playlist \(name) (\(playlist.id)); nothing was deleted")
+            return .notFound
+        }
         try await writer.unfollow(playlist.id)
         context.warn(
             "removed playlist \(playlist.id) from your library; Spotify has no real delete: it is unfollowed, and anyone with its link can still open it"
