@@ -165,15 +165,18 @@ package struct PlaylistWriter: Sendable {
     /// `POST /me/playlists`: the new playlist's object. When the answer is lost, the user's newest
     /// playlists are searched for one of this name that was not there before, twice, with a
     /// pause, since the listing may lag the creation; only then is it sent again, so a retry
-    /// never makes a second one.
-    package func create(name: String, description: String?, isPublic: Bool, collaborative: Bool) async throws
-        -> JSONValue
-    {
+    /// never makes a second one. `sameName` is told the ids of those already named `name` (from
+    /// that first listing, so the warning costs no request of its own).
+    package func create(
+        name: String, description: String?, isPublic: Bool, collaborative: Bool,
+        sameName: (Set<String>) -> Void = { _ in }
+    ) async throws -> JSONValue {
         var body: JSONObject = [
             "name": .string(name), "public": .bool(isPublic), "collaborative": .bool(collaborative),
         ]
         if let description { body["description"] = .string(description) }
         let before = try await newestPlaylists(named: name)
+        if !before.isEmpty { sameName(before) }
         return try await sendSettled {
             guard let created = try await write("POST", "/me/playlists", body: .object(body)),
                 created["id"]?.stringValue != nil

@@ -22,7 +22,7 @@ extension RoutineLink {
         name: "fit",
         abstract: "make a playlist that fills the routine's duration, from a playlist or your liked songs, and link it",
         discussion: [
-            "Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are not chosen. Needs the playlist write scopes: spotify-auth login --scope edit.",
+            "Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are not chosen. Needs the playlist write scopes: spotify-auth login --scope edit. A playlist linked before stays in your library (fit never deletes); fit says so, with the spotify-playlists delete that removes it.",
             "Prints the routine record, as link does; standard error says what was made: the playlist's name and id, the songs, their total and how far it is from the duration.",
         ],
         arguments: [nameArgument],
@@ -94,6 +94,12 @@ extension RoutineLink {
         let linked = try invocation.store.update { try $0.link(routine.name, to: playlist) }
         context.warn(
             "made playlist '\(TerminalText.clean(name))' (\(id)): \(fit.summary); linked it to '\(linked.name)'")
+        if let previous = routine.playlist, previous.id != id {
+            // fit never deletes: the playlist it replaces in the link is still in the library.
+            context.warn(
+                "the playlist linked before, \(playlistName(previous)) (\(previous.id)), stays in your library; if you no longer want it: spotify-playlists delete \(previous.id)"
+            )
+        }
         try invocation.write(linked.record, human: "linked '\(linked.name)' to \(playlistName(playlist))")
         return .success
     }

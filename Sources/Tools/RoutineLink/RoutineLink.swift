@@ -48,7 +48,7 @@ package enum RoutineLink {
             CommandSpec(
                 name: "edit", abstract: "change a routine's duration, note or name, and only what is given",
                 discussion: [
-                    "Prints the routine record, as add does. --duration none (or --no-duration) clears the duration and --note '' clears the note; --rename NEW follows rename's rule (names are unique, case-insensitively; the sessions follow). Without anything to change, exit 64."
+                    "Prints the routine record, as add does. --duration none (or --no-duration) clears the duration and --note '' clears the note; --rename NEW follows rename's rule (names are unique, case-insensitively; the sessions follow). Without anything to change, exit 64. A new --duration on a routine with a linked playlist suggests fitting one to it (routine-link fit)."
                 ],
                 arguments: [nameArgument],
                 options: [
@@ -296,6 +296,12 @@ package enum RoutineLink {
         var line = "edited " + humanLine(routine)
         if let note = routine.note { line += "; note: " + note }
         try invocation.write(routine.record, human: line)
+        if case .set(let durationMs) = change.durationMs, let playlist = routine.playlist {
+            // A playlist fit made for the old duration no longer fills the new one.
+            invocation.context.warn(
+                "'\(routine.name)' is linked to \(playlistName(playlist)) (\(playlist.id)), which may fill the old duration; to fit \(formatClock(milliseconds: durationMs)): routine-link fit \(shellQuoted(routine.name)) --from PLAYLIST (or --liked)"
+            )
+        }
         return .success
     }
 

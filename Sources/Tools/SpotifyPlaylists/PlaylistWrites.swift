@@ -178,7 +178,13 @@ extension SpotifyPlaylists {
         let deferral = SignalDeferral.begin()
         defer { deferral.end(discarding: true) }
         let created = try await writer.create(
-            name: name, description: description, isPublic: isPublic, collaborative: collaborative)
+            name: name, description: description, isPublic: isPublic, collaborative: collaborative
+        ) { existing in
+            // Names then become ambiguous to every command that takes one: say so while it is news.
+            context.warn(
+                "you already have a playlist called '\(TerminalText.clean(name))' (\(existing.sorted().joined(separator: ", "))); this makes another"
+            )
+        }
         guard let id = created["id"]?.stringValue else { throw ToolError.software("create: no id") }
         // The creation's answer carries the empty playlist's snapshot_id: a first batch that
         // provably did not land is then told apart (D5).
