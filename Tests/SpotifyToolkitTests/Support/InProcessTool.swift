@@ -181,10 +181,13 @@ struct Library {
         tokens = try await fake.seedLogin(expiresIn: 3600, scope: scope)
     }
 
-    func run(_ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])
-        async throws -> ToolRun
-    {
-        let result = try await fake.run(tool, arguments, stdin: stdin ?? "", environment: environment)
+    /// `terminal`: which streams the tool is told are terminals (none, as in a pipe).
+    func run(
+        _ tool: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        terminal: Terminal = .none
+    ) async throws -> ToolRun {
+        let result = try await fake.run(
+            tool, arguments, stdin: stdin ?? "", environment: environment, terminal: terminal)
         #expect(
             !result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken),
             "no token in output")
