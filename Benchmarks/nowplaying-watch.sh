@@ -63,7 +63,7 @@ echo "bench: $((2 * runs)) accelerated 15-minute sessions at ${speed}x (about $(
 for ((i = 1; i <= runs; i++)); do
     offset=$(python3 -c "import random; random.seed($i); print(round(random.uniform(0, 10), 2))")
     run "adaptive$i" "$offset"
-    run "fixed$i" "$offset" --fixed-interval --interval 5
+    run "fixed$i" "$offset" --fixed-interval --interval 5s
 done
 
 python3 - "$work" "$runs" <<'PY'
