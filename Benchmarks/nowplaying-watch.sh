@@ -32,7 +32,7 @@ bin="$(swift build -c "$config" --show-bin-path)"
 
 work=$(mktemp -d)
 trap 'kill "$fake_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-"$bin/fake-spotify" --port-file "$work/port" --exit-after 600 >/dev/null 2>&1 &
+"$bin/fake-spotify" --port-file "$work/port" --exit-after 600s >/dev/null 2>&1 &
 fake_pid=$!
 for _ in $(seq 200); do [ -s "$work/port" ] && break; sleep 0.05; done
 base="http://127.0.0.1:$(cat "$work/port")"
@@ -63,7 +63,7 @@ echo "bench: $((2 * runs)) accelerated 15-minute sessions at ${speed}x (about $(
 for ((i = 1; i <= runs; i++)); do
     offset=$(python3 -c "import random; random.seed($i); print(round(random.uniform(0, 10), 2))")
     run "adaptive$i" "$offset"
-    run "fixed$i" "$offset" --fixed-interval --interval 5
+    run "fixed$i" "$offset" --fixed-interval --interval 5s
 done
 
 python3 - "$work" "$runs" <<'PY'

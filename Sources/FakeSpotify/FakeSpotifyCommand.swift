@@ -201,8 +201,8 @@ extension FakeSpotifyCommand {
         )
         static let exitAfter = OptionSpec(
             "exit-after", value: "DURATION",
-            help: "Exit by itself after DURATION (a safety net); 0 never. Accepts \(acceptedDurationForms).",
-            default: "3600")
+            help: "Exit by itself after DURATION (a safety net); 0s never. Accepts \(acceptedDurationForms).",
+            default: "1h")
         static let verbose = OptionSpec(
             "verbose", short: "v", help: "Log each request and its status on standard error.")
         static let legacy = OptionSpec(

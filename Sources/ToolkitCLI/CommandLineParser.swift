@@ -103,6 +103,17 @@ package enum CommandLineParser {
                 } else {
                     record(option, value: nil)
                 }
+            } else if argument.hasPrefix("-") && argument.count > 1,
+                case let name = String(argument.dropFirst().prefix { $0 != "=" }),
+                name.count > 1, let option = lookup(long: name)
+            {
+                // `-target 15m` is a long option missing a dash, not `-t` with the value `arget`;
+                // `-help` still shows help, as it did as the cluster `-h -e -l -p`.
+                if option.long == "help" {
+                    record(option, value: nil)
+                } else {
+                    fail(.usage("unknown option '-\(name)'; did you mean '--\(name)'?"))
+                }
             } else if argument.hasPrefix("-") && argument.count > 1 {
                 // A cluster of short options: `-jt 15m`, `-t15m`.
                 var characters = Substring(argument.dropFirst())
@@ -162,26 +173,9 @@ package enum CommandLineParser {
         }
     }
 
-    /// "; did you mean '--target'?" when a known name is close to what was typed.
+    /// "; did you mean '--target'?" (or "'A' or 'B'") when known names are close to what was typed.
     static func suggestion(for typed: String, among names: [String], prefix: String) -> String {
-        let scored = names.map { (name: $0, distance: editDistance(typed, $0)) }
-        guard let best = scored.min(by: { $0.distance < $1.distance }),
-            best.distance <= max(1, typed.count / 3) || best.name.hasPrefix(typed) && !typed.isEmpty
-        else { return "" }
-        return "; did you mean '\(prefix)\(best.name)'?"
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
+        let closest = Suggestions.closest(to: typed, among: names).map { prefix + $0 }
+        return Suggestions.didYouMean(closest).map { "; " + $0 } ?? ""
     }
 }

@@ -30,7 +30,7 @@ import Darwin
 
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--port-file", portFile, "--exit-after", "600"]
+        process.arguments = ["--port-file", portFile, "--exit-after", "600s"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -67,7 +67,7 @@ import Darwin
     @Test func usageErrorsExit64() throws {
         let binary = try #require(Self.binary)
         for arguments in [["--port", "99999"], ["--bogus"], ["--access-token-lifetime", "-1"]].map({
-            $0 + ["--exit-after", "5"]
+            $0 + ["--exit-after", "5s"]
         }) {
             let process = Process()
             process.executableURL = binary

@@ -85,6 +85,34 @@ import Testing
         #expect(usageMessage(["--format", "xml"]) == "invalid value 'xml' for --format; expected one of: json, table")
     }
 
+    /// Issue 30, item 2: a long name with one dash is not a cluster of short options.
+    @Test func aLongNameWithOneDashIsAnUnknownOptionNotAClusterValue() throws {
+        #expect(usageMessage(["-target", "15m"]) == "unknown option '-target'; did you mean '--target'?")
+        #expect(usageMessage(["-target=15m"]) == "unknown option '-target'; did you mean '--target'?")
+        #expect(usageMessage(["-json"]) == "unknown option '-json'; did you mean '--json'?")
+        #expect(try parse(["-t15m"]).value("target") == "15m")
+        #expect(try parse(["-help"]).wantsHelp)
+    }
+
+    /// Issue 30, item 3: suggestions by edit distance, swaps counted as one slip, ties named.
+    @Test func suggestsByEditDistanceAndNamesTies() {
+        let routineCommands = ["add", "edit", "list", "show", "link", "unlink", "log", "run", "history"]
+        #expect(Suggestions.closest(to: "hist", among: routineCommands) == ["history"])
+        #expect(Suggestions.closest(to: "lsit", among: routineCommands) == ["list"])
+        #expect(Suggestions.closest(to: "lint", among: routineCommands) == ["list", "link"])
+        #expect(Suggestions.closest(to: "liekd", among: ["liked", "limit", "json"]) == ["liked"])
+        #expect(Suggestions.closest(to: "zzzz", among: routineCommands) == [])
+        #expect(Suggestions.editDistance("lsit", "list") == 1)
+        #expect(Suggestions.editDistance("", "abc") == 3)
+        #expect(Suggestions.editDistance("kitten", "sitting") == 3)
+        #expect(Suggestions.didYouMean(["a"]) == "did you mean 'a'?")
+        #expect(Suggestions.didYouMean(["a", "b"]) == "did you mean 'a' or 'b'?")
+        #expect(Suggestions.didYouMean(["a", "b", "c"]) == "did you mean 'a', 'b' or 'c'?")
+        #expect(Suggestions.didYouMean([]) == nil)
+        #expect(usageMessage(["--jsno"]) == "unknown option '--jsno'; did you mean '--json'?")
+        #expect(usageMessage(["--s"]) == "unknown option '--s'; did you mean '--select' or '--scope'?")
+    }
+
     @Test func helpWinsOverErrors() throws {
         #expect(try parse(["--bogus", "--help"]).wantsHelp)
         #expect(try parse(["-sh"]).wantsHelp)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HTTPClient
@@ -9,9 +10,9 @@ import Testing
 
 @Suite struct DurationTests {
     @Test(arguments: [
-        ("900", 900_000),
-        ("0", 0),
+        ("0s", 0),
         ("90s", 90_000),
+        ("45s", 45_000),
         ("15m", 900_000),
         ("1h", 3_600_000),
         ("1h30m", 5_400_000),
@@ -24,8 +25,42 @@ import Testing
         ("1:02:03", 3_723_000),
         ("0:59:59", 3_599_000),
     ])
-    func acceptsEveryForm(text: String, expectedMs: Int) throws {
+    func acceptsEveryFormAcceptedBefore(text: String, expectedMs: Int) throws {
         #expect(try parseDuration(text) == expectedMs)
+    }
+
+    /// Issue 30, item 2: durations as people write them.
+    @Test(
+        arguments: [
+            ("1h 30m", 5_400_000),
+            ("1h  30m 15s", 5_415_000),
+            ("90min", 5_400_000),
+            ("90 min", nil),
+            ("90mins", 5_400_000),
+            ("2 hours", nil),
+            ("2hours", 7_200_000),
+            ("1hr 5min 30sec", 3_930_000),
+            ("1.5h", 5_400_000),
+            ("1.25m", 75_000),
+            ("0.5s", 500),
+            ("1H30M", 5_400_000),
+            ("PT15M", 900_000),
+            ("PT1H30M", 5_400_000),
+            ("PT45S", 45_000),
+            ("PT1.5H", 5_400_000),
+            ("P1D", 86_400_000),
+            ("P1DT2H", 93_600_000),
+            ("pt15m", 900_000),
+            ("15:00", 900_000),
+            ("1:30:00", 5_400_000),
+        ] as [(String, Int?)])
+    func acceptsWhatPeopleWrite(text: String, expectedMs: Int?) throws {
+        if let expectedMs {
+            #expect(try parseDuration(text) == expectedMs)
+        } else {
+            // A space between a number and its unit splits it into two shell words anyway.
+            #expect(throws: ToolError.self) { try parseDuration(text) }
+        }
     }
 
     @Test(arguments: [" 15m", "15m ", "\t15m\n", "  15m  "])
@@ -34,19 +69,33 @@ import Testing
     }
 
     @Test(arguments: [
-        "", "   ", "abc", "-5", "+5", "1.5m", "15 m", "1 h30m", "1m1h", "1s1m", "1h1h", "m", "h30m", "15x", "1h30",
-        "12:60", "1:60:00", "1:00:60", "1:02:03:04", ":30", "12:", "12:5", "1:2:03", "::", "1:-2",
-        "١٢", "99999999999999999999999", "999999999999h", "40000000000", "10000000h",
+        "", "   ", "abc", "-5", "+5", "-5m", "15 m", "1 h30m", "1m1h", "1s1m", "1h1h", "1h 1h", "m", "h30m", "15x",
+        "1h30", "1.5.5h", ".5h", "5.h", "1.0000000001h", "1,5h", "15mm", "1h30m-",
+        "12:60", "1:60:00", "1:00:60", "1:02:03:04", ":30", "12:", "12:5", "1:2:03", "::", "1:-2", "1.5:00",
+        "P", "PT", "P1DT", "PT1M1H", "P1M", "PT15", "PT15M ago", "P T15M", "PTM", "P1H",
+        "١٢", "99999999999999999999999s", "999999999999h", "40000000000s", "10000000h", "PT99999999999999999999H",
+        "P9999999999D", "9223372036854775807h", "92233720368547758.07h",
     ])
     func rejects(text: String) {
         #expect(throws: ToolError.self) { try parseDuration(text) }
     }
 
+    @Test(arguments: ["15", "0", "900", "1.5", " 15 ", "99999999999999999999999"])
+    func refusesABareNumberWithAHint(text: String) throws {
+        let error = try #require(throws: ToolError.self) { try parseDuration(text) }
+        #expect(error.exitCode == .usage)
+        let number = text.trimmingCharacters(in: .whitespaces)
+        #expect(error.message == "'\(number)': a duration needs a unit: \(number)s, \(number)m or \(number)h")
+    }
+
     @Test func aThousandYearsIsTheLimit() throws {
         let limitSeconds = 1000 * 365 * 24 * 3600
-        #expect(try parseDuration("\(limitSeconds)") == limitSeconds * 1000)
+        #expect(try parseDuration("\(limitSeconds)s") == limitSeconds * 1000)
+        #expect(try parseDuration("P365000D") == limitSeconds * 1000)
         #expect(try parseDuration("100000h") == 100_000 * 3_600_000)  // the benchmark's "fit everything" target
-        #expect(throws: ToolError.self) { try parseDuration("\(limitSeconds + 1)") }
+        #expect(throws: ToolError.self) { try parseDuration("\(limitSeconds + 1)s") }
+        #expect(throws: ToolError.self) { try parseDuration("\(limitSeconds)s 1s") }
+        #expect(throws: ToolError.self) { try parseDuration("P365000DT0.001S") }
     }
 
     @Test func errorIsAOneLineUsageErrorNamingInputAndForms() throws {
@@ -55,7 +104,7 @@ import Testing
         #expect(error.showsUsageHint)
         #expect(
             error.message
-                == "invalid duration '15 m': use seconds (900), 90s, 15m, 1h30m, 1h2m3s, 12:30 or 1:02:03"
+                == "invalid duration '15 m': use 45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M"
         )
         let multiline = try #require(throws: ToolError.self) { try parseDuration("1\n2") }
         #expect(!multiline.message.contains("\n"))
@@ -63,8 +112,9 @@ import Testing
     }
 
     @Test func acceptedFormsListsEveryForm() {
-        for form in ["900", "90s", "15m", "1h30m", "1h2m3s", "12:30", "1:02:03"] {
+        for form in ["45s", "15m", "90min", "1.5h", "1h 30m", "1h30m", "15:00", "1:30:00", "PT15M"] {
             #expect(acceptedDurationForms.contains(form))
+            #expect(throws: Never.self) { try parseDuration(form) }
         }
     }
 

@@ -71,7 +71,7 @@ import Testing
         (["--best-fit", "--target", "1m", "--select"], "--best-fit and --select cannot be used together"),
         (["--best-fit", "--target", "1m", "--label"], "cannot be used with --label"),
         (["--best-fit", "--target", "1m", "--json"], "cannot be used with --json"),
-        (["--best-fit", "--target", "0"], "--target must be longer than zero"),
+        (["--best-fit", "--target", "0s"], "--target must be longer than zero"),
     ])
     func conflictsAreUsageErrors(arguments: [String], message: String) async throws {
         let result = try await InProcess.run("songcount", arguments, stdin: track("a", ms: 1000))

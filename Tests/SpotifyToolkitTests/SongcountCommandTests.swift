@@ -171,9 +171,19 @@ import Testing
         #expect(result.stdout == "")
         #expect(
             result.stderr.hasPrefix(
-                "songcount: invalid duration 'fifteen': use seconds (900), 90s, 15m, 1h30m, 1h2m3s, 12:30 or 1:02:03\n")
+                "songcount: invalid duration 'fifteen': use 45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M\n"
+            )
         )
         #expect(result.stderr.hasSuffix("Try 'songcount --help' for more information.\n"))
+    }
+
+    /// Issue 30, item 2: `--target 15` once meant 15 seconds ("less than 1 song").
+    @Test func aBareNumberIsRefusedWithAHint() async throws {
+        let result = try await InProcess.run("songcount", ["--target", "15"], stdin: "")
+        #expect(result.status == 64)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr.hasPrefix("songcount: '15': a duration needs a unit: 15s, 15m or 15h\n"), "\(result.stderr)")
     }
 
     @Test(arguments: [
@@ -183,6 +193,7 @@ import Testing
         (["--label=yes"], "songcount: option '--label' does not take a value"),
         (["--select"], "songcount: --select needs --target"),
         (["-x"], "songcount: unknown option '-x'"),
+        (["-target", "15m"], "songcount: unknown option '-target'; did you mean '--target'?"),
     ])
     func usageErrors(arguments: [String], firstLine: String) async throws {
         let result = try await InProcess.run("songcount", arguments, stdin: "")

@@ -133,7 +133,7 @@ import Testing
         #expect(unknown.status == 64)
         #expect(
             unknown.stderr
-                == "spotify-playlists: unknown command 'lsit'\nUsage: spotify-playlists [COMMAND] [OPTIONS]\nTry 'spotify-playlists --help' for more information.\n"
+                == "spotify-playlists: unknown command 'lsit'; did you mean 'list'?\nUsage: spotify-playlists [COMMAND] [OPTIONS]\nTry 'spotify-playlists --help' for more information.\n"
         )
         let help = try await playlists(library, ["--help"])
         #expect(help.status == 0)

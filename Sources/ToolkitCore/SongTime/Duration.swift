@@ -1,8 +1,9 @@
 // Duration parsing and clock formatting for `songcount --target` and human output.
 // Pure String work by hand: no Foundation, so the rules are exactly the ones written here.
 
-/// The duration forms `parseDuration` accepts, for `--help` text.
-package let acceptedDurationForms = "900 (seconds), 90s, 15m, 1h30m, 1h2m3s, 12:30, 1:02:03"
+/// The duration grammar, written once: every option that takes a DURATION says this in its help,
+/// and `parseDuration`'s errors quote it, so the tools cannot drift apart.
+package let acceptedDurationForms = "45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M"
 
 /// Longest duration accepted (1000 years, in seconds): room for "fit everything" targets such as
 /// `100000h` (11 years), and still far below Int overflow in milliseconds.
@@ -10,21 +11,30 @@ let maximumDurationSeconds = 1000 * 365 * 24 * 60 * 60
 
 /// Parses a duration typed by a person and returns it in milliseconds.
 ///
-/// Accepted, exactly (after trimming surrounding whitespace): a bare integer of seconds (`900`);
-/// units `h`, `m`, `s`, each at most once and in that order (`90s`, `15m`, `1h30m`, `1h2m3s`);
-/// `m:ss` (`12:30`, minutes any size); `h:mm:ss` (`1:02:03`). Seconds and the minutes of
-/// `h:mm:ss` are two digits, 00–59. Only ASCII digits; no signs, decimals or inner spaces.
-/// Zero (`0`, `0s`) parses; callers that need a positive duration check that themselves.
+/// Accepted (after trimming surrounding whitespace):
+/// - numbers with units, largest unit first, each unit at most once, optionally separated by
+///   spaces: `45s`, `15m`, `90min`, `1.5h`, `1h 30m`, `1h30m`, `1h2m3s`. Units, in any case:
+///   `h` `hr` `hrs` `hour` `hours`, `m` `min` `mins` `minute` `minutes`, `s` `sec` `secs` `second`
+///   `seconds`. A number may have a decimal fraction (`1.5h`, up to 9 digits after the point).
+/// - clocks: `m:ss` (`15:00`, minutes any size) and `h:mm:ss` (`1:30:00`); seconds and the minutes
+///   of `h:mm:ss` are two digits, 00–59.
+/// - ISO 8601 durations: `P[nD][T[nH][nM][nS]]` (`PT15M`, `PT1H30M`, `P1D`, `PT1.5H`).
+///
+/// A bare number (`15`) is refused: people mean minutes as often as seconds. Only ASCII digits;
+/// no signs. Zero (`0s`) parses; callers that need a positive duration check that themselves.
 ///
 /// - Throws: `ToolError.usage` naming the input and the accepted forms.
 package func parseDuration(_ text: String) throws -> Int {
     let trimmed = trimmingWhitespace(text)
-    guard let seconds = durationSeconds(Array(trimmed.utf8)), seconds <= maximumDurationSeconds else {
-        throw ToolError.usage(
-            "invalid duration '\(displayable(trimmed))': use seconds (900), 90s, 15m, 1h30m, 1h2m3s, 12:30 or 1:02:03"
-        )
+    let bytes = Array(trimmed.utf8)
+    if bytes.contains(where: isDigit), bytes.allSatisfy(isNumberByte) {
+        let shown = displayable(trimmed)
+        throw ToolError.usage("'\(shown)': a duration needs a unit: \(shown)s, \(shown)m or \(shown)h")
     }
-    return seconds * 1000
+    guard let milliseconds = durationMilliseconds(bytes), milliseconds <= maximumDurationSeconds * 1000 else {
+        throw ToolError.usage("invalid duration '\(displayable(trimmed))': use \(acceptedDurationForms)")
+    }
+    return milliseconds
 }
 
 /// Formats milliseconds as a clock for people: `4:05`, `15:00`, `1:02:03`.
@@ -86,13 +96,30 @@ private func number(_ bytes: ArraySlice<UInt8>) -> Int? {
     return value
 }
 
-/// Total seconds for one of the accepted forms, or nil. Results may exceed the cap only by the
-/// sum of already-capped parts, so no arithmetic here can overflow.
-private func durationSeconds(_ bytes: [UInt8]) -> Int? {
+/// `digits[.digits]` times `unitMs`, in whole milliseconds (fractions of a millisecond dropped).
+/// The whole part is capped before multiplying and the fraction has at most 9 digits, so
+/// nothing here can overflow: 3.2e10 × 3.6e6 and 1e9 × 3.6e6 both fit in 63 bits.
+private func decimalMilliseconds(_ bytes: ArraySlice<UInt8>, unitMs: Int) -> Int? {
+    let point = bytes.firstIndex(of: UInt8(ascii: "."))
+    guard let whole = number(point.map { bytes[bytes.startIndex..<$0] } ?? bytes) else { return nil }
+    var milliseconds = whole * unitMs
+    if let point {
+        let fraction = bytes[(point + 1)...]
+        guard let fractionValue = number(fraction), fraction.count <= 9 else { return nil }
+        var scale = 1
+        for _ in fraction { scale *= 10 }
+        milliseconds += fractionValue * unitMs / scale
+    }
+    return milliseconds
+}
+
+/// Total milliseconds for one of the accepted forms, or nil. Every addition is checked against
+/// the cap first, so no arithmetic here can overflow.
+private func durationMilliseconds(_ bytes: [UInt8]) -> Int? {
     guard !bytes.isEmpty else { return nil }
-    if bytes.contains(UInt8(ascii: ":")) { return clockSeconds(bytes) }
-    if isDigit(bytes[bytes.count - 1]) { return number(bytes[...]) }
-    return unitSeconds(bytes)
+    if bytes.contains(UInt8(ascii: ":")) { return clockSeconds(bytes).map { $0 * 1000 } }
+    if bytes[0] == UInt8(ascii: "P") || bytes[0] == UInt8(ascii: "p") { return isoMilliseconds(bytes) }
+    return unitMilliseconds(bytes)
 }
 
 /// `m:ss` or `h:mm:ss`.
@@ -115,23 +142,91 @@ private func clockSeconds(_ bytes: [UInt8]) -> Int? {
     }
 }
 
-/// `1h2m3s` and its subsets: each unit once, in the order h, m, s, each after its own digits.
-private func unitSeconds(_ bytes: [UInt8]) -> Int? {
-    let units: [(letter: UInt8, seconds: Int)] = [
-        (UInt8(ascii: "h"), 3600), (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1),
-    ]
-    var nextUnit = 0  // index into `units` of the earliest unit still allowed
-    var total = 0
-    var start = 0
-    for (index, byte) in bytes.enumerated() where !isDigit(byte) {
-        guard let unit = units[nextUnit...].firstIndex(where: { $0.letter == byte }),
-            let value = number(bytes[start..<index])
-        else { return nil }
-        total += value * units[unit].seconds
-        if total > maximumDurationSeconds { return nil }
+private let maximumDurationMs = maximumDurationSeconds * 1000
+
+/// Adds the parts in order, each at most once and largest first; nil on anything else or above
+/// the cap.
+private struct UnitSum {
+    var nextUnit = 0  // index, among the units of this form, of the earliest still allowed
+    var totalMs = 0
+
+    mutating func add(_ digits: ArraySlice<UInt8>, unit: Int, unitMs: Int) -> Bool {
+        guard unit >= nextUnit, let milliseconds = decimalMilliseconds(digits, unitMs: unitMs),
+            milliseconds <= maximumDurationMs - totalMs
+        else { return false }
+        totalMs += milliseconds
         nextUnit = unit + 1
-        start = index + 1
+        return true
     }
-    // Trailing digits without a unit (e.g. `1h30`) are not a form we accept.
-    return start == bytes.count ? total : nil
+}
+
+/// The unit words `1h 30m`, `90min` and `45 seconds` may use, largest first.
+private let unitWords: [(words: [String], milliseconds: Int)] = [
+    (["h", "hr", "hrs", "hour", "hours"], 3_600_000),
+    (["m", "min", "mins", "minute", "minutes"], 60_000),
+    (["s", "sec", "secs", "second", "seconds"], 1000),
+]
+
+private func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
+private func isNumberByte(_ byte: UInt8) -> Bool { isDigit(byte) || byte == UInt8(ascii: ".") }
+
+private func isLetter(_ byte: UInt8) -> Bool {
+    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+}
+
+/// `1h 30m`, `1h30m`, `90min`, `1.5h`: number and unit glued, parts optionally spaced.
+private func unitMilliseconds(_ bytes: [UInt8]) -> Int? {
+    var sum = UnitSum()
+    var index = 0
+    var parts = 0
+    while index < bytes.count {
+        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+        let numberStart = index
+        while index < bytes.count, isNumberByte(bytes[index]) { index += 1 }
+        let unitStart = index
+        while index < bytes.count, isLetter(bytes[index]) { index += 1 }
+        let word = String(decoding: bytes[unitStart..<index], as: UTF8.self).lowercased()
+        guard unitStart > numberStart,
+            let unit = unitWords.firstIndex(where: { $0.words.contains(word) }),
+            sum.add(bytes[numberStart..<unitStart], unit: unit, unitMs: unitWords[unit].milliseconds)
+        else { return nil }
+        parts += 1
+        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+    }
+    return parts > 0 ? sum.totalMs : nil
+}
+
+/// ISO 8601 `P[nD][T[nH][nM][nS]]`, letters in any case; `P` alone and a `T` with nothing after
+/// it are not durations.
+private func isoMilliseconds(_ bytes: [UInt8]) -> Int? {
+    let designators: [(letter: UInt8, milliseconds: Int, afterT: Bool)] = [
+        (UInt8(ascii: "D"), 86_400_000, false), (UInt8(ascii: "H"), 3_600_000, true),
+        (UInt8(ascii: "M"), 60_000, true), (UInt8(ascii: "S"), 1000, true),
+    ]
+    var sum = UnitSum()
+    var afterT = false
+    var partsSinceT = 0
+    var parts = 0
+    var index = 1
+    while index < bytes.count {
+        let upper = bytes[index] & ~0x20  // ASCII letters to upper case; digits never reach here
+        if upper == UInt8(ascii: "T"), !afterT {
+            afterT = true
+            index += 1
+            continue
+        }
+        let numberStart = index
+        while index < bytes.count, isNumberByte(bytes[index]) { index += 1 }
+        guard index < bytes.count, index > numberStart else { return nil }
+        let letter = bytes[index] & ~0x20
+        guard let unit = designators.firstIndex(where: { $0.letter == letter && $0.afterT == afterT }),
+            sum.add(bytes[numberStart..<index], unit: unit, unitMs: designators[unit].milliseconds)
+        else { return nil }
+        parts += 1
+        if afterT { partsSinceT += 1 }
+        index += 1
+    }
+    guard parts > 0, !afterT || partsSinceT > 0 else { return nil }
+    return sum.totalMs
 }

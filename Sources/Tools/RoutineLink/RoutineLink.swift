@@ -686,7 +686,7 @@ package enum RoutineLink {
         var environment = context.environment.variables
         environment.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")  // the children talk JSON Lines to each other
         let pipeline = ListeningPipeline(
-            watchCommand: watch + ["--watch", "--json", "--for", "\(watchMs / 1000)"],
+            watchCommand: watch + ["--watch", "--json", "--for", "\(watchMs / 1000)s"],
             countCommand: count + ["--json"], environment: environment)
         let display = LiveDisplay(
             enabled: context.terminal.stderrIsTerminal, stderr: context.stderr, zone: context.timeZone)

@@ -103,6 +103,22 @@ enum PlaylistNames {
         return !trimmed.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
+    /// Up to three names `name` may have meant: ones that contain it or that it contains (`mornin`,
+    /// `Morning (restored)`), then ones a typo away (`Mixd Bag` for `Mixed Bag`), case ignored.
+    static func similarNames(to name: String, among playlists: [Listed]) -> [String] {
+        let typed = name.lowercased()
+        var names = playlists.map(\.name).filter {
+            $0.lowercased().contains(typed) || typed.contains($0.lowercased())
+        }
+        // Bounded, so a pasted paragraph never costs a distance table per playlist.
+        if names.count < 3, typed.count <= 200 {
+            let near = Suggestions.closest(to: typed, among: playlists.map(\.name), limit: 3 - names.count)
+            names += near.filter { !names.contains($0) }
+        }
+        var seen = Set<String>()
+        return Array(names.filter { seen.insert($0).inserted }.prefix(3))
+    }
+
     /// The id of the one playlist called `name`: the exact name first, then the same in any case.
     static func match(_ name: String, among playlists: [Listed]) throws -> String {
         var found = playlists.filter { $0.name == name }
@@ -112,13 +128,8 @@ enum PlaylistNames {
         case 1:
             return found[0].id
         case 0:
-            let similar = playlists.filter {
-                $0.name.lowercased().contains(name.lowercased()) || name.lowercased().contains($0.name.lowercased())
-            }
             let hint =
-                similar.isEmpty
-                ? "spotify-playlists lists them"
-                : "did you mean " + similar.prefix(3).map { "'\($0.name)'" }.joined(separator: ", ")
+                Suggestions.didYouMean(similarNames(to: name, among: playlists)) ?? "spotify-playlists lists them"
             throw ToolError(
                 .notFound,
                 "'\(shown)' is not a playlist id, URI or URL, and none of your \(playlists.count) playlists is called that; \(TerminalText.clean(hint))"

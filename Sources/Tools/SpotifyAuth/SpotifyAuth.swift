@@ -369,7 +369,7 @@ extension SpotifyAuth {
         static let timeout = OptionSpec(
             "timeout", value: "DURATION",
             help:
-                "How long to wait for the browser's redirect or a pasted URL (more than zero, at most 24h).",
+                "How long to wait for the browser's redirect or a pasted URL (more than zero, at most 24h; \(acceptedDurationForms)).",
             default: "5m")
         static let showDialog = OptionSpec(
             "show-dialog",

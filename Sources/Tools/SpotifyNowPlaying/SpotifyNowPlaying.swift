@@ -420,7 +420,8 @@ extension SpotifyNowPlaying {
         static let watch = OptionSpec("watch", short: "w", help: "Keep watching; print a record for every change.")
         static let interval = OptionSpec(
             "interval", value: "DURATION",
-            help: "With --watch: how often to poll while a song plays (at least 1s).", default: "10s")
+            help: "With --watch: how often to poll while a song plays (at least 1s; \(acceptedDurationForms)).",
+            default: "10s")
         static let watchFor = OptionSpec(
             "for", value: "DURATION", help: "With --watch: stop after DURATION (\(acceptedDurationForms)).")
         static let fixedInterval = OptionSpec(

@@ -22,7 +22,7 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
         home = try TemporaryDirectory()
         let portFile = home.url.appendingPathComponent("port").path
         process.executableURL = ToolProcess.url(of: "fake-spotify")
-        process.arguments = ["--port-file", portFile, "--exit-after", "300"] + arguments
+        process.arguments = ["--port-file", portFile, "--exit-after", "300s"] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
