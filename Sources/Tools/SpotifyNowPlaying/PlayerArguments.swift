@@ -38,6 +38,9 @@ package enum PlayerArguments {
     /// A position in the track, in milliseconds: seconds (`90`), `90s`, `1m30s`, `m:ss` (`1:30`)
     /// or `h:mm:ss` (`1:02:03`), at most 24 hours. The forms are `parseDuration`'s.
     package static func seekPosition(_ text: String) throws -> Int {
+        // A position in a track, not a duration: a bare number is seconds, as players take it
+        // (mpc seek 90), where a bare duration is refused for want of a unit.
+        if let seconds = number(Substring(text), max: maxSeekSeconds) { return seconds * 1000 }
         let milliseconds: Int
         do {
             milliseconds = try parseDuration(text)
