@@ -67,7 +67,15 @@ import Testing
         let script = """
             out="\(scratchPath)/demo.out"
             ( for i in $(seq 1 600); do grep -q 'Fifteen minutes of listening' "$out" 2>/dev/null && break; sleep 0.1; done
-              sleep 2; kill -INT -- -"$(cat '\(scratchPath)/group')" ) &
+              # Once the watch has polled twice (it is listening, not starting): a fixed sleep lost
+              # that race on a loaded machine, and the signal then reached the demo between steps.
+              fake=$(grep -o 'http://127.0.0.1:[0-9]*' "$out" | head -1)
+              for i in $(seq 1 600); do
+                n=$(curl -s --max-time 2 "$fake/_fake/counters" | grep -o '"GET /v1/me/player/currently-playing":[0-9]*' | cut -d: -f2)
+                [ "${n:-0}" -ge 2 ] && break
+                sleep 0.05
+              done
+              kill -INT -- -"$(cat '\(scratchPath)/group')" ) &
             setsid bash -c 'echo $$ > "\(scratchPath)/group"; exec "\(root)/scripts/demo.sh" "\(ToolProcess.binDirectory.path)"' \
                 > "$out" 2> "\(scratchPath)/demo.err"
             echo "status $?"
