@@ -77,7 +77,12 @@ package enum MultiCall {
         case .version:
             exit(write("\(programName) \(Toolkit.version)\n", to: 1) ? 0 : ExitCode.ioError.rawValue)
         case .usage(let unknown):
-            var text = unknown.map { "\(programName): '\(TerminalText.clean($0))' is not a tool\n" } ?? ""
+            var text =
+                unknown.map { name in
+                    let hint =
+                        Suggestions.didYouMean(Suggestions.closest(to: name, among: tools)).map { "; \($0)" } ?? ""
+                    return "\(programName): '\(TerminalText.clean(String(name.prefix(200))))' is not a tool\(hint)\n"
+                } ?? ""
             text += usageLine(tools: tools) + "\nTry '\(programName) --help' for more information.\n"
             write(text, to: 2)
             exit(ExitCode.usage.rawValue)

@@ -111,7 +111,9 @@ import Tools
             usage == "Usage: spotify-toolkit TOOL [ARGUMENTS]   (TOOL: \(ToolCatalog.names.joined(separator: ", ")))")
         let unknown = try ToolProcess.run(executable: installed.tool("spotify-toolkit"), ["songcont"])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr.hasPrefix("spotify-toolkit: 'songcont' is not a tool\nUsage: spotify-toolkit TOOL"))
+        #expect(
+            unknown.stderr.hasPrefix(
+                "spotify-toolkit: 'songcont' is not a tool; did you mean 'songcount'?\nUsage: spotify-toolkit TOOL"))
         let help = try ToolProcess.run(executable: installed.tool("spotify-toolkit"), ["--help"])
         #expect(help.status == 0)
         for tool in ToolCatalog.names { #expect(help.stdout.contains("\n  \(tool) "), "\(tool)") }

@@ -82,6 +82,18 @@ import Testing
         #expect(scores[0] >= scores[1] && scores[2] >= scores[3] && scores[3] >= scores[4])
     }
 
+    /// Review I4: a no-match note quotes at most 200 characters of its query.
+    @Test func aHugeQueryWithoutAMatchIsAShortNote() async throws {
+        let library = try await Library()
+        let query = "Nobody - " + String(repeating: "x", count: 100_000)
+        let result = try await search(library, [], stdin: query + "\n")
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasPrefix("spotify-tracks: line 1: no match for 'Nobody - xxx"),
+            "\(result.stderr.prefix(100))")
+        #expect(result.stderr.count < 300, "\(result.stderr.count) characters")
+    }
+
     @Test func noMatchIsANoteNamingTheLineAndExitOne() async throws {
         let library = try await Library()
         let input = "Jolene\nNobody - Nothing Like This\nQueen - Rhapsody in Blue\nSabotage\n"

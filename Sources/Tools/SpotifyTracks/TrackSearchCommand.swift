@@ -113,7 +113,10 @@ extension SpotifyTracks {
                     let item = items[written]
                     if found.isEmpty {
                         try context.stdout.flush()  // the records before it go out before the note
-                        context.warn("\(item.place): no match for '\(item.query.text)'")
+                        // At most 200 characters of the query: a 3 MB line must not become a 3 MB note (review I4).
+                        let shown =
+                            item.query.text.count > 200 ? item.query.text.prefix(200) + "…" : item.query.text[...]
+                        context.warn("\(item.place): no match for '\(shown)'")
                         status = .notFound
                     }
                     for (track, score) in found {
