@@ -44,6 +44,11 @@ package struct PlaylistCache: Sendable {
     /// `SPOTIFY_ACCESS_TOKEN` a digest of that token (a token belongs to one account, which we
     /// cannot name without a request). nil when neither is known (not logged in, or a login
     /// stored before user ids were): the cache is then neither read nor written.
+    /// The account of the login the environment's token store holds.
+    package static func account(environment: ToolEnvironment) throws -> String? {
+        try account(environment: environment, store: TokenStores.make(environment: environment))
+    }
+
     package static func account(environment: ToolEnvironment, store: TokenStore) throws -> String? {
         if let token = environment["SPOTIFY_ACCESS_TOKEN"] {
             return "token:" + SHA256.hex(SHA256.hash(Array(token.utf8)).prefix(16))

@@ -98,7 +98,7 @@ package struct PlaylistApply {
                     return .stop(
                         Stopped(
                             cause: .failed(
-                                Self.toolError(error).with(
+                                ToolError.converting(error).with(
                                     prefix:
                                         "a request's answer was lost and the playlist could not be read to see whether it landed"
                                 )), stepsDone: stepsDone, model: model))
@@ -113,26 +113,12 @@ package struct PlaylistApply {
         } catch let stopped as Stopped {
             throw stopped
         } catch {
-            throw Stopped(cause: .failed(Self.toolError(error)), stepsDone: stepsDone, model: model)
+            throw Stopped(cause: .failed(ToolError.converting(error)), stepsDone: stepsDone, model: model)
         }
     }
 
     func read() async throws -> PlaylistContents {
         try await PlaylistContents.read(id, writer: writer, fields: PlaylistContents.uriFields)
-    }
-
-    static func toolError(_ error: any Error) -> ToolError {
-        if let error = error as? any ToolErrorConvertible { return error.toolError }
-        return ToolError.unavailable("\(error)")
-    }
-}
-
-extension ToolError {
-    /// The same error, its message after `prefix`.
-    package func with(prefix: String) -> ToolError {
-        var error = self
-        error.message = "\(prefix): \(message)"
-        return error
     }
 }
 

@@ -199,10 +199,6 @@ package struct PlaylistWriter: Sendable {
         return Set(items.compactMap { $0["name"]?.stringValue == name ? $0["id"]?.stringValue : nil })
     }
 
-    static func sleep(_ seconds: Double) async {
-        try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...60) * 1e9))
-    }
-
     /// Why an add stopped before its last batch; `landed` items are in, proven.
     package struct AddStopped: Error, Sendable, ToolErrorConvertible {
         package enum Cause: Error, Sendable {
@@ -275,7 +271,7 @@ package struct PlaylistWriter: Sendable {
         } catch let cause as AddStopped.Cause {
             throw cause
         } catch {
-            throw AddStopped.Cause.failed(PlaylistApply.toolError(error))
+            throw AddStopped.Cause.failed(ToolError.converting(error))
         }
     }
 
@@ -294,7 +290,7 @@ package struct PlaylistWriter: Sendable {
         } catch {
             return .stop(
                 AddStopped.Cause.unsettled(
-                    PlaylistApply.toolError(error).with(
+                    ToolError.converting(error).with(
                         prefix:
                             "the answer to the batch at position \(position) (\(batch.count) items) was lost, and the playlist could not be read to see whether it landed"
                     )))

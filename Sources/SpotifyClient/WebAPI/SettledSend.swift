@@ -30,7 +30,7 @@ extension PlaylistWriter {
                 if idempotent && attempt < Self.maxSends { continue }
                 var pause = settlePause
                 for _ in 1...2 {
-                    await Self.sleep(pause)
+                    await api.sleep(pause)
                     switch try await settle() {
                     case .landed(let value): return value
                     case .notLanded: break

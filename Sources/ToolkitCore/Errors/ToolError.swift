@@ -60,6 +60,19 @@ extension ToolError {
         error.requestOutcome = outcome
         return error
     }
+
+    /// The same error, its message after `prefix`.
+    package func with(prefix: String) -> ToolError {
+        var error = self
+        error.message = "\(prefix): \(message)"
+        return error
+    }
+
+    /// Any error as the one a person reads: a typed one's own words, else unavailable (69).
+    package static func converting(_ error: any Error) -> ToolError {
+        if let error = error as? any ToolErrorConvertible { return error.toolError }
+        return .unavailable("\(error)")
+    }
 }
 
 extension ToolError: ToolErrorConvertible {

@@ -46,17 +46,7 @@ package struct FilterProcess {
             sigaddset(&pipeSignal, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             let handle = stdin.fileHandleForWriting
-            _ = input.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(handle.fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written <= 0 {
-                        if written < 0 && errno == EINTR { continue }
-                        break
-                    }
-                    offset += written
-                }
-            }
+            input.withUnsafeBytes { writeAll(handle.fileDescriptor, $0) }
             try? handle.close()
         }
         writer.start()

@@ -15,7 +15,6 @@ package final class LineSpool {
     private let descriptor: Int32
     private var offsets: [Int] = [0]
     private var buffer: [UInt8] = []
-    private var written = 0
     private static let bufferSize = 1 << 16
 
     /// A spool in `directory` (TMPDIR, or /tmp).
@@ -47,16 +46,10 @@ package final class LineSpool {
     }
 
     private func flush() throws {
-        var done = 0
-        while done < buffer.count {
-            let result = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, buffer.count - done) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw ToolError.ioError("cannot write the temporary copy of the input: \(systemErrorMessage(errno))")
-            }
-            done += result
+        let failure = buffer.withUnsafeBytes { writeAll(descriptor, $0) }
+        guard failure == 0 else {
+            throw ToolError.ioError("cannot write the temporary copy of the input: \(systemErrorMessage(failure))")
         }
-        written += buffer.count
         buffer.removeAll(keepingCapacity: true)
     }
 

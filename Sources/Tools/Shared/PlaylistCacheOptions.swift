@@ -41,8 +41,7 @@ enum PlaylistCacheOptions {
         let account =
             bypass
             ? nil
-            : try PlaylistCache.account(
-                environment: context.environment, store: TokenStores.make(environment: context.environment))
+            : try PlaylistCache.account(environment: context.environment)
         if offline && account == nil {
             throw ToolError.noPermission(
                 "--offline prints the copies cached for the logged-in account, and no one is logged in; run 'spotify-auth login'"

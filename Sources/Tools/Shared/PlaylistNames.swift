@@ -67,8 +67,7 @@ enum PlaylistNames {
     /// The names the last online listing kept (`--offline`: no request). None kept: exit 69,
     /// saying how to get them.
     static func cachedLibrary(_ context: ToolContext) throws -> [Listed] {
-        let account = try PlaylistCache.account(
-            environment: context.environment, store: TokenStores.make(environment: context.environment))
+        let account = try PlaylistCache.account(environment: context.environment)
         guard let account, let kept = try PlaylistNameIndex(environment: context.environment, account: account).load()
         else {
             throw ToolError.unavailable(
@@ -82,8 +81,7 @@ enum PlaylistNames {
     /// best effort: a cache that cannot be written never fails a read.
     static func keepForOffline(_ library: [Listed], _ context: ToolContext) {
         guard (try? CachePolicy.maxBytes(context.environment[CachePolicy.sizeVariable])) ?? 0 > 0,
-            let account = try? PlaylistCache.account(
-                environment: context.environment, store: TokenStores.make(environment: context.environment))
+            let account = try? PlaylistCache.account(environment: context.environment)
         else { return }
         try? PlaylistNameIndex(environment: context.environment, account: account).store(
             library.map { PlaylistNameIndex.Entry(id: $0.id, name: $0.name) })
