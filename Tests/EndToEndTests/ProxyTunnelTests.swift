@@ -217,6 +217,42 @@ import Testing
         setup.expectTunnelled()
     }
 
+    /// Issue 24 through a tunnel: a least-change sort whose first range move is answered 503 and
+    /// not carried out. Before D1's fix the tunnel's 200 would have been taken as the move's answer;
+    /// now the 503 is settled by reading the playlist, the move sent again, and every item keeps
+    /// its place in the order and its date.
+    @Test func aLeastChangeSortThroughTheTunnelSettlesA503AndKeepsEveryDate() throws {
+        let setup = try BehindProxy()
+        defer { setup.proxy.stop() }
+        let id = "gen0000000000000000060"
+        let token = try setup.mintToken(
+            scope: "playlist-read-private playlist-read-collaborative playlist-modify-private playlist-modify-public")
+        let extra = ["SPOTIFY_ACCESS_TOKEN": token, "SPOTIFY_TOOLKIT_SETTLE_PAUSE": "0.05"]
+        let entries = { () throws -> [JSONValue] in
+            let read = try setup.run("spotify-tracks", ["--no-cache", "--raw", id], extra: extra)
+            #expect(read.status == 0, "\(read.stderr)")
+            return try read.stdoutLines.map { try JSONValue.parse($0) }
+        }
+        let before = try entries()
+        try setup.fake.call(
+            "POST", "/_fake/faults",
+            form: [
+                ("kind", "server_error"), ("at", "1"), ("carry", "no"), ("path_prefix", "/v1/playlists/\(id)/items"),
+            ])
+        let sorted = try setup.run("spotify-playlists", ["sort", id, "--by", "duration"], extra: extra)
+        #expect(sorted.status == 0, "\(sorted.stderr)")
+        let after = try entries()
+        let durations = after.map { $0["item"]?["duration_ms"]?.intValue ?? 0 }
+        #expect(durations == durations.sorted())
+        let dated = { (list: [JSONValue]) in
+            Set(list.map { "\($0["item"]?["uri"]?.stringValue ?? "") \($0["added_at"]?.stringValue ?? "")" })
+        }
+        #expect(dated(after) == dated(before), "every item and its date kept")
+        let faults = try setup.fake.call("GET", "/_fake/counters")["not_carried_out"]?.intValue
+        #expect(faults == 1, "the 503 was met, and not carried out")
+        setup.expectTunnelled()
+    }
+
     @Test(arguments: ["ALL_PROXY", "all_proxy", "http_proxy"])
     func pauseWithNoActiveDeviceFails(proxyVariable: String) throws {
         let setup = try BehindProxy()

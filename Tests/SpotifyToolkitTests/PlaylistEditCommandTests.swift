@@ -291,6 +291,51 @@ import FoundationNetworking
         #expect(try await Self.requests(library, "POST /v1/playlists/{id}/items") == 3)
     }
 
+    /// A plan's step (a range move of a sort) carried out and its answer lost: settled by reading
+    /// the playlist, which holds what the step leaves, so it is not sent again.
+    @Test func aMoveWhoseAnswerIsLostIsSettledAsLandedNotSentTwice() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(60)
+        let before = try await Self.entries(library, id)
+        // Up to 100 items the reads never touch the items path: its 2nd request is the 2nd move.
+        try await library.fault([("kind", "lost_answer"), ("at", "2"), ("path_prefix", "/v1/playlists/\(id)/items")])
+        let plan = try records(try await library.run("spotify-playlists", ["sort", id, "--by", "name", "--dry-run"]))
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let run = try await library.run(
+            "spotify-playlists", ["sort", id, "--by", "name", "--max-moves", "200"], environment: Self.quick)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try await Self.requests(library, "PUT /v1/playlists/{id}/items") == plan.count, "no move twice")
+        #expect(try await library.counters()["faults_fired_by_kind"]?["lost_answer"] == 1, "an answer was lost")
+        let names = try records(try await library.tracks(["--no-cache", id])).compactMap { $0["name"]?.stringValue }
+        #expect(names == names.sorted { $0.lowercased() < $1.lowercased() })
+        #expect(
+            Set(try await Self.entries(library, id).map { "\($0.uri!) \($0.addedAt!)" })
+                == Set(before.map { "\($0.uri!) \($0.addedAt!)" }))
+    }
+
+    /// A plan's insert held past the client's 1 s time-out and carried out 2.5 s after it came:
+    /// a settling read that shows it not landed is not trusted alone; the second, after a longer
+    /// pause, sees it land, so it is not sent twice.
+    @Test func anInsertCarriedOutLateIsSettledNotSentTwice() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(60)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        let extra = try await PlaylistWriteTests.uris(library, generated(20))
+        let wanted = before + extra.prefix(2)
+        try await library.fault([
+            ("kind", "lost_answer"), ("at", "1"), ("carry", "late"), ("late_ms", "2500"),
+            ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let run = try await library.run(
+            "spotify-playlists", ["replace", id], stdin: Self.lines(wanted),
+            environment: ["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT": "1", "SPOTIFY_TOOLKIT_SETTLE_PAUSE": "0.3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try await PlaylistWriteTests.uris(library, id) == wanted, "the two new items once each")
+        #expect(try await Self.requests(library, "POST /v1/playlists/{id}/items") == 1)
+        #expect(try await library.counters()["carried_out_late"] == 1, "the insert was held and carried out late")
+    }
+
     /// D2, the read that lags: the settling read comes from a replica one write behind.
     @Test func aSettlingReadThatLagsIsNotTakenAsProof() async throws {
         let library = try await PlaylistWriteTests.editor()
