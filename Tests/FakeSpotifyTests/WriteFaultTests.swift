@@ -84,9 +84,12 @@ import Darwin
         #expect(!answered, "held: the client times out")
         let counters = try await fake.counters()
         #expect(counters["requests"]?["POST /v1/playlists/{id}/items"] == 1, "counted as it arrived")
-        if Date().timeIntervalSince(sent) < 1.2 {  // only while surely before the carry-out
+        let early = try await fake.playlist(Self.id, token: token)
+        // Judged only when both reads surely came before the carry-out (1.5 s): on a loaded
+        // machine the read itself can come after it.
+        if Date().timeIntervalSince(sent) < 1.4 {
             #expect(counters["late_pending"] == 1)
-            #expect(Self.uris(try await fake.playlist(Self.id, token: token)) == Self.uris(before), "not yet")
+            #expect(Self.uris(early) == Self.uris(before), "not yet")
         }
         // The client sends again (here another item, to tell them apart): it lands at once.
         let resent = try await fake.send("POST", Self.itemsPath, ["uris": [.string(Self.uri(2))]], token: token)
