@@ -92,25 +92,110 @@ package final class StopSignal: Sendable {
     }
 }
 
-/// Signals handled on a queue instead of by their default action: each is ignored by the process
-/// and `handler` runs (on a global queue) for every one that arrives, until `cancel()`.
+/// Signals handled on a queue instead of by their default action: while any `SignalHandlers` holds
+/// a signal, its own handler catches it and `handler` runs (on a global queue) for every one that
+/// arrives, until `cancel()`; when the last holder of a signal cancels, the signal's disposition is
+/// put back as it was. So a run in a test process leaves the runner's signals as it found them.
 ///
-/// `@unchecked Sendable` is sound because the sources are only created, resumed and cancelled,
-/// which libdispatch allows from any thread.
-package struct SignalHandlers: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
+/// Not a Dispatch signal source: libdispatch installs its handler once per process and never
+/// again, so a disposition put back under it would leave the next source deaf. The handler here
+/// writes the signal's number to a pipe (async-signal-safe); a Dispatch read source on the other
+/// end calls the holders.
+package struct SignalHandlers: Sendable {
+    private let id: Int
 
     package init(_ signals: [Int32] = StopSignal.signals, handler: @escaping @Sendable (Int32) -> Void) {
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(number) }
-            source.resume()
-            return source
-        }
+        id = SignalRelay.shared.hold(signals, handler)
     }
 
     package func cancel() {
-        for source in sources { source.cancel() }
+        SignalRelay.shared.release(id)
     }
+}
+
+/// The process's one relay from signal handlers to `SignalHandlers`: who holds which signals, and
+/// the dispositions to put back. `@unchecked Sendable`: `reader` is only created and resumed, in
+/// `init`; everything else is behind the lock.
+private final class SignalRelay: @unchecked Sendable {
+    static let shared = SignalRelay()
+
+    private struct Holder {
+        var signals: [Int32]
+        var handler: @Sendable (Int32) -> Void
+    }
+
+    private struct State {
+        var holders: [Int: Holder] = [:]
+        var nextID = 0
+        var previous: [Int32: sigaction] = [:]
+    }
+
+    private let state = Locked(State())
+    private let reader: any DispatchSourceRead
+
+    private init() {
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        }
+        signalPipeWriteEnd = ends[1]
+        let readEnd = ends[0]
+        reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        reader.setEventHandler { [state] in
+            var numbers = [UInt8](repeating: 0, count: 64)
+            let count = read(readEnd, &numbers, numbers.count)
+            guard count > 0 else { return }
+            for number in numbers.prefix(count).map(Int32.init) {
+                let handlers = state.withLock { $0.holders.values.filter { $0.signals.contains(number) } }
+                for holder in handlers { holder.handler(number) }
+            }
+        }
+        reader.resume()
+    }
+
+    func hold(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) -> Int {
+        state.withLock {
+            $0.nextID += 1
+            for number in signals where $0.previous[number] == nil {
+                var action = sigaction()
+                #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = relaySignal
+                #else
+                action.__sigaction_u.__sa_handler = relaySignal
+                #endif
+                action.sa_flags = SA_RESTART
+                sigemptyset(&action.sa_mask)
+                var previous = sigaction()
+                sigaction(number, &action, &previous)
+                $0.previous[number] = previous
+            }
+            $0.holders[$0.nextID] = Holder(signals: signals, handler: handler)
+            return $0.nextID
+        }
+    }
+
+    func release(_ id: Int) {
+        state.withLock {
+            guard $0.holders.removeValue(forKey: id) != nil else { return }
+            let stillHeld = Set($0.holders.values.flatMap(\.signals))
+            for (number, previous) in $0.previous where !stillHeld.contains(number) {
+                var restored = previous
+                sigaction(number, &restored, nil)
+                $0.previous[number] = nil
+            }
+        }
+    }
+}
+
+/// Written once, before any handler that reads it is installed.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// Async-signal-safe: one write to a non-blocking pipe (a full pipe drops the signal, which
+/// only happens when hundreds are already waiting), errno kept.
+private func relaySignal(_ number: Int32) {
+    let savedErrno = errno
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+    errno = savedErrno
 }

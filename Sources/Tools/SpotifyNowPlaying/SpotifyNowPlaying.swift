@@ -240,7 +240,8 @@ package enum SpotifyNowPlaying {
     ) async throws -> ExitCode {
         context.stdout.flushesEachRecord = true
         let stop = StopSignal()
-        stop.stopOnSignals()
+        let signals = stop.stopOnSignals()
+        defer { signals.cancel() }  // the run owns them: a host process gets its own back
         let watcher = PlaybackWatcher(
             player: player, schedule: schedule, clock: clock, withDevice: command.flag(Option.device),
             duration: duration)
