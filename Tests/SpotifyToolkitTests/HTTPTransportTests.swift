@@ -14,7 +14,7 @@ import Testing
     @Test func buildingTheClientsMakesNoSession() async throws {
         let environment = ToolEnvironment(["XDG_CONFIG_HOME": NSTemporaryDirectory() + "transport-\(UUID().uuidString)"]
         )
-        let tokens = try TokenProvider(environment: environment)
+        let tokens = try TokenProvider(environment: environment, clock: { Date().timeIntervalSince1970 })
         let api = SpotifyWebAPI(environment: environment, tokens: tokens)
         #expect(!api.transport.session.isMade)
         #expect(await !tokens.accounts.transport.session.isMade)

@@ -22,7 +22,9 @@ import ToolkitCore
         let minted = try await fake.call("POST", "/_fake/tokens", form: [("scope", scope)])
         let environment = ToolEnvironment(
             fake.environment(["SPOTIFY_ACCESS_TOKEN": minted["access_token"]?.stringValue ?? ""]))
-        var api = SpotifyWebAPI(environment: environment, tokens: try TokenProvider(environment: environment))
+        var api = SpotifyWebAPI(
+            environment: environment,
+            tokens: try TokenProvider(environment: environment, clock: { Date().timeIntervalSince1970 }))
         api.sleep = { _ in }
         return (fake, SavedItems(api: api))
     }

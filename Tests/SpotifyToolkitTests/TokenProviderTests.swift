@@ -57,7 +57,9 @@ import Testing
             StoredTokens(
                 accessToken: "OLD", scope: "a", expiresAt: 0, refreshToken: "R1", clientID: "c", authorizedAt: 0))
         return Fixture(
-            server: server, store: store, provider: try TokenProvider(environment: environment, store: store),
+            server: server, store: store,
+            provider: try TokenProvider(
+                environment: environment, store: store, clock: { Date().timeIntervalSince1970 }),
             refreshes: refreshes)
     }
 

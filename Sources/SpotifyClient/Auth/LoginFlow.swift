@@ -23,13 +23,15 @@ package struct LoginFlow {
     package var environment: ToolEnvironment
     /// Where a pasted redirect URL comes from (the tool's standard input).
     package var input: Int32
+    /// Whether `input` is a terminal, as the run's context sees it (a test may say either).
+    package var inputIsTerminal: Bool
     /// Messages for the person logging in (stderr).
     package var say: @Sendable (String) -> Void
 
     package init(
         clientID: String, redirect: LoopbackRedirect, scopes: [String], pasteMode: Bool, timeoutSeconds: Double,
         showDialog: Bool, accounts: AccountsClient, environment: ToolEnvironment, input: Int32,
-        say: @escaping @Sendable (String) -> Void
+        inputIsTerminal: Bool, say: @escaping @Sendable (String) -> Void
     ) {
         self.clientID = clientID
         self.redirect = redirect
@@ -40,6 +42,7 @@ package struct LoginFlow {
         self.accounts = accounts
         self.environment = environment
         self.input = input
+        self.inputIsTerminal = inputIsTerminal
         self.say = say
     }
 
@@ -95,7 +98,7 @@ package struct LoginFlow {
             defer { reader?.stop() }
             say(
                 "Waiting for Spotify to redirect to \(redirectURI) (up to \(waited))..."
-                    + (reader != nil && isatty(input) == 1
+                    + (reader != nil && inputIsTerminal
                         ? "\nIf the browser runs on another machine, paste the address it was sent to here." : "")
             )
             outcome = await wait.wait(timeoutSeconds: timeoutSeconds)
@@ -143,7 +146,7 @@ package struct LoginFlow {
     func pasteReader(state: String, redirectURI: String, wait: LoginWait, endsTheLogin: Bool) -> PastedLines? {
         // A terminal this process is not the foreground of would stop a background `spotify-auth
         // login &` (SIGTTIN) when read; only paste mode, which has nothing else to wait for, reads it then.
-        if !endsTheLogin && isatty(input) == 1 && tcgetpgrp(input) != getpgrp() { return nil }
+        if !endsTheLogin && inputIsTerminal && tcgetpgrp(input) != getpgrp() { return nil }
         let say = say
         return PastedLines.start(
             input,

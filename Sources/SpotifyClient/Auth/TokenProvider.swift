@@ -26,7 +26,7 @@ package actor TokenProvider {
 
     package init(
         environment: ToolEnvironment, store: TokenStore? = nil,
-        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        clock: @escaping @Sendable () -> Double
     ) throws {
         self.store = store ?? TokenStores.make(environment: environment)
         self.environment = environment

@@ -31,7 +31,7 @@ package struct PlaylistCache: Sendable {
 
     package init(
         environment: ToolEnvironment, account: String? = nil,
-        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        clock: @escaping @Sendable () -> Double
     ) throws {
         root = PrivateDirectory(environment.cacheDirectory)
         directory = PrivateDirectory(environment.cacheDirectory + "/playlists")

@@ -243,7 +243,7 @@ package enum RoutineLink {
                 Invocation(
                     context: context, command: command,
                     mode: context.outputMode(forcedJSON: command.flag(.jsonRecords)),
-                    store: RoutineStore.make(environment: context.environment)))
+                    store: RoutineStore.make(environment: context.environment, clock: context.clock)))
         }
     }
 
@@ -261,7 +261,8 @@ package enum RoutineLink {
     }
 
     static func forgetLinks(_ invocation: Invocation) throws -> ExitCode {
-        let cleared = try RoutineStore.forgetLinks(environment: invocation.context.environment)
+        let cleared = try RoutineStore.forgetLinks(
+            environment: invocation.context.environment, clock: invocation.context.clock)
         invocation.context.warn(
             "cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         return .success
@@ -687,7 +688,7 @@ package enum RoutineLink {
         environment.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")  // the children talk JSON Lines to each other
         let pipeline = ListeningPipeline(
             watchCommand: watch + ["--watch", "--json", "--for", "\(watchMs / 1000)s"],
-            countCommand: count + ["--json"], environment: environment)
+            countCommand: count + ["--json"], environment: environment, errors: context.stderr.fileDescriptor)
         let display = LiveDisplay(
             enabled: context.terminal.stderrIsTerminal, stderr: context.stderr, zone: context.timeZone)
         let outcome = try pipeline.run { line in display.show(line) }

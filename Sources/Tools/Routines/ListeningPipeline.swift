@@ -22,11 +22,14 @@ package struct ListeningPipeline {
     package var watchCommand: [String]
     package var countCommand: [String]
     package var environment: [String: String]
+    /// Where the watch's own messages go: the run's stderr (`ToolContext.stderr`), not fd 2.
+    package var errors: Int32
 
-    package init(watchCommand: [String], countCommand: [String], environment: [String: String]) {
+    package init(watchCommand: [String], countCommand: [String], environment: [String: String], errors: Int32) {
         self.watchCommand = watchCommand
         self.countCommand = countCommand
         self.environment = environment
+        self.errors = errors
     }
 
     package struct Outcome: Sendable {
@@ -110,7 +113,8 @@ package struct ListeningPipeline {
         defer { stopper.restoreSignals() }
 
         let watchPID = try Self.spawn(
-            watchCommand, environment: environment, stdin: devNull, stdout: watchOut.write, stderr: 2, processGroup: 0)
+            watchCommand, environment: environment, stdin: devNull, stdout: watchOut.write, stderr: errors,
+            processGroup: 0)
         close(watchOut.write)
         let countPID: pid_t
         do {

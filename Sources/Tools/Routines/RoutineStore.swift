@@ -24,17 +24,16 @@ package enum RoutineStore {
     package static let fileName = "routines.json"
     package static let schemaVersion = 1
 
-    package static func make(environment: ToolEnvironment) -> DocumentStore<RoutineBook> {
+    /// `clock`: the run's (`ToolContext.clock`), for the creation time a migration stamps.
+    package static func make(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double)
+        -> DocumentStore<RoutineBook>
+    {
         DocumentStore(
             directory: environment.dataDirectory, fileName: fileName, schemaVersion: schemaVersion,
             empty: RoutineBook(),
             migrate: { version, data in
-                try migrate(from: version, data, now: isoTimestamp(Date().timeIntervalSince1970))
+                try migrate(from: version, data, now: isoTimestamp(clock()))
             })
-    }
-
-    package static func path(environment: ToolEnvironment) -> String {
-        make(environment: environment).path
     }
 
     /// Version 0 is the layout of routine-link's development prototype, before the first release:
@@ -86,8 +85,10 @@ package enum RoutineStore {
     /// `routine-link forget-links` and `spotify-auth logout --forget-links`: clears every
     /// routine's playlist, keeping routines and sessions. No file: nothing to clear, nothing created.
     /// Returns how many links were cleared.
-    package static func forgetLinks(environment: ToolEnvironment) throws -> Int {
-        let store = make(environment: environment)
+    package static func forgetLinks(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double) throws
+        -> Int
+    {
+        let store = make(environment: environment, clock: clock)
         guard try store.read() != nil else { return 0 }
         return try store.update { book in book.forgetLinks() }
     }

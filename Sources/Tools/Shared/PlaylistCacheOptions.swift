@@ -48,7 +48,8 @@ enum PlaylistCacheOptions {
             )
         }
         let cache =
-            bypass || account == nil ? nil : try PlaylistCache(environment: context.environment, account: account)
+            bypass || account == nil
+            ? nil : try PlaylistCache(environment: context.environment, account: account, clock: context.clock)
         // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either).
         let mode: CachePolicy.Mode =
             offline ? .offline : bypass || cache == nil || cache?.maxBytes == 0 ? .bypass : .normal

@@ -8,7 +8,7 @@ extension ToolContext {
     /// On a terminal, a wait before a retry is said on stderr; in a pipe or a log it stays quiet.
     func webAPI(store: TokenStore? = nil) throws -> SpotifyWebAPI {
         var api = try SpotifyWebAPI(
-            environment: environment, tokens: try TokenProvider(environment: environment, store: store)
+            environment: environment, tokens: try TokenProvider(environment: environment, store: store, clock: clock)
         )
         .validated()
         if terminal.stderrIsTerminal { api.note = warn }

@@ -156,7 +156,7 @@ package enum SpotifyAuth {
     static func token(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
         async throws -> ExitCode
     {
-        let provider = try TokenProvider(environment: context.environment, store: store)
+        let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         try context.stdout.writeText(try await provider.accessToken() + "\n")
         return .success
     }
@@ -164,7 +164,7 @@ package enum SpotifyAuth {
     static func refresh(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
         async throws -> ExitCode
     {
-        let provider = try TokenProvider(environment: context.environment, store: store)
+        let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         if await provider.usesEnvironmentToken {
             throw ToolError.usage(
                 "SPOTIFY_ACCESS_TOKEN is set: that token cannot be refreshed; unset it to use the stored login")
@@ -200,7 +200,7 @@ package enum SpotifyAuth {
         let removed = try PlaylistCache.removeAll(environment: context.environment)
         if removed > 0 { context.warn("removed the snapshot cache (\(plural(removed, "playlist")))") }
         if command.flag(Option.forgetLinks) {
-            let cleared = try RoutineStore.forgetLinks(environment: context.environment)
+            let cleared = try RoutineStore.forgetLinks(environment: context.environment, clock: context.clock)
             context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         }
         return .success
@@ -265,6 +265,7 @@ package enum SpotifyAuth {
             clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag(Option.noBrowser),
             timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag(Option.showDialog),
             accounts: accounts, environment: context.environment, input: context.stdin.fileDescriptor,
+            inputIsTerminal: context.terminal.stdinIsTerminal,
             say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
         )
         let result = try await flow.run()
@@ -278,7 +279,8 @@ package enum SpotifyAuth {
         // Who logged in; this also proves the token works (a Development Mode allowlist problem
         // shows here) before anything is stored, so a failed login never replaces a working one.
         let probe = try TokenProvider(
-            environment: context.environment.setting("SPOTIFY_ACCESS_TOKEN", to: tokens.accessToken))
+            environment: context.environment.setting("SPOTIFY_ACCESS_TOKEN", to: tokens.accessToken),
+            clock: context.clock)
         let me = try JSONValue.parse(
             try await SpotifyWebAPI(environment: context.environment, tokens: probe).get("/me").body)
         tokens.userID = me["id"]?.stringValue
