@@ -9,7 +9,10 @@ TOOLS := spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplay
 # with the Swift runtime linked in, so it runs with no toolchain (no RUNPATH into one); stripped.
 # Built in a directory of its own: --static-swift-stdlib recompiles every module, so sharing
 # .build/release with `make demo`'s build would rebuild everything at each switch.
-SHIP_FLAGS := -c release --scratch-path .build/ship $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)
+# The layers of docs/ARCHITECTURE.md, held by the compiler: a target that imports another it does
+# not declare as a dependency does not build (a ToolkitCLI → LoopbackHTTP import fails here).
+LAYERS := --explicit-target-dependency-import-check error
+SHIP_FLAGS := $(LAYERS) -c release --scratch-path .build/ship $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)
 STRIP ?= strip
 
 BINDIR := $(DESTDIR)$(PREFIX)/bin
@@ -46,10 +49,10 @@ sandbox: release
 
 # Needs only the Swift toolchain: on Linux libcurl is loaded at run time (Sources/CCurl/include/CCurl.h).
 build: preflight sync-version
-	$(SWIFT) build
+	$(SWIFT) build $(LAYERS)
 
 release: preflight sync-version
-	$(SWIFT) build -c release
+	$(SWIFT) build $(LAYERS) -c release
 
 # The one binary that ships (only it: not the per-tool or development executables).
 ship: preflight sync-version
@@ -57,7 +60,7 @@ ship: preflight sync-version
 
 # The end-to-end tests spawn the built executables, so build them first.
 test: build
-	$(SWIFT) test
+	$(SWIFT) test $(LAYERS)
 
 # Lints what ships, as committed: the Swift sources with swift format (its configuration is
 # .swift-format), every man page with groff, every completion script with its own shell. A missing

@@ -39,7 +39,7 @@ let package = Package(
         // Command specs, parsing, help, man pages, completions, the runner and ToolContext.
         .target(name: "ToolkitCLI", dependencies: ["ToolkitCore"]),
         // One folder per tool: its spec, options and glue; and the domain only one tool uses.
-        .target(name: "Tools", dependencies: ["ToolkitCore", "HTTPClient", "SpotifyClient", "ToolkitCLI"]),
+        .target(name: "Tools", dependencies: ["ToolkitCore", "SpotifyClient", "ToolkitCLI"]),
     ] + (tools + [multiCall]).map { .executableTarget(name: $0, dependencies: ["Tools", "ToolkitCLI"]) } + [
         // Development only: a local stand-in for Spotify (tests, benchmarks, offline demo); never installed.
         .target(

@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 extension FakeSpotifyService {

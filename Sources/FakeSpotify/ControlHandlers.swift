@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// The `/_fake/` test controls. Fields come from the form body or the query string.

@@ -1,6 +1,4 @@
 import LoopbackHTTP
-import ToolkitCLI
-import ToolkitCore
 
 /// fake-spotify on a socket: a `FakeSpotifyService` behind a `LoopbackHTTPServer` on 127.0.0.1.
 /// Tests start one in process; the `fake-spotify` executable runs one until a signal.

@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// fake-spotify's logic: routes a request through the table in Routes.swift, with the shared

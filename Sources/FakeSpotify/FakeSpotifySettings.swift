@@ -1,5 +1,3 @@
-import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// How fake-spotify behaves. Set from the command line at launch; everything but the client ids and

@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// An OAuth error answer of the accounts service: 400 `{"error":"...","error_description":"..."}`.

@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// A fault fake-spotify injects into Web API answers, by rate or on a schedule: a 429 with

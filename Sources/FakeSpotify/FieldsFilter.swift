@@ -1,5 +1,3 @@
-import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// Spotify's `fields` filter: a comma list of names; `a.b` reaches into an object, `a(b,c)` selects

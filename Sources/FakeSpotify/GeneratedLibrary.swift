@@ -1,6 +1,4 @@
 import Foundation
-import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// fake-spotify's music library: the fixture user's playlists, plus deterministic generated ones

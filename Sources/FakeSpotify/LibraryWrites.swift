@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// What `PUT`/`DELETE /me/library` changed, over the generated library: `GET /me/tracks` lists

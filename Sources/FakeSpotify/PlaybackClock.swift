@@ -1,6 +1,4 @@
 import Foundation
-import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// fake-spotify's player: a queue of tracks playing from a position at a chosen speed, so a test

@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// The player endpoints and their test controls, driven by `PlaybackClock`.

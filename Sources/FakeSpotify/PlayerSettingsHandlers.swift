@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// `PUT /me/player/shuffle`, `/repeat`, `/volume`, `/seek` and `PUT /me/player` (transfer), as

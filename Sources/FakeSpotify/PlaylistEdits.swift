@@ -1,5 +1,4 @@
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// Edits someone made to a playlist (`POST /_fake/edit-playlist`), as caches must notice them:

@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// The library's shape and the Web API's pace; `--legacy`, `--latency-ms`, `--saved-tracks`,

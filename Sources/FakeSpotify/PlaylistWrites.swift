@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// A playlist as writes left it: created with `POST /me/playlists`, or a library playlist copied

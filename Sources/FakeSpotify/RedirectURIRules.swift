@@ -1,7 +1,3 @@
-import LoopbackHTTP
-import ToolkitCLI
-import ToolkitCore
-
 /// Spotify's rules for redirect URIs at the authorize step.
 enum RedirectURIRules {
     /// A URI split into the parts the rules look at. `rest` is everything from the path on.

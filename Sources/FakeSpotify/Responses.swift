@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// The response bodies fake-spotify serves verbatim, from `Fixtures/` in the module's bundle

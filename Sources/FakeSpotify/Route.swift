@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// One endpoint of fake-spotify: method, path pattern (`/v1/playlists/{id}/items`) and handler.

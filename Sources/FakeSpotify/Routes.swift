@@ -1,7 +1,3 @@
-import LoopbackHTTP
-import ToolkitCLI
-import ToolkitCore
-
 extension FakeSpotifyService {
     /// Every endpoint fake-spotify serves. First match by path and method wins; a path that matches
     /// with another method gets 405, anything else 404 "Service not found".

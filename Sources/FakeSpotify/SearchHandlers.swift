@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// `GET /v1/search`, as REFERENCE.md describes it for 2026: `q` and `type` required (400

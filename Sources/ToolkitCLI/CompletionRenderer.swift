@@ -1,5 +1,4 @@
 import Foundation
-import ToolkitCore
 
 /// bash, zsh and fish completion scripts, derived from the spec.
 package enum Shell: String, Sendable, CaseIterable {

@@ -1,5 +1,3 @@
-import ToolkitCore
-
 /// Every file generated from the command specs: man pages and completion scripts.
 /// `toolkit-docs` writes them; a test fails when a committed copy differs.
 package enum GeneratedDocs {

@@ -1,5 +1,3 @@
-import ToolkitCore
-
 /// `--help` text, derived from the spec. Fixed at 79 columns so the output is the same
 /// everywhere (tests and man pages compare it), like ripgrep's.
 package enum HelpRenderer {

@@ -1,5 +1,4 @@
 import Foundation
-import ToolkitCore
 
 /// man(7) roff for section 1, derived from the spec. Deterministic (no date) so the committed
 /// pages can be compared with what the spec generates now.

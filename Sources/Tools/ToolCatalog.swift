@@ -1,7 +1,4 @@
-import HTTPClient
-import SpotifyClient
 import ToolkitCLI
-import ToolkitCore
 
 /// The installed tools, in the order the docs list them.
 package enum ToolCatalog {

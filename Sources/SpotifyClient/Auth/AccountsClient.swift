@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// The accounts service: the authorize URL, the code exchange and the refresh grant.

@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// The `auth_status` record: who is logged in, with which scopes, until when, and where the

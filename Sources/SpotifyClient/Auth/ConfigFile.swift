@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// `$XDG_CONFIG_HOME/spotify-toolkit/config.json`: settings saved between runs (the client id

@@ -1,5 +1,3 @@
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 #if canImport(Security)

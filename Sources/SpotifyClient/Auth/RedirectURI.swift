@@ -1,5 +1,3 @@
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// A loopback redirect URI, the only kind a command-line app can listen on and Spotify accepts

@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// What login leaves behind: the token pair, when it expires, and who it belongs to.

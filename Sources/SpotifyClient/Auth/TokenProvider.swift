@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// Hands out valid access tokens to every tool. Refreshes proactively when less than 60 s

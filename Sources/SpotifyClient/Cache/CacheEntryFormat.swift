@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 #if canImport(Glibc)

@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// The cache's decisions, kept apart from files and requests so they can be tested alone: when an

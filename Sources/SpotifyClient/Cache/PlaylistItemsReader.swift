@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// What a run's playlist reads are handed to, in order: playlist after playlist (by `index`, the

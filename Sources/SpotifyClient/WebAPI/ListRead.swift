@@ -1,5 +1,4 @@
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// How one list of a run (a playlist's items, the liked songs, the user's playlists) is read: a

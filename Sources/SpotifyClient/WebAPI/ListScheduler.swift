@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// Where a run's lists come from, and where what they hand on goes. The scheduler asks for the

@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// One look at the player: what `GET /me/player/currently-playing` (or `/me/player`) answered,

@@ -1,7 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
-import ToolkitCore
 
 /// The pages of a paged endpoint once the first page has told its `total`. Spotify's paged
 /// endpoints (`/playlists/{id}/items`, `/me/playlists`, `/me/tracks`) give at most 50 per page.

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// One page of a paged endpoint, as the pager hands it on.

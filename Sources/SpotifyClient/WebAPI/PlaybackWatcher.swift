@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 #if canImport(Glibc)

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// The Web API's player: what plays now, the devices, listening history, and the playback

@@ -1,5 +1,3 @@
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// Spotify's playlist objects and playlist entries as the toolkit's records. Pure, lenient: a

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// Writes to playlists: create, add, replace, remove, change details. Items go in batches of at

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPClient
 import ToolkitCore
 
 /// The user's library, written through the 2026 endpoints: `PUT`/`DELETE /me/library?uris=a,b`

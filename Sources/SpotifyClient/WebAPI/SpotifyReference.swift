@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// What a user typed to name a Spotify object, reduced to its kind and id. The one parser every

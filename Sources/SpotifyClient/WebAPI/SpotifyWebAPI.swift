@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// Authenticated requests to the Web API with the retry policy every tool shares: a 401 gets one
@@ -278,6 +277,23 @@ extension SpotifyWebAPI {
 
 /// Spotify's error body: `{"error":{"status":403,"message":"...","reason":"..."}}`, or plain text
 /// (some Development Mode 403s).
+extension SpotifyWebAPI {
+    /// The most requests a tool may keep in flight (`--concurrency`'s upper bound), so the tools
+    /// need not reach into the HTTP layer for it.
+    package static let concurrencyCeiling = ConcurrencyWindow.ceiling
+
+    /// A limit of exactly `count` requests in flight (nil: the adaptive window), for work the
+    /// pager does not schedule (search).
+    package static func inFlightLimit(fixed count: Int?) -> InFlightLimit {
+        InFlightLimit(window: ConcurrencyWindow(fixed: count))
+    }
+}
+
+extension InFlightLimit {
+    /// A place in this limit's queue, served in `order`.
+    package func slot(order: Int) -> InFlightSlot { InFlightSlot(self, order: order) }
+}
+
 package struct SpotifyErrorBody: Sendable, Equatable {
     package var status: Int
     package var message: String

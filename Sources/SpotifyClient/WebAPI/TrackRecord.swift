@@ -1,5 +1,3 @@
-import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// Turns Spotify's track and episode objects into the toolkit's `track`/`episode` records: the

@@ -1,7 +1,5 @@
 import Dispatch
 import Foundation
-import HTTPClient
-import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
 

@@ -1,7 +1,5 @@
 import Foundation
-import HTTPClient
 import SpotifyClient
-import ToolkitCLI
 import ToolkitCore
 
 /// The playlist a routine is linked to, as routine-link stores it: enough to open it and to show

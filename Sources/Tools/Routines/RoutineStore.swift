@@ -1,7 +1,5 @@
 import Foundation
-import HTTPClient
 import SpotifyClient
-import ToolkitCLI
 import ToolkitCore
 
 /// Where routine-link keeps its routines and sessions: `routines.json` in the data directory,

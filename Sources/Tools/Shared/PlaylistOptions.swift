@@ -1,4 +1,3 @@
-import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
@@ -54,9 +53,9 @@ enum PlaylistCommands {
     /// `--concurrency N`: nil (adaptive) when not given.
     static func concurrency(_ command: ParsedCommand) throws -> Int? {
         guard let text = command.value(concurrencyOption) else { return nil }
-        guard let value = Int(text), (1...ConcurrencyWindow.ceiling).contains(value) else {
+        guard let value = Int(text), (1...SpotifyWebAPI.concurrencyCeiling).contains(value) else {
             throw ToolError.usage(
-                "--concurrency must be a whole number from 1 to \(ConcurrencyWindow.ceiling), not '\(text)'")
+                "--concurrency must be a whole number from 1 to \(SpotifyWebAPI.concurrencyCeiling), not '\(text)'")
         }
         return value
     }
@@ -99,9 +98,8 @@ enum PlaylistCommands {
     /// Why Spotify would not show a playlist's items (403) or the playlist (404), to report before
     /// going on with the next playlist. Throws instead when the refusal is not about this playlist
     /// (a Development Mode 403 about the app or the user): no other playlist would fare better.
-    static func refusal(_ result: HTTPResult, playlist: SpotifyReference) throws -> ToolError {
-        let body = SpotifyErrorBody(result)
-        switch result.status {
+    static func refusal(_ body: SpotifyErrorBody, playlist: SpotifyReference) throws -> ToolError {
+        switch body.status {
         case 404:
             return ToolError(
                 .notFound,
@@ -115,7 +113,7 @@ enum PlaylistCommands {
             )
         default:
             throw ToolError.unavailable(
-                "playlist \(playlist.id): Spotify answered HTTP \(result.status): \(body.message)")
+                "playlist \(playlist.id): Spotify answered HTTP \(body.status): \(body.message)")
         }
     }
 

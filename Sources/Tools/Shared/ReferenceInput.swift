@@ -1,6 +1,5 @@
 import SpotifyClient
 import ToolkitCLI
-import ToolkitCore
 
 extension SpotifyReference {
     /// A line of standard input; a bad one is rejected, and `StandardInput` names the line (65).

@@ -1,6 +1,5 @@
 import SpotifyClient
 import ToolkitCLI
-import ToolkitCore
 
 extension ToolContext {
     /// The Web API client for the logged-in user (or `SPOTIFY_ACCESS_TOKEN`): the one way a tool

@@ -1,7 +1,4 @@
 import Foundation
-import HTTPClient
-import SpotifyClient
-import ToolkitCLI
 import ToolkitCore
 
 /// App-local playlists: track records kept on this machine under a name, not in the Spotify

@@ -1,6 +1,4 @@
 import Foundation
-import HTTPClient
-import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
 

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
@@ -174,7 +173,7 @@ package enum SpotifyPlaylists {
                 }
                 guard case .value(var record) = answer.value else {
                     if case .refused(let result) = answer.value {
-                        return try PlaylistCommands.refusal(result, playlist: playlist)
+                        return try PlaylistCommands.refusal(SpotifyErrorBody(result), playlist: playlist)
                     }
                     return nil
                 }
@@ -238,7 +237,7 @@ package enum SpotifyPlaylists {
             case .delivered:
                 total = .int(sum)
             case .refused(let refused):
-                let reason = try PlaylistCommands.refusal(refused, playlist: playlist)
+                let reason = try PlaylistCommands.refusal(SpotifyErrorBody(refused), playlist: playlist)
                 context.warn("\(reason.message); duration_ms is null")
             case .failed(let error):
                 context.warn("\(error.message); duration_ms is null")

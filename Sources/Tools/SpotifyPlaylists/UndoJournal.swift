@@ -1,6 +1,4 @@
 import Foundation
-import SpotifyClient
-import ToolkitCLI
 import ToolkitCore
 
 /// What `spotify-playlists undo` puts back: before every destructive write (replace, remove,

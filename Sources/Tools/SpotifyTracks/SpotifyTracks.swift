@@ -1,4 +1,3 @@
-import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
@@ -210,7 +209,8 @@ package enum SpotifyTracks {
                 try output.finish()
             case .refused(let refused):
                 try PlaylistCommands.report(
-                    PlaylistCommands.refusal(refused, playlist: playlists[index]), context, status: &status)
+                    PlaylistCommands.refusal(SpotifyErrorBody(refused), playlist: playlists[index]), context,
+                    status: &status)
             case .failed(let error):
                 try PlaylistCommands.report(error, context, status: &status)
             }

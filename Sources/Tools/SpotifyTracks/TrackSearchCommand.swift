@@ -1,4 +1,3 @@
-import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
@@ -27,7 +26,7 @@ extension SpotifyTracks {
     }
 
     /// How far ahead of the next record to print the queries may run.
-    static let searchLookAhead = 4 * ConcurrencyWindow.ceiling
+    static let searchLookAhead = 4 * SpotifyWebAPI.concurrencyCeiling
 
     static func candidates(_ command: ParsedCommand) throws -> Int {
         guard let text = command.value(SearchOption.candidates) else { return 1 }
@@ -87,7 +86,7 @@ extension SpotifyTracks {
             context: context, selection: Selection(raw: false, noLocal: false, tracksOnly: false), human: human,
             playlist: nil)
         if human { try output.startTable(total: (items.last?.position ?? 0) + 1, title: nil) }
-        let limit = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
+        let limit = SpotifyWebAPI.inFlightLimit(fixed: concurrency)
         var status = ExitCode.success
 
         typealias Found = [(track: JSONValue, score: TrackMatch.Score)]
@@ -100,7 +99,7 @@ extension SpotifyTracks {
                     let index = launched
                     let query = items[index].query
                     group.addTask {
-                        let slot = InFlightSlot(limit, order: index)
+                        let slot = limit.slot(order: index)
                         return (index, try await api.bestMatches(for: query, limit: perQuery, slot: slot))
                     }
                     launched += 1
