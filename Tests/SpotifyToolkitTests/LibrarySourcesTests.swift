@@ -27,7 +27,7 @@ import Testing
         #expect(items.map { $0["rank"]?.intValue } == (1...60).map { $0 })
         #expect(items.map { $0["position"]?.intValue } == (0..<60).map { $0 })
         #expect(items.allSatisfy { $0["type"] == "track" && $0["playlist"] == .null && $0["added_at"] == .null })
-        #expect(items[0]["album"]?["name"]?.stringValue != nil && items[0]["artists"]?[0]?["name"] != nil)
+        #expect(items[0]["album"]?["name"]?.stringValue != nil && items[0]["artists"]?.arrayValue?[0]["name"] != nil)
         #expect(Set(items.compactMap { $0["id"]?.stringValue }).count == 60)
         let counters = try await library.counters()
         #expect(Self.requests(counters, "GET /v1/me/top/{type}") == 2, "50 to a page: \(counters)")
