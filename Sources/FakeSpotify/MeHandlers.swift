@@ -200,7 +200,8 @@ extension FakeSpotifyService {
                     "queue": .array(next.map(PlaybackClock.trackObject)),
                 ]
             case .episode:
-                let item = Fixtures.files["currently-playing-episode.json"].flatMap { try? JSONValue.parse($0) }?["item"]
+                let item = Fixtures.files["currently-playing-episode.json"].flatMap { try? JSONValue.parse($0) }?[
+                    "item"]
                 return ["currently_playing": item ?? .null, "queue": []]
             case .ad, .nothing:
                 return ["currently_playing": .null, "queue": []]

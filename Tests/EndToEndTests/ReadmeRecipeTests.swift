@@ -247,8 +247,10 @@ import Testing
         #expect(record["name"] == "Top 50 of the last month" && record["items_total"] == 50, "\(result.stdout)")
         let id = try #require(record["id"]?.stringValue)
         let made = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
-        let top = try ToolProcess.run("spotify-tracks", ["--top", "--range", "short"], environment: kitchen.environment)
-        let uris = { (run: ToolResult) in try run.stdoutLines.map { try JSONValue.parse($0)["uri"]?.stringValue ?? "" } }
+        let top = try ToolProcess.run(
+            "spotify-tracks", ["--top", "--range", "short"], environment: kitchen.environment)
+        let uris = { (run: ToolResult) in try run.stdoutLines.map { try JSONValue.parse($0)["uri"]?.stringValue ?? "" }
+        }
         #expect(try uris(made) == Array(try uris(top).prefix(50)))
     }
 

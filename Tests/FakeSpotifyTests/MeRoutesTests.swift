@@ -25,7 +25,8 @@ import ToolkitCore
         #expect(first["total"] == 60 && first["items"]?.arrayValue?.count == 50)
         #expect(first["next"]?.stringValue?.contains("offset=50") == true)
         #expect(first["next"]?.stringValue?.contains("time_range=short_term") == true)
-        #expect(first["items"]?.arrayValue?[0]["type"] == "track" && first["items"]?.arrayValue?[0]["album"]?["id"] != nil)
+        #expect(
+            first["items"]?.arrayValue?[0]["type"] == "track" && first["items"]?.arrayValue?[0]["album"]?["id"] != nil)
         let second = try await fake.get("/v1/me/top/tracks?time_range=short_term&limit=50&offset=50", token: token)
             .json()
         #expect(second["items"]?.arrayValue?.count == 10 && second["next"] == .null)
@@ -109,7 +110,8 @@ import ToolkitCore
         _ = try await fake.post("/_fake/playback", [("index", "3"), ("playing", "false")])
         let queue = try await fake.get("/v1/me/player/queue", token: token).json()
         #expect(queue["currently_playing"]?["id"]?.stringValue == PlaybackClock.catalog[3].id)
-        #expect(queue["queue"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == PlaybackClock.catalog[4...].map(\.id))
+        #expect(
+            queue["queue"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == PlaybackClock.catalog[4...].map(\.id))
         // What is added to the queue plays next.
         let added = "spotify:track:" + PlaybackClock.catalog[0].id
         let enqueue = try await HTTPClient.fetch(

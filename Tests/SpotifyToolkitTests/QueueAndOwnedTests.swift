@@ -110,6 +110,8 @@ import Testing
         let whole = try await library.tracks(["--tracks-only"], stdin: owned.stdout)
         #expect(whole.status == 0, "\(whole.stderr)")
         #expect(!whole.stderr.contains("37i9dQZF1DXcBWIGoYBM5M"))
-        #expect(whole.stdoutLines.count == failing.stdoutLines.count, "only the editorial playlist, with no items, left out")
+        #expect(
+            whole.stdoutLines.count == failing.stdoutLines.count, "only the editorial playlist, with no items, left out"
+        )
     }
 }

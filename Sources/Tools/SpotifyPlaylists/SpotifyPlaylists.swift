@@ -144,7 +144,8 @@ package enum SpotifyPlaylists {
             progress: { progress.update(done: $0, total: $1) },
             body: { page in
                 for playlist in page.items {
-                    if ownership?.keeps(playlist, userID: userID) ?? true, let record = PlaylistRecord.make(from: playlist)
+                    if ownership?.keeps(playlist, userID: userID) ?? true,
+                        let record = PlaylistRecord.make(from: playlist)
                     {
                         try output.write(record)
                     }

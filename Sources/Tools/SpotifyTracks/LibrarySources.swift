@@ -8,7 +8,10 @@ import ToolkitCore
 extension SpotifyTracks {
     /// Which of them a run asks for.
     enum LibrarySource: String, CaseIterable {
-        case top, savedAlbums = "saved-albums", topArtists = "top-artists", followed
+        case top
+        case savedAlbums = "saved-albums"
+        case topArtists = "top-artists"
+        case followed
 
         var option: OptionSpec {
             switch self {
@@ -34,7 +37,8 @@ extension SpotifyTracks {
                     command.flag($0) || command.value($0) != nil
                 }.map { "--\($0.long)" }
             if let other = others.first {
-                throw ToolError.usage("--\(source.rawValue) and \(other) cannot be used together; run them one at a time")
+                throw ToolError.usage(
+                    "--\(source.rawValue) and \(other) cannot be used together; run them one at a time")
             }
             if !command.positionals.isEmpty {
                 throw ToolError.usage("--\(source.rawValue) reads your library; it takes no PLAYLIST")
@@ -69,21 +73,21 @@ extension SpotifyTracks {
             _ = try await pager.fetchAll(
                 path: "/me/top/tracks", query: [("time_range", range.timeRange)], scope: LibraryReads.topScope,
                 onTotalChanged: PlaylistCommands.totalChangedNote("your top tracks", context, edits),
-                progress: { progress.update(done: $0, total: $1) }
-            ) { page in
-                if human && output.table == nil {
-                    try output.startTable(total: page.total + 1, title: "Your top tracks of \(range.description)")
-                }
-                for (index, track) in page.items.enumerated() {
-                    let rank = page.offset + index + 1
-                    if selection.raw {
-                        try context.stdout.write(track)
-                    } else if let record = LibraryReads.topTrackRecord(track, rank: rank) {
-                        try output.writeRow(record, position: rank)
+                progress: { progress.update(done: $0, total: $1) },
+                body: { page in
+                    if human && output.table == nil {
+                        try output.startTable(total: page.total + 1, title: "Your top tracks of \(range.description)")
                     }
-                }
-                try context.stdout.flush()
-            }
+                    for (index, track) in page.items.enumerated() {
+                        let rank = page.offset + index + 1
+                        if selection.raw {
+                            try context.stdout.write(track)
+                        } else if let record = LibraryReads.topTrackRecord(track, rank: rank) {
+                            try output.writeRow(record, position: rank)
+                        }
+                    }
+                    try context.stdout.flush()
+                })
             progress.clear()
             if !selection.raw { try output.finish() }
         case .savedAlbums:
@@ -100,13 +104,13 @@ extension SpotifyTracks {
                 _ = try await pager.fetchAll(
                     path: "/me/top/artists", query: [("time_range", range.timeRange)], scope: LibraryReads.topScope,
                     onTotalChanged: PlaylistCommands.totalChangedNote("your top artists", context, edits),
-                    progress: { progress.update(done: $0, total: $1) }
-                ) { page in
-                    for (index, artist) in page.items.enumerated() {
-                        try artists.write(artist, rank: page.offset + index + 1)
-                    }
-                    try context.stdout.flush()
-                }
+                    progress: { progress.update(done: $0, total: $1) },
+                    body: { page in
+                        for (index, artist) in page.items.enumerated() {
+                            try artists.write(artist, rank: page.offset + index + 1)
+                        }
+                        try context.stdout.flush()
+                    })
             }
             progress.clear()
             try artists.finish()
@@ -140,23 +144,25 @@ extension SpotifyTracks {
         _ = try await pager.fetchAll(
             path: "/me/albums", scope: SpotifyScope.Need(["user-library-read"], for: "reading your saved albums"),
             onTotalChanged: PlaylistCommands.totalChangedNote("your saved albums", context, edits),
-            progress: { progress.update(done: $0, total: $1) }
-        ) { page in
-            for saved in page.items {
-                if selection.raw {
-                    try context.stdout.write(saved)
-                    continue
+            progress: { progress.update(done: $0, total: $1) },
+            body: { page in
+                for saved in page.items {
+                    if selection.raw {
+                        try context.stdout.write(saved)
+                        continue
+                    }
+                    let (records, rest) = LibraryReads.savedAlbumTracks(saved)
+                    if held.isEmpty {
+                        for record in records {
+                            try output.writeRow(record, position: record["position"]?.intValue ?? 0)
+                        }
+                    } else {
+                        held.append(.records(records))
+                    }
+                    if let rest { held.append(.rest(rest)) }
                 }
-                let (records, rest) = LibraryReads.savedAlbumTracks(saved)
-                if held.isEmpty {
-                    for record in records { try output.writeRow(record, position: record["position"]?.intValue ?? 0) }
-                } else {
-                    held.append(.records(records))
-                }
-                if let rest { held.append(.rest(rest)) }
-            }
-            try context.stdout.flush()
-        }
+                try context.stdout.flush()
+            })
         progress.clear()
         for part in held {
             let records: [JSONObject]

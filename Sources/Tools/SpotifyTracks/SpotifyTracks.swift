@@ -28,7 +28,7 @@ package enum SpotifyTracks {
                 optional: true, repeatable: true)
         ],
         options: [
-            Option.liked,
+            Option.liked
         ] + LibraryOption.all + [
             SearchOption.search,
             SearchOption.candidates,
