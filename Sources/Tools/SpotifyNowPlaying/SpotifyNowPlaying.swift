@@ -149,7 +149,7 @@ package enum SpotifyNowPlaying {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "nothing playing (or paused, with --playing-only); like or unlike with no track playing; recent found no plays; play got an empty pipe (it never resumes then); a playlist name that is none of yours"
+                "nothing playing (or paused, with --playing-only); queue with nothing playing and nothing queued; like or unlike with no track playing; recent found no plays; play got an empty pipe (it never resumes then); a playlist name that is none of yours"
             ),
             ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
             ExitCodeSpec(
