@@ -20,6 +20,11 @@ extension FakeSpotifyService {
         Route("GET", "/v1/playlists/{id}/tracks", .bearer) { service, request in
             service.playlistItems(request, legacyEndpoint: true)
         },
+        // What Spotify knows about the user (MeHandlers.swift)
+        Route("GET", "/v1/me/top/{type}", .bearer) { service, request in service.topItems(request) },
+        Route("GET", "/v1/me/albums", .bearer) { service, request in service.savedAlbums(request) },
+        Route("GET", "/v1/albums/{id}/tracks", .bearer) { service, request in service.savedAlbumTracks(request) },
+        Route("GET", "/v1/me/following", .bearer) { service, request in service.followedArtists(request) },
         // Playlist writes (PlaylistWrites.swift)
         Route("POST", "/v1/me/playlists", .bearer) { service, request in service.createPlaylist(request) },
         Route("PUT", "/v1/playlists/{id}", .bearer) { service, request in service.changePlaylistDetails(request) },
@@ -54,6 +59,7 @@ extension FakeSpotifyService {
         Route("GET", "/v1/me/player", .bearer) { service, request in service.playerState(request, withDevice: true) },
         Route("GET", "/v1/me/player/devices", .bearer) { service, request in service.devicesResponse(request) },
         Route("GET", "/v1/me/player/recently-played", .bearer) { service, request in service.recentlyPlayed(request) },
+        Route("GET", "/v1/me/player/queue", .bearer) { service, request in service.playerQueue(request) },
         Route("PUT", "/v1/me/player/play", .bearer) { service, request in service.play(request) },
         Route("PUT", "/v1/me/player/pause", .bearer) { service, request in service.pausePlayback(request) },
         Route("POST", "/v1/me/player/next", .bearer) { service, request in service.skip(request, by: 1) },

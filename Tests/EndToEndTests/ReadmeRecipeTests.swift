@@ -54,13 +54,20 @@ import Testing
         let work: TemporaryDirectory
         var environment: [String: String]
 
-        /// A login with the read-only default scopes, and the write scopes too when `canWrite`.
-        init(canWrite: Bool = false) throws {
+        /// A login with the read-only default scopes, and the write scopes too when `canWrite`;
+        /// `history`: also the history set's (top tracks and artists, followed artists).
+        init(canWrite: Bool = false, history: Bool = false) throws {
             fake = try FakeSpotifyProcess()
             work = try TemporaryDirectory()
             let writes =
                 "playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state user-library-read playlist-modify-private playlist-modify-public user-library-modify"
-            try fake.seedLogin(expiresIn: 3600, scope: canWrite ? writes : nil)
+            let defaults =
+                "playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state user-library-read"
+            let granted = [
+                canWrite ? writes : defaults, history ? "user-read-recently-played user-top-read user-follow-read" : "",
+            ].joined(separator: " ")
+            try fake.seedLogin(
+                expiresIn: 3600, scope: canWrite || history ? granted.trimmingCharacters(in: .whitespaces) : nil)
             let home = fake.home.url
             let browser = try fake.home.file(
                 "browser.sh", contents: "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(home.path)/opened'\n")
@@ -113,6 +120,8 @@ import Testing
         "filter": filter,
         "routine-playlist": routinePlaylist,
         "csv-import": csvImport,
+        "whole-library": wholeLibrary,
+        "top-50": topFifty,
     ]
 
     @Test func everyMarkedRecipeIsExercisedAndEveryCheckHasItsRecipe() throws {
@@ -132,7 +141,7 @@ import Testing
 
     @Test(arguments: [
         "fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe", "sort", "filter",
-        "routine-playlist", "csv-import",
+        "routine-playlist", "csv-import", "whole-library", "top-50",
     ])
     func recipeRunsAsPrinted(name: String) async throws {
         for tool in ["jq", "make"] {
@@ -208,6 +217,41 @@ import Testing
         let tracks = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
         let total = try tracks.stdoutLines.reduce(0) { $0 + (try JSONValue.parse($1)["duration_ms"]?.intValue ?? 0) }
         #expect(abs(total - 900_000) <= 1_000, "within a second of fifteen minutes: \(total) ms")
+    }
+
+    /// With --owned the whole library reads and exits 0; without it, the editorial playlist the
+    /// fixture user follows (its items answer 404) fails the pipeline with exit 1.
+    static func wholeLibrary(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONValue.parse(result.stdout)
+        #expect(report["songs"]?.intValue ?? 0 > 10_000, "\(result.stdout)")
+        #expect(report["hours"]?.intValue ?? 0 > 500, "\(result.stdout)")
+        #expect(!result.stderr.contains("37i9dQZF1DXcBWIGoYBM5M"), "\(result.stderr)")
+
+        var everything = recipe
+        everything.body = recipe.body.replacingOccurrences(of: "spotify-playlists --owned", with: "spotify-playlists")
+        #expect(everything.body != recipe.body)
+        let failing = try kitchen.run(everything)
+        #expect(failing.status == 1, "\(failing.stderr)")
+        #expect(failing.stderr.contains("playlist 37i9dQZF1DXcBWIGoYBM5M: not found"), "\(failing.stderr)")
+    }
+
+    /// The first 50 of the short-term top tracks become a playlist, in rank order.
+    static func topFifty(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true, history: true)
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try JSONValue.parse(try #require(result.stdoutLines.last))
+        #expect(record["name"] == "Top 50 of the last month" && record["items_total"] == 50, "\(result.stdout)")
+        let id = try #require(record["id"]?.stringValue)
+        let made = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
+        let top = try ToolProcess.run(
+            "spotify-tracks", ["--top", "--range", "short"], environment: kitchen.environment)
+        let uris = { (run: ToolResult) in try run.stdoutLines.map { try JSONValue.parse($0)["uri"]?.stringValue ?? "" }
+        }
+        #expect(try uris(made) == Array(try uris(top).prefix(50)))
     }
 
     static func csvImport(_ recipe: Recipe) throws {

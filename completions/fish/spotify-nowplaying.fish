@@ -12,7 +12,7 @@ complete -c spotify-nowplaying -n '__fish_use_subcommand' -a play -d 'start or r
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a pause -d 'pause playback'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a next -d 'skip to the next track'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a previous -d 'go back to the previous track'
-complete -c spotify-nowplaying -n '__fish_use_subcommand' -a queue -d 'add tracks or episodes to the queue, in order'
+complete -c spotify-nowplaying -n '__fish_use_subcommand' -a queue -d 'print what plays next, or add tracks or episodes to the queue, in order'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a like -d 'save the track that plays now to your Liked Songs'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a unlike -d 'remove the track that plays now from your Liked Songs'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a shuffle -d 'turn shuffle on or off'

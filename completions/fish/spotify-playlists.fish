@@ -2,6 +2,8 @@
 complete -c spotify-playlists -f
 complete -c spotify-playlists -s c -l concurrency -x -d 'Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429.'
 complete -c spotify-playlists -s j -l json -d 'Write JSON Lines even on a terminal.'
+complete -c spotify-playlists -l owned -d 'List only the playlists you own or collaborate on: the ones whose items you can read and change (one more request, GET /me, for your user id).'
+complete -c spotify-playlists -l not-owned -d 'List only the playlists you follow but neither own nor collaborate on (Spotify shows no items of them).'
 complete -c spotify-playlists -n '__fish_use_subcommand' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-playlists -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
 complete -c spotify-playlists -n '__fish_use_subcommand' -a list -d 'list every playlist in your library (the default)'
@@ -17,6 +19,8 @@ complete -c spotify-playlists -n '__fish_use_subcommand' -a sort -d 'sort a play
 complete -c spotify-playlists -n '__fish_use_subcommand' -a rewrite -d 'edit a playlist through a command: its track records go in, the items it prints become the playlist'
 complete -c spotify-playlists -n '__fish_use_subcommand' -a undo -d 'put back a playlist\'s items and order from before the last destructive write made here'
 complete -c spotify-playlists -n '__fish_use_subcommand' -a local -d 'app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from list' -l owned -d 'List only the playlists you own or collaborate on: the ones whose items you can read and change (one more request, GET /me, for your user id).'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from list' -l not-owned -d 'List only the playlists you follow but neither own nor collaborate on (Spotify shows no items of them).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from list' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from get' -s d -l duration -d 'Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks\' snapshot cache when it holds the playlist\'s current version; playlists you own or collaborate on only).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from get' -l no-cache -d 'Neither read nor write the snapshot cache: fetch every page from Spotify.'

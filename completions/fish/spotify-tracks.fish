@@ -1,6 +1,11 @@
 # fish completion for spotify-tracks; generated from its command spec by toolkit-docs, do not edit.
 complete -c spotify-tracks -f
 complete -c spotify-tracks -s l -l liked -d 'Read your liked songs (saved tracks) instead of playlists.'
+complete -c spotify-tracks -l top -d 'Read your top tracks (most played first, with rank) instead of playlists.'
+complete -c spotify-tracks -l range -x -a 'short medium long' -d 'With --top or --top-artists: over short (about 4 weeks), medium (about 6 months) or long (about a year).'
+complete -c spotify-tracks -l saved-albums -d 'Read the tracks of your saved albums (album after album, newest saved first).'
+complete -c spotify-tracks -l top-artists -d 'Print your top artists as artist records (most played first, with rank).'
+complete -c spotify-tracks -l followed -d 'Print the artists you follow as artist records.'
 complete -c spotify-tracks -s s -l search -d 'Search Spotify for each QUERY argument (or, with none, each line of standard input: \'Artist - Title\', \'Title\', or a JSON record with name, artists and duration_ms) and print its best matching track, with query and match fields.'
 complete -c spotify-tracks -s n -l candidates -x -d 'With --search: print up to N matches per query (1 to 10), best first. Default: 1.'
 complete -c spotify-tracks -l raw -d 'Write Spotify\'s entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included.'

@@ -9,6 +9,8 @@ package enum SpotifyScope {
     package static let modifyLibrary = "user-library-modify"
     package static let modifyPlayback = "user-modify-playback-state"
     package static let readRecentlyPlayed = "user-read-recently-played"
+    package static let readTop = "user-top-read"
+    package static let readFollow = "user-follow-read"
 
     /// The read-only set DESIGN.md names; every login asks for it.
     package static let defaults = [
@@ -20,15 +22,22 @@ package enum SpotifyScope {
     /// need not know Spotify's scope names. `all` is every set; the order is the help's.
     package static let sets: [(name: String, scopes: [String])] = [
         ("playback", [modifyPlayback]),
-        ("history", [readRecentlyPlayed]),
+        // What Spotify knows about your listening: recent plays, top tracks and artists, followed artists.
+        ("history", [readRecentlyPlayed, readTop, readFollow]),
         ("edit", [modifyPrivatePlaylists, modifyPublicPlaylists, modifyLibrary]),
-        ("all", [modifyPlayback, readRecentlyPlayed, modifyPrivatePlaylists, modifyPublicPlaylists, modifyLibrary]),
+        (
+            "all",
+            [
+                modifyPlayback, readRecentlyPlayed, readTop, readFollow, modifyPrivatePlaylists, modifyPublicPlaylists,
+                modifyLibrary,
+            ]
+        ),
     ]
 
     /// The scopes `--scope` takes by name besides the defaults (which it also accepts).
     package static let extras = [
-        modifyPlayback, "user-read-playback-position", readRecentlyPlayed, "user-top-read", modifyPrivatePlaylists,
-        modifyPublicPlaylists, modifyLibrary,
+        modifyPlayback, "user-read-playback-position", readRecentlyPlayed, readTop, readFollow,
+        modifyPrivatePlaylists, modifyPublicPlaylists, modifyLibrary,
     ]
 
     /// `--scope` values as typed (each a scope, a set name, or a list of them split by commas or

@@ -42,7 +42,7 @@ package enum SpotifyNowPlaying {
         discussion: [
             "Without a command, spotify-nowplaying asks Spotify once what plays now (GET /me/player/currently-playing) and prints a now_playing record. When nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match. On a terminal it prints one line: a play (or pause) sign, the name, the artists and the position, e.g. (1:23 / 3:45).",
             "--watch keeps going and prints a record whenever the song or the play state changes, flushing each line at once (spotify-nowplaying --watch | songcount sees it live). It polls every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers, unreadable answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed up to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a long watch is refreshed. --for DURATION stops the watch after that long, even while a request hangs; SIGINT, SIGTERM and SIGHUP stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
-            "The playback commands (play, pause, next, previous, queue, shuffle, repeat, volume, seek, transfer) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0, prints nothing on stdout and says on stderr what was sent. like and unlike save or remove the track that plays now in your Liked Songs and need the user-library-modify scope instead (no Premium). recent needs the user-read-recently-played scope.",
+            "The playback commands (play, pause, next, previous, queue with URIs, shuffle, repeat, volume, seek, transfer) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0, prints nothing on stdout and says on stderr what was sent. like and unlike save or remove the track that plays now in your Liked Songs and need the user-library-modify scope instead (no Premium). recent needs the user-read-recently-played scope. queue alone prints what plays next (see its help).",
         ],
         options: [
             .jsonRecords,
@@ -87,14 +87,7 @@ package enum SpotifyNowPlaying {
                 try await player.previous(deviceID: deviceID)
                 return "go back to the previous track"
             },
-            control(
-                "queue", "add tracks or episodes to the queue, in order",
-                arguments: [
-                    ArgumentSpec(
-                        "URI", help: "Tracks or episodes: ids (taken as tracks), URIs, URLs or JSON records.",
-                        repeatable: true)
-                ],
-                send: queue),
+            queueCommand,
         ] + settingCommands + [
             CommandSpec(
                 name: "devices", abstract: "list the devices Spotify can play on, as device records",
@@ -155,7 +148,7 @@ package enum SpotifyNowPlaying {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "nothing playing (or paused, with --playing-only); like or unlike with no track playing; recent found no plays; play got an empty pipe (it never resumes then); a playlist name that is none of yours"
+                "nothing playing (or paused, with --playing-only); queue with nothing playing and nothing queued; like or unlike with no track playing; recent found no plays; play got an empty pipe (it never resumes then); a playlist name that is none of yours"
             ),
             ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
             ExitCodeSpec(

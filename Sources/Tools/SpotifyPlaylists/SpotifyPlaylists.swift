@@ -13,14 +13,17 @@ package enum SpotifyPlaylists {
         abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
         discussion: [
             "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
+            ownershipDiscussion,
             "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
             "create, add, remove, replace, dedupe, sort, rewrite, undo, edit and delete change your Spotify playlists; add --liked and remove --liked your Liked Songs. They need scopes the default login does not ask for: playlist-modify-private and playlist-modify-public (user-library-modify for Liked Songs); without them they exit 77 naming the login that adds them. Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is never sent again blindly: the playlist is read again, twice with a pause, to see whether it landed, and only a request that provably did not is sent again; a write that cannot be settled exits non-zero saying what landed. A playlist can be named by its name: reads and add take it in any case, the writes that remove or reorder only exactly.",
             "replace, remove, dedupe, sort, rewrite and undo read the whole playlist and send only the difference, so every item that stays keeps its date added; before writing they say what they will do, and keep the playlist as it was for undo. Ctrl-C (SIGINT), SIGTERM or SIGHUP during any write stops it before its next request and says what the playlist holds, with the command that finishes or undoes it (exit 130, 143, 129).",
         ],
-        options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption],
+        options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption] + Ownership.options,
         subcommands: [
-            CommandSpec(name: "list", abstract: "list every playlist in your library (the default)").running(
-                handler(list)),
+            CommandSpec(
+                name: "list", abstract: "list every playlist in your library (the default)",
+                options: Ownership.options
+            ).running(handler(list)),
             CommandSpec(
                 name: "get",
                 abstract:
@@ -105,6 +108,9 @@ package enum SpotifyPlaylists {
         examples: [
             ExampleSpec("spotify-playlists", "Your playlists, as a table on a terminal."),
             ExampleSpec(
+                "spotify-playlists --owned | spotify-tracks | jq -s 'map(.duration_ms) | add / 3600000'",
+                "How many hours your own playlists play, every one read (Spotify's editorial ones left out)."),
+            ExampleSpec(
                 "spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks | songcount --target 15m",
                 "How many songs of the playlist called Morning fill fifteen minutes."),
         ],
@@ -124,8 +130,10 @@ package enum SpotifyPlaylists {
     }
 
     static func list(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
+        let ownership = try Ownership.chosen(command)
         let pager = Pager(
             api: try context.webAPI(), concurrency: try PlaylistCommands.concurrency(command))
+        let userID = ownership == nil ? "" : try await LibraryReads.userID(api: pager.api)
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: false)
         let edits = EditedWhileRead()
@@ -135,7 +143,11 @@ package enum SpotifyPlaylists {
             progress: { progress.update(done: $0, total: $1) },
             body: { page in
                 for playlist in page.items {
-                    if let record = PlaylistRecord.make(from: playlist) { try output.write(record) }
+                    if ownership?.keeps(playlist, userID: userID) ?? true,
+                        let record = PlaylistRecord.make(from: playlist)
+                    {
+                        try output.write(record)
+                    }
                     if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue {
                         listed.append(PlaylistNames.Listed(id: id, name: name))
                     }

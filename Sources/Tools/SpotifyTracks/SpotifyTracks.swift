@@ -16,6 +16,7 @@ package enum SpotifyTracks {
             PlaylistCacheOptions.cacheDiscussion,
             "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first. They are never cached: Spotify gives the library no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
             searchDiscussion,
+            libraryDiscussion,
             "Long fetches show progress on stderr (1,250/10,000 items, and for several playlists 14/151 playlists), redrawn in place and cleared at the end (and when a signal ends the run), only when stderr is a terminal and stdout is a terminal or a file: with stdout a pipe, the reader downstream writes to the same terminal and the line would run into its output.",
         ],
         arguments: [
@@ -26,7 +27,8 @@ package enum SpotifyTracks {
                 optional: true, repeatable: true)
         ],
         options: [
-            Option.liked,
+            Option.liked
+        ] + LibraryOption.all + [
             SearchOption.search,
             SearchOption.candidates,
             Option.raw,
@@ -45,6 +47,7 @@ package enum SpotifyTracks {
             "One record per item, in playlist order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, added_at, position (zero-based, counting every entry of the playlist), playlist {id, uri}. Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null and position counts the saved tracks.",
             "With --search, one record per match, in query order: the track record (added_at null, playlist null, position the query's line number, or its number among the arguments, counting from 1), then query (the text it answers: the line, or 'Artists - name' for a JSON record), match (the score from 0 to 1, two decimals) and match_quality (exact from 0.95, good from 0.8, else fair). --candidates N gives up to N records per query, best first, all with the query's position.",
             "On a terminal: a table of position, name, artists and duration, then the number of items and their total duration.",
+            libraryOutput,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment,
         files: [
@@ -116,6 +119,9 @@ package enum SpotifyTracks {
             raw: command.flag(Option.raw), noLocal: command.flag(Option.noLocal),
             tracksOnly: command.flag(Option.tracksOnly))
         let concurrency = try PlaylistCommands.concurrency(command)
+        if let source = try LibrarySource.chosen(command) {
+            return try await runLibrary(source, command, context, selection: selection, concurrency: concurrency)
+        }
         if command.flag(SearchOption.search) { return try await runSearch(command, context, concurrency: concurrency) }
         if command.value(SearchOption.candidates) != nil { throw ToolError.usage("--candidates needs --search") }
         let liked = command.flag(Option.liked)

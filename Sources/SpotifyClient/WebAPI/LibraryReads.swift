@@ -1,0 +1,250 @@
+import Foundation
+import HTTPClient
+import LoopbackHTTP
+import ToolkitCore
+
+/// What Spotify knows about the user beyond playlists and liked songs: top tracks and artists
+/// (`/me/top/{type}`), saved albums (`/me/albums`), followed artists (`/me/following`), and the
+/// queue (`/me/player/queue`). The records are built by pure functions; the reads are thin.
+package enum LibraryReads {
+    /// `--range`: Spotify's `time_range` for top items, named as a person says it.
+    package enum TopRange: String, Sendable, CaseIterable {
+        /// About the last 4 weeks.
+        case short
+        /// About the last 6 months: Spotify's default, and ours.
+        case medium
+        /// About a year (Spotify computes it from several years of data).
+        case long
+
+        package var timeRange: String { rawValue + "_term" }
+
+        /// "the last 4 weeks": for table titles and notes.
+        package var description: String {
+            switch self {
+            case .short: "the last 4 weeks"
+            case .medium: "the last 6 months"
+            case .long: "about the last year"
+            }
+        }
+    }
+
+    package static let topScope = SpotifyScope.Need([SpotifyScope.readTop], for: "reading your top tracks and artists")
+    package static let followScope = SpotifyScope.Need([SpotifyScope.readFollow], for: "reading the artists you follow")
+    package static let queueScope = SpotifyScope.Need(["user-read-playback-state"], for: "reading the queue")
+
+    // MARK: Records (pure)
+
+    /// A top track's record: the track record (`TrackRecord`), then added_at null, position
+    /// (rank - 1), playlist null, and rank (from 1, across pages: `offset + index + 1`).
+    package static func topTrackRecord(_ track: JSONValue, rank: Int) -> JSONObject? {
+        guard var record = TrackRecord.make(from: track) else { return nil }
+        record["added_at"] = .null
+        record["position"] = .int(rank - 1)
+        record["playlist"] = .null
+        record["rank"] = .int(rank)
+        return record
+    }
+
+    /// An `artist` record: type, id, uri, name, genres (Spotify marks them deprecated and may send
+    /// none: then []), images (largest first, maybe []), external_url; with `rank` for top
+    /// artists. `followers` and `popularity` are gone for apps in Development Mode (Feb 2026),
+    /// so they are not on the record.
+    package static func artistRecord(_ artist: JSONValue, rank: Int? = nil) -> JSONObject? {
+        guard artist.objectValue != nil else { return nil }
+        var record: JSONObject = [
+            "type": "artist",
+            "id": TrackRecord.string(artist["id"]),
+            "uri": TrackRecord.string(artist["uri"]),
+            "name": TrackRecord.string(artist["name"]),
+            "genres": .array((artist["genres"]?.arrayValue ?? []).compactMap { $0.stringValue.map(JSONValue.string) }),
+            "images": TrackRecord.images(artist["images"]),
+            "external_url": TrackRecord.string(artist["external_urls"]?["spotify"]),
+        ]
+        if let rank { record["rank"] = .int(rank) }
+        return record
+    }
+
+    /// One saved album (`{added_at, album}` of `/me/albums`) as the track records of the tracks
+    /// its answer embeds, in album order: Spotify's simplified tracks carry no `album`, so it is
+    /// filled from the album; then disc_number, track_number, added_at (when the album was saved),
+    /// position (zero-based in the album), playlist null. `rest`: the tracks the embedded page
+    /// left out (an album of more than 50), to read from `/albums/{id}/tracks`.
+    package static func savedAlbumTracks(_ saved: JSONValue) -> (records: [JSONObject], rest: AlbumRest?) {
+        guard let album = saved["album"], album.objectValue != nil else { return ([], nil) }
+        let page = album["tracks"]
+        let items = page?["items"]?.arrayValue ?? []
+        let offset = max(page?["offset"]?.intValue ?? 0, 0)
+        let records = items.enumerated().compactMap { index, track in
+            albumTrackRecord(track, album: album, addedAt: saved["added_at"], position: offset + index)
+        }
+        let total = page?["total"]?.intValue ?? items.count
+        let had = offset + items.count
+        guard total > had, let id = album["id"]?.stringValue else { return (records, nil) }
+        return (
+            records,
+            AlbumRest(
+                id: id, from: had, total: total, album: album, addedAt: saved["added_at"] ?? .null)
+        )
+    }
+
+    /// The rest of a saved album's tracks, beyond the page its answer embedded.
+    package struct AlbumRest: Sendable {
+        package var id: String
+        /// The first position not yet read.
+        package var from: Int
+        package var total: Int
+        /// The album object the records take their `album` from.
+        package var album: JSONValue
+        package var addedAt: JSONValue
+    }
+
+    /// A simplified track of an album as a track record (see `savedAlbumTracks`).
+    package static func albumTrackRecord(
+        _ track: JSONValue, album: JSONValue, addedAt: JSONValue?, position: Int
+    ) -> JSONObject? {
+        guard var object = track.objectValue else { return nil }
+        if object["album"]?.objectValue == nil { object["album"] = album }
+        guard var record = TrackRecord.make(from: .object(object)) else { return nil }
+        record["disc_number"] = TrackRecord.integer(track["disc_number"])
+        record["track_number"] = TrackRecord.integer(track["track_number"])
+        record["added_at"] = TrackRecord.string(addedAt)
+        record["position"] = .int(position)
+        record["playlist"] = .null
+        return record
+    }
+
+    /// The queue (`GET /me/player/queue`: `{currently_playing, queue}`) as track or episode
+    /// records: what plays now first, with current: true, then what plays next, current: false;
+    /// position counts from 0 for what plays now (from 1 when nothing does). Null items (an
+    /// unavailable track, an ad) are skipped.
+    package static func queueRecords(_ body: JSONValue?) -> [JSONObject] {
+        var records: [JSONObject] = []
+        if var record = TrackRecord.make(from: body?["currently_playing"]) {
+            record["position"] = 0
+            record["current"] = true
+            records.append(record)
+        }
+        var position = 1
+        for item in body?["queue"]?.arrayValue ?? [] {
+            guard var record = TrackRecord.make(from: item) else { continue }
+            record["position"] = .int(position)
+            record["current"] = false
+            records.append(record)
+            position += 1
+        }
+        return records
+    }
+
+    /// Whether the user can read and change a playlist's items: theirs, or collaborative (a
+    /// collaborative playlist in the library is one they collaborate on). Lenient: a playlist
+    /// without an owner id is not theirs.
+    package static func isOwned(_ playlist: JSONValue, byUser userID: String) -> Bool {
+        playlist["owner"]?["id"]?.stringValue == userID || playlist["collaborative"]?.boolValue == true
+    }
+
+    /// The next cursor of a `/me/following` answer (`{"artists": {items, next, cursors: {after}}}`),
+    /// or nil at the end: no `next`, no items, or a cursor that does not move (a broken server
+    /// must not keep us asking forever).
+    package static func nextCursor(_ page: JSONValue?, after previous: String?) -> String? {
+        guard let page, !(page["items"]?.arrayValue ?? []).isEmpty, page["next"]?.stringValue != nil,
+            let cursor = page["cursors"]?["after"]?.stringValue, !cursor.isEmpty, cursor != previous
+        else { return nil }
+        return cursor
+    }
+}
+
+extension Pager {
+    /// `fetchAll` for a `/me/...` list that needs `scope`: a 403 for want of it names the login
+    /// that adds it (exit 77); any other 403 says what Spotify said.
+    package func fetchAll(
+        path: String, query: [(String, String)] = [], scope: SpotifyScope.Need,
+        onTotalChanged: @escaping (_ was: Int, _ now: Int) -> Void = { _, _ in },
+        progress: @escaping (_ done: Int, _ total: Int) -> Void = { _, _ in },
+        body: @escaping (Page) throws -> Void
+    ) async throws -> Summary {
+        let summary = try await fetchAll(
+            path: path, query: query, passing: [403], onTotalChanged: onTotalChanged, progress: progress, body: body)
+        if let refused = summary.refused { throw LibraryReads.refusal(refused, scope: scope) }
+        return summary
+    }
+}
+
+extension LibraryReads {
+    /// A 403: the missing scope and its login, or what Spotify said.
+    static func refusal(_ result: HTTPResult, scope: SpotifyScope.Need) -> ToolError {
+        let error = SpotifyErrorBody(result)
+        return error.isMissingScope ? scope.error : .noPermission(error.forbiddenExplanation)
+    }
+
+    /// Most cursor pages of `/me/following` to walk (50 artists each: 100,000 artists); a safety
+    /// net against a server whose cursors never end.
+    static let maxFollowingPages = 2_000
+
+    /// The artists the user follows (`GET /me/following?type=artist`, cursor paging with `after`,
+    /// 50 a page), handed to `body` page by page in Spotify's order.
+    package static func followedArtists(
+        api: SpotifyWebAPI, body: ([JSONValue]) throws -> Void
+    ) async throws {
+        var after: String?
+        for _ in 0..<maxFollowingPages {
+            var query = [("type", "artist"), ("limit", "50")]
+            if let after { query.append(("after", after)) }
+            let page = try await api.perform(method: "GET", path: "/me/following", query: query, passing: [403]) {
+                result -> Answer<JSONValue> in
+                guard result.isSuccess else { return .refused(result) }
+                guard let json = try? JSONValue.parse(result.body), let page = json["artists"],
+                    page["items"]?.arrayValue != nil
+                else { throw SpotifyWebAPI.UnreadableBody("the body has no artists page with items") }
+                return .value(page)
+            }
+            .value
+            guard case .value(let artists) = page else {
+                if case .refused(let result) = page { throw refusal(result, scope: followScope) }
+                return
+            }
+            try body(artists["items"]?.arrayValue ?? [])
+            guard let next = nextCursor(artists, after: after) else { return }
+            after = next
+        }
+    }
+
+    /// The saved album's tracks beyond its embedded page, from `/albums/{id}/tracks` (50 a page,
+    /// in order), as records.
+    package static func rest(of album: AlbumRest, api: SpotifyWebAPI) async throws -> [JSONObject] {
+        guard let plan = PagePlan(total: album.total) else {
+            throw ToolError.unavailable("Spotify's album \(album.id) says it holds \(album.total) tracks")
+        }
+        var records: [JSONObject] = []
+        for offset in stride(from: album.from, to: album.total, by: PagePlan.pageSize) {
+            let query = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))]
+            let page = try await api.perform(method: "GET", path: "/albums/\(album.id)/tracks", query: query) {
+                try Pager.readPage($0.body, offset: offset, plan: plan)
+            }
+            .value
+            for (index, track) in page.items.enumerated() {
+                if let record = albumTrackRecord(
+                    track, album: album.album, addedAt: album.addedAt, position: offset + index)
+                {
+                    records.append(record)
+                }
+            }
+        }
+        return records
+    }
+
+    /// `GET /me/player/queue`: the body, or nil when Spotify sends none (204: no player).
+    package static func queue(api: SpotifyWebAPI) async throws -> JSONValue? {
+        let result = try await api.get("/me/player/queue", passing: [403])
+        if result.status == 403 { throw refusal(result, scope: queueScope) }
+        return try SpotifyPlayer.body(of: result)
+    }
+
+    /// The current user's id (`GET /me`).
+    package static func userID(api: SpotifyWebAPI) async throws -> String {
+        let result = try await api.get("/me")
+        guard let id = (try? JSONValue.parse(result.body))?["id"]?.stringValue, !id.isEmpty else {
+            throw ToolError.unavailable("Spotify's answer to GET /me has no user id")
+        }
+        return id
+    }
+}

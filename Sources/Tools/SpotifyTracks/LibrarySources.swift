@@ -1,0 +1,235 @@
+import HTTPClient
+import SpotifyClient
+import ToolkitCLI
+import ToolkitCore
+
+/// spotify-tracks' reads of what Spotify knows about you: `--top`, `--saved-albums` (track
+/// records) and `--top-artists`, `--followed` (artist records).
+extension SpotifyTracks {
+    /// Which of them a run asks for.
+    enum LibrarySource: String, CaseIterable {
+        case top
+        case savedAlbums = "saved-albums"
+        case topArtists = "top-artists"
+        case followed
+
+        var option: OptionSpec {
+            switch self {
+            case .top: LibraryOption.top
+            case .savedAlbums: LibraryOption.savedAlbums
+            case .topArtists: LibraryOption.topArtists
+            case .followed: LibraryOption.followed
+            }
+        }
+
+        var ranked: Bool { self == .top || self == .topArtists }
+
+        /// The one asked for, if any; nil when none is. Checks what they cannot be combined with.
+        static func chosen(_ command: ParsedCommand) throws -> LibrarySource? {
+            let chosen = allCases.filter { command.flag($0.option) }
+            if command.value(LibraryOption.range) != nil && !chosen.contains(where: \.ranked) {
+                throw ToolError.usage("--range goes with --top or --top-artists")
+            }
+            guard let source = chosen.first else { return nil }
+            let others =
+                chosen.dropFirst().map { "--\($0.rawValue)" }
+                + [Option.liked, SearchOption.search, SearchOption.candidates].filter {
+                    command.flag($0) || command.value($0) != nil
+                }.map { "--\($0.long)" }
+            if let other = others.first {
+                throw ToolError.usage(
+                    "--\(source.rawValue) and \(other) cannot be used together; run them one at a time")
+            }
+            if !command.positionals.isEmpty {
+                throw ToolError.usage("--\(source.rawValue) reads your library; it takes no PLAYLIST")
+            }
+            return source
+        }
+    }
+
+    static let libraryDiscussion =
+        "What Spotify knows about you: --top reads your top tracks (GET /me/top/tracks, ranked from 1, 50 to a page) over --range short (about 4 weeks), medium (about 6 months; the default, as Spotify's) or long (about a year); --saved-albums reads the tracks of your saved albums (GET /me/albums; newest saved first, each album's tracks in order: the first 50 come with the album, the rest from /albums/{id}/tracks). They print track records, so they compose with songcount, spotify-playlists create and spotify-nowplaying play like any other; an album's name and cover are on each of its tracks' records (jq 'unique_by(.album.id)' lists the albums). --top-artists (GET /me/top/artists, ranked, with --range) and --followed (GET /me/following, cursor paging) print artist records instead. --top and --top-artists need the user-top-read scope, --followed user-follow-read: spotify-auth login --scope history adds both."
+
+    /// The records the library reads print (for the spec's output section).
+    static let libraryOutput =
+        "With --top, track records as above with added_at null, playlist null, position (rank - 1) and rank (1 for your most played). With --saved-albums, track records with album filled from the saved album, then disc_number, track_number, added_at (when you saved the album) and position (zero-based in its album). With --top-artists or --followed, artist records: type (artist), id, uri, name, genres (maybe []), images (largest first, maybe []), external_url, and with --top-artists rank. On a terminal: a table of rank (or position), name and artists or genres. With --raw, Spotify's objects untouched: track and artist objects, and for --saved-albums the saved album objects {added_at, album} with the album's first page of tracks."
+
+    /// The library source's run: its pages, written in order.
+    static func runLibrary(
+        _ source: LibrarySource, _ command: ParsedCommand, _ context: ToolContext, selection: Selection,
+        concurrency: Int?
+    ) async throws -> ExitCode {
+        let range = try topRange(command)
+        let human =
+            !selection.raw && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
+        let pager = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency).requirePager(
+            for: source == .followed ? "followed artists" : "your top tracks, artists and saved albums")
+        let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
+        let edits = EditedWhileRead()
+        defer { progress.clear() }
+        switch source {
+        case .top:
+            var output = Output(context: context, selection: selection, human: human, playlist: nil)
+            _ = try await pager.fetchAll(
+                path: "/me/top/tracks", query: [("time_range", range.timeRange)], scope: LibraryReads.topScope,
+                onTotalChanged: PlaylistCommands.totalChangedNote("your top tracks", context, edits),
+                progress: { progress.update(done: $0, total: $1) },
+                body: { page in
+                    if human && output.table == nil {
+                        try output.startTable(total: page.total + 1, title: "Your top tracks of \(range.description)")
+                    }
+                    for (index, track) in page.items.enumerated() {
+                        let rank = page.offset + index + 1
+                        if selection.raw {
+                            try context.stdout.write(track)
+                        } else if let record = LibraryReads.topTrackRecord(track, rank: rank) {
+                            try output.writeRow(record, position: rank)
+                        }
+                    }
+                    try context.stdout.flush()
+                })
+            progress.clear()
+            if !selection.raw { try output.finish() }
+        case .savedAlbums:
+            return try await savedAlbums(
+                pager, context, selection: selection, human: human, progress: progress, edits: edits)
+        case .topArtists, .followed:
+            var artists = ArtistOutput(context: context, human: human, raw: selection.raw)
+            if source == .followed {
+                try await LibraryReads.followedArtists(api: pager.api) { page in
+                    for artist in page { try artists.write(artist, rank: nil) }
+                    try context.stdout.flush()
+                }
+            } else {
+                _ = try await pager.fetchAll(
+                    path: "/me/top/artists", query: [("time_range", range.timeRange)], scope: LibraryReads.topScope,
+                    onTotalChanged: PlaylistCommands.totalChangedNote("your top artists", context, edits),
+                    progress: { progress.update(done: $0, total: $1) },
+                    body: { page in
+                        for (index, artist) in page.items.enumerated() {
+                            try artists.write(artist, rank: page.offset + index + 1)
+                        }
+                        try context.stdout.flush()
+                    })
+            }
+            progress.clear()
+            try artists.finish()
+        }
+        return edits.status(.success)
+    }
+
+    static func topRange(_ command: ParsedCommand) throws -> LibraryReads.TopRange {
+        guard let text = command.value(LibraryOption.range) else { return .medium }
+        guard let range = LibraryReads.TopRange(rawValue: text) else {
+            throw ToolError.usage("--range must be short, medium or long, not '\(text.prefix(40))'")
+        }
+        return range
+    }
+
+    /// `--saved-albums`: each album's embedded tracks as its page arrives; an album with more than
+    /// the embedded page holds the output (in order) until its rest is read, after the last page.
+    static func savedAlbums(
+        _ pager: Pager, _ context: ToolContext, selection: Selection, human: Bool, progress: ProgressLine,
+        edits: EditedWhileRead
+    ) async throws -> ExitCode {
+        var output = Output(context: context, selection: selection, human: human, playlist: nil)
+        // The # column is the position in the album: three digits are room enough.
+        if human { try output.startTable(total: 1000, title: "Your saved albums") }
+        /// What waits behind an album whose rest is still to be read: records, or such an album.
+        enum Held {
+            case records([JSONObject])
+            case rest(LibraryReads.AlbumRest)
+        }
+        var held: [Held] = []
+        _ = try await pager.fetchAll(
+            path: "/me/albums", scope: SpotifyScope.Need(["user-library-read"], for: "reading your saved albums"),
+            onTotalChanged: PlaylistCommands.totalChangedNote("your saved albums", context, edits),
+            progress: { progress.update(done: $0, total: $1) },
+            body: { page in
+                for saved in page.items {
+                    if selection.raw {
+                        try context.stdout.write(saved)
+                        continue
+                    }
+                    let (records, rest) = LibraryReads.savedAlbumTracks(saved)
+                    if held.isEmpty {
+                        for record in records {
+                            try output.writeRow(record, position: record["position"]?.intValue ?? 0)
+                        }
+                    } else {
+                        held.append(.records(records))
+                    }
+                    if let rest { held.append(.rest(rest)) }
+                }
+                try context.stdout.flush()
+            })
+        progress.clear()
+        for part in held {
+            let records: [JSONObject]
+            switch part {
+            case .records(let ready): records = ready
+            case .rest(let rest): records = try await LibraryReads.rest(of: rest, api: pager.api)
+            }
+            for record in records { try output.writeRow(record, position: record["position"]?.intValue ?? 0) }
+            try context.stdout.flush()
+        }
+        if !selection.raw { try output.finish() }
+        return edits.status(.success)
+    }
+
+    /// Artist records as JSON Lines, Spotify's objects (`--raw`), or table rows.
+    struct ArtistOutput {
+        let context: ToolContext
+        let human: Bool
+        let raw: Bool
+        var table: TextTable?
+        var written = 0
+
+        init(context: ToolContext, human: Bool, raw: Bool) {
+            self.context = context
+            self.human = human
+            self.raw = raw
+        }
+
+        mutating func write(_ artist: JSONValue, rank: Int?) throws {
+            if raw { return try context.stdout.write(artist) }
+            guard let record = LibraryReads.artistRecord(artist, rank: rank) else { return }
+            written += 1
+            guard human else { return try context.stdout.write(.object(record)) }
+            if table == nil {
+                let table = TextTable(
+                    [
+                        .fixed("#", width: 3, alignment: .right), .flexible("NAME", weight: 2),
+                        .flexible("GENRES", weight: 3),
+                    ], totalWidth: TextTable.terminalWidth(environment: context.environment))
+                try context.stdout.writeText(table.header + "\n")
+                self.table = table
+            }
+            let genres = record["genres"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
+            try context.stdout.writeText(
+                table!.line([String(rank ?? written), record["name"]?.stringValue ?? "", genres]) + "\n")
+        }
+
+        func finish() throws {
+            if human && !raw { try context.stdout.writeText("\(groupedThousands(written)) artists\n") }
+        }
+    }
+
+    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    enum LibraryOption {
+        static let top = OptionSpec(
+            "top", help: "Read your top tracks (most played first, with rank) instead of playlists.")
+        static let range = OptionSpec(
+            "range", value: "RANGE",
+            help:
+                "With --top or --top-artists: over short (about 4 weeks), medium (about 6 months) or long (about a year).",
+            default: "medium", completion: .choices(LibraryReads.TopRange.allCases.map(\.rawValue)))
+        static let savedAlbums = OptionSpec(
+            "saved-albums", help: "Read the tracks of your saved albums (album after album, newest saved first).")
+        static let topArtists = OptionSpec(
+            "top-artists", help: "Print your top artists as artist records (most played first, with rank).")
+        static let followed = OptionSpec("followed", help: "Print the artists you follow as artist records.")
+
+        static let all = [top, range, savedAlbums, topArtists, followed]
+    }
+}
