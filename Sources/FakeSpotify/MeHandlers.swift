@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackHTTP
-import ToolkitCLI
 import ToolkitCore
 
 /// What Spotify knows about the fixture user beyond playlists and liked songs, in the 2026 shapes

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import LoopbackHTTP
 import ToolkitCore
 
 /// What Spotify knows about the user beyond playlists and liked songs: top tracks and artists

@@ -1,4 +1,3 @@
-import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
