@@ -44,6 +44,13 @@ trap 'exit 143' TERM
 
 # Only the demo's own environment: no token, client or API settings of the user's leak in.
 unset SPOTIFY_ACCESS_TOKEN SPOTIFY_TOOLKIT_FORCE_TTY SPOTIFY_TOOLKIT_TIME_SCALE
+# The sandbox's shell keeps the user's own XDG directories (only the tools get the throwaway
+# ones), so they are noted before the tools' are set: name=value, or just name when unset.
+xdg_names=(XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_STATE_HOME)
+user_xdg=()
+for name in "${xdg_names[@]}"; do
+    if [ -n "${!name+set}" ]; then user_xdg+=("$name=${!name}"); else user_xdg+=("$name"); fi
+done
 export XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache" XDG_STATE_HOME="$home/state"
 export SPOTIFY_TOOLKIT_TOKEN_STORE=file
 export PATH="$bin:$PATH"
@@ -73,7 +80,17 @@ cat > "$home/browser-record" <<SH
 #!/bin/sh
 printf '%s\n' "\$1" >> "$home/opened"
 SH
-chmod +x "$home/browser-login" "$home/browser-record"
+# The sandbox's BROWSER: a login page is answered as above, so the tools' own advice
+# (spotify-auth login --scope edit) works there; anything else (routine-link open, start) is
+# only written down.
+cat > "$home/browser" <<SH
+#!/bin/sh
+case "\$1" in
+"$fake"/authorize*) exec "$home/browser-login" "\$1" ;;
+*) exec "$home/browser-record" "\$1" ;;
+esac
+SH
+chmod +x "$home/browser-login" "$home/browser-record" "$home/browser"
 
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\e[1m' dim=$'\e[2m' off=$'\e[0m'; else bold= dim= off=; fi
 say() { printf '\n%s# %s%s\n' "$dim" "$*" "$off"; }
@@ -83,18 +100,48 @@ run() { printf '%s$ %s%s\n' "$bold" "$1" "$off"; eval "$1"; }
 started=$SECONDS
 say "fake-spotify listens on $fake; a throwaway home in $home"
 say "Log in (OAuth PKCE; BROWSER is a script that follows Spotify's redirect)"
-run 'BROWSER=$home/browser-login spotify-auth login < /dev/null'  # type-ahead is for the shell, not a pasted URL
+if [ -n "$shell_mode" ]; then
+    # A fake grants anything, so the sandbox can try every command: writes and playback too.
+    run 'BROWSER=$home/browser-login spotify-auth login --scope all < /dev/null'
+else
+    run 'BROWSER=$home/browser-login spotify-auth login < /dev/null'  # type-ahead is for the shell, not a pasted URL
+fi
 
 if [ -n "$shell_mode" ]; then
     # The sandbox: a shell with everything set; leaving it stops fake-spotify and removes the home.
-    # Your shell's start-up files run after this script, and one that exports XDG_CONFIG_HOME
-    # (common) would point the tools at your real login (review D9). So the sandbox's settings
-    # are set again after them (bash: its own rcfile; zsh: its own ZDOTDIR; fish: -C), and
-    # SPOTIFY_TOOLKIT_SANDBOX makes every tool refuse a directory outside the sandbox's home.
-    export BROWSER="$home/browser-record" SANDBOX_HOME="$home" SPOTIFY_TOOLKIT_SANDBOX="$home"
-    settings=(XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_STATE_HOME SPOTIFY_TOOLKIT_TOKEN_STORE
-        SPOTIFY_ACCOUNTS_BASE SPOTIFY_API_BASE SPOTIFY_CLIENT_ID SPOTIFY_REDIRECT_URI BROWSER SANDBOX_HOME
-        SPOTIFY_TOOLKIT_SANDBOX PATH)
+    # The shell itself keeps your HOME and XDG directories, so its own programs (fish writes its
+    # completions and history there) never write into the throwaway home; the tools get the
+    # throwaway XDG directories from a wrapper of their own name in $home/bin, first on PATH,
+    # which also reads the speed sandbox-speed set. Your shell's start-up files run after this
+    # script, and one that changes PATH or a SPOTIFY_ variable would undo the sandbox (review D9):
+    # so its settings are set again after them (bash: its own rcfile; zsh: its own ZDOTDIR; fish:
+    # -C), and SPOTIFY_TOOLKIT_SANDBOX makes every tool refuse a directory outside the home.
+    mkdir -p "$home/bin"
+    for tool in spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplaying routine-link; do
+        {
+            printf '#!/bin/sh\n'
+            for name in "${xdg_names[@]}"; do printf 'export %s=%q\n' "$name" "${!name}"; done
+            printf '[ -n "${SPOTIFY_TOOLKIT_TIME_SCALE:-}" ] || [ ! -s %q ] || ' "$home/speed"
+            printf 'export SPOTIFY_TOOLKIT_TIME_SCALE="$(cat %q)"\n' "$home/speed"
+            printf 'exec %q "$@"\n' "$bin/$tool"
+        } > "$home/bin/$tool"
+    done
+    # sandbox-speed N: fake-spotify's player N times faster (the session kept), and the tools'
+    # clock with it (SPOTIFY_TOOLKIT_TIME_SCALE, a developer setting), so a watch keeps pace.
+    cat > "$home/bin/sandbox-speed" <<SH
+#!/bin/sh
+case "\$1" in
+''|*[!0-9.]*) echo "usage: sandbox-speed N (1 is real time; 90 plays 15 minutes in 10 s)" >&2; exit 64 ;;
+esac
+curl -sf --max-time 10 -o /dev/null -d speed="\$1" "$fake/_fake/playback/speed" || { echo "sandbox-speed: fake-spotify refused speed \$1" >&2; exit 69; }
+if [ "\$1" = 1 ]; then rm -f "$home/speed"; else printf '%s\n' "\$1" > "$home/speed"; fi
+echo "sandbox-speed: the player and the tools' clock now run \$1 times as fast" >&2
+SH
+    chmod +x "$home/bin/"*
+    export PATH="$home/bin:$PATH"
+    export BROWSER="$home/browser" SANDBOX_HOME="$home" SPOTIFY_TOOLKIT_SANDBOX="$home"
+    settings=(SPOTIFY_TOOLKIT_TOKEN_STORE SPOTIFY_ACCOUNTS_BASE SPOTIFY_API_BASE SPOTIFY_CLIENT_ID
+        SPOTIFY_REDIRECT_URI BROWSER SANDBOX_HOME SPOTIFY_TOOLKIT_SANDBOX PATH)
     : > "$home/sandbox.sh"
     : > "$home/sandbox.fish"
     for name in "${settings[@]}"; do
@@ -103,24 +150,54 @@ if [ -n "$shell_mode" ]; then
     done
     printf 'unset SPOTIFY_ACCESS_TOKEN\n' >> "$home/sandbox.sh"
     printf 'set -e SPOTIFY_ACCESS_TOKEN\n' >> "$home/sandbox.fish"
+    # The prompt says where you are, ahead of your own prompt, even one redrawn before each
+    # command (PROMPT_COMMAND, precmd, a fish_prompt of your own).
     cat > "$home/bashrc" <<SH
 [ -f "\$HOME/.bashrc" ] && . "\$HOME/.bashrc"
 . "$home/sandbox.sh"
-PS1='(spotify sandbox) \\w \\\$ '
+__spotify_sandbox_prompt() { case "\$PS1" in "(spotify sandbox) "*) ;; *) PS1="(spotify sandbox) \$PS1" ;; esac; }
+PROMPT_COMMAND="\${PROMPT_COMMAND:+\$PROMPT_COMMAND;}__spotify_sandbox_prompt"
+__spotify_sandbox_prompt
 SH
+    # zsh reads its start-up files from ZDOTDIR: the sandbox's, which read yours (from your
+    # ZDOTDIR, else HOME, or where your .zshenv moves it) with ZDOTDIR set back to yours while
+    # they run, then the sandbox's settings; after the last one, your ZDOTDIR stays.
     mkdir -p "$home/zdotdir"
-    for file in .zshenv .zprofile .zshrc; do
-        printf '[ -f "$HOME/%s" ] && . "$HOME/%s"\n. "%s/sandbox.sh"\n' "$file" "$file" "$home" > "$home/zdotdir/$file"
+    printf '__spotify_sandbox_zdotdir=%q\n' "${ZDOTDIR:-$HOME}" > "$home/zdotdir/.zshenv"
+    for file in .zshenv .zprofile .zshrc .zlogin; do
+        {
+            printf 'ZDOTDIR=$__spotify_sandbox_zdotdir\n[ -f "$ZDOTDIR/%s" ] && . "$ZDOTDIR/%s"\n' "$file" "$file"
+            printf '__spotify_sandbox_zdotdir=$ZDOTDIR\n. %q\n' "$home/sandbox.sh"
+            # zsh goes on to the sandbox's next file: .zprofile and .zshrc (.zlogin in a login shell).
+            [ "$file" = .zlogin ] || [ "$file" = .zshrc ] || printf 'ZDOTDIR=%q\n' "$home/zdotdir"
+        } >> "$home/zdotdir/$file"
     done
-    printf "PS1='(spotify sandbox) %%~ %%# '\n" >> "$home/zdotdir/.zshrc"
-    say "A shell with fake-spotify at $fake and a throwaway login; try: spotify-playlists, spotify-tracks Morning | songcount --target 15m, spotify-nowplaying devices. exit (or Ctrl-D) ends it."
+    cat >> "$home/zdotdir/.zshrc" <<'SH'
+__spotify_sandbox_prompt() { [[ $PS1 == "(spotify sandbox) "* ]] || PS1="(spotify sandbox) $PS1"; }
+typeset -ga precmd_functions
+precmd_functions+=(__spotify_sandbox_prompt)
+SH
+    # A login shell (zsh -l) reads .zlogin after .zshrc: ZDOTDIR must still be the sandbox's then.
+    printf '[[ -o login ]] && ZDOTDIR=%q\n' "$home/zdotdir" >> "$home/zdotdir/.zshrc"
+    cat >> "$home/sandbox.fish" <<'FISH'
+functions -q fish_prompt; and not functions -q __spotify_sandbox_user_prompt; and functions -c fish_prompt __spotify_sandbox_user_prompt
+function fish_prompt
+    printf '(spotify sandbox) '
+    functions -q __spotify_sandbox_user_prompt; and __spotify_sandbox_user_prompt
+end
+FISH
+    say "A shell with fake-spotify at $fake, logged in with every scope (it is a fake). Try: spotify-playlists; spotify-tracks Morning | songcount --target 15m; spotify-nowplaying play Morning, then spotify-nowplaying --watch | songcount. The player plays in real time: sandbox-speed 90 makes it and the tools' clock 90 times as fast (sandbox-speed 1 for real time). exit (or Ctrl-D) ends it."
     trap - INT
+    # The shell gets your own XDG directories back (the tools keep theirs through the wrappers).
+    for entry in "${user_xdg[@]}"; do
+        case "$entry" in *=*) export "$entry" ;; *) unset "$entry" ;; esac
+    done
     if [ -n "${SANDBOX_COMMAND:-}" ]; then
         bash -c "$SANDBOX_COMMAND"  # for tests and scripts: one command instead of a prompt
     else
         case "$(basename "${SHELL:-bash}")" in
         zsh) ZDOTDIR="$home/zdotdir" zsh -i || true ;;
-        fish) fish -i -C "source '$home/sandbox.fish'; function fish_prompt; echo -n '(spotify sandbox) '(prompt_pwd)' > '; end" || true ;;
+        fish) fish -i -C "source '$home/sandbox.fish'" || true ;;
         *) bash --rcfile "$home/bashrc" -i || true ;;
         esac
     fi

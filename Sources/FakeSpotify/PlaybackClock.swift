@@ -23,6 +23,25 @@ struct PlaybackClock: Sendable {
         var name: String
         var artist: String
         var durationMs: Int
+        /// The track object as the library holds it (a playlist's item, a catalogue track), so
+        /// what plays reads like what was asked to play; nil for the player's own catalog.
+        var object: JSONValue? = nil
+
+        /// A playable track of a playlist entry or the catalogue; nil for a local file, an
+        /// episode (the clock plays tracks only), a null item or one without a duration.
+        init?(item: JSONValue) {
+            guard item["type"]?.stringValue == "track", item["is_local"]?.boolValue != true,
+                let id = item["id"]?.stringValue, let duration = item["duration_ms"]?.intValue, duration > 0
+            else { return nil }
+            self.init(
+                id: id, name: item["name"]?.stringValue ?? id,
+                artist: item["artists"]?.arrayValue?.first?["name"]?.stringValue ?? "", durationMs: duration,
+                object: item)
+        }
+
+        init(id: String, name: String, artist: String, durationMs: Int, object: JSONValue? = nil) {
+            (self.id, self.name, self.artist, self.durationMs, self.object) = (id, name, artist, durationMs, object)
+        }
     }
 
     struct Event: Sendable {
@@ -191,18 +210,27 @@ struct PlaybackClock: Sendable {
         log(mode.rawValue)
     }
 
-    mutating func play(_ tracks: [Track], context: String?, _ now: Date) {
+    mutating func play(_ tracks: [Track], context: String?, at start: Int = 0, _ now: Date) {
         settle(now)
         if let track = current, positionMs >= 1000 {
             history.append(Play(track: track, playedAtMs: virtualMs(now), contextURI: contextURI))
         }
         self.tracks = tracks
         contextURI = context
-        index = 0
+        index = tracks.indices.contains(start) ? start : 0
         positionMs = 0
         mode = tracks.isEmpty ? .nothing : .tracks
         isPlaying = !tracks.isEmpty
         log("play")
+    }
+
+    /// A new speed from now on: virtual time runs on from where it is, without a jump.
+    mutating func setSpeed(_ newSpeed: Double, _ now: Date) {
+        settle(now)
+        let virtual = virtualMs(now)
+        speed = newSpeed
+        started = now.addingTimeInterval(-virtual / 1000 / newSpeed)
+        log("speed")
     }
 
     mutating func enqueue(_ track: Track, _ now: Date) {
@@ -266,6 +294,7 @@ struct PlaybackClock: Sendable {
 
     /// A TrackObject in Spotify's shape (the fields the toolkit reads, and a few it does not).
     static func trackObject(_ track: Track) -> JSONValue {
+        if let object = track.object { return object }
         let artistID = fakeID(track.artist.count, prefix: "0FakeArtist")
         let artist: JSONValue = [
             "external_urls": ["spotify": .string("https://open.spotify.com/artist/\(artistID)")],
@@ -306,8 +335,14 @@ struct PlaybackClock: Sendable {
     /// The track a URI names: from the catalog or the queue, else a made-up 3:20 one.
     func track(forURI uri: String) -> Track {
         let id = String(uri.split(separator: ":").last ?? "")
-        return (tracks + Self.catalog).first { $0.id == id }
+        return knownTrack(forURI: uri)
             ?? Track(id: id, name: "Track \(id.prefix(6))", artist: "Someone", durationMs: 200_000)
+    }
+
+    /// The track a URI names in the queue or the catalog, if it is there.
+    func knownTrack(forURI uri: String) -> Track? {
+        let id = String(uri.split(separator: ":").last ?? "")
+        return (tracks + Self.catalog).first { $0.id == id }
     }
 
     /// What the session looks like, for tests and the benchmark (`GET /_fake/playback`).

@@ -142,7 +142,14 @@ extension FakeSpotifyService {
     }
 
     func play(_ request: RouteRequest) -> HTTPResponse {
-        playerCommand(request) { clock, request, now in
+        // What a context holds is read before the player's lock is taken (reading takes it too).
+        let body = Self.jsonBody(request)
+        let contextTracks = body?["context_uri"]?.stringValue.flatMap(playableTracks(ofContext:))
+        var itemTracks: [String: PlaybackClock.Track] = [:]
+        for uri in body?["uris"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
+            itemTracks[uri] = FakeCatalog.item(uri).flatMap { PlaybackClock.Track(item: $0) }
+        }
+        return playerCommand(request) { clock, request, now in
             guard !request.http.body.isEmpty else {
                 guard clock.mode != .nothing else {
                     return Fixtures.response("error-404-no-active-device.json", status: 404)
@@ -150,22 +157,62 @@ extension FakeSpotifyService {
                 clock.resume(now)
                 return nil
             }
-            guard let body = try? JSONValue.parse(request.http.body), body.objectValue != nil else {
-                return WebAPI.error(400, "Malformed json")
-            }
+            guard let body else { return WebAPI.error(400, "Malformed json") }
             if let context = body["context_uri"]?.stringValue {
-                // The session's own context keeps its tracks; any other plays the catalog's first five.
+                // The session's own context keeps its tracks (a test's durations); a playlist the
+                // library holds plays its own tracks; any other (an album, an artist, a playlist
+                // with no items here) plays the catalog's first five.
                 let tracks =
                     context == clock.contextURI && !clock.tracks.isEmpty
-                    ? clock.tracks : Array(PlaybackClock.catalog.prefix(5))
-                clock.play(tracks, context: context, now)
+                    ? clock.tracks : contextTracks ?? Array(PlaybackClock.catalog.prefix(5))
+                clock.play(tracks, context: context, at: Self.offset(body["offset"], in: tracks), now)
             } else if let uris = body["uris"]?.arrayValue?.compactMap(\.stringValue), !uris.isEmpty {
-                clock.play(uris.map { clock.track(forURI: $0) }, context: nil, now)
+                // The player's own songs, else the library's track of that URI, else a made-up one.
+                let tracks = uris.map { uri in
+                    clock.knownTrack(forURI: uri) ?? itemTracks[uri] ?? clock.track(forURI: uri)
+                }
+                clock.play(tracks, context: nil, at: Self.offset(body["offset"], in: tracks), now)
             } else {
                 return WebAPI.error(400, "Missing context_uri or uris")
             }
             return nil
         }
+    }
+
+    /// The tracks a `spotify:playlist:` context plays: the playlist as the library holds it now
+    /// (writes and edits included), its first `maxPlayable` playable tracks; nil when the fake
+    /// has no items for it.
+    func playableTracks(ofContext uri: String) -> [PlaybackClock.Track]? {
+        let parts = uri.split(separator: ":")
+        guard parts.count == 3, parts[0] == "spotify", parts[1] == "playlist" else { return nil }
+        let id = String(parts[2])
+        let entries: [JSONValue]
+        if let written = writtenPlaylist(id) {
+            entries = Array(written.entries.prefix(Self.maxPlayable * 2))
+        } else if let playlist = GeneratedLibrary.playlist(id), playlist != .notOwned {
+            let total = GeneratedLibrary.total(of: playlist)
+            entries = applyingEdits(
+                toEntries: GeneratedLibrary.entries(
+                    of: playlist, id: id, range: 0..<min(total, Self.maxPlayable * 2), legacy: false),
+                id: id, offset: 0)
+        } else {
+            return nil
+        }
+        let tracks = entries.compactMap { PlaylistEntryItem.of($0).flatMap(PlaybackClock.Track.init(item:)) }
+        return tracks.isEmpty ? nil : Array(tracks.prefix(Self.maxPlayable))
+    }
+
+    /// Enough for any session (500 songs is a day of listening), and a page of work however
+    /// long the playlist.
+    static let maxPlayable = 500
+
+    /// Where `offset` (`{"position": N}` or `{"uri": "spotify:track:..."}`) starts; 0 without one.
+    static func offset(_ offset: JSONValue?, in tracks: [PlaybackClock.Track]) -> Int {
+        if let position = offset?["position"]?.intValue { return position }
+        if let uri = offset?["uri"]?.stringValue {
+            return tracks.firstIndex { "spotify:track:\($0.id)" == uri } ?? 0
+        }
+        return 0
     }
 
     func pausePlayback(_ request: RouteRequest) -> HTTPResponse {
@@ -256,7 +303,8 @@ extension FakeSpotifyService {
     }
 
     /// `POST /_fake/playback/{action}`: pause, resume, next, previous, nothing, ad, episode, tracks;
-    /// `answer` with answer=ok|premium_required|no_active_device|restricted; `history` with count=N
+    /// `answer` with answer=ok|premium_required|no_active_device|restricted; `speed` with speed=X
+    /// (the session kept, virtual time running on from where it is); `history` with count=N
     /// (N finished plays of the catalog, ending now, for recently-played).
     func changePlayback(_ request: RouteRequest) -> HTTPResponse {
         let action = request[parameter: "action"]
@@ -271,6 +319,19 @@ extension FakeSpotifyService {
             return Control.json(
                 state.withLock { state in
                     state.playback.answer = answer
+                    return state.playback.json(now)
+                })
+        }
+        if action == "speed" {
+            // A faster (or slower) player from now on, the session kept: the sandbox's way to
+            // hear a playlist in seconds.
+            guard let speed = request.field("speed").flatMap(Double.init), speed.isFinite, speed > 0, speed <= 10_000
+            else {
+                return Control.error(ControlError("speed must be above 0 and at most 10000"))
+            }
+            return Control.json(
+                state.withLock { state in
+                    state.playback.setSpeed(speed, now)
                     return state.playback.json(now)
                 })
         }
@@ -305,7 +366,7 @@ extension FakeSpotifyService {
                     guard let mode = PlaybackClock.Mode(rawValue: action) else {
                         return [
                             "error": .string(
-                                "unknown action '\(action)'; known: pause, resume, next, previous, nothing, ad, episode, tracks, answer, history"
+                                "unknown action '\(action)'; known: pause, resume, next, previous, nothing, ad, episode, tracks, answer, speed, history"
                             )
                         ]
                     }

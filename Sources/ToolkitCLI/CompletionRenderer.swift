@@ -131,7 +131,9 @@ package enum CompletionRenderer {
             out += "\(function)() {\n    _arguments -s -S \\\n"
             out += zshSpecs(spec, parent: nil).map { "        \($0)" }.joined(separator: " \\\n") + "\n}\n\n"
         } else {
-            out += "\(function)() {\n    local curcontext=\"$curcontext\" state line\n    _arguments -C \\\n"
+            // -A: the tool's own options end at its command, so `play --device <Tab>` reaches
+            // play's --device (and its values), not the tool's --device flag.
+            out += "\(function)() {\n    local curcontext=\"$curcontext\" state line\n    _arguments -C -A '-*' \\\n"
             let root = zshSpecs(spec, parent: nil) + ["'1: :->command'", "'*:: :->arguments'"]
             out += root.map { "        \($0)" }.joined(separator: " \\\n") + "\n"
             out += "    case $state in\n        command)\n            local -a commands\n            commands=(\n"
@@ -207,9 +209,15 @@ package enum CompletionRenderer {
     static func fish(_ spec: CommandSpec) -> String {
         var out = "# fish completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.\n"
         let tool = spec.name
+        let commands = spec.subcommands.isEmpty ? [spec] : spec.subcommands
+        if commands.contains(where: { fishNeedsPositions($0) }) {
+            // The words before the cursor that are not options: the tool, its command, arguments.
+            out += "function \(fishWordsFunction(tool))\n    count (commandline -poc | string match -rv -- '^-')\nend\n"
+        }
         if spec.subcommands.isEmpty {
             if !completesFiles(spec) { out += "complete -c \(tool) -f\n" }
             out += visibleOptions(spec, parent: nil).map { fishOption($0, tool: tool, condition: nil) }.joined()
+            out += fishPositionals(spec, tool: tool, condition: nil, wordsBefore: 1)
             return out
         }
         out += "complete -c \(tool) -f\n"
@@ -227,36 +235,73 @@ package enum CompletionRenderer {
                 fishOption($0, tool: tool, condition: condition)
             }.joined()
             if completesFiles(command) { out += "complete -c \(tool) -n '\(condition)' -F\n" }
-            for kind in positionalKinds(command) {
-                switch kind {
-                case .command(let source):
-                    out += "complete -c \(tool) -n '\(condition)' -f -a '(\(source) 2>/dev/null)'\n"
-                case .choices(let values):
-                    out += "complete -c \(tool) -n '\(condition)' -f -a '\(values.joined(separator: " "))'\n"
-                default: break
-                }
+            out += fishPositionals(command, tool: tool, condition: condition, wordsBefore: 2)
+        }
+        return out
+    }
+
+    static func fishWordsFunction(_ tool: String) -> String {
+        "__\(tool.replacingOccurrences(of: "-", with: "_"))_words"
+    }
+
+    /// Whether a command's arguments complete differently by position (`local ACTION NAME`),
+    /// so each needs a condition on how many words come before it.
+    static func fishNeedsPositions(_ spec: CommandSpec) -> Bool {
+        let kinds = positionalKinds(spec).filter { $0 != .file }
+        return kinds.count > 1 && kinds.contains { $0 != .none }
+    }
+
+    /// Each argument's values, offered at its own position only when the arguments differ
+    /// (`wordsBefore`: the tool's name, and its command's): a name list never mixes with the
+    /// words of the argument before it.
+    static func fishPositionals(_ spec: CommandSpec, tool: String, condition: String?, wordsBefore: Int) -> String {
+        let kinds = positionalKinds(spec)
+        let byPosition = fishNeedsPositions(spec)
+        var out = ""
+        for (index, kind) in kinds.enumerated() {
+            var conditions = condition.map { [$0] } ?? []
+            if byPosition {
+                let words = fishWordsFunction(tool)
+                let test = index == kinds.count - 1 ? "-ge" : "-eq"
+                conditions.append("test (\(words)) \(test) \(wordsBefore + index)")
+            }
+            let when = conditions.isEmpty ? "" : " -n '\(conditions.joined(separator: "; and "))'"
+            switch kind {
+            case .command(let source):
+                out += "complete -c \(tool)\(when) -f -a '(\(source) 2>/dev/null)'\n"
+            case .choices(let values):
+                out += "complete -c \(tool)\(when) -f -a '\(values.joined(separator: " "))'\n"
+            default: break
             }
         }
         return out
     }
 
+    /// An option, and when it takes values from a list, a second line for them: its description
+    /// is shown once, beside the option, not again beside each of its values.
     static func fishOption(_ option: OptionSpec, tool: String, condition: String?) -> String {
         var parts = ["complete -c \(tool)"]
         if let condition { parts.append("-n '\(condition)'") }
         if let short = option.short { parts.append("-s \(short)") }
         parts.append("-l \(option.long)")
+        var values: String?
         if option.takesValue {
             switch option.completion {
             case .none: parts.append("-x")
             case .file, .directory: parts.append("-r -F")
-            case .choices(let values), .suggestions(let values):
-                parts.append("-x -a '\(values.joined(separator: " "))'")
+            case .choices(let list), .suggestions(let list):
+                parts.append("-x")
+                values = "'\(list.joined(separator: " "))'"
             case .command(let command):
-                parts.append("-x -a '(\(command) 2>/dev/null)'")
+                parts.append("-x")
+                values = "'(\(command) 2>/dev/null)'"
             }
         }
-        parts.append("-d '\(fishEscape(option.help))'")
-        return parts.joined(separator: " ") + "\n"
+        // The values first: of two lines for one option, fish lists the option with the last one's
+        // description.
+        let described = (parts + ["-d '\(fishEscape(option.help))'"]).joined(separator: " ") + "\n"
+        guard let values else { return described }
+        return (parts + ["-a \(values)"]).joined(separator: " ") + "\n" + described
     }
 
     static func fishEscape(_ text: String) -> String {

@@ -54,11 +54,24 @@ package enum HelpRenderer {
         return out
     }
 
-    static func shortBody(_ spec: CommandSpec, path: [String], parent: CommandSpec?) -> String {
-        func firstSentence(_ text: String) -> String {
-            guard let end = text.range(of: ". ") else { return text }
-            return String(text[..<end.lowerBound]) + "."
+    /// The first sentence of `text`: up to the first ". " that ends one, not one after an
+    /// abbreviation ("e.g. ", "i.e. ") or a lone letter (an initial), which `-h` must not cut at.
+    static func firstSentence(_ text: String) -> String {
+        var searchFrom = text.startIndex
+        while let end = text.range(of: ". ", range: searchFrom..<text.endIndex) {
+            let word = text[..<end.lowerBound].split(separator: " ").last ?? ""
+            let bare = String(word.drop { "(\"'".contains($0) })
+            if !abbreviations.contains(bare.lowercased()) && bare.count > 1 {
+                return String(text[..<end.lowerBound]) + "."
+            }
+            searchFrom = end.upperBound
         }
+        return text
+    }
+
+    static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "cf", "approx", "no"]
+
+    static func shortBody(_ spec: CommandSpec, path: [String], parent: CommandSpec?) -> String {
         var out = ""
         if !spec.subcommands.isEmpty {
             out += "\nCommands:\n" + table(spec.subcommands.map { ($0.name, $0.abstract) })

@@ -29,9 +29,13 @@ package enum ToolRunner {
     ) async -> Int32 {
         let context = ToolContext(toolName: spec.name, environment: environment, streams: streams)
         let stdout = context.stdout
+        // The command that runs, once parsed: a usage error its handler throws (a bad argument)
+        // shows that command's usage line, as the parser's own errors do.
+        var commandPath: [String]?
         do {
             if let problem = environment.sandboxProblem { throw ToolError.config(problem) }
             let parsed = try CommandLineParser.parse(arguments, spec: spec)
+            commandPath = parsed.path
             let status: ExitCode
             if parsed.wantsHelp {
                 // -h is the short form (what to type); --help the whole text (ripgrep's way).
@@ -54,7 +58,8 @@ package enum ToolRunner {
         } catch let convertible as any ToolErrorConvertible {
             // A typed failure (an HTTP failure, a refused write) becomes its message and status here,
             // at the last boundary; nothing above the tool branches on it any more.
-            let error = convertible.toolError
+            var error = convertible.toolError
+            if error.commandPath == nil { error.commandPath = commandPath }
             // Keep what was already produced: records before a bad line are not lost.
             do { try stdout.flush() } catch is BrokenPipe { return 141 } catch {}
             report(error, spec: spec, to: context.stderr)

@@ -142,10 +142,13 @@ import Testing
                 toFile: user + "/" + file, atomically: true, encoding: .utf8)
         }
         // Typed into the interactive shell (its standard input), as a person would.
+        // The sandbox's tools keep their own directories whatever the shell exports; the binary
+        // itself, started with a directory outside the sandbox, refuses.
         let typed = """
             spotify-auth status >/dev/null && echo "status=ok"
             spotify-auth logout
-            XDG_CONFIG_HOME="$HOME/real-config" spotify-auth logout; echo "outside=$?"
+            XDG_CONFIG_HOME="$HOME/real-config" spotify-auth status >/dev/null; echo "wrapped=$?"
+            XDG_CONFIG_HOME="$HOME/real-config" '\(ToolProcess.binDirectory.path)/spotify-auth' logout; echo "outside=$?"
             exit
 
             """
@@ -157,8 +160,100 @@ import Testing
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("status=ok"), "the sandbox's own login: \(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("wrapped=77"), "logged out of the sandbox: \(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("outside=78"), "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("this is the spotify-toolkit sandbox"), "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: real + "/tokens.json"), "the real login is untouched")
+    }
+
+    /// Issue 30, item 1 (review 8, 27): the sandbox is a place to try everything. It is logged in
+    /// with every scope, so a write works; its BROWSER completes a login, so the tools' own advice
+    /// (spotify-auth login --scope edit) works, and only records what routine-link opens; the
+    /// player plays the playlist it was asked to play; sandbox-speed speeds the player and the
+    /// tools' clock up together (ten minutes of listening in well under the test's time-out).
+    @Test func theSandboxIsAPlaceToTryEverything() async throws {
+        let root = InstallTests.repositoryRoot
+        let scratch = try TemporaryDirectory()
+        let scratchPath = scratch.path
+        let command = """
+            spotify-playlists create 'Sandbox Mix' </dev/null >/dev/null 2>&1; echo "create=$?"
+            spotify-auth login --scope edit </dev/null >/dev/null 2>&1; echo "login=$?"
+            routine-link add morning >/dev/null && routine-link link morning 3cEYpjA9oz9GiPac4AsH4n >/dev/null 2>&1
+            routine-link start morning >/dev/null 2>&1; echo "opened=$(cat "$SANDBOX_HOME/opened")"
+            spotify-nowplaying play Morning 2>/dev/null; spotify-nowplaying --json
+            sandbox-speed 1000 && spotify-nowplaying --watch --for 10m | songcount --label
+            """
+        let result = try await offThePool {
+            try ToolProcess.shell(
+                "'\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)'",
+                environment: ["TMPDIR": scratchPath, "NO_COLOR": "1", "SANDBOX_COMMAND": command], timeout: 120)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("logged in with every scope"), "\(out)")
+        #expect(out.contains("sandbox-speed 90"), "the banner says how to speed the player up: \(out)")
+        #expect(out.contains("create=0"), "a write needs no second login: \(out) \(result.stderr)")
+        #expect(out.contains("login=0"), "the advised login completes: \(out) \(result.stderr)")
+        #expect(out.contains("opened=https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n"), "\(out)")
+        // Morning's first track, from Morning: not the player's own catalog.
+        #expect(out.contains(#""name":"The Funeral""#), "\(out)")
+        #expect(
+            out.contains(#""context":{"type":"playlist","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"}"#), "\(out)")
+        #expect(out.contains(" songs\n") || out.contains(" song\n"), "the sped-up watch was counted: \(out)")
+        #expect(result.stderr.contains("now run 1000 times as fast"), "\(result.stderr)")
+    }
+
+    /// Issue 30, item 1 (review 27), through the real shells on a terminal (script(1)): the prompt
+    /// says you are in the sandbox, ahead of your own (bash: one a PROMPT_COMMAND redraws; zsh: a
+    /// PS1 of your .zshrc; fish: a fish_prompt of your own); and the shell keeps your XDG
+    /// directories (fish writes thousands of files into its data directory), while the tools use
+    /// the sandbox's.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func theSandboxPromptShowsAndTheShellKeepsItsOwnDirectories(shell: String) async throws {
+        guard let path = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: FileManager.default.isExecutableFile)
+        else {
+            return  // .ci/run installs zsh and fish; a machine without one skips only that shell
+        }
+        let root = InstallTests.repositoryRoot
+        let scratch = try TemporaryDirectory()
+        let scratchPath = scratch.path
+        let user = scratchPath + "/user"
+        try FileManager.default.createDirectory(
+            atPath: user + "/.config/fish/functions", withIntermediateDirectories: true)
+        try #"PROMPT_COMMAND='PS1="mine> "'"#.write(toFile: user + "/.bashrc", atomically: true, encoding: .utf8)
+        try "PS1='mine> '\n".write(toFile: user + "/.zshrc", atomically: true, encoding: .utf8)
+        try "function fish_prompt\n    echo -n 'mine> '\nend\n".write(
+            toFile: user + "/.config/fish/functions/fish_prompt.fish", atomically: true, encoding: .utf8)
+        // A fish that has run before: without its generated completions, fish starts
+        // create_manpage_completions.py in the background (thousands of files in its data
+        // directory: the sandbox's home, before), which would outlive the test and its terminal.
+        try FileManager.default.createDirectory(
+            atPath: user + "/data/fish/generated_completions", withIntermediateDirectories: true)
+        // The same words in all three shells.
+        let typed = """
+            echo "data=$XDG_DATA_HOME config=$XDG_CONFIG_HOME."
+            spotify-auth status >/dev/null && echo "status=ok"
+            exit
+
+            """
+        let result = try await offThePool {
+            try ToolProcess.shell(
+                """
+                env -u XDG_CONFIG_HOME script -qec "'\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)'" \
+                    /dev/null <<'TYPED'
+                \(typed)TYPED
+                """,
+                environment: [
+                    "TMPDIR": scratchPath, "NO_COLOR": "1", "HOME": user, "SHELL": path,
+                    "XDG_DATA_HOME": user + "/data",
+                ], timeout: 120)
+        }
+        let out = result.stdout.replacingOccurrences(of: "\r", with: "")
+        #expect(result.status == 0, "\(out) \(result.stderr)")
+        #expect(out.contains("(spotify sandbox) mine> "), "\(shell): \(out)")
+        #expect(out.contains("data=\(user)/data config=."), "\(shell) keeps your directories: \(out)")
+        #expect(out.contains("status=ok"), "\(shell): the tools keep the sandbox's login: \(out)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+        #expect(left.filter { $0.hasPrefix("spotify-toolkit-demo") }.isEmpty, "\(left)")
     }
 }

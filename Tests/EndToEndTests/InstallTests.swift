@@ -119,6 +119,35 @@ import Tools
         for tool in ToolCatalog.names { #expect(help.stdout.contains("\n  \(tool) "), "\(tool)") }
     }
 
+    /// Issue 30, item 4 (review 13): under a prefix bash-completion does not search, the README's
+    /// line (marked `<!-- install: bash-completion -->`) makes it find the completions. The lookup
+    /// is bash-completion's own (2.11's `__load_completion`): the user directory, then
+    /// `share/bash-completion/completions` under each directory of XDG_DATA_DIRS.
+    @Test func theReadmeLineLetsBashFindTheCompletionsUnderAnotherPrefix() throws {
+        let installed = try Installed()
+        let readme = try String(contentsOfFile: Self.repositoryRoot + "/README.md", encoding: .utf8)
+        let marker = try #require(readme.range(of: "<!-- install: bash-completion -->\n```bash\n"))
+        let end = try #require(readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex))
+        let line = String(readme[marker.upperBound..<end.lowerBound])
+        #expect(line.contains("$HOME/opt/spotify-toolkit/share"), "\(line)")
+        let prefix = installed.destination.path + "/opt/st"
+        let lookup = """
+            dirs=("${BASH_COMPLETION_USER_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion}/completions")
+            IFS=: read -r -a data <<< "${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+            for dir in "${data[@]}"; do dirs+=("$dir/bash-completion/completions"); done
+            for dir in "${dirs[@]}"; do
+                [ -f "$dir/routine-link" ] && { . "$dir/routine-link"; break; }
+            done
+            complete -p routine-link
+            """
+        let environment = ["HOME": installed.destination.path + "/home", "XDG_DATA_HOME": "", "XDG_DATA_DIRS": ""]
+        let without = try ToolProcess.shell(lookup, environment: environment)
+        #expect(without.status != 0, "not found without the line: \(without.stdout)")
+        let script = line.replacingOccurrences(of: "$HOME/opt/spotify-toolkit", with: prefix) + "\n" + lookup
+        let with = try ToolProcess.shell(script, environment: environment)
+        #expect(with.status == 0 && with.stdout.contains("_routine_link"), "\(with.stdout) \(with.stderr)")
+    }
+
     /// `routine-link run` finds spotify-nowplaying and songcount through its own real path: here
     /// the installed links, reached through a second link as Homebrew's `bin` reaches its Cellar,
     /// with no build directory on PATH.

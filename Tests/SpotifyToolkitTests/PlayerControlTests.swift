@@ -53,7 +53,7 @@ import ToolkitCore
     /// D15: a Tab runs `devices --names`; against a 429 storm or a stalled answer it asks once,
     /// waits for nothing, and prints nothing.
     @Test func deviceNamesForATabAskOnceAndPrintNothingOnFailure() async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         let names = try await session.run(["devices", "--names"])
         #expect(names.status == 0 && names.stdout.contains("Kitchen"), "\(names.stderr)")
         _ = try await session.fake.call(
@@ -77,7 +77,7 @@ import ToolkitCore
     }
 
     @Test func shuffleAndRepeatChangeWhatThePlayerReports() async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         let on = try await session.run(["shuffle", "on"])
         #expect(on.status == 0)
         #expect(on.stdout == "")
@@ -103,7 +103,7 @@ import ToolkitCore
     }
 
     @Test func volumeGoesToTheNamedDevice() async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         let result = try await session.run(["volume", "30%", "--device", "kit"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "")
@@ -172,7 +172,7 @@ import ToolkitCore
     }
 
     @Test func transferRefusesUnknownAndRestrictedDevices() async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         let unknown = try await session.run(["transfer", "Garage"])
         #expect(unknown.status == 69)
         #expect(unknown.stderr.hasPrefix("spotify-nowplaying: no device named 'Garage' (known: Fixture MacBook Pro"))
@@ -183,7 +183,7 @@ import ToolkitCore
     }
 
     @Test func transferActivatesADeviceWhenNoneIsActive() async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         try await session.fake.call("POST", "/_fake/playback/answer", form: [("answer", "no_active_device")])
         let result = try await session.run(["transfer", "Kitchen"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -191,7 +191,7 @@ import ToolkitCore
     }
 
     @Test func aSettingWhoseAnswerIsLostIsSentAgain() async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         try await session.fake.call(
             "POST", "/_fake/fail", form: [("path", "/v1/me/player/volume"), ("status", "503"), ("count", "1")])
         let result = try await session.run(["volume", "45"])
@@ -214,7 +214,7 @@ import ToolkitCore
 
     @Test(arguments: commands)
     func refusalsAreTheOnesPlayHas(command: [String]) async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         var expectations: [(String, Int32, String)] = [
             ("premium_required", 77, "needs Spotify Premium (PREMIUM_REQUIRED)"),
             ("restricted", 69, "does not accept remote commands"),
@@ -270,7 +270,7 @@ import ToolkitCore
 
     @Test(arguments: badArguments)
     func badArgumentsAreExit64BeforeAnyRequest(arguments: [String], message: String) async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         let result = try await session.run(arguments)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stdout == "")
@@ -290,7 +290,7 @@ import ToolkitCore
     // MARK: Like and unlike
 
     @Test func likeSavesThePlayingTrackAndUnlikeRemovesIt() async throws {
-        let session = try await Session()
+        let session = try await PlayerControlTests.Session()
         let uri = "spotify:track:\(PlaybackClock.catalog[0].id)"
         let liked = try await session.run(["like"])
         #expect(liked.status == 0, "\(liked.stderr)")
@@ -414,5 +414,18 @@ import ToolkitCore
         #expect(try PlayerArguments.repeatState("context") == .context)
         #expect(throws: ToolError.self) { try PlayerArguments.shuffle("random") }
         #expect(throws: ToolError.self) { try PlayerArguments.repeatState("all") }
+    }
+
+    /// Issue 30, item 6 (review 23): `--device` on a terminal says where it plays; without it the
+    /// line is as before.
+    @Test func deviceOnATerminalShowsTheDevice() async throws {
+        let session = try await PlayerControlTests.Session()
+        let tty = session.environment.merging(["SPOTIFY_TOOLKIT_FORCE_TTY": "1"]) { $1 }
+        let withDevice = try await session.fake.run("spotify-nowplaying", ["--device"], environment: tty)
+        #expect(withDevice.status == 0, "\(withDevice.stderr)")
+        #expect(withDevice.stdout.hasPrefix("▶ Sunrise Drive — The Fixtures (0:"), "\(withDevice.stdout)")
+        #expect(withDevice.stdout.hasSuffix(") on Fixture MacBook Pro\n"), "\(withDevice.stdout)")
+        let plain = try await session.fake.run("spotify-nowplaying", [], environment: tty)
+        #expect(!plain.stdout.contains(" on "), "\(plain.stdout)")
     }
 }

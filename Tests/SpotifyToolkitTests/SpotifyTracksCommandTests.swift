@@ -242,13 +242,15 @@ import Testing
         let lines = result.stdoutLines
         #expect(lines.first == "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n")
         #expect(lines[1].hasPrefix("#  NAME") && lines[1].hasSuffix("DURATION"))
-        #expect(lines[2].hasPrefix("0  The Funeral") && lines[2].hasSuffix("5:22"))
-        #expect(lines.contains { $0.hasPrefix("2  #212 — First takes") && $0.contains("The Studio Hour") })
+        // Positions count from 1 on a terminal (issue 30, item 6; review 23); records keep Spotify's 0.
+        #expect(lines[2].hasPrefix("1  The Funeral") && lines[2].hasSuffix("5:22"))
+        #expect(lines.contains { $0.hasPrefix("3  #212 — First takes") && $0.contains("The Studio Hour") })
         #expect(lines.last == "5 items, 1:06:00")
         #expect(lines.allSatisfy { $0.count <= 70 })
         let json = try await library.tracks(
             ["--json", "3cEYpjA9oz9GiPac4AsH4n"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
         #expect(try records(json).count == 5)
+        #expect(try records(json).first?["position"] == 0)
     }
 
     @Test func upToEightRequestsReallyInFlightOnOneHost() async throws {

@@ -1,4 +1,7 @@
 # fish completion for routine-link; generated from its command spec by toolkit-docs, do not edit.
+function __routine_link_words
+    count (commandline -poc | string match -rv -- '^-')
+end
 complete -c routine-link -f
 complete -c routine-link -s j -l json -d 'Write records as JSON Lines even on a terminal.'
 complete -c routine-link -n '__fish_use_subcommand' -s h -l help -d 'Show this help and exit.'
@@ -38,7 +41,7 @@ complete -c routine-link -n '__fish_seen_subcommand_from remove' -s y -l yes -d 
 complete -c routine-link -n '__fish_seen_subcommand_from remove' -s h -l help -d 'Show this help and exit.'
 complete -c routine-link -n '__fish_seen_subcommand_from remove' -f -a '(routine-link list --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from link' -s h -l help -d 'Show this help and exit.'
-complete -c routine-link -n '__fish_seen_subcommand_from link' -f -a '(routine-link list --names 2>/dev/null)'
+complete -c routine-link -n '__fish_seen_subcommand_from link; and test (__routine_link_words) -eq 2' -f -a '(routine-link list --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show this help and exit.'
 complete -c routine-link -n '__fish_seen_subcommand_from unlink' -f -a '(routine-link list --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from fit' -l from -x -d 'Choose from this playlist\'s songs (an id, URI, URL, playlist record, or its name).'
@@ -50,6 +53,7 @@ complete -c routine-link -n '__fish_seen_subcommand_from open' -l print -d 'Prin
 complete -c routine-link -n '__fish_seen_subcommand_from open' -s h -l help -d 'Show this help and exit.'
 complete -c routine-link -n '__fish_seen_subcommand_from open' -f -a '(routine-link list --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from start' -l play -d 'Ask Spotify to play the playlist on the active device, or on --device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown device, a missing scope, offline) open it instead and say why.'
+complete -c routine-link -n '__fish_seen_subcommand_from start' -l device -x -a '(spotify-nowplaying devices --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from start' -l device -x -d 'With --play: play on this device (an id, or a name from \'spotify-nowplaying devices\'; a unique prefix will do) instead of the active one.'
 complete -c routine-link -n '__fish_seen_subcommand_from start' -s h -l help -d 'Show this help and exit.'
 complete -c routine-link -n '__fish_seen_subcommand_from start' -f -a '(routine-link list --names 2>/dev/null)'
@@ -59,6 +63,7 @@ complete -c routine-link -n '__fish_seen_subcommand_from log' -s h -l help -d 'S
 complete -c routine-link -n '__fish_seen_subcommand_from log' -f -a '(routine-link list --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -l for -x -d 'Watch this long instead of the routine\'s duration (45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M).'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -l play -d 'Ask Spotify to play the playlist on the active device, or on --device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown device, a missing scope, offline) open it instead and say why.'
+complete -c routine-link -n '__fish_seen_subcommand_from run' -l device -x -a '(spotify-nowplaying devices --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -l device -x -d 'With --play: play on this device (an id, or a name from \'spotify-nowplaying devices\'; a unique prefix will do) instead of the active one.'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -s h -l help -d 'Show this help and exit.'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -f -a '(routine-link list --names 2>/dev/null)'

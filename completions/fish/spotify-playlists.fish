@@ -1,4 +1,7 @@
 # fish completion for spotify-playlists; generated from its command spec by toolkit-docs, do not edit.
+function __spotify_playlists_words
+    count (commandline -poc | string match -rv -- '^-')
+end
 complete -c spotify-playlists -f
 complete -c spotify-playlists -s c -l concurrency -x -d 'Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429.'
 complete -c spotify-playlists -s j -l json -d 'Write JSON Lines even on a terminal.'
@@ -66,7 +69,8 @@ complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -l drop-un
 complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -s n -l dry-run -d 'Print the planned changes as change records and send no write request (reads may still be made).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -s j -l json -d 'Write JSON Lines even on a terminal.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from dedupe' -s h -l help -d 'Show this help and exit.'
-complete -c spotify-playlists -n '__fish_seen_subcommand_from sort' -l by -x -a 'duration name artist album added random' -d 'What to sort by: duration, name, artist, album, added (date added) or random.'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from sort' -l by -x -a 'duration name artist album added random'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from sort' -l by -x -d 'What to sort by: duration, name, artist, album, added (date added) or random.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from sort' -s r -l reverse -d 'Sort the other way round (items that tie keep their order).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from sort' -l seed -x -d '--by random: shuffle with this seed, so the same seed gives the same order.'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from sort' -l max-moves -x -d 'Keep the dates even when that takes up to N range moves (default 500); a plan with more is refused, naming --reset-dates.'
@@ -90,5 +94,5 @@ complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -l names -d
 complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -l allow-empty -d 'create: make the playlist although a pipe or file on standard input held no items; replace: with no items on standard input, empty the playlist (both refused otherwise, so a pipeline that went wrong changes nothing).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -s y -l yes -d 'delete: do not ask first (it asks only when standard input is a terminal).'
 complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -s h -l help -d 'Show this help and exit.'
-complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -f -a 'create list show add rename delete'
-complete -c spotify-playlists -n '__fish_seen_subcommand_from local' -f -a '(spotify-playlists local list --names 2>/dev/null)'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from local; and test (__spotify_playlists_words) -eq 2' -f -a 'create list show add rename delete'
+complete -c spotify-playlists -n '__fish_seen_subcommand_from local; and test (__spotify_playlists_words) -ge 3' -f -a '(spotify-playlists local list --names 2>/dev/null)'

@@ -2,7 +2,8 @@
 complete -c spotify-tracks -f
 complete -c spotify-tracks -s l -l liked -d 'Read your liked songs (saved tracks) instead of playlists.'
 complete -c spotify-tracks -l top -d 'Read your top tracks (most played first, with rank) instead of playlists.'
-complete -c spotify-tracks -l range -x -a 'short medium long' -d 'With --top or --top-artists: over short (about 4 weeks), medium (about 6 months) or long (about a year).'
+complete -c spotify-tracks -l range -x -a 'short medium long'
+complete -c spotify-tracks -l range -x -d 'With --top or --top-artists: over short (about 4 weeks), medium (about 6 months) or long (about a year).'
 complete -c spotify-tracks -l saved-albums -d 'Read the tracks of your saved albums (album after album, newest saved first).'
 complete -c spotify-tracks -l top-artists -d 'Print your top artists as artist records (most played first, with rank).'
 complete -c spotify-tracks -l followed -d 'Print the artists you follow as artist records.'

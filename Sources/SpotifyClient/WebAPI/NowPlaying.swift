@@ -116,7 +116,9 @@ package struct PlaybackObservation: Sendable, Equatable {
         let who = by.isEmpty ? show : by.joined(separator: ", ")
         let progress = formatClock(milliseconds: progressMs ?? 0)
         let duration = durationMs.map { formatClock(milliseconds: $0) } ?? "?"
-        return "\(isPlaying ? "▶" : "⏸") \(name)\(who.map { " — \($0)" } ?? "") (\(progress) / \(duration))"
+        // With --device (a look at the whole player), where it plays.
+        let on = device?["name"]?.stringValue.map { " on \($0)" } ?? ""
+        return "\(isPlaying ? "▶" : "⏸") \(name)\(who.map { " — \($0)" } ?? "") (\(progress) / \(duration))\(on)"
     }
 
     /// Whether `next` is a change worth a record after `self`: another song, a play state or

@@ -836,7 +836,8 @@ extension RoutineLink {
         static let device = OptionSpec(
             "device", value: "NAME|ID",
             help:
-                "With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one."
+                "With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.",
+            completion: .command("spotify-nowplaying devices --names")
         )
         static let yes = OptionSpec(
             "yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")

@@ -88,7 +88,11 @@ extension SpotifyNowPlaying {
             discussion: [
                 "DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices (case-insensitive; a unique prefix will do). Reads whether something plays now, then sends PUT /me/player with that device and play set to match, so playing stays playing and paused stays paused. Needs Premium and the user-modify-playback-state scope; a restricted device is refused."
             ],
-            arguments: [ArgumentSpec("DEVICE", help: "The device to play on: an id, a name, or a unique name prefix.")],
+            arguments: [
+                ArgumentSpec(
+                    "DEVICE", help: "The device to play on: an id, a name, or a unique name prefix.",
+                    completion: deviceOption.completion)
+            ],
             examples: [
                 ExampleSpec("spotify-nowplaying transfer kitchen", "Carry on listening on the kitchen speaker.")
             ],

@@ -394,7 +394,8 @@ extension PlaybackObservation {
         let observation = PlaybackObservation(
             item: item, isPlaying: record["is_playing"]?.boolValue ?? false,
             progressMs: record["progress_ms"]?.intValue,
-            currentlyPlayingType: record["currently_playing_type"]?.stringValue, context: record["context"] ?? .null)
+            currentlyPlayingType: record["currently_playing_type"]?.stringValue, context: record["context"] ?? .null,
+            device: record["device"].flatMap { $0.objectValue == nil ? nil : $0 })
         let time = record["observed_at"]?.stringValue.map { LocalTime.text($0, "HH:mm:ss", in: zone) + "  " } ?? ""
         return time + observation.humanLine
     }

@@ -82,7 +82,7 @@ extension SpotifyTracks {
                         if selection.raw {
                             try context.stdout.write(track)
                         } else if let record = LibraryReads.topTrackRecord(track, rank: rank) {
-                            try output.writeRow(record, position: rank)
+                            try output.writeRow(record, position: rank - 1)  // shown from 1: the rank
                         }
                     }
                     try context.stdout.flush()

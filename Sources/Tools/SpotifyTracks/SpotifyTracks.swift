@@ -46,7 +46,7 @@ package enum SpotifyTracks {
         output: [
             "One record per item, in playlist order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, added_at, position (zero-based, counting every entry of the playlist), playlist {id, uri}. Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null and position counts the saved tracks.",
             "With --search, one record per match, in query order: the track record (added_at null, playlist null, position the query's line number, or its number among the arguments, counting from 1), then query (the text it answers: the line, or 'Artists - name' for a JSON record), match (the score from 0 to 1, two decimals) and match_quality (exact from 0.95, good from 0.8, else fair). --candidates N gives up to N records per query, best first, all with the query's position.",
-            "On a terminal: a table of position, name, artists and duration, then the number of items and their total duration.",
+            "On a terminal: a table of position (counting from 1, as people do; the records keep Spotify's zero-based position), name, artists and duration, then the number of items and their total duration.",
             libraryOutput,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment,
@@ -276,7 +276,7 @@ package enum SpotifyTracks {
         }
 
         mutating func startTable(total: Int, title: String? = nil) throws {
-            let digits = String(max(total - 1, 0)).count
+            let digits = String(max(total, 1)).count
             let table = TextTable(
                 [
                     .fixed("#", width: max(digits, 1), alignment: .right),
@@ -293,7 +293,8 @@ package enum SpotifyTracks {
             let names = record["artists"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
             let by = names.isEmpty ? (record["show"]?["name"]?.stringValue ?? "") : names.joined(separator: ", ")
             let duration = record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? ""
-            return [String(position), record["name"]?.stringValue ?? "", by, duration]
+            // People count from 1 (the records keep Spotify's zero-based position).
+            return [String(position + 1), record["name"]?.stringValue ?? "", by, duration]
         }
 
         func finish() throws {
