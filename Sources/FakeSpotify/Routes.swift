@@ -4,7 +4,8 @@ extension FakeSpotifyService {
     ///
     /// `.bearer` routes run only with a valid access token (`request.token`); `{name}` segments
     /// arrive as `request[parameter: "name"]`. Adding an endpoint is a line here plus, when it
-    /// needs logic, a method in WebAPIHandlers.swift.
+    /// needs logic, a method in the handlers file of its family (PlaylistHandlers.swift,
+    /// PlayerHandlers.swift, MeHandlers.swift, SearchHandlers.swift...).
     static let routes: [Route] = [
         // Accounts service (AccountsHandlers.swift)
         Route("GET", "/authorize", .open) { service, request in service.authorize(request) },

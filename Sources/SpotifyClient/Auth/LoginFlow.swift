@@ -45,7 +45,8 @@ package struct LoginFlow {
         self.say = say
     }
 
-    /// The read-only set DESIGN.md names; `--scope` and the scopes of earlier logins add to it.
+    /// The read-only set every login asks for (`SpotifyScope.defaults`); `--scope` and the scopes of
+    /// earlier logins add to it.
     package static let defaultScopes = SpotifyScope.defaults
 
     package struct Result {

@@ -12,7 +12,7 @@ package enum SpotifyScope {
     package static let readTop = "user-top-read"
     package static let readFollow = "user-follow-read"
 
-    /// The read-only set DESIGN.md names; every login asks for it.
+    /// The read-only set every login asks for (the README names it, under spotify-auth).
     package static let defaults = [
         "playlist-read-private", "playlist-read-collaborative", "user-read-currently-playing",
         "user-read-playback-state", "user-library-read",

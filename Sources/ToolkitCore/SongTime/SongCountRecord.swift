@@ -1,5 +1,6 @@
-/// The `song_count` record: songcount writes it and routine-link reads it back, so both sides of
-/// its field names live here.
+/// The `song_count` record: songcount writes it, `routine-link log` reads it back, and
+/// `routine-link run` prints again what it could not log; every writer and the reader of its
+/// field names live here.
 package enum SongCountRecord {
     /// Fit mode: how many songs fill `targetMs`.
     package static func fit(_ fit: SongFit, targetMs: Int) -> JSONValue {
@@ -21,6 +22,20 @@ package enum SongCountRecord {
         record["listened_ms"] = .int(result.listenedMs)
         record["songs"] = .double(roundedSongs(result.songs))
         record["label"] = .string(songLabel(result.songs))
+        return .object(record)
+    }
+}
+
+extension SongCountRecord {
+    /// A summary read back, printed again as the record it came from (`routine-link run` when
+    /// the count could not be logged), so `routine-link log` can take it later.
+    package static func summary(_ count: SongCountSummary) -> JSONValue {
+        var record: JSONObject = ["type": "song_count"]
+        if let trackCount = count.trackCount { record["track_count"] = .int(trackCount) }
+        if let listened = count.listenedMs { record["listened_ms"] = .int(listened) }
+        if let target = count.targetMs { record["target_ms"] = .int(target) }
+        record["songs"] = .double(count.songs)
+        record["label"] = .string(count.label)
         return .object(record)
     }
 }

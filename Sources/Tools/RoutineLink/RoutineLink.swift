@@ -700,7 +700,7 @@ package enum RoutineLink {
                 return try await logCount(count, invocation, sessionID: started.id)
             } catch let error as ToolError {
                 // A full disk must not lose the count: print it where `routine-link log` can replay it.
-                try context.stdout.write(songCountRecord(count))
+                try context.stdout.write(SongCountRecord.summary(count))
                 throw ToolError(
                     error.exitCode,
                     "\(error.message); the count is on standard output: log it later with routine-link log \(shellQuoted(routine.name))"
@@ -714,7 +714,7 @@ package enum RoutineLink {
             // was heard is printed, so logging it anyway is one command away.
             var message = "the watch failed (exit status \(status)); no session logged"
             if let heard {
-                try context.stdout.write(songCountRecord(heard))
+                try context.stdout.write(SongCountRecord.summary(heard))
                 message +=
                     "; what was heard (\(heard.label)) is on standard output: log it anyway with routine-link log \(shellQuoted(routine.name))"
             }
@@ -731,17 +731,6 @@ package enum RoutineLink {
             context.warn("nothing heard; no session logged")
             return .notFound
         }
-    }
-
-    /// A song_count record of `count`, as songcount prints it and `routine-link log` reads it.
-    static func songCountRecord(_ count: SongCountSummary) -> JSONValue {
-        var record: JSONObject = ["type": "song_count"]
-        if let trackCount = count.trackCount { record["track_count"] = .int(trackCount) }
-        if let listened = count.listenedMs { record["listened_ms"] = .int(listened) }
-        if let target = count.targetMs { record["target_ms"] = .int(target) }
-        record["songs"] = .double(count.songs)
-        record["label"] = .string(count.label)
-        return .object(record)
     }
 
     /// `name` as one shell word, for a command the user may paste.
