@@ -1,7 +1,12 @@
 #if os(Linux)
 import CCurl
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// HTTP on Linux, through libcurl's multi API. Not URLSession: FoundationNetworking's multi-handle
 /// loop keeps the write DispatchSource it made for the connect when libcurl then asks for read

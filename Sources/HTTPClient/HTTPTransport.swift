@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Sends requests with URLSession on macOS and libcurl on Linux (`CurlLoop` says why). Failures
 /// to reach the server are `HTTPFailure`s naming the host (exit 69 when reported), never a crash

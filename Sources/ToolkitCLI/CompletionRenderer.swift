@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// bash, zsh and fish completion scripts, derived from the spec.
 package enum Shell: String, Sendable, CaseIterable {

@@ -1,7 +1,12 @@
-import Foundation
 import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `$XDG_CONFIG_HOME/spotify-toolkit/config.json`: settings saved between runs (the client id
 /// after the first login, the scopes of the last one). Flags beat environment variables, which

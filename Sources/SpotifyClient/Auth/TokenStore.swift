@@ -1,7 +1,12 @@
-import Foundation
 import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

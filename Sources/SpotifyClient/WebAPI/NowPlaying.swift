@@ -1,7 +1,12 @@
-import Foundation
 import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One look at the player: what `GET /me/player/currently-playing` (or `/me/player`) answered,
 /// reduced to what records, change detection and poll scheduling need. Pure: no I/O.

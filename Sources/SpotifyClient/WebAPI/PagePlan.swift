@@ -1,7 +1,12 @@
-import Foundation
 import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The pages of a paged endpoint once the first page has told its `total`. Spotify's paged
 /// endpoints (`/playlists/{id}/items`, `/me/playlists`, `/me/tracks`) give at most 50 per page.

@@ -1,7 +1,12 @@
-import Foundation
 import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One page of a paged endpoint, as the pager hands it on.
 package struct Page: Sendable {

@@ -1,7 +1,12 @@
-import Foundation
 import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a user typed to name a Spotify object, reduced to its kind and id. The one parser every
 /// tool uses for id-taking arguments and stdin lines. Accepted forms:

@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One search query of `spotify-tracks --search`: what the user asked for, as text and as parts.
 /// Pure: parsing and the requests it makes are values in, values out.

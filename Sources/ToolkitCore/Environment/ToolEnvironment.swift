@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +27,7 @@ package struct ToolEnvironment: Sendable {
     }
 
     package var homeDirectory: String {
-        self["HOME"] ?? NSHomeDirectory()
+        self["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
 
     /// `$XDG_CONFIG_HOME/spotify-toolkit`: config and credentials.

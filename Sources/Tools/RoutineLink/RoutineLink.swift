@@ -1,8 +1,13 @@
-import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `routine-link`: routines with a linked playlist, opening it in Spotify, and a session history
 /// counted in songs. The pure parts live in Routines/ (RoutineBook, RoutineStore); this file is

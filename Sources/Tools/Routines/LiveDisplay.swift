@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The current song and the running count on stderr, redrawn in place, when stderr is a
 /// terminal. Fed the watch's now_playing records as they pass through routine-link.

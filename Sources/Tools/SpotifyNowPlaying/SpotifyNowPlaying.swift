@@ -1,8 +1,13 @@
-import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `spotify-nowplaying`: what plays now, a watch that logs every change, playback control and
 /// listening history.

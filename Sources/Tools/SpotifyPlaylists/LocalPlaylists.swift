@@ -1,8 +1,13 @@
-import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension SpotifyPlaylists {
     static let localNamesOption = OptionSpec(

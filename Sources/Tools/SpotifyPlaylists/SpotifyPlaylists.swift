@@ -1,8 +1,13 @@
-import Foundation
 import HTTPClient
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `spotify-playlists`: your playlists, or particular ones, as playlist records.
 package enum SpotifyPlaylists {
