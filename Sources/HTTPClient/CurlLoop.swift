@@ -20,7 +20,7 @@ import Foundation
 /// `CurlLibrary.load()` before anything here runs).
 final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread only; `queued`, `looping`: under `lock`
     private let multi: UnsafeMutableRawPointer
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var queued: [CurlTransfer] = []
     private var looping = false
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -56,9 +56,7 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
         looping = true
         lock.unlock()
         if startThread {
-            let thread = Thread { self.loop() }
-            thread.name = "HTTPTransport.curl"
-            thread.start()
+            detachThread { self.loop() }
         } else {
             // Sticky: a loop not yet asleep returns from its next poll at once.
             _ = tk_curl_multi_wakeup(multi)

@@ -86,9 +86,6 @@ package struct AuthStatus {
     static let representableSeconds: ClosedRange<Double> = -62_135_596_800...253_402_300_799
 
     static func timestamp(_ seconds: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        let representable = clamped(seconds, to: representableSeconds)
-        return formatter.string(from: Date(timeIntervalSince1970: representable.rounded(.down)))
+        isoSecondsTimestamp(clamped(seconds, to: representableSeconds))
     }
 }

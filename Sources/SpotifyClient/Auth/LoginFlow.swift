@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPClient
 import LoopbackHTTP
 import ToolkitCore
@@ -277,7 +278,7 @@ final class PastedLines: Sendable {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
         let reader = PastedLines(descriptor: descriptor, wake: (ends[0], ends[1]))
-        Thread.detachNewThread { reader.readLines(line: line, end: end) }
+        detachThread { reader.readLines(line: line, end: end) }
         return reader
     }
 

@@ -217,7 +217,7 @@ package enum TrackMatch {
 
     /// Lower case, accents folded.
     package static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+        MatchFolding.fold(text)
     }
 
     /// Whether `text` (a part after " - " or in brackets) names a version rather than a title.

@@ -753,7 +753,7 @@ package enum RoutineLink {
     static func shellQuoted(_ name: String) -> String {
         let clean = TerminalText.clean(name)
         let plain = clean.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)
+            $0.isAlphanumeric || "-_.".unicodeScalars.contains($0)
         }
         return plain && !clean.isEmpty ? clean : "'" + clean.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

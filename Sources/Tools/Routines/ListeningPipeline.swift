@@ -90,7 +90,7 @@ package struct ListeningPipeline {
     /// executables together); else the multi-call binary itself, told which tool to be; else
     /// `name` on `$PATH`.
     package static func sibling(
-        _ name: String, environment: ToolEnvironment, executable: URL? = Bundle.main.executableURL
+        _ name: String, environment: ToolEnvironment, executable: URL? = ToolEnvironment.executableURL
     ) -> [String]? {
         if let own = executable?.resolvingSymlinksInPath() {
             let path = own.deletingLastPathComponent().appendingPathComponent(name).path
@@ -134,11 +134,10 @@ package struct ListeningPipeline {
         stopper.watch(watchPID)
 
         let errors = Locked<Data?>(nil)
-        let errorReader = Thread {
+        detachThread {
             let read = Self.readAll(countErr.read)
             errors.withLock { $0 = read }
         }
-        errorReader.start()
 
         // The relay: the watch's bytes go on to songcount unchanged; whole lines go to `onLine`.
         var pending = [UInt8]()

@@ -14,7 +14,7 @@ final class LiveDisplay: Sendable {
     let enabled: Bool
     let stderr: DiagnosticStream
     /// The user's time zone, for the time of each line.
-    let zone: TimeZone
+    let zone: LocalZone
     private let state = Locked(State())
 
     private struct State {
@@ -22,7 +22,7 @@ final class LiveDisplay: Sendable {
         var drawn = false
     }
 
-    init(enabled: Bool, stderr: DiagnosticStream, zone: TimeZone = .current) {
+    init(enabled: Bool, stderr: DiagnosticStream, zone: LocalZone = .system) {
         self.zone = zone
         self.enabled = enabled
         self.stderr = stderr

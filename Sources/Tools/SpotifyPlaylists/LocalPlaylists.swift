@@ -134,7 +134,7 @@ extension SpotifyPlaylists {
     }
 
     static func timestamp(_ context: ToolContext) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: context.now))
+        isoSecondsTimestamp(context.now)
     }
 
     /// Standard input's records, each checked to be a JSON object with a uri and kept compact.
