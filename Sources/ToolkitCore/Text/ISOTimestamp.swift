@@ -112,10 +112,10 @@ struct DigitReader {
         return true
     }
 
-    /// The digits from here on (none: empty).
-    mutating func digits() -> [Int]? {
+    /// The digits from here on, at most `limit` of them (none: empty).
+    mutating func digits(limit: Int = .max) -> [Int]? {
         var found: [Int] = []
-        while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+        while found.count < limit, index < bytes.count, (0x30...0x39).contains(bytes[index]) {
             found.append(Int(bytes[index] - 0x30))
             index += 1
         }
@@ -125,7 +125,7 @@ struct DigitReader {
     /// A number written with a count of digits in `digits`.
     mutating func number(digits allowed: ClosedRange<Int>) -> Int? {
         let start = index
-        guard let found = digits(), allowed.contains(found.count) else {
+        guard let found = digits(limit: allowed.upperBound), allowed.contains(found.count) else {
             index = start
             return nil
         }
