@@ -140,7 +140,8 @@ import Testing
     }
 
     @Test func exitStatusSignalsAndAnEarlyEnd() throws {
-        let failed = try FilterProcess.run("/bin/sh", arguments: ["-c", "exit 3"], input: Data(), environment: [:], stderr: 2)
+        let failed = try FilterProcess.run(
+            "/bin/sh", arguments: ["-c", "exit 3"], input: Data(), environment: [:], stderr: 2)
         #expect(failed.status == 3 && !failed.signaled && failed.statusDescription == "exited with status 3")
         let killed = try FilterProcess.run(
             "/bin/sh", arguments: ["-c", "kill -9 $$"], input: Data(), environment: [:], stderr: 2)

@@ -37,8 +37,7 @@ extension StringProtocol {
 
     /// Every occurrence of `target` replaced by `replacement`, left to right.
     @_disfavoredOverload
-    package func replacingOccurrences(of target: some StringProtocol, with replacement: some StringProtocol) -> String
-    {
+    package func replacingOccurrences(of target: some StringProtocol, with replacement: some StringProtocol) -> String {
         guard !target.isEmpty else { return String(self) }
         var result = ""
         var rest = self[...]
