@@ -11,6 +11,9 @@ import Darwin
 package struct ChildProcess: Sendable {
     package let pid: pid_t
 
+    /// The child `pid`, started elsewhere.
+    package init(pid: pid_t) { self.pid = pid }
+
     /// How a child ended: its exit status, or the signal that killed it.
     package struct Termination: Sendable, Equatable {
         package var status: Int32
