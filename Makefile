@@ -21,7 +21,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all preflight sync-version ship demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-startup sandbox dist clean
+.PHONY: all preflight sync-version ship ship-path demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-startup sandbox dist clean
 
 all: build
 
@@ -57,6 +57,10 @@ release: preflight sync-version
 # The one binary that ships (only it: not the per-tool or development executables).
 ship: preflight sync-version
 	$(SWIFT) build $(SHIP_FLAGS) --product spotify-toolkit
+
+# Where `make ship` puts spotify-toolkit (Benchmarks/startup.sh measures it).
+ship-path:
+	@$(SWIFT) build $(SHIP_FLAGS) --show-bin-path
 
 # The end-to-end tests spawn the built executables, so build them first.
 test: build

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Start-up cost of the tools, side by side with `jq -n 1` (and `rg --version` where ripgrep is
-# installed) in one run: each command is run N times, interleaved so that a noisy moment hits
-# every command alike, and reported as its median wall time, median CPU time (user + system, the
-# steadier figure on a shared machine) and largest peak memory (RSS).
-# Targets: under 25 ms and 30 MB for every tool.
+# Start-up cost of the binary that ships, side by side with `jq -n 1` (and `rg --version` where
+# ripgrep is installed) in one run: each command is run N times, interleaved so that a noisy
+# moment hits every command alike, and reported as its median wall time, median CPU time (user +
+# system, the steadier figure on a shared machine) and largest peak memory (RSS; it includes the
+# timer's own floor, which jq's figure shows).
+# Targets (issue 26): the local command at most 6 ms, `spotify-auth status` at most 15 ms, every
+# tool under 30 MB.
 #
-#   Benchmarks/startup.sh                # the release build: every tool's --help, a run with empty
-#                                        # input, and the two headline commands; 31 runs each
+#   Benchmarks/startup.sh                # what `make ship` builds (spotify-toolkit, release, static
+#                                        # Swift runtime on Linux), run through a link per tool: every
+#                                        # tool's --help, a run with empty input, and the two
+#                                        # headline commands; 31 runs each
 #   Benchmarks/startup.sh --bin DIR      # only the headline commands, run as DIR/TOOL (make dist
 #                                        # passes its unpacked bin/, where each tool is a link); 21 runs
 #   BENCH_RUNS=101 Benchmarks/startup.sh
@@ -23,15 +27,20 @@ if [ "${1:-}" = "--bin" ]; then
 fi
 runs=${BENCH_RUNS:-$([ -n "$headline_only" ] && echo 21 || echo 31)}
 command -v python3 >/dev/null || { echo "bench: python3 runs the timer (apt-get install python3)" >&2; exit 69; }
-if [ -z "$bin" ]; then
-    swift build -c release >/dev/null
-    bin="$(swift build -c release --show-bin-path)"
-fi
-
 # No network: a throwaway XDG home, and an API base nobody listens on (a tool that tried the
 # network would show up as slow, not pass silently).
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
+if [ -z "$bin" ]; then
+    make -s ship >/dev/null
+    shipped="$(make -s --no-print-directory ship-path)/spotify-toolkit"
+    bin="$home/bin"
+    mkdir "$bin"
+    for tool in spotify-auth spotify-playlists spotify-tracks songcount spotify-nowplaying routine-link; do
+        ln -s "$shipped" "$bin/$tool"
+    done
+fi
+
 export XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache"
 export XDG_STATE_HOME="$home/state"
 export SPOTIFY_API_BASE=http://127.0.0.1:9/v1 SPOTIFY_ACCOUNTS_BASE=http://127.0.0.1:9 SPOTIFY_TOOLKIT_TOKEN_STORE=file
@@ -54,8 +63,10 @@ for label, argv in peers:
         cases.append((label, argv, None, False))
     else:
         print(f"bench: {argv[0]} is not installed; no peer figure for it", file=sys.stderr)
-cases.append(("songcount --target 15m (10 records)", [tool("songcount"), "--target", "15m"], ten_records, True))
-cases.append(("spotify-auth status (logged out)", [tool("spotify-auth"), "status"], None, True))
+cases_local = "songcount --target 15m (10 records)"
+cases_status = "spotify-auth status (logged out)"
+cases.append((cases_local, [tool("songcount"), "--target", "15m"], ten_records, True))
+cases.append((cases_status, [tool("spotify-auth"), "status"], None, True))
 if not headline_only:
     # The empty-input run of each tool: the cheapest real invocation that reads its (empty)
     # input or local state and exits.
@@ -96,12 +107,16 @@ for _ in range(runs):
 
 print(f"start-up, {runs} runs each, interleaved: median wall and CPU (user+sys) ms, largest peak RSS")
 print(f"  {'command':52} {'wall ms':>8} {'cpu ms':>7} {'peak MB':>8}")
-worst_ms = worst_mb = 0
+worst_mb = 0
+medians = {}
 for label, _, _, ours in cases:
     wall, cpu, rss = results[label]
     ms, cpu_ms, mb = statistics.median(wall), statistics.median(cpu), max(rss)
+    medians[label] = ms
     if ours:
-        worst_ms, worst_mb = max(worst_ms, ms), max(worst_mb, mb)
+        worst_mb = max(worst_mb, mb)
     print(f"  {label:52} {ms:8.1f} {cpu_ms:7.1f} {mb:8.1f}")
-print(f"  slowest tool median {worst_ms:.1f} ms (target < 25 ms); largest peak {worst_mb:.1f} MB (target < 30 MB)")
+local, status = medians[cases_local], medians[cases_status]
+print(f"  songcount --target 15m {local:.1f} ms (target at most 6 ms); spotify-auth status {status:.1f} ms"
+      f" (at most 15 ms); largest peak of a tool {worst_mb:.1f} MB (under 30 MB)")
 PY

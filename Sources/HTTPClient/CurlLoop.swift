@@ -1,6 +1,12 @@
 #if os(Linux)
 import CCurl
+import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// HTTP on Linux, through libcurl's multi API. Not URLSession: FoundationNetworking's multi-handle
 /// loop keeps the write DispatchSource it made for the connect when libcurl then asks for read
@@ -14,7 +20,7 @@ import Foundation
 /// `CurlLibrary.load()` before anything here runs).
 final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread only; `queued`, `looping`: under `lock`
     private let multi: UnsafeMutableRawPointer
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var queued: [CurlTransfer] = []
     private var looping = false
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -50,9 +56,7 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
         looping = true
         lock.unlock()
         if startThread {
-            let thread = Thread { self.loop() }
-            thread.name = "HTTPTransport.curl"
-            thread.start()
+            detachThread { self.loop() }
         } else {
             // Sticky: a loop not yet asleep returns from its next poll at once.
             _ = tk_curl_multi_wakeup(multi)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A request as `HTTPTransport` sends it: on Linux it becomes libcurl's options (`CurlTransfer`),
 /// on macOS a `URLRequest`. The toolkit's own type, so that nothing shipped on Linux needs

@@ -1,5 +1,11 @@
-import Foundation
+import Dispatch
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Sends requests with URLSession on macOS and libcurl on Linux (`CurlLoop` says why). Failures
 /// to reach the server are `HTTPFailure`s naming the host (exit 69 when reported), never a crash
@@ -174,7 +180,7 @@ package struct HTTPTransport: Sendable {
     /// whichever comes first (the whole answer, the body cap, the deadline) takes. What arrives
     /// after that is dropped, so a task left to finish holds no memory.
     final class Exchange: @unchecked Sendable {  // mutable state only under `lock`
-        private let lock = NSLock()
+        private let lock = PlainLock()
         private var body = Data()
         private var response: HTTPResponseHead?
         private var finish: (@Sendable (Result<(Data, HTTPResponseHead), any Error>, HTTPResponseHead?) -> Void)?
@@ -343,8 +349,12 @@ package struct HTTPTransport: Sendable {
                     reason: "timed out after \(max(1, Int(saturating: session.timeout.rounded(.up)))) s")
             }
             #endif
-            throw HTTPFailure.unreachable(
-                host: Self.hostAndPort(request.url), reason: (error as NSError).localizedDescription)
+            #if canImport(FoundationEssentials)
+            let reason = String(describing: error)
+            #else
+            let reason = (error as NSError).localizedDescription
+            #endif
+            throw HTTPFailure.unreachable(host: Self.hostAndPort(request.url), reason: reason)
         }
     }
 

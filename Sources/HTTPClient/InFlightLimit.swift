@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Caps how many HTTP exchanges are on the wire at once at its `ConcurrencyWindow`'s size, and
 /// hands a freed place straight to the waiting exchange with the lowest `order`, starting it on

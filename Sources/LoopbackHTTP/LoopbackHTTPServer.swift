@@ -1,6 +1,11 @@
 import Dispatch
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -142,7 +147,7 @@ package final class LoopbackHTTPServer: Sendable {
     /// Starts the accept loop on a background thread. Calling it again, or after `stop()`, does nothing.
     package func start() {
         guard let wake = state.markStarted() else { return }
-        Thread.detachNewThread { [self] in
+        detachThread { [self] in
             acceptLoop(wakeFD: wake)
         }
     }
@@ -219,7 +224,7 @@ package final class LoopbackHTTPServer: Sendable {
                 requestTimeoutSeconds: requestTimeoutSeconds, keepAliveIdleSeconds: keepAliveIdleSeconds)
             let state = self.state
             state.connectionOpened()
-            Thread.detachNewThread {
+            detachThread {
                 defer { state.connectionClosed() }
                 LoopbackHTTPServer.serve(client: client, limits: limits, state: state, handler: handler)
             }

@@ -1,4 +1,9 @@
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// bash, zsh and fish completion scripts, derived from the spec.
 package enum Shell: String, Sendable, CaseIterable {

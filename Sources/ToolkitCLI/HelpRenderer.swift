@@ -58,7 +58,7 @@ package enum HelpRenderer {
     /// abbreviation ("e.g. ", "i.e. ") or a lone letter (an initial), which `-h` must not cut at.
     static func firstSentence(_ text: String) -> String {
         var searchFrom = text.startIndex
-        while let end = text.range(of: ". ", range: searchFrom..<text.endIndex) {
+        while let end = text[searchFrom...].range(of: ". ") {
             let word = text[..<end.lowerBound].split(separator: " ").last ?? ""
             let bare = String(word.drop { "(\"'".contains($0) })
             if !abbreviations.contains(bare.lowercased()) && bare.count > 1 {

@@ -1,4 +1,9 @@
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// man(7) roff for section 1, derived from the spec. Deterministic (no date) so the committed
 /// pages can be compared with what the spec generates now.

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -60,7 +65,7 @@ package struct ToolContext {
     package var now: Double { clock() }
 
     /// The user's time zone (`TZ`), for times shown to people; records stay in UTC.
-    package var timeZone: TimeZone { LocalTime.zone(environment["TZ"]) }
+    package var timeZone: LocalZone { LocalTime.zone(environment["TZ"]) }
 
     /// The human form on a terminal, JSON Lines when piped or when `forcedJSON` (`--json`).
     package func outputMode(forcedJSON: Bool) -> OutputMode {

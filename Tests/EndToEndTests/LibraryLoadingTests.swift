@@ -23,6 +23,24 @@ import Testing
         #expect(!notLoggedIn.stderr.contains("libcurl"))
     }
 
+    /// Issue 26, item 4: the tools import FoundationEssentials, not Foundation, so no run loads
+    /// full Foundation, FoundationInternationalization or ICU (32 MiB of data in a static build).
+    @Test func noToolLoadsFullFoundationOrICU() throws {
+        let record = #"{"id":"a","name":"A","type":"track","uri":"spotify:track:a","duration_ms":200000}"# + "\n"
+        var runs = [try ToolProcess.run("songcount", ["--target", "15m"], stdin: record, environment: Self.loaderLog)]
+        for tool in ["spotify-auth", "spotify-playlists", "spotify-tracks", "spotify-nowplaying", "routine-link"] {
+            runs.append(try ToolProcess.run(tool, ["--help"], environment: Self.loaderLog))
+        }
+        runs.append(try ToolProcess.run("spotify-toolkit", ["songcount", "--help"], environment: Self.loaderLog))
+        for run in runs {
+            #expect(run.status == 0, "\(run.stderr.suffix(500))")
+            #expect(run.stderr.contains("libFoundationEssentials.so"), "the loader's log names what it opens")
+            for library in ["libFoundation.so", "FoundationInternationalization", "_FoundationICU"] {
+                #expect(!run.stderr.contains(library), "\(library) loaded")
+            }
+        }
+    }
+
     @Test func theFirstRequestLoadsLibcurl() throws {
         let fake = try FakeSpotifyProcess()
         try fake.seedLogin(expiresIn: 3600)

@@ -16,6 +16,31 @@ import Testing
         #expect(LocalTime.zone("UTC").secondsFromGMT() == 0)
     }
 
+    /// FoundationEssentials' `TimeZone` has no named zones on Linux; these come from the C
+    /// library's tz database, clock changes included.
+    @Test func namedZonesFromTheTzDatabase() throws {
+        let newYork = LocalTime.zone("America/New_York")
+        #expect(LocalTime.text("2026-07-01T12:00:00Z", "HH:mm", in: newYork) == "08:00", "summer: EDT")
+        #expect(LocalTime.text("2026-01-15T12:00:00Z", "HH:mm", in: newYork) == "07:00", "winter: EST")
+        #expect(newYork.secondsFromGMT(at: 1_782_907_200) == -4 * 3600)
+        let now = try #require(parseISOTimestamp("2026-07-01T18:00:00Z"))
+        #expect(
+            LocalTime.parse("2026-07-01 08:00", now: now, in: newYork) == parseISOTimestamp("2026-07-01T12:00:00Z"))
+        #expect(LocalTime.parse("08:00:30", now: now, in: newYork) == parseISOTimestamp("2026-07-01T12:00:30Z"))
+        let path = LocalTime.zone("/usr/share/zoneinfo/Asia/Tokyo")
+        #expect(path.identifier == "Asia/Tokyo")
+        #expect(LocalTime.text("2026-11-24T05:35:52Z", "HH:mm", in: path) == "14:35")
+        #expect(LocalTime.text("2026-11-24T05:35:52Z", "HH:mm", in: LocalTime.zone("JST-9")) == "14:35", "a POSIX rule")
+        #expect(LocalTime.zone("Mars/Olympus_Mons") == .system, "a zone the database lacks: the system's")
+        #expect(LocalTime.zone(nil) == .system && LocalTime.zone("  ") == .system)
+        // Another zone than the process's own is used and the process's TZ left as it was.
+        let before = ProcessInfo.processInfo.environment["TZ"]
+        #expect(LocalTime.text("2026-11-24T05:35:52Z", "HH:mm", in: Self.tokyo) == "14:35")
+        #expect(LocalTime.text("2026-11-24T05:35:52Z", "HH:mm", in: LocalTime.zone("UTC")) == "05:35")
+        let after = ProcessInfo.processInfo.environment["TZ"]
+        #expect(after == before || (before == nil && after == ":/etc/localtime"), "\(String(describing: after))")
+    }
+
     @Test func textInTheZone() {
         #expect(LocalTime.text("2026-11-24T05:35:52.123Z", "HH:mm:ss", in: Self.tokyo) == "14:35:52")
         #expect(LocalTime.text("2026-11-24T20:00:00Z", "yyyy-MM-dd HH:mm", in: Self.tokyo) == "2026-11-25 05:00")

@@ -17,10 +17,16 @@ import Testing
         return library
     }
 
+    /// The watch's clock runs this many times faster than the wall clock in these runs: its
+    /// 1 s interval and retry waits are a tenth of a second, while `--for` stays at least 5 s of
+    /// wall time, so a loaded machine that is slow to poll still gets many polls in.
+    static let timeScale = 10
+
+    /// `--for` `seconds` of the watch's time (`seconds / timeScale` of wall time).
     func watch(_ library: Library, for seconds: Int, environment: [String: String] = [:]) async throws -> ToolRun {
         try await library.run(
             "spotify-nowplaying", ["--watch", "--json", "--interval", "1s", "--for", "\(seconds)s"],
-            environment: environment)
+            environment: environment.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "\(Self.timeScale)"]) { $1 })
     }
 
     func finals(_ run: ToolRun) -> Int { run.stdoutLines.filter { $0.contains(#""final":true"#) }.count }
@@ -49,7 +55,7 @@ import Testing
         try await library.fake.call(
             "POST", "/_fake/fail",
             form: [("path", Self.currentlyPlaying), ("status", "429"), ("retry_after", "99999999999999999999")])
-        let run = try await watch(library, for: 4, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
+        let run = try await watch(library, for: 60, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("rate limiting"), "\(run.stderr)")
         #expect(finals(run) == 1, "\(run.stdout)")
@@ -62,7 +68,7 @@ import Testing
         try await library.fake.call(
             "POST", "/_fake/fail",
             form: [("path", Self.currentlyPlaying), ("status", "429"), ("retry_after", "99999999999")])
-        let run = try await watch(library, for: 5, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
+        let run = try await watch(library, for: 60, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
         #expect(run.status == 0, "\(run.stderr)")
         let counters = try await library.counters()
         let polls =
@@ -76,7 +82,7 @@ import Testing
     @Test func anUnreadableAnswerIsRetriedAndTheWatchGoesOn() async throws {
         let library = try await playing()
         defer { library.fake.stop() }
-        async let watched = watch(library, for: 8)
+        async let watched = watch(library, for: 80)
         for _ in 0..<200 {
             let counters = try await library.counters()
             if counters["requests"]?.objectValue?.contains(where: { $0.key.contains("currently-playing") }) == true {
@@ -105,7 +111,9 @@ import Testing
         #expect(polls >= 4, "watched on after both: \(counters)")
     }
 
-    /// R4: a player endpoint that stops answering stretched `--for 5s` to 153 s.
+    /// R4: a player endpoint that stops answering stretched `--for 5s` to 153 s. Here every poll
+    /// hangs 35 s (past the 30 s request timeout): a watch that waited for its poll would take 30 s
+    /// or more; one that ends on `--for` takes 5 s, and 15 s of slack is left for a loaded machine.
     @Test func forEndsTheWatchEvenWhileAPollHangs() async throws {
         let library = try await playing()
         defer { library.fake.stop() }
@@ -113,9 +121,9 @@ import Testing
             ("kind", "delay"), ("delay_ms", "35000"), ("rate", "1"), ("path_prefix", "/v1/me/player"),
         ])
         let started = Date()
-        let run = try await watch(library, for: 2)
+        let run = try await library.run("spotify-nowplaying", ["--watch", "--json", "--interval", "1s", "--for", "5s"])
         let took = Date().timeIntervalSince(started)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(took < 8, "the watch took \(took) s for --for 2s")
+        #expect(took < 20, "the watch took \(took) s for --for 5s")
     }
 }

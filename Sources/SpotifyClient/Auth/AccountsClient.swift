@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The accounts service: the authorize URL, the code exchange and the refresh grant.
 package struct AccountsClient: Sendable {

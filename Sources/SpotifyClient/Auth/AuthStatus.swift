@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The `auth_status` record: who is logged in, with which scopes, until when, and where the
 /// tokens live. Never the tokens themselves.
@@ -79,9 +84,6 @@ package struct AuthStatus {
     static let representableSeconds: ClosedRange<Double> = -62_135_596_800...253_402_300_799
 
     static func timestamp(_ seconds: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        let representable = clamped(seconds, to: representableSeconds)
-        return formatter.string(from: Date(timeIntervalSince1970: representable.rounded(.down)))
+        isoSecondsTimestamp(clamped(seconds, to: representableSeconds))
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `$XDG_CONFIG_HOME/spotify-toolkit/config.json`: settings saved between runs (the client id
 /// after the first login, the scopes of the last one). Flags beat environment variables, which

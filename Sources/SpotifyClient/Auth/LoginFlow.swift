@@ -1,6 +1,12 @@
-import Foundation
+import Dispatch
 import LoopbackHTTP
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -275,7 +281,7 @@ final class PastedLines: Sendable {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
         let reader = PastedLines(descriptor: descriptor, wake: (ends[0], ends[1]))
-        Thread.detachNewThread { reader.readLines(line: line, end: end) }
+        detachThread { reader.readLines(line: line, end: end) }
         return reader
     }
 

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Where tokens may go (issue 29, D8). The access token, and at a refresh the refresh token, go to
 /// `SPOTIFY_API_BASE` and `SPOTIFY_ACCOUNTS_BASE`: over http they would cross the network in

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What login leaves behind: the token pair, when it expires, and who it belongs to.
 /// Stored as JSON with Spotify's own field names where Spotify has one.

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Hands out valid access tokens to every tool. Refreshes proactively when less than 60 s
 /// remain and once after a 401. One refresh at a time inside a process (concurrent callers

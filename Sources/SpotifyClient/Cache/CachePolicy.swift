@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The cache's decisions, kept apart from files and requests so they can be tested alone: when an
 /// entry may be printed, when Spotify must be asked, when a fetch may be kept, what to evict.

@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a run's playlist reads are handed to, in order: playlist after playlist (by `index`, the
 /// position in the selectors), page after page.

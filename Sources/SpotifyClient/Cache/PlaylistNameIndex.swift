@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Your playlists' ids and names as the last online listing saw them, kept beside the snapshot
 /// cache (`$XDG_CACHE_HOME/spotify-toolkit/playlist-names.json`, 0600), so that `--offline`

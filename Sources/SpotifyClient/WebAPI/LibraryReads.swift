@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What Spotify knows about the user beyond playlists and liked songs: top tracks and artists
 /// (`/me/top/{type}`), saved albums (`/me/albums`), followed artists (`/me/following`), and the

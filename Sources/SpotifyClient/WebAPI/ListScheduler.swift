@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Where a run's lists come from, and where what they hand on goes. The scheduler asks for the
 /// next list only as its look-ahead allows, and hands on one list after another, in order.

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One look at the player: what `GET /me/player/currently-playing` (or `/me/player`) answered,
 /// reduced to what records, change detection and poll scheduling need. Pure: no I/O.

@@ -1,4 +1,9 @@
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The pages of a paged endpoint once the first page has told its `total`. Spotify's paged
 /// endpoints (`/playlists/{id}/items`, `/me/playlists`, `/me/tracks`) give at most 50 per page.

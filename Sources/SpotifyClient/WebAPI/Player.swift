@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The Web API's player: what plays now, the devices, listening history, and the playback
 /// commands (Premium only). spotify-nowplaying and routine-link's `start --play` share it.

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Carries out a `PlaylistEditPlan` on a playlist whose whole contents are known, one request
 /// after another, keeping `model` (what the playlist holds) true at every step, so that whatever

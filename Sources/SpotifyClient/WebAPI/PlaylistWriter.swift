@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Writes to playlists: create, add, replace, remove, change details. Items go in batches of at
 /// most 100 (Spotify's limit), in order.

@@ -1,4 +1,9 @@
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Pure: which tries to make and how long to back off, tested alone.
 /// How often and how long a request is retried after a transient failure (5xx, a reset or timed-out

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The user's library, written through the 2026 endpoints: `PUT`/`DELETE /me/library?uris=a,b`
 /// save and remove Spotify URIs (tracks and episodes to Liked Songs and Your Episodes, a playlist

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a user typed to name a Spotify object, reduced to its kind and id. The one parser every
 /// tool uses for id-taking arguments and stdin lines. Accepted forms:

@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Authenticated requests to the Web API with the retry policy every tool shares: a 401 gets one
 /// refresh and one retry; a 429 waits `Retry-After` up to a cap (beyond it: exit 75, saying how

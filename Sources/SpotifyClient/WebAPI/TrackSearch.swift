@@ -1,6 +1,11 @@
-import Foundation
 import HTTPClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One search query of `spotify-tracks --search`: what the user asked for, as text and as parts.
 /// Pure: parsing and the requests it makes are values in, values out.
@@ -212,7 +217,7 @@ package enum TrackMatch {
 
     /// Lower case, accents folded.
     package static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+        MatchFolding.fold(text)
     }
 
     /// Whether `text` (a part after " - " or in brackets) names a version rather than a title.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +20,21 @@ package struct ToolEnvironment: Sendable {
 
     package static var current: ToolEnvironment { ToolEnvironment(ProcessInfo.processInfo.environment) }
 
+    /// This process's executable file, links resolved by the kernel on Linux (`/proc/self/exe`;
+    /// FoundationEssentials has no `Bundle`).
+    package static var executableURL: URL? {
+        #if canImport(FoundationEssentials) && os(Linux)
+        var buffer = [UInt8](repeating: 0, count: 4097)
+        let count = buffer.withUnsafeMutableBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
+        }
+        guard count > 0 else { return nil }
+        return URL(fileURLWithPath: String(decoding: buffer[0..<count], as: UTF8.self))
+        #else
+        return Bundle.main.executableURL
+        #endif
+    }
+
     /// A variable's value; an empty value counts as unset (`NO_COLOR=` means no preference).
     package subscript(name: String) -> String? {
         guard let value = variables[name], !value.isEmpty else { return nil }
@@ -23,7 +42,7 @@ package struct ToolEnvironment: Sendable {
     }
 
     package var homeDirectory: String {
-        self["HOME"] ?? NSHomeDirectory()
+        self["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
 
     /// `$XDG_CONFIG_HOME/spotify-toolkit`: config and credentials.

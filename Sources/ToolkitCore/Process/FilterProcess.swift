@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -24,36 +28,37 @@ package struct FilterProcess {
     package static func run(
         _ executable: String, arguments: [String], input: Data, environment: [String: String], stderr: Int32
     ) throws -> FilterProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle(fileDescriptor: stderr, closeOnDealloc: false)
+        var opened: [Int32] = []
+        let stdin: (read: Int32, write: Int32)
+        let stdout: (read: Int32, write: Int32)
+        let child: ChildProcess
         do {
-            try process.run()
+            stdin = try ChildProcess.pipe()
+            opened += [stdin.read, stdin.write]
+            stdout = try ChildProcess.pipe()
+            opened += [stdout.read, stdout.write]
+            child = try ChildProcess.spawn(
+                [executable] + arguments, environment: environment, stdin: stdin.read, stdout: stdout.write,
+                stderr: stderr)
         } catch {
-            throw ToolError(.noInput, "cannot run \(executable): \(error.localizedDescription)")
+            for descriptor in opened { close(descriptor) }
+            throw ToolError(.noInput, "cannot run \(executable): \(error.message)")
         }
-        let writer = Thread {
+        close(stdin.read)
+        close(stdout.write)
+        detachThread {
             // A command that stops reading early (head) closes its end: the rest is dropped. SIGPIPE
             // is blocked on this thread only, so that is EPIPE here, not the end of the process.
             var pipeSignal = sigset_t()
             sigemptyset(&pipeSignal)
             sigaddset(&pipeSignal, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-            let handle = stdin.fileHandleForWriting
-            input.withUnsafeBytes { writeAll(handle.fileDescriptor, $0) }
-            try? handle.close()
+            _ = input.withUnsafeBytes { writeAll(stdin.write, $0) }
+            close(stdin.write)
         }
-        writer.start()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return FilterProcess(
-            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-            output: output)
+        let output = Data(ChildProcess.readAll(stdout.read))
+        close(stdout.read)
+        let end = child.wait()
+        return FilterProcess(status: end.status, signaled: end.signaled, output: output)
     }
 }

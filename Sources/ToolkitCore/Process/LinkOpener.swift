@@ -1,4 +1,10 @@
+import Dispatch
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -46,20 +52,15 @@ package struct LinkOpener: Sendable {
     @discardableResult
     package func launchDetached(_ link: String, failed: (@Sendable (String) -> Void)? = nil) -> Bool {
         let command = Self.commands(browser: environment["BROWSER"])[0]
-        let process = process(command, link: link)
-        if let failed {
-            let deadline = DispatchTime.now() + patienceSeconds
-            process.terminationHandler = { process in
-                guard DispatchTime.now() < deadline, let reason = Self.failure(of: process) else { return }
-                failed("'\(Self.shown(command))': \(reason)")
-            }
+        guard let child = try? spawn(command, link: link) else { return false }
+        let deadline = DispatchTime.now() + patienceSeconds
+        // Reaped on a thread of its own, so no zombie is left while the tool runs on.
+        detachThread {
+            let end = child.wait()
+            guard let failed, DispatchTime.now() < deadline, let reason = Self.failure(of: end) else { return }
+            failed("'\(Self.shown(command))': \(reason)")
         }
-        do {
-            try process.run()
-            return true
-        } catch {
-            return false
-        }
+        return true
     }
 
     /// A command as the user typed it in `$BROWSER` (the link's place shown as `%s` when given).
@@ -69,9 +70,9 @@ package struct LinkOpener: Sendable {
 
     /// Why an opener that exited failed; nil when it succeeded. The shell says 127 when the
     /// command is not found and 126 when it cannot run it.
-    static func failure(of process: Process) -> String? {
-        let status = process.terminationStatus
-        if process.terminationReason == .uncaughtSignal { return "killed by signal \(status)" }
+    static func failure(of end: ChildProcess.Termination) -> String? {
+        let status = end.status
+        if end.signaled { return "killed by signal \(status)" }
         switch status {
         case 0: return nil
         case 127: return "not found (exit status 127)"
@@ -92,33 +93,48 @@ package struct LinkOpener: Sendable {
         var failures: [String] = []
         for command in Self.commands(browser: environment["BROWSER"]) {
             let shown = Self.shown(command)
-            let process = process(command, link: link)
+            let child: ChildProcess
             do {
-                try process.run()
+                child = try spawn(command, link: link)
             } catch {
-                failures.append("\(shown): \(error.localizedDescription)")
+                failures.append("\(shown): \(error.message)")
                 continue
             }
             let deadline = Date().addingTimeInterval(patienceSeconds)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { return .opened(by: shown) }
-            if process.terminationReason == .exit && process.terminationStatus == 0 { return .opened(by: shown) }
-            let status = process.terminationStatus
+            var end = child.poll()
+            while end == nil && Date() < deadline {
+                usleep(10_000)
+                end = child.poll()
+            }
+            guard let end else {
+                // Still running, so it opened the link; reaped once it exits.
+                detachThread { _ = child.wait() }
+                return .opened(by: shown)
+            }
+            if !end.signaled && end.status == 0 { return .opened(by: shown) }
+            let status = end.status
             failures.append(status == 127 ? "\(shown): not found" : "\(shown): exit status \(status)")
         }
         return .failed(failures)
     }
 
-    func process(_ command: String, link: String) -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command, "spotify-toolkit-opener", link]
-        process.environment = childEnvironment
+    /// `command` run by `/bin/sh` with the link as `$1`.
+    func spawn(_ command: String, link: String) throws(ChildProcess.SpawnFailure) -> ChildProcess {
         // The opener's chatter must not reach stdout, which carries only records.
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        return process
+        let devNull = Self.openDevNull()
+        guard devNull >= 0 else { throw ChildProcess.SpawnFailure(code: errno) }
+        defer { close(devNull) }
+        return try ChildProcess.spawn(
+            ["/bin/sh", "-c", command, "spotify-toolkit-opener", link], environment: childEnvironment, stdin: devNull,
+            stdout: devNull, stderr: devNull)
+    }
+
+    static func openDevNull() -> Int32 {
+        #if canImport(Glibc)
+        Glibc.open("/dev/null", O_RDWR | O_CLOEXEC)
+        #else
+        Darwin.open("/dev/null", O_RDWR | O_CLOEXEC)
+        #endif
     }
 
     /// The environment for a browser or opener: the tool's own, without any `SPOTIFY_` variable.
@@ -139,20 +155,25 @@ package struct LinkOpener: Sendable {
         return LSCopyDefaultApplicationURLForURL(url as CFURL, .all, nil)?.takeRetainedValue() != nil
         #else
         guard let xdgMime = environment.executable(named: "xdg-mime") else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: xdgMime)
-        process.arguments = ["query", "default", "x-scheme-handler/spotify"]
-        process.environment = childEnvironment
-        let output = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
+        let devNull = Self.openDevNull()
+        guard devNull >= 0, let output = try? ChildProcess.pipe() else { return false }
+        defer { close(devNull) }
+        guard
+            let child = try? ChildProcess.spawn(
+                [xdgMime, "query", "default", "x-scheme-handler/spotify"], environment: childEnvironment,
+                stdin: devNull, stdout: output.write, stderr: devNull)
+        else {
+            close(output.read)
+            close(output.write)
+            return false
+        }
+        close(output.write)
         // The answer is one short line; read it, bounded by the pipe closing when xdg-mime exits.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let answer = String(decoding: data.prefix(4096), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.terminationStatus == 0 && !answer.isEmpty
+        let data = ChildProcess.readAll(output.read, limit: 4096)
+        close(output.read)
+        let end = child.wait()
+        let answer = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return !end.signaled && end.status == 0 && !answer.isEmpty
         #endif
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Names of things kept in a document (routines, local playlists): any Unicode text, compared
 /// without regard to case, checked the same way wherever a name is taken.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One JSON document in one file of a private toolkit directory (app-local playlists, routines,
 /// session history), shared safely between processes and versioned.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -100,7 +104,7 @@ package enum SafeFile {
 
     /// fsync on the directory, so a rename in it survives a crash.
     static func syncDirectory(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = parentPath(path)
         // Plain open: the directory itself may be a symbolic link (dotfile managers make them).
         #if canImport(Glibc)
         let descriptor = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
@@ -111,6 +115,17 @@ package enum SafeFile {
         fsync(descriptor)
         close(descriptor)
     }
+}
+
+/// The directory `path` is in, as `NSString.deletingLastPathComponent` gives it: "/a/b/c" → "/a/b",
+/// "/a/b/" → "/a", "/a" → "/", "/" → "/", "a" → "" (FoundationEssentials has no `NSString`).
+package func parentPath(_ path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+    var parent = trimmed[..<slash]
+    while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
+    return parent.isEmpty ? "/" : String(parent)
 }
 
 /// read(2) under a name that does not clash with the methods called `read` around it.
@@ -215,10 +230,10 @@ package struct PrivateDirectory: Sendable {
         // Missing parents are made 0700 too (as the XDG spec asks), whatever the umask: a parent
         // others could write would be refused by `verifyParents`.
         var missing: [String] = []
-        var parent = (path as NSString).deletingLastPathComponent
+        var parent = parentPath(path)
         while !parent.isEmpty && parent != "/" && !FileManager.default.fileExists(atPath: parent) {
             missing.append(parent)
-            parent = (parent as NSString).deletingLastPathComponent
+            parent = parentPath(parent)
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw ToolError.config("cannot create \(directory): \(systemErrorMessage(errno))")
@@ -258,7 +273,7 @@ package struct PrivateDirectory: Sendable {
     /// Every directory above this one: another user must not be able to swap it (or what is in it)
     /// for their own.
     func verifyParents() throws {
-        var parent = (path as NSString).deletingLastPathComponent
+        var parent = parentPath(path)
         while !parent.isEmpty {
             var info = stat()
             if stat(parent, &info) == 0,
@@ -268,7 +283,7 @@ package struct PrivateDirectory: Sendable {
                 throw ToolError.config(problem)
             }
             if parent == "/" { break }
-            parent = (parent as NSString).deletingLastPathComponent
+            parent = parentPath(parent)
         }
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Carries the members a newer build wrote, and this one does not know, from the stored document
 /// into the one about to replace it, so an older build in `PATH` never erases a newer one's data.

@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `routine-link fit`: the songs of a playlist (or of your liked songs) whose total comes closest
 /// to the routine's duration become a new Spotify playlist, linked to the routine. The same as

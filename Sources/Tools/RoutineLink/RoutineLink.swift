@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `routine-link`: routines with a linked playlist, opening it in Spotify, and a session history
 /// counted in songs. The pure parts live in Routines/ (RoutineBook, RoutineStore); this file is
@@ -737,7 +742,7 @@ package enum RoutineLink {
     static func shellQuoted(_ name: String) -> String {
         let clean = TerminalText.clean(name)
         let plain = clean.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)
+            $0.isAlphanumeric || "-_.".unicodeScalars.contains($0)
         }
         return plain && !clean.isEmpty ? clean : "'" + clean.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

@@ -1,7 +1,12 @@
 import Dispatch
-import Foundation
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -86,7 +91,7 @@ package struct ListeningPipeline {
     /// executables together); else the multi-call binary itself, told which tool to be; else
     /// `name` on `$PATH`.
     package static func sibling(
-        _ name: String, environment: ToolEnvironment, executable: URL? = Bundle.main.executableURL
+        _ name: String, environment: ToolEnvironment, executable: URL? = ToolEnvironment.executableURL
     ) -> [String]? {
         if let own = executable?.resolvingSymlinksInPath() {
             let path = own.deletingLastPathComponent().appendingPathComponent(name).path
@@ -131,11 +136,10 @@ package struct ListeningPipeline {
         stopper.watch(watchPID)
 
         let errors = Locked<Data?>(nil)
-        let errorReader = Thread {
+        detachThread {
             let read = Self.readAll(countErr.read)
             errors.withLock { $0 = read }
         }
-        errorReader.start()
 
         // The relay: the watch's bytes go on to songcount unchanged; whole lines go to `onLine`.
         var pending = [UInt8]()
@@ -170,84 +174,37 @@ package struct ListeningPipeline {
     // MARK: Processes
 
     static func makePipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        guard fds.withUnsafeMutableBufferPointer({ pipe($0.baseAddress!) }) == 0 else {
-            throw ToolError.ioError("cannot create a pipe: \(systemErrorMessage(errno))")
+        do {
+            return try ChildProcess.pipe()
+        } catch {
+            throw ToolError.ioError("cannot create a pipe: \(error.message)")
         }
-        // Close-on-exec: each child gets only the ends posix_spawn hands it as 0, 1 and 2.
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        return (fds[0], fds[1])
     }
 
-    /// posix_spawn with the three standard streams, a process group (0: a new one led by the
-    /// child), default signal dispositions and an empty signal mask (ours ignores SIGINT/SIGPIPE).
+    /// The child in `processGroup` (0: a new one led by the child), with the default signal
+    /// dispositions and an empty signal mask (ours ignores SIGINT/SIGPIPE).
     static func spawn(
         _ command: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32,
         processGroup: pid_t
     ) throws -> pid_t {
-        #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #else
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
+        do {
+            return try ChildProcess.spawn(
+                command, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr,
+                processGroup: processGroup
+            ).pid
+        } catch {
+            throw ToolError.unavailable("cannot start \(command[0]): \(error.message)")
         }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setpgroup(&attributes, processGroup)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv = command.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw ToolError.unavailable("cannot start \(command[0]): \(systemErrorMessage(result))")
-        }
-        return pid
     }
 
+    /// The exit status, or 128 + the signal's number.
     static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return ExitCode.software.rawValue }
-        }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out (the C macros are not imported).
-        let signalNumber = status & 0x7f
-        return signalNumber == 0 ? (status >> 8) & 0xff : 128 + signalNumber
+        ChildProcess(pid: pid).wait().shellStatus
     }
 
     /// Everything until end of file, at most 16 MiB (songcount prints one record).
     static func readAll(_ fd: Int32) -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            if data.count < 16 << 20 { data.append(contentsOf: buffer[0..<count]) }
-        }
-        return data
+        Data(ChildProcess.readAll(fd, limit: 16 << 20))
     }
 }
 

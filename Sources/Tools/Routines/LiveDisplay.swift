@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The current song and the running count on stderr, redrawn in place, when stderr is a
 /// terminal. Fed the watch's now_playing records as they pass through routine-link.
@@ -9,7 +14,7 @@ final class LiveDisplay: Sendable {
     let enabled: Bool
     let stderr: DiagnosticStream
     /// The user's time zone, for the time of each line.
-    let zone: TimeZone
+    let zone: LocalZone
     private let state = Locked(State())
 
     private struct State {
@@ -17,7 +22,7 @@ final class LiveDisplay: Sendable {
         var drawn = false
     }
 
-    init(enabled: Bool, stderr: DiagnosticStream, zone: TimeZone = .current) {
+    init(enabled: Bool, stderr: DiagnosticStream, zone: LocalZone = .system) {
         self.zone = zone
         self.enabled = enabled
         self.stderr = stderr

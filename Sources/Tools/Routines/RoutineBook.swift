@@ -1,6 +1,11 @@
-import Foundation
 import SpotifyClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The playlist a routine is linked to, as routine-link stores it: enough to open it and to show
 /// it (name, cover art) without asking Spotify again.

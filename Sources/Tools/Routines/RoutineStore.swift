@@ -1,6 +1,11 @@
-import Foundation
 import SpotifyClient
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Where routine-link keeps its routines and sessions: `routines.json` in the data directory,
 /// through the core's `DocumentStore` (locked, re-read and written atomically, so 20 processes

@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `spotify-auth`: log in with OAuth PKCE, look after the tokens every other tool uses.
 package enum SpotifyAuth {

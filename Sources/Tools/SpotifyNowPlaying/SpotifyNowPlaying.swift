@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `spotify-nowplaying`: what plays now, a watch that logs every change, playback control and
 /// listening history.
@@ -387,7 +392,7 @@ package enum SpotifyNowPlaying {
 
 extension PlaybackObservation {
     /// The terminal line for a record the watch printed (the final one included).
-    static func humanLine(ofRecord record: JSONValue, in zone: TimeZone) -> String {
+    static func humanLine(ofRecord record: JSONValue, in zone: LocalZone) -> String {
         guard let object = record.objectValue else { return "" }
         var item: JSONObject? = object
         if record["duration_ms"] == nil && record["name"] == nil { item = nil }

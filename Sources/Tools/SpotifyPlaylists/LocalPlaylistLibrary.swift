@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// App-local playlists: track records kept on this machine under a name, not in the Spotify
 /// account (`spotify-playlists local ...`). One `DocumentStore` document, so every change is

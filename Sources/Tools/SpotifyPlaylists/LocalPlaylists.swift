@@ -1,6 +1,11 @@
-import Foundation
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension SpotifyPlaylists {
     static let localNamesOption = OptionSpec(
@@ -127,7 +132,7 @@ extension SpotifyPlaylists {
     }
 
     static func timestamp(_ context: ToolContext) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: context.now))
+        isoSecondsTimestamp(context.now)
     }
 
     /// Standard input's records, each checked to be a JSON object with a uri and kept compact.

@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The destructive writes (replace, remove, dedupe, sort, rewrite, undo): each reads the whole
 /// playlist first, so a read that fails writes nothing; plans the least change

@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// spotify-playlists' writes: create, add, remove, replace, edit, delete. Each prints the
 /// resulting playlist record (so `… | spotify-playlists create X | routine-link link morning`

@@ -1,7 +1,12 @@
-import Foundation
 import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `spotify-playlists`: your playlists, or particular ones, as playlist records.
 package enum SpotifyPlaylists {

@@ -1,5 +1,10 @@
-import Foundation
 import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What `spotify-playlists undo` puts back: before every destructive write (replace, remove,
 /// dedupe, sort, rewrite, undo itself) the playlist's items and order are kept here, one file per
