@@ -106,11 +106,18 @@ package struct SignalHandlers: Sendable {
 
     package init(_ signals: [Int32] = StopSignal.signals, handler: @escaping @Sendable (Int32) -> Void) {
         id = SignalRelay.shared.hold(signals, handler)
+        Self.ledger?.withLock { $0.insert(id) }
     }
 
     package func cancel() {
         SignalRelay.shared.release(id)
+        Self.ledger?.withLock { _ = $0.remove(id) }
     }
+
+    /// For tests: the handlers a piece of work (and its child tasks) took and has not let go of
+    /// yet, so a test can prove a run gives back what it held while other tests in the same
+    /// process hold signals of their own.
+    @TaskLocal package static var ledger: Locked<Set<Int>>?
 }
 
 /// The process's one relay from signal handlers to `SignalHandlers`: who holds which signals, and
