@@ -11,6 +11,7 @@ import ToolkitCore
 /// - artist `art` + KKK + 12 zeros + CCCC: artist K with C releases, newest first; release k is
 ///   an album (k % 5 = 0 or 2), a single (1: two or three tracks named as the album after it),
 ///   a compilation (3) or an album it appears on (4); release 2 of 60 tracks spans two pages;
+///   Band of Horses of the fixtures (`0OdUWJ0sBjDrqHygGUXeCF`) is artist 1 with 12 releases;
 /// - album `alb` + KKK CCCC RRRR + 8 digits N: release R of that artist, N tracks (at most 9,999),
 ///   e.g. `alb0000000000000000060`, a lone album of 60 tracks on two discs;
 /// - track `trk` + KKK CCCC RRRR NNNN IIII: track I of that album (and any track the fixtures,
@@ -72,15 +73,30 @@ enum FakeCatalogue {
                 : String(GeneratedLibrary.timestamp(secondsSince1970: 1_780_272_000 - release * 45 * 86_400).prefix(10))
         }
 
-        var name: String { releases == 0 ? "Album of \(tracks)" : "Release \(release) of Artist \(artist)" }
+        var name: String {
+            releases == 0
+                ? "Album of \(tracks)" : "Release \(release) of \(FakeCatalogue.artistName(artist, releases: releases))"
+        }
     }
+
+    /// Artists of the fixtures, served as generated ones under their own ids and names (so the
+    /// README's recipes can name an artist of the fixture playlist).
+    static let aliases: [(id: String, name: String, artist: Int, releases: Int)] = [
+        ("0OdUWJ0sBjDrqHygGUXeCF", "Band of Horses", 1, 12)
+    ]
 
     static func artistID(_ artist: Int, releases: Int) -> String {
-        "art" + digits(artist, 3) + String(repeating: "0", count: 12) + digits(releases, 4)
+        if let alias = aliases.first(where: { $0.artist == artist && $0.releases == releases }) { return alias.id }
+        return "art" + digits(artist, 3) + String(repeating: "0", count: 12) + digits(releases, 4)
     }
 
-    /// The artist number and its releases of an `art` id.
+    static func artistName(_ artist: Int, releases: Int) -> String {
+        aliases.first { $0.artist == artist && $0.releases == releases }?.name ?? "Artist \(artist)"
+    }
+
+    /// The artist number and its releases of an `art` id (or an alias).
     static func artist(_ id: String) -> (artist: Int, releases: Int)? {
+        if let alias = aliases.first(where: { $0.id == id }) { return (alias.artist, alias.releases) }
         guard id.utf8.count == 22, id.hasPrefix("art"), let numbers = split(id.dropFirst(3), [3, 12, 4]),
             numbers[1] == 0
         else { return nil }
@@ -101,7 +117,8 @@ enum FakeCatalogue {
         return [
             "external_urls": ["spotify": .string("https://open.spotify.com/artist/\(id)")],
             "href": .string("https://api.spotify.com/v1/artists/\(id)"), "id": .string(id),
-            "name": .string("Artist \(artist)"), "type": "artist", "uri": .string("spotify:artist:\(id)"),
+            "name": .string(artistName(artist, releases: releases)), "type": "artist",
+            "uri": .string("spotify:artist:\(id)"),
         ]
     }
 
