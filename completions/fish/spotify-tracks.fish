@@ -1,6 +1,7 @@
 # fish completion for spotify-tracks; generated from its command spec by toolkit-docs, do not edit.
 complete -c spotify-tracks -f
 complete -c spotify-tracks -s l -l liked -d 'Read your liked songs (saved tracks) instead of playlists.'
+complete -c spotify-tracks -l include-groups -x -a 'album,single album single appears_on compilation' -d 'For an artist, the releases to read, comma-separated, as Spotify names them: album, single, appears_on, compilation. Default: album,single.'
 complete -c spotify-tracks -s s -l search -d 'Search Spotify for each QUERY argument (or, with none, each line of standard input: \'Artist - Title\', \'Title\', or a JSON record with name, artists and duration_ms) and print its best matching track, with query and match fields.'
 complete -c spotify-tracks -s n -l candidates -x -d 'With --search: print up to N matches per query (1 to 10), best first. Default: 1.'
 complete -c spotify-tracks -l raw -d 'Write Spotify\'s entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included.'

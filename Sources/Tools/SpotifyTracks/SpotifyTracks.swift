@@ -27,9 +27,7 @@ package enum SpotifyTracks {
                 help:
                     "A playlist (its name, one of yours: exact, else in any case; its id, URI, URL or record), or an album, artist, show, track or episode (its spotify:KIND:ID URI, open.spotify.com URL or record); - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title').",
                 optional: true, repeatable: true,
-                completion: .suggestions(
-                    ["-"] + Sources.kinds.map { "spotify:\($0.rawValue):" }
-                        + Sources.kinds.map { "https://open.spotify.com/\($0.rawValue)/" }))
+                completion: .suggestions(["-"] + Sources.kinds.map { "spotify:\($0.rawValue):" }))
         ],
         options: [
             Option.liked,
