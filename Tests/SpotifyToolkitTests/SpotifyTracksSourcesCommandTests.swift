@@ -212,6 +212,8 @@ import Testing
     @Test(arguments: [
         ("spotify:user:someone", "not a playlist, album, artist, show, track or episode id, URI or URL"),
         ("https://open.spotify.com/audiobook/3cEYpjA9oz9GiPac4AsH4n", "not a playlist, album, artist, show"),
+        ("spotify:album:nope", "'spotify:album:nope': an album URI with a malformed id"),
+        ("https://open.spotify.com/artist/x", "an artist URL with a malformed id"),
     ])
     func whatIsNoSourceIsAUsageError(argument: String, message: String) async throws {
         let library = try await Library()

@@ -73,6 +73,13 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         for kind in kinds {
             if let reference = try? parse(input, expecting: kind) { return reference }
         }
+        // A URI or URL of a kind taken here, but broken (a malformed id): that kind's own words.
+        let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !text.hasPrefix("{"),
+            let named = kinds.first(where: { text.hasPrefix("spotify:\($0.rawValue):") || text.contains("/\($0.rawValue)/") })
+        {
+            _ = try parse(input, expecting: named)
+        }
         let names = kinds.map(\.rawValue)
         let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
         throw ParseError(description: "not \(Self.article(names[0])) \(list) id, URI or URL")
