@@ -215,7 +215,7 @@ import Testing
     static func whichPlaylists(_ recipe: Recipe) throws {
         let kitchen = try Kitchen(canWrite: true)
         // Neckbrace (the Morning playlist's 5th entry) into a second playlist, at its top.
-        let neckbrace = "spotify:track:4iV5W9uYEdYUVa79Axb7Rh"
+        let neckbrace = "spotify:track:2takcwOaAZWiXQijPHIx7B"
         let added = try ToolProcess.run(
             "spotify-playlists", ["add", "--position", "0", "7d2D2S200NyUE5KYs80PwO"], stdin: neckbrace + "\n",
             environment: kitchen.environment)
