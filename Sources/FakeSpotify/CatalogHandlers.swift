@@ -147,7 +147,9 @@ enum FakeCatalogue {
             "images": GeneratedLibrary.images(id), "is_playable": true, "name": .string(album.name),
             "release_date": .string(album.releaseDate), "release_date_precision": "day", "type": "album",
             "uri": .string("spotify:album:\(id)"),
-            "artists": [album.group == "appears_on" ? variousArtists : artistObject(album.artist, releases: album.releases)],
+            "artists": [
+                album.group == "appears_on" ? variousArtists : artistObject(album.artist, releases: album.releases)
+            ],
         ]
     }
 

@@ -22,7 +22,9 @@ import ToolkitCore
         #expect(album["total_tracks"] == 60)
         #expect(album["tracks"]?["limit"] == 50 && album["tracks"]?["total"] == 60)
         #expect(album["tracks"]?["items"]?.arrayValue?.count == 50)
-        #expect(album["tracks"]?["next"]?.stringValue?.hasSuffix("/albums/alb0000000000000000060/tracks?offset=50&limit=50") == true)
+        #expect(
+            album["tracks"]?["next"]?.stringValue?.hasSuffix("/albums/alb0000000000000000060/tracks?offset=50&limit=50")
+                == true)
         for removed in ["available_markets", "popularity", "label", "album_group"] {
             #expect(album[removed] == nil, "\(removed) is gone for Development Mode apps")
         }
@@ -46,7 +48,8 @@ import ToolkitCore
         #expect(page["total"] == 12)
         let dates = page["items"]?.arrayValue?.map { $0.string("release_date") } ?? []
         #expect(dates.count == 10 && dates == dates.sorted(by: >), "newest first: \(dates)")
-        #expect(page["items"]?.arrayValue?.allSatisfy { ["album", "single"].contains($0.string("album_type")) } == true)
+        #expect(
+            page["items"]?.arrayValue?.allSatisfy { ["album", "single"].contains($0.string("album_type")) } == true)
         let all = try await fake.get("/v1/artists/art0000000000000000020/albums?limit=10", token: token).json()
         #expect(all["total"] == 20, "no include_groups: every group")
         let eleven = try await fake.get("/v1/artists/art0000000000000000020/albums?limit=11", token: token)
@@ -70,7 +73,8 @@ import ToolkitCore
         let track = try await fake.get("/v1/tracks/trk0000000000000600005", token: token).json()
         #expect(track.string("name") == "Song 0.0.6" && track["album"]?.string("id") == "alb0000000000000000060")
         let fixture = try await fake.get("/v1/tracks/4iV5W9uYEdYUVa79Axb7Rh", token: token).json()
-        #expect(fixture.string("name") == "The Funeral" && fixture["track"] == nil, "a fixture track, without entry flags")
+        #expect(
+            fixture.string("name") == "The Funeral" && fixture["track"] == nil, "a fixture track, without entry flags")
     }
 
     @Test(arguments: [

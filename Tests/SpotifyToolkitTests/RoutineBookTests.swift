@@ -211,7 +211,8 @@ import Testing
         #expect(track.imageURL == "https://i.scdn.co/a")
         #expect(track.durationMs == 161000)
         #expect(
-            PlaylistLink(playlistObject: try JSONValue.parse(#"{"type":"artist","id":"3cEYpjA9oz9GiPac4AsH4n"}"#)) == nil
+            PlaylistLink(playlistObject: try JSONValue.parse(#"{"type":"artist","id":"3cEYpjA9oz9GiPac4AsH4n"}"#))
+                == nil
         )
         #expect(PlaylistLink(playlistObject: "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n") == nil)
         #expect(link.record.objectValue?.keys == ["id", "uri", "name", "image_url", "duration_ms"])

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
+@testable import FakeSpotify
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import FakeSpotify
 @testable import Tools
 
 /// spotify-tracks reading albums, artists, shows, tracks and episodes, alone and mixed with
@@ -35,7 +35,9 @@ import Testing
         #expect(items.map { $0["position"]?.intValue } == Array(0..<60))
         #expect(items.map { $0["name"]?.stringValue } == (1...60).map { "Song 0.0.\($0)" })
         // Two discs of 30, track numbers starting again on the second.
-        #expect(items.map { $0["disc_number"]?.intValue } == Array(repeating: 1, count: 30) + Array(repeating: 2, count: 30))
+        #expect(
+            items.map { $0["disc_number"]?.intValue } == Array(repeating: 1, count: 30) + Array(repeating: 2, count: 30)
+        )
         #expect(items.map { $0["track_number"]?.intValue } == Array(1...30) + Array(1...30))
         let first = try #require(items.first?.objectValue)
         #expect(
@@ -128,7 +130,8 @@ import Testing
 
     @Test func aShowPrintsItsEpisodesWithTheShow() async throws {
         let library = try await Library()
-        let result = try await library.tracks([], stdin: #"{"type":"show","uri":"spotify:show:\#(Self.show55)"}"# + "\n")
+        let result = try await library.tracks(
+            [], stdin: #"{"type":"show","uri":"spotify:show:\#(Self.show55)"}"# + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         let items = try records(result)
         #expect(items.count == 55)
@@ -318,7 +321,8 @@ import Testing
         let library = try await Library(scope: "user-read-playback-state user-modify-playback-state")
         _ = try await library.fake.call("POST", "/_fake/playback", form: [("playing", "true")])
         let result = try await library.run(
-            "spotify-nowplaying", ["queue", "-"], stdin: "spotify:track:\(Self.track)\nspotify:episode:\(Self.episode)\n")
+            "spotify-nowplaying", ["queue", "-"],
+            stdin: "spotify:track:\(Self.track)\nspotify:episode:\(Self.episode)\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await requests(library)["POST /v1/me/player/queue"] == 2)
         let mixed = try await library.run("spotify-nowplaying", ["queue", "-", "spotify:track:\(Self.track)"])
@@ -339,8 +343,11 @@ import Testing
         #expect(playlist["image_url"]?.stringValue?.contains(Self.album60) == true, "the album's cover")
         let duration = try #require(playlist["duration_ms"]?.intValue)
         #expect(duration > 0)
-        let shown = try await library.run("routine-link", ["show", "breathe"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
-        #expect(shown.stdout.contains("'Song 0.0.6' (spotify:track:\(Self.track)), \(formatClock(milliseconds: duration))"), "\(shown.stdout)")
+        let shown = try await library.run(
+            "routine-link", ["show", "breathe"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1"])
+        #expect(
+            shown.stdout.contains("'Song 0.0.6' (spotify:track:\(Self.track)), \(formatClock(milliseconds: duration))"),
+            "\(shown.stdout)")
         let album = try await library.run("routine-link", ["link", "breathe", "spotify:album:\(Self.album60)"])
         #expect(album.status == 0, "\(album.stderr)")
         #expect(try records(album).first?["playlist"]?["duration_ms"] == .null, "60 tracks: more than the object holds")

@@ -76,7 +76,9 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         // A URI or URL of a kind taken here, but broken (a malformed id): that kind's own words.
         let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
         if !text.hasPrefix("{"),
-            let named = kinds.first(where: { text.hasPrefix("spotify:\($0.rawValue):") || text.contains("/\($0.rawValue)/") })
+            let named = kinds.first(where: {
+                text.hasPrefix("spotify:\($0.rawValue):") || text.contains("/\($0.rawValue)/")
+            })
         {
             _ = try parse(input, expecting: named)
         }

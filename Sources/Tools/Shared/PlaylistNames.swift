@@ -92,7 +92,8 @@ enum PlaylistNames {
     static func mayBeAName(_ text: String) -> Bool {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // "-" is standard input, never a playlist called "-".
-        guard !trimmed.isEmpty, trimmed != "-", !trimmed.hasPrefix("{"), !trimmed.lowercased().hasPrefix("spotify:") else {
+        guard !trimmed.isEmpty, trimmed != "-", !trimmed.hasPrefix("{"), !trimmed.lowercased().hasPrefix("spotify:")
+        else {
             return false
         }
         let lower = trimmed.lowercased()

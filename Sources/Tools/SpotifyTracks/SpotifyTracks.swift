@@ -63,7 +63,8 @@ package enum SpotifyTracks {
             ),
             ExitCodeSpec(
                 .usage,
-                "usage error, e.g. a SOURCE argument that is no id, URI or URL of a kind it reads, or --search with --liked"),
+                "usage error, e.g. a SOURCE argument that is no id, URI or URL of a kind it reads, or --search with --liked"
+            ),
             ExitCodeSpec(
                 .dataError,
                 "a line of standard input is not a source's id, URI, URL or record (with --search: not a query); the message names the line"
@@ -233,7 +234,8 @@ package enum SpotifyTracks {
             case .delivered:
                 try output.finish()
             case .refused(let refused):
-                try PlaylistCommands.report(Sources.refusal(refused, source: playlists[index]), context, status: &status)
+                try PlaylistCommands.report(
+                    Sources.refusal(refused, source: playlists[index]), context, status: &status)
             case .failed(let error):
                 try PlaylistCommands.report(error, context, status: &status)
             }
