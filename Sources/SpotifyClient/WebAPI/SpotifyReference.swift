@@ -84,6 +84,12 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         }
         let names = kinds.map(\.rawValue)
         let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+        // A record of another type says what it is ("an artist record, not a playlist, album or track").
+        if text.hasPrefix("{"), let type = (try? JSONValue.parse(text))?["type"]?.stringValue,
+            !names.contains(type), !["now_playing", "played"].contains(type)
+        {
+            throw ParseError(description: "\(article(type)) \(type) record, not \(article(names[0])) \(list)")
+        }
         throw ParseError(description: "not \(Self.article(names[0])) \(list) id, URI or URL")
     }
 
