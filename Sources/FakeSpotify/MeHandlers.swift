@@ -134,6 +134,16 @@ extension FakeSpotifyService {
 
     /// `GET /albums/{id}/tracks` for the saved albums: their simplified tracks, 50 a page.
     /// (Other albums: 404. The album sources of spotify-tracks may widen this to any album.)
+    /// `GET /albums/{id}` for a saved album: the album object with its first page of tracks.
+    func savedAlbum(_ request: RouteRequest, _ index: Int) -> HTTPResponse {
+        var object = MeLibrary.album(index)
+        let total = MeLibrary.trackCount(ofSavedAlbum: index)
+        object["tracks"] = pageObject(
+            request, id: nil, path: "/albums/\(MeLibrary.albumID(index))/tracks", offset: 0, limit: 50, total: total,
+            items: (0..<min(50, total)).map { MeLibrary.albumTrack(album: index, number: $0) }, extraQuery: [])
+        return WebAPI.json(.object(object))
+    }
+
     func savedAlbumTracks(_ request: RouteRequest) -> HTTPResponse {
         guard let index = MeLibrary.savedAlbumIndex(ofID: request[parameter: "id"]) else {
             return Fixtures.response("error-404-not-found.json", status: 404)

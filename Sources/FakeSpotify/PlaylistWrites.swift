@@ -423,6 +423,14 @@ enum FakeCatalog {
     static func item(_ uri: String) -> JSONValue? {
         guard let (kind, id) = parse(uri) else { return nil }
         if let known = knownItems[uri] { return known }
+        // The catalogue's (CatalogHandlers.swift), as a playlist entry holds them.
+        if let item = kind == "track" ? FakeCatalogue.track(id: id) : FakeCatalogue.episode(id: id),
+            var object = item.objectValue
+        {
+            object["episode"] = .bool(kind == "episode")
+            object["track"] = .bool(kind == "track")
+            return .object(object)
+        }
         let hash = String(id.prefix(11))
         let index = id.suffix(11).utf8.reduce(UInt64(0)) { value, digit in
             value &* 62 &+ UInt64(GeneratedLibrary.alphabet.firstIndex(of: digit) ?? 0)

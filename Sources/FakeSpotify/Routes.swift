@@ -24,7 +24,6 @@ extension FakeSpotifyService {
         // What Spotify knows about the user (MeHandlers.swift)
         Route("GET", "/v1/me/top/{type}", .bearer) { service, request in service.topItems(request) },
         Route("GET", "/v1/me/albums", .bearer) { service, request in service.savedAlbums(request) },
-        Route("GET", "/v1/albums/{id}/tracks", .bearer) { service, request in service.savedAlbumTracks(request) },
         Route("GET", "/v1/me/following", .bearer) { service, request in service.followedArtists(request) },
         // Playlist writes (PlaylistWrites.swift)
         Route("POST", "/v1/me/playlists", .bearer) { service, request in service.createPlaylist(request) },
@@ -51,6 +50,15 @@ extension FakeSpotifyService {
         Route("DELETE", "/v1/playlists/{id}/followers", .bearer) { service, request in
             service.removedWriteEndpoint(request)
         },
+        // The catalogue (CatalogHandlers.swift)
+        Route("GET", "/v1/albums/{id}", .bearer) { service, request in service.album(request) },
+        Route("GET", "/v1/albums/{id}/tracks", .bearer) { service, request in service.albumTracks(request) },
+        Route("GET", "/v1/artists/{id}", .bearer) { service, request in service.artist(request) },
+        Route("GET", "/v1/artists/{id}/albums", .bearer) { service, request in service.artistAlbums(request) },
+        Route("GET", "/v1/shows/{id}", .bearer) { service, request in service.show(request) },
+        Route("GET", "/v1/shows/{id}/episodes", .bearer) { service, request in service.showEpisodes(request) },
+        Route("GET", "/v1/tracks/{id}", .bearer) { service, request in service.catalogueTrack(request) },
+        Route("GET", "/v1/episodes/{id}", .bearer) { service, request in service.catalogueEpisode(request) },
         // Search (SearchHandlers.swift)
         Route("GET", "/v1/search", .bearer) { service, request in service.search(request) },
         // Player (PlayerHandlers.swift)

@@ -122,6 +122,8 @@ import Testing
         "csv-import": csvImport,
         "whole-library": wholeLibrary,
         "top-50": topFifty,
+        "which-playlists": whichPlaylists,
+        "discography": discography,
     ]
 
     @Test func everyMarkedRecipeIsExercisedAndEveryCheckHasItsRecipe() throws {
@@ -141,7 +143,7 @@ import Testing
 
     @Test(arguments: [
         "fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe", "sort", "filter",
-        "routine-playlist", "csv-import", "whole-library", "top-50",
+        "routine-playlist", "csv-import", "whole-library", "top-50", "which-playlists", "discography",
     ])
     func recipeRunsAsPrinted(name: String) async throws {
         for tool in ["jq", "make"] {
@@ -252,6 +254,42 @@ import Testing
         let uris = { (run: ToolResult) in try run.stdoutLines.map { try JSONValue.parse($0)["uri"]?.stringValue ?? "" }
         }
         #expect(try uris(made) == Array(try uris(top).prefix(50)))
+    }
+
+    static func whichPlaylists(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        // Neckbrace (the Morning playlist's 5th entry) into a second playlist, at its top.
+        let neckbrace = "spotify:track:2takcwOaAZWiXQijPHIx7B"
+        let added = try ToolProcess.run(
+            "spotify-playlists", ["add", "--position", "0", "7d2D2S200NyUE5KYs80PwO"], stdin: neckbrace + "\n",
+            environment: kitchen.environment)
+        #expect(added.status == 0, "\(added.stderr)")
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdoutLines == [
+                "Morning\t#4\tNeckbrace — Ratatat", "Focus — deep work (collab)\t#0\tNeckbrace — Ratatat",
+            ], "\(result.stdout)")
+    }
+
+    static func discography(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try JSONValue.parse(try #require(result.stdoutLines.last))
+        #expect(record["name"] == "Band of Horses, every song once", "\(result.stdout)")
+        let id = try #require(record["id"]?.stringValue)
+        let tracks = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
+        let songs = try tracks.stdoutLines.map { try JSONValue.parse($0) }
+        let names = songs.compactMap { $0["name"]?.stringValue }
+        // fake-spotify's Band of Horses: 10 releases of those groups, 138 tracks, of which two
+        // singles' 5 songs are also on their albums.
+        #expect(names.count == 133 && Set(names).count == 133, "\(names.count)")
+        #expect(names.first == "Song 1.0.1", "the newest release first")
+        #expect(songs.allSatisfy { $0["artists"]?.arrayValue?.first?["name"] == "Band of Horses" })
+        // Each song kept where it came first: the single's (release 1), before the album's.
+        #expect(Array(names[8..<11]) == ["Song 1.2.1", "Song 1.2.2", "Song 1.2.3"])
+        #expect(names[11] == "Song 1.2.4")
     }
 
     static func csvImport(_ recipe: Recipe) throws {

@@ -147,6 +147,7 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(
             linked["playlist"] == [
                 "id": .string(RoutineHome.playlistID), "uri": .string(Self.playlist), "name": .null, "image_url": .null,
+                "duration_ms": .null,
             ])
 
         let record =
@@ -157,15 +158,19 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(
             try JSONValue.parse(fromStdin.stdout)["playlist"] == [
                 "id": "37i9dQZF1DXcBWIGoYBM5M", "uri": "spotify:playlist:37i9dQZF1DXcBWIGoYBM5M",
-                "name": "Today's Top Hits", "image_url": "https://i.scdn.co/image/large",
+                "name": "Today's Top Hits", "image_url": "https://i.scdn.co/image/large", "duration_ms": .null,
             ])
 
-        #expect(try home.rl(["link", "a", "spotify:track:4iV5W9uYEdYUVa79Axb7Rh"]).status == 64)
+        // A single song can be linked too (offline: the id alone); an artist cannot.
+        #expect(try home.rl(["link", "a", "spotify:track:4iV5W9uYEdYUVa79Axb7Rh"]).status == 0)
+        #expect(try home.rl(["link", "a", "spotify:artist:4iV5W9uYEdYUVa79Axb7Rh"]).status == 64)
         let twoRecords = try home.rl(["link", "a"], stdin: record + "\n" + record + "\n")
         #expect(twoRecords.status == 65)
-        let wrongType = try home.rl(["link", "a"], stdin: "{\"type\":\"track\",\"id\":\"4iV5W9uYEdYUVa79Axb7Rh\"}\n")
+        let wrongType = try home.rl(["link", "a"], stdin: "{\"type\":\"artist\",\"id\":\"4iV5W9uYEdYUVa79Axb7Rh\"}\n")
         #expect(wrongType.status == 65)
-        #expect(wrongType.stderr.contains("line 1: a track record, not a playlist"))
+        #expect(
+            wrongType.stderr.contains("line 1: an artist record, not a playlist, album or track"), "\(wrongType.stderr)"
+        )
         #expect(try home.rl(["link", "a"], stdin: "").status == 1)
         #expect(try home.rl(["link", "nobody", Self.playlist]).status == 1)
 
@@ -224,7 +229,7 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(
             try JSONValue.parse(linked.stdout)["playlist"] == [
                 "id": .string(RoutineHome.playlistID), "uri": .string(Self.playlist), "name": "Morning Mix",
-                "image_url": "https://mosaic.scdn.co/640/abc",
+                "image_url": "https://mosaic.scdn.co/640/abc", "duration_ms": .null,
             ])
         #expect(
             String(decoding: hits.value, as: UTF8.self)

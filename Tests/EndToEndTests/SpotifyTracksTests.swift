@@ -67,9 +67,12 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
         #expect(stdin.status == 0)
         #expect(stdin.stdoutLines.count == 6)
 
-        let badLine = try library.tracks([], stdin: "\(generated(2))\nspotify:track:4iV5W9uYEdYUVa79Axb7Rh\n")
+        let badLine = try library.tracks([], stdin: "\(generated(2))\nspotify:user:someone\n")
         #expect(badLine.status == 65)
-        #expect(badLine.stderr == "spotify-tracks: standard input: line 2: a track URI, not a playlist\n")
+        #expect(
+            badLine.stderr
+                == "spotify-tracks: standard input: line 2: not a playlist, album, artist, show, track or episode id, URI or URL\n"
+        )
         #expect(badLine.stdout == "", "nothing fetched before the input is known good")
 
         let badArgument = try library.tracks(["spotify:playlist:nope"])

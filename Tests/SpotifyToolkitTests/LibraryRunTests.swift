@@ -170,7 +170,7 @@ import Testing
             "POST", "/_fake/fail",
             form: [
                 ("path", "/v1/playlists/\(id)"), ("status", "200"),
-                ("body", #"{"id":"\#(id)","snapshot_id":"\#(snapshot)"}"#),
+                ("body", #"{"id":"\#(id)","name":"Generated 120","snapshot_id":"\#(snapshot)"}"#),
             ])
         let fallback = try await library.tracks(["--no-cache", id])
         #expect(fallback.status == 0, "\(fallback.stderr)")
@@ -192,7 +192,7 @@ import Testing
                 "POST", "/_fake/fail",
                 form: [
                     ("path", "/v1/playlists/\(id)"), ("status", "200"),
-                    ("body", #"{"id":"\#(id)","snapshot_id":"\#(snapshot)","items":\#(page)}"#),
+                    ("body", #"{"id":"\#(id)","name":"Generated 230","snapshot_id":"\#(snapshot)","items":\#(page)}"#),
                 ])
             let filled = try await library.tracks(["--no-cache"] + (record.isEmpty ? [id] : []), stdin: record)
             #expect(filled.status == 0, "\(filled.stderr)")

@@ -664,7 +664,7 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
 
 private func readObject(_ text: String) throws -> (snapshot: String?, firstPage: Page?) {
     let answer = try ListScheduler.readPlaylistObject(Data(text.utf8))
-    guard case .playlistObject(let snapshot, let firstPage) = answer else {
+    guard case .playlistObject(let snapshot, let firstPage, _) = answer else {
         Issue.record("not a playlist object answer: \(answer)")
         return (nil, nil)
     }

@@ -199,11 +199,24 @@ import Testing
                 playlistObject: try JSONValue.parse(#"{"id":"3cEYpjA9oz9GiPac4AsH4n","name":"x","images":null}"#)))
         #expect(nullImages.imageURL == nil)
         #expect(nullImages.uri == "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n")
+        // A track record links a session of one song, with its album's cover and its duration.
+        let track = try #require(
+            PlaylistLink(
+                playlistObject: try JSONValue.parse(
+                    #"{"type":"track","id":"3cEYpjA9oz9GiPac4AsH4n","name":"Jolene","duration_ms":161000,"album":{"images":[{"url":"https://i.scdn.co/a","width":64}]}}"#
+                )))
+        #expect(track.uri == "spotify:track:3cEYpjA9oz9GiPac4AsH4n")
+        #expect(track.kind == .track)
+        #expect(track.webURL == "https://open.spotify.com/track/3cEYpjA9oz9GiPac4AsH4n")
+        #expect(track.imageURL == "https://i.scdn.co/a")
+        #expect(track.durationMs == 161000)
         #expect(
-            PlaylistLink(playlistObject: try JSONValue.parse(#"{"type":"track","id":"3cEYpjA9oz9GiPac4AsH4n"}"#)) == nil
+            PlaylistLink(playlistObject: try JSONValue.parse(#"{"type":"artist","id":"3cEYpjA9oz9GiPac4AsH4n"}"#))
+                == nil
         )
         #expect(PlaylistLink(playlistObject: "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n") == nil)
-        #expect(link.record.objectValue?.keys == ["id", "uri", "name", "image_url"])
+        #expect(link.record.objectValue?.keys == ["id", "uri", "name", "image_url", "duration_ms"])
+        #expect(link.durationMs == nil && link.kind == .playlist)
     }
 
     @Test func songCountSummaryReadsOnlySongCountRecords() throws {

@@ -74,7 +74,7 @@ import Testing
         #expect(bad.status == 64)
         #expect(
             bad.stderr.hasPrefix(
-                "spotify-playlists: 'spotify:album:4aawyAB9vmqN3uQ7FjRGTy': a album URI, not a playlist"))
+                "spotify-playlists: 'spotify:album:4aawyAB9vmqN3uQ7FjRGTy': an album URI, not a playlist"))
     }
 
     @Test func durationIsTheSumOfTheItems() async throws {

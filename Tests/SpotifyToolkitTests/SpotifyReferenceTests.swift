@@ -42,7 +42,7 @@ import Testing
         ("spotify:track:3cEYpjA9oz9GiPac4AsH4n", "a track URI, not a playlist"),
         ("spotify:playlist:abc", "malformed id"),
         ("spotify:playlist", "not a Spotify playlist URI"),
-        ("https://open.spotify.com/album/3cEYpjA9oz9GiPac4AsH4n", "a album URL, not a playlist"),
+        ("https://open.spotify.com/album/3cEYpjA9oz9GiPac4AsH4n", "an album URL, not a playlist"),
         ("https://open.spotify.com/", "does not name a playlist"),
         ("https://example.com/playlist/3cEYpjA9oz9GiPac4AsH4n", "not a playlist id"),
         (#"{"type":"track","id":"3cEYpjA9oz9GiPac4AsH4n"}"#, "a track record, not a playlist"),

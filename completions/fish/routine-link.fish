@@ -12,7 +12,7 @@ complete -c routine-link -n '__fish_use_subcommand' -a list -d 'list the routine
 complete -c routine-link -n '__fish_use_subcommand' -a show -d 'show one routine, as a routine record'
 complete -c routine-link -n '__fish_use_subcommand' -a rename -d 'rename a routine (its sessions follow)'
 complete -c routine-link -n '__fish_use_subcommand' -a remove -d 'remove a routine and its sessions'
-complete -c routine-link -n '__fish_use_subcommand' -a link -d 'link a playlist to a routine'
+complete -c routine-link -n '__fish_use_subcommand' -a link -d 'link a playlist, an album or a single track to a routine'
 complete -c routine-link -n '__fish_use_subcommand' -a unlink -d 'remove a routine\'s playlist link'
 complete -c routine-link -n '__fish_use_subcommand' -a fit -d 'make a playlist that fills the routine\'s duration, from a playlist or your liked songs, and link it'
 complete -c routine-link -n '__fish_use_subcommand' -a open -d 'open the routine\'s playlist in Spotify'

@@ -1,6 +1,8 @@
 # fish completion for spotify-tracks; generated from its command spec by toolkit-docs, do not edit.
 complete -c spotify-tracks -f
 complete -c spotify-tracks -s l -l liked -d 'Read your liked songs (saved tracks) instead of playlists.'
+complete -c spotify-tracks -l include-groups -x -a 'album,single album single appears_on compilation'
+complete -c spotify-tracks -l include-groups -x -d 'For an artist, the releases to read, comma-separated, as Spotify names them: album, single, appears_on, compilation. Default: album,single.'
 complete -c spotify-tracks -l top -d 'Read your top tracks (most played first, with rank) instead of playlists.'
 complete -c spotify-tracks -l range -x -a 'short medium long'
 complete -c spotify-tracks -l range -x -d 'With --top or --top-artists: over short (about 4 weeks), medium (about 6 months) or long (about a year).'

@@ -63,12 +63,16 @@ package struct CacheEntryHeader: Sendable, Equatable {
 /// never printed.
 package enum CacheEntryFormat {
     package static let format = "spotify-toolkit playlist items"
-    package static let version = 1
+    /// 2: records carry the playlist's name and their source; a version 1 copy is fetched again.
+    package static let version = 2
 
     /// Why an entry was not believed (for the note on stderr).
     package struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
         package var description: String
     }
+
+    /// A sound entry an earlier version wrote: not damaged, just fetched again (no note).
+    package struct Outdated: Error, Sendable, Equatable {}
 
     /// A checked entry: its header, and where its entry lines are in the data.
     package struct Validated: Sendable {
@@ -211,6 +215,9 @@ package enum CacheEntryFormat {
             guard let headerEnd = bytes.firstIndex(of: newline), headerEnd < trailerStart,
                 let header = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd]))
             else { throw Damage(description: "its header is unreadable") }
+            if header["format"]?.stringValue == format, let older = header["version"]?.intValue, older < version {
+                throw Outdated()
+            }
             guard header["format"]?.stringValue == format, header["version"]?.intValue == version else {
                 throw Damage(description: "it is not a version \(version) cache entry")
             }

@@ -136,6 +136,8 @@ package struct PlaylistCache: Sendable {
         let validated: CacheEntryFormat.Validated
         do {
             validated = try CacheEntryFormat.validate(data, playlistID: playlistID)
+        } catch is CacheEntryFormat.Outdated {
+            return .absent  // replaced by the next fetch, quietly: an upgrade is not damage
         } catch {
             return .damaged(path: path(of: playlistID), reason: "\(error)")
         }

@@ -25,6 +25,9 @@ package protocol PlaylistReadHandler {
     /// (offline with nothing cached); the others go on either way.
     mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws
     mutating func progress(_ progress: PlaylistItemsReader.Progress)
+    /// What the list at `index` is called, once known and before its pages: a playlist's name (a
+    /// piped record's, then its object's), an artist's (from its albums). Told again if it changes.
+    mutating func named(_ name: String, playlist index: Int)
 }
 
 /// What a handler that wants pages only, and no notes or progress, need not write.
@@ -36,6 +39,7 @@ extension PlaylistReadHandler {
     package func totalChanged(playlist index: Int, was: Int, now: Int) {}
     package func editedWhileRead(playlist index: Int) {}
     package func progress(_ progress: PlaylistItemsReader.Progress) {}
+    package func named(_ name: String, playlist index: Int) {}
 }
 
 /// Where spotify-tracks and `spotify-playlists get --duration` get playlists' entries: from the
@@ -55,12 +59,15 @@ package struct PlaylistItemsReader {
         /// The record says Spotify shows no items of it (`items_total` null: a playlist you neither
         /// own nor collaborate on): its items page is asked first, so its 403 costs one request.
         package var itemsHidden = false
+        /// The record's `name`, until the playlist object tells the current one.
+        package var name: String?
 
         package init(
             reference: SpotifyReference, snapshot: String?, snapshotIsCurrent: Bool = false, itemsTotal: Int? = nil,
-            itemsHidden: Bool = false
+            itemsHidden: Bool = false, name: String? = nil
         ) {
             self.reference = reference
+            self.name = name
             self.snapshot = snapshot.flatMap { $0.isEmpty ? nil : $0 }
             self.snapshotIsCurrent = snapshotIsCurrent
             self.itemsTotal = itemsTotal
@@ -119,8 +126,14 @@ package struct PlaylistItemsReader {
     /// order. `wanted`: `.full` for Spotify's untouched objects, `.records` when only what track
     /// records read is needed. `uncachedFields`: the `fields` filter when nothing will be kept.
     package func read<Handler: PlaylistReadHandler>(
-        _ selectors: [Selector], wanted: CacheView, uncachedFields: String?, into handler: inout Handler
+        _ selectors: [Selector], wanted: CacheView, uncachedFields: String?, includeGroups: String = "album,single",
+        into handler: inout Handler
     ) async throws {
+        if selectors.contains(where: { $0.reference.kind != .playlist }) {
+            return try await readSources(
+                selectors, wanted: wanted, uncachedFields: uncachedFields, includeGroups: includeGroups,
+                into: &handler)
+        }
         var run = Run(
             reader: self, selectors: selectors, wanted: wanted, uncachedFields: uncachedFields, handler: handler)
         run.progress.playlistsTotal = selectors.count
@@ -178,6 +191,8 @@ package struct PlaylistItemsReader {
         var started: Set<Int> = []
         /// Entries of playlists already printed, kept once their snapshot check proves them.
         var awaitingCheck: [Int: (entries: [UInt8], count: Int)] = [:]
+        /// Each playlist's name, as the records carry it: the piped record's, then its object's.
+        var names: [Int: String] = [:]
 
         struct Turn {
             var step: CachePolicy.FirstStep
@@ -239,6 +254,10 @@ package struct PlaylistItemsReader {
             let selector = selectors[index]
             let id = selector.reference.id
             if started.insert(index).inserted {
+                if let name = selector.name {
+                    names[index] = name
+                    handler.named(name, playlist: index)
+                }
                 for note in turns[index]?.notes ?? [] { reader.warn(note) }
                 kept = turns[index]?.keeping == true ? [] : nil
                 keptCount = 0
@@ -261,7 +280,11 @@ package struct PlaylistItemsReader {
                     uncachedFields: uncachedFields, keeping: false)
                 return list
             case .page(let page):
-                collect(page, playlist: selector.reference)
+                if let name = page.source?["name"]?.stringValue, name != names[index] {
+                    names[index] = name
+                    handler.named(name, playlist: index)
+                }
+                collect(page, playlist: selector.reference, name: names[index])
                 if keptCount == 0 && page.offset == 0 {
                     progress.itemsKnown = saturatingAdd(
                         progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
@@ -318,6 +341,7 @@ package struct PlaylistItemsReader {
 
         mutating func finish(_ index: Int, _ result: Result) throws -> ListRead? {
             turns[index] = nil
+            names[index] = nil
             kept = nil
             progress.playlists += 1
             try handler.finished(playlist: index, result)
@@ -326,13 +350,16 @@ package struct PlaylistItemsReader {
         }
 
         /// Appends a page's entries to what will be kept, until it is too big to keep.
-        mutating func collect(_ page: Page, playlist: SpotifyReference) {
+        mutating func collect(_ page: Page, playlist: SpotifyReference, name: String?) {
             guard kept != nil else { return }
+            let source = RecordSource(playlist, name: name)
             for (index, item) in page.items.enumerated() {
                 let kind = PlaylistEntry.kind(of: item)
                 let record =
                     kind == .unavailable
-                    ? nil : PlaylistEntry.record(item, position: page.offset + index, playlist: playlist)
+                    ? nil
+                    : PlaylistEntry.record(
+                        item, position: page.offset + index, playlist: playlist, name: name, source: source)
                 CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
             }
             keptCount += page.items.count

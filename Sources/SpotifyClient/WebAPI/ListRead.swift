@@ -16,8 +16,27 @@ package struct ListRead: Sendable {
     package enum Target: Sendable, Equatable {
         /// A playlist: its object (`/playlists/{id}`) and its pages (`/playlists/{id}/items`).
         case playlist(id: String)
-        /// A plain paged endpoint (`/me/tracks`, `/me/playlists`).
+        /// A plain paged endpoint (`/me/tracks`, `/me/playlists`, `/artists/{id}/albums`).
         case pages(path: String)
+        /// A catalogue object read as a list: an album or a show, whose object embeds the first
+        /// page of its tracks or episodes; or a track or an episode, its own one-item list.
+        case object(CatalogObject)
+    }
+
+    /// Where a catalogue object and its pages live, and where its object keeps its first page.
+    package struct CatalogObject: Sendable, Equatable {
+        /// `/albums/{id}`, `/shows/{id}`, `/tracks/{id}`, `/episodes/{id}`.
+        package var path: String
+        /// The key of the embedded page (`tracks`, `episodes`); nil: the object is the one item.
+        package var embedded: String?
+        /// The rest of the list (`/albums/{id}/tracks`, `/shows/{id}/episodes`).
+        package var pagesPath: String
+
+        package init(path: String, embedded: String?, pagesPath: String) {
+            self.path = path
+            self.embedded = embedded
+            self.pagesPath = pagesPath
+        }
     }
 
     /// How the read begins.
@@ -49,8 +68,9 @@ package struct ListRead: Sendable {
         case page(Page)
         /// The playlist object: its snapshot_id, and its embedded first page, nil when Spotify sent
         /// none (or one that is not a clean first page), as for playlists you neither own nor
-        /// collaborate on.
-        case playlistObject(snapshot: String?, firstPage: Page?)
+        /// collaborate on. A catalogue object answers the same way, without a snapshot_id.
+        /// `source`: the object without its page, handed on with the first page.
+        case playlistObject(snapshot: String?, firstPage: Page?, source: JSONValue? = nil)
         case snapshot(String?)
         /// The first request's status was one handed back (403, 404) for the caller to explain.
         case refused(HTTPResult)
@@ -109,6 +129,8 @@ package struct ListRead: Sendable {
     package let target: Target
     package let start: Start
     package let queries: Queries
+    /// Items per page request (50; `/artists/{id}/albums` gives at most 10 since 2026).
+    package let pageSize: Int
     /// Whether the caller wants to keep the pages in the snapshot cache (then a snapshot check may
     /// follow the pages).
     let keep: Bool
@@ -134,6 +156,8 @@ package struct ListRead: Sendable {
     /// A total known before any request (a record's `items_total`), for planning only.
     private var expectedTotal: Int?
     private var objectSnapshot: String?
+    /// The object without its embedded page, for the first page handed on.
+    private var objectSource: JSONValue?
     /// Later pages were asked for before the object answered (planned from a record).
     private var pagesBeforeObject = false
     /// Offsets of the pages to hand on, in order (0 first), and how far that has got.
@@ -173,15 +197,17 @@ package struct ListRead: Sendable {
     /// of the first request to hand back (default: 403 and 404 for a playlist, none otherwise).
     package init(
         target: Target, start: Start, queries: Queries = Queries(), expectedTotal: Int? = nil, keep: Bool = false,
-        snapshotBefore: String? = nil, cachedSnapshot: String? = nil, passing: Set<Int>? = nil
+        snapshotBefore: String? = nil, cachedSnapshot: String? = nil, passing: Set<Int>? = nil,
+        pageSize: Int = PagePlan.pageSize
     ) {
         self.target = target
-        if let passing {
-            passingOnFirst = passing
-        } else if case .playlist = target {
-            passingOnFirst = [403, 404]
-        } else {
-            passingOnFirst = []
+        self.pageSize = max(1, pageSize)
+        switch (passing, target) {
+        case (let passing?, _): passingOnFirst = passing
+        case (nil, .playlist): passingOnFirst = [403, 404]
+        // An unknown or malformed catalogue id is that source's problem, not the run's.
+        case (nil, .object): passingOnFirst = [400, 403, 404]
+        case (nil, .pages): passingOnFirst = []
         }
         self.start = start
         self.queries = queries
@@ -196,13 +222,14 @@ package struct ListRead: Sendable {
             ready = [.playlistObject]
             sequence = [0]
             if let expected = self.expectedTotal {
-                let offsets = Array(stride(from: Self.assumedEmbeddedCount, to: expected, by: PagePlan.pageSize))
+                let offsets = Array(stride(from: Self.assumedEmbeddedCount, to: expected, by: self.pageSize))
                 sequence += offsets
                 ready += offsets.map { .page(offset: $0) }
             }
         case .firstPage:
             sequence = [0]
-            let pages = self.expectedTotal.map { PagePlan(total: $0)?.remainingOffsets ?? [] } ?? []
+            let pages =
+                self.expectedTotal.map { PagePlan(total: $0, pageSize: self.pageSize)?.remainingOffsets ?? [] } ?? []
             sequence += pages
             ready = [.page(offset: 0)] + pages.map { .page(offset: $0) }
         }
@@ -246,7 +273,7 @@ package struct ListRead: Sendable {
     package static func rank(_ kind: Request.Kind) -> Int {
         switch kind {
         case .playlistObject: 0
-        case .page(let offset): offset / PagePlan.pageSize + 1
+        case .page(let offset): offset + 1  // offsets stay below PagePlan.maxTotal, well within the ranks
         case .snapshotCheck: ListScheduler.ranksPerList - 1
         }
     }
@@ -296,7 +323,8 @@ package struct ListRead: Sendable {
             firstFailed(.refused(result))
         case (_, .failed(let error)) where isFirst(request.kind):
             firstFailed(.failed(error))
-        case (.playlistObject, .playlistObject(let snapshot, let page)):
+        case (.playlistObject, .playlistObject(let snapshot, let page, let source)):
+            objectSource = source
             objectArrived(snapshot: snapshot, page: page)
         case (.page(0), .page(let page)):
             firstPageArrived(page)
@@ -367,13 +395,13 @@ package struct ListRead: Sendable {
         for offset in planned {
             while cursor < min(offset, total) {
                 added.append(cursor)
-                cursor += PagePlan.pageSize
+                cursor += pageSize
             }
-            cursor = max(cursor, offset + PagePlan.pageSize)
+            cursor = max(cursor, offset + pageSize)
         }
         while cursor < total {
             added.append(cursor)
-            cursor += PagePlan.pageSize
+            cursor += pageSize
         }
         let unsentPastTheEnd = Set(
             planned.filter { $0 >= total && ready.contains(.page(offset: $0)) })
@@ -458,6 +486,7 @@ package struct ListRead: Sendable {
                     if page.items.isEmpty { continue }
                 }
                 nextPosition = page.offset + page.items.count
+                if offset == 0 && page.source == nil { page.source = objectSource }
                 out.append(.page(page))
             }
         }

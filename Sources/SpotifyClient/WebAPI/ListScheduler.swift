@@ -17,6 +17,14 @@ package protocol ListRunSource {
     /// What the list at `index` hands on, in order. Returns a list to read instead of this one
     /// from now on (a cached copy that turned out unusable is fetched after all), or nil.
     mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead?
+
+    /// Whether `nextList` returned nil only for now: the next lists depend on what a list already
+    /// given hands on (an artist's albums, known once its album pages are handed on).
+    var isWaiting: Bool { get }
+}
+
+extension ListRunSource {
+    package var isWaiting: Bool { false }
 }
 
 /// One scheduler for every list of a run: all their requests share one `InFlightLimit` (the
@@ -130,7 +138,7 @@ package struct ListScheduler: Sendable {
             var any = false
             while !exhausted, stopAt == nil, lists.count < ListScheduler.listsAhead, ahead() < budget {
                 guard let list = try source.nextList() else {
-                    exhausted = true
+                    exhausted = !source.isWaiting
                     break
                 }
                 lists.append(list)
@@ -193,6 +201,10 @@ package struct ListScheduler: Sendable {
         package var passing: Set<Int>
         /// What a page is checked against (nil: the first page sets it).
         package var planTotal: Int?
+        /// Items per page.
+        package var pageSize = PagePlan.pageSize
+        /// Where the object keeps its first page: a playlist's, or a catalogue object's.
+        package var object: ListRead.CatalogObject?
     }
 
     static func answer(_ call: Call, api: SpotifyWebAPI, slot: InFlightSlot) async -> ListRead.Answer {
@@ -205,10 +217,11 @@ package struct ListScheduler: Sendable {
                 }
                 switch call.kind {
                 case .playlistObject:
+                    if let object = call.object { return try readCatalogObject(result.body, object) }
                     return try readPlaylistObject(result.body)
                 case .page(let offset):
-                    let plan = call.planTotal.flatMap { PagePlan(total: $0) }
-                    return .page(try Pager.readPage(result.body, offset: offset, plan: plan))
+                    let plan = call.planTotal.flatMap { PagePlan(total: $0, pageSize: call.pageSize) }
+                    return .page(try Pager.readPage(result.body, offset: offset, plan: plan, pageSize: call.pageSize))
                 case .snapshotCheck:
                     let json = try? JSONValue.parse(result.body)
                     return .snapshot(json?["snapshot_id"]?.stringValue)
@@ -229,11 +242,33 @@ package struct ListScheduler: Sendable {
                 body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
         }
         let snapshot = json["snapshot_id"]?.stringValue
-        return .playlistObject(snapshot: snapshot, firstPage: embeddedPage(of: json))
+        return .playlistObject(
+            snapshot: snapshot, firstPage: embeddedPage(of: json), source: without(["items", "tracks"], json))
     }
 
-    static func embeddedPage(of playlist: JSONValue) -> Page? {
-        for key in ["items", "tracks"] {
+    /// A catalogue object: an album or a show with its embedded first page (its own `limit`,
+    /// 50), or a track or an episode as the one item of its list.
+    package static func readCatalogObject(_ body: Data, _ object: ListRead.CatalogObject) throws -> ListRead.Answer {
+        guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
+            throw SpotifyWebAPI.UnreadableBody(
+                body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
+        }
+        guard let key = object.embedded else {
+            return .playlistObject(snapshot: nil, firstPage: Page(offset: 0, total: 1, items: [json]))
+        }
+        return .playlistObject(
+            snapshot: nil, firstPage: embeddedPage(of: json, keys: [key]), source: without([key], json))
+    }
+
+    /// The object without its (big) embedded page: what records take from it.
+    static func without(_ keys: [String], _ object: JSONValue) -> JSONValue? {
+        guard var fields = object.objectValue else { return nil }
+        for key in keys { fields[key] = nil }
+        return .object(fields)
+    }
+
+    static func embeddedPage(of playlist: JSONValue, keys: [String] = ["items", "tracks"]) -> Page? {
+        for key in keys {
             guard let page = playlist[key], let items = page["items"]?.arrayValue,
                 let total = page["total"]?.intValue, PagePlan(total: total) != nil,
                 (page["offset"]?.intValue ?? 0) == 0
@@ -261,13 +296,20 @@ extension ListRead {
             return ListScheduler.Call(
                 path: "/playlists/\(id)", query: [("fields", "snapshot_id")], kind: request.kind, passing: [403, 404],
                 planTotal: nil)
+        case (.playlistObject, .object(let object)):
+            return ListScheduler.Call(
+                path: object.path, query: queries.object, kind: request.kind, passing: passingOnFirst, planTotal: nil,
+                object: object)
         case (.page(let offset), _):
-            let query = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))] + queries.page
+            let query = [("offset", String(offset)), ("limit", String(pageSize))] + queries.page
             return ListScheduler.Call(
                 path: pagesPath, query: query, kind: request.kind, passing: first ? passingOnFirst : [],
-                planTotal: first ? nil : planTotal)
+                planTotal: first ? nil : planTotal, pageSize: pageSize)
         case (_, .pages(let path)):
             return ListScheduler.Call(path: path, query: [], kind: request.kind, passing: [], planTotal: nil)
+        case (.snapshotCheck, .object(let object)):
+            // Never planned: a catalogue object has no snapshot_id to check.
+            return ListScheduler.Call(path: object.path, query: [], kind: request.kind, passing: [], planTotal: nil)
         }
     }
 
@@ -275,6 +317,7 @@ extension ListRead {
         switch target {
         case .playlist(let id): "/playlists/\(id)/items"
         case .pages(let path): path
+        case .object(let object): object.pagesPath
         }
     }
 }

@@ -13,6 +13,17 @@ package struct Page: Sendable {
     /// `total` as this page reported it.
     package var total: Int
     package var items: [JSONValue]
+    /// The object the items belong to, on the first page of a list read through its object: the
+    /// playlist (its `name`), the album whose simplified tracks lack `album`, the show whose
+    /// simplified episodes lack `show`; without the embedded page. nil otherwise.
+    package var source: JSONValue?
+
+    package init(offset: Int, total: Int, items: [JSONValue], source: JSONValue? = nil) {
+        self.offset = offset
+        self.total = total
+        self.items = items
+        self.source = source
+    }
 }
 
 /// Reads every page of one paged endpoint (`/me/tracks`, `/me/playlists`): a `ListScheduler` run
@@ -97,13 +108,13 @@ package struct Pager: Sendable {
     }
 
     /// The page in `body`, or `UnreadableBody` saying what is wrong with it.
-    static func readPage(_ body: Data, offset: Int, plan: PagePlan?) throws -> Page {
+    static func readPage(_ body: Data, offset: Int, plan: PagePlan?, pageSize: Int = PagePlan.pageSize) throws -> Page {
         guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
             throw SpotifyWebAPI.UnreadableBody(
                 body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
         }
         guard let total = json["total"]?.intValue else { throw SpotifyWebAPI.UnreadableBody("the page has no total") }
-        guard let reported = PagePlan(total: total) else {
+        guard let reported = PagePlan(total: total, pageSize: pageSize) else {
             throw SpotifyWebAPI.UnreadableBody("the page's total \(total) is out of range")
         }
         guard let items = json["items"]?.arrayValue else {
@@ -116,9 +127,9 @@ package struct Pager: Sendable {
             throw SpotifyWebAPI.UnreadableBody(
                 "the page at offset \(offset) holds \(items.count) items, not \(expected)")
         }
-        if items.count > PagePlan.pageSize {
+        if items.count > pageSize {
             throw SpotifyWebAPI.UnreadableBody(
-                "the page at offset \(offset) holds \(items.count) items, more than \(PagePlan.pageSize)")
+                "the page at offset \(offset) holds \(items.count) items, more than \(pageSize)")
         }
         return Page(offset: offset, total: total, items: items)
     }

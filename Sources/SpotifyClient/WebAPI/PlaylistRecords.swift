@@ -64,13 +64,21 @@ package enum PlaylistEntry {
     }
 
     /// The track or episode record (see `TrackRecord`) followed by added_at, position (zero-based,
-    /// counting every entry) and playlist {id, uri} (null for saved tracks). nil for an unavailable item.
-    package static func record(_ entry: JSONValue, position: Int, playlist: SpotifyReference?) -> JSONObject? {
+    /// counting every entry), playlist {id, uri, name} (null for saved tracks; name null when not
+    /// known) and, for spotify-tracks' reads, source (`RecordSource`). nil for an unavailable item.
+    package static func record(
+        _ entry: JSONValue, position: Int, playlist: SpotifyReference?, name: String? = nil,
+        source: RecordSource? = nil
+    ) -> JSONObject? {
         guard var record = TrackRecord.make(from: item(of: entry)) else { return nil }
         if entry["is_local"]?.boolValue == true { record["is_local"] = true }
         record["added_at"] = TrackRecord.string(entry["added_at"])
         record["position"] = .int(position)
-        record["playlist"] = playlist.map { .object(["id": .string($0.id), "uri": .string($0.uri)]) } ?? .null
+        record["playlist"] =
+            playlist.map {
+                .object(["id": .string($0.id), "uri": .string($0.uri), "name": name.map(JSONValue.string) ?? .null])
+            } ?? .null
+        if let source { record["source"] = source.json }
         return record
     }
 
@@ -85,8 +93,8 @@ package enum PlaylistEntry {
     /// snapshot_id, and the embedded page (2026 `items`, legacy `tracks`) with its limit and
     /// `pageFields` inside (nil: whole entries).
     package static func objectFields(pageFields: String?) -> String {
-        guard let pageFields else { return "snapshot_id,items,tracks" }
-        return "snapshot_id,items(limit,\(pageFields)),tracks(limit,\(pageFields))"
+        guard let pageFields else { return "snapshot_id,name,items,tracks" }
+        return "snapshot_id,name,items(limit,\(pageFields)),tracks(limit,\(pageFields))"
     }
 
     /// The `fields` filter when only durations are needed (`spotify-playlists get --duration`).
@@ -95,4 +103,56 @@ package enum PlaylistEntry {
     /// `additional_types` for every playlist request: without `episode`, Spotify sends episodes
     /// track-shaped or not at all.
     package static let additionalTypes = ("additional_types", "track,episode")
+}
+
+/// What spotify-tracks read a record from, as the record's `source` {type, id, uri, name}: the
+/// playlist, album, artist, show, track or episode it was named by (name null when not known).
+package struct RecordSource: Sendable, Equatable {
+    package var reference: SpotifyReference
+    package var name: String?
+
+    package init(_ reference: SpotifyReference, name: String?) {
+        self.reference = reference
+        self.name = name
+    }
+
+    package var json: JSONValue {
+        [
+            "type": .string(reference.kind.rawValue), "id": .string(reference.id), "uri": .string(reference.uri),
+            "name": name.map(JSONValue.string) ?? .null,
+        ]
+    }
+}
+
+/// Items of the catalogue as records: an album's simplified tracks (which lack `album`: it is
+/// taken from the album object), a show's simplified episodes (which lack `show`), and a track
+/// or an episode read on its own. Pure.
+package enum CatalogItem {
+    /// The item with what its container tells filled in, wrapped as a playlist entry (`item`,
+    /// `is_local`; no added_at) so `PlaylistEntry.kind` and `record` read it as they read entries.
+    /// A null item stays null (counted as unavailable).
+    package static func entry(_ item: JSONValue, container: JSONValue?) -> JSONValue {
+        guard var object = item.objectValue else { return ["item": .null] }
+        if let container, let type = container["type"]?.stringValue {
+            if type == "album" && object["album"]?.objectValue == nil { object["album"] = container }
+            if type == "show" && object["show"]?.objectValue == nil { object["show"] = container }
+        }
+        return ["item": .object(object), "is_local": .bool(object["is_local"]?.boolValue ?? false)]
+    }
+
+    /// The record of a catalogue item: the track or episode record, disc_number and track_number
+    /// for a track (its place on the album), then added_at (null), position, playlist (null) and
+    /// source. nil for a null item.
+    package static func record(_ entry: JSONValue, position: Int, source: RecordSource) -> JSONObject? {
+        guard let item = PlaylistEntry.item(of: entry), var record = TrackRecord.make(from: item) else { return nil }
+        if record["type"]?.stringValue == "track" {
+            record["disc_number"] = TrackRecord.integer(item["disc_number"])
+            record["track_number"] = TrackRecord.integer(item["track_number"])
+        }
+        record["added_at"] = .null
+        record["position"] = .int(position)
+        record["playlist"] = .null
+        record["source"] = source.json
+        return record
+    }
 }

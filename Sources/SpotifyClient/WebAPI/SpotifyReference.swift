@@ -20,6 +20,14 @@ import Foundation
 package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConvertible {
     package enum Kind: String, Sendable, CaseIterable {
         case playlist, track, album, artist, episode, show
+
+        /// "a playlist", "an album", "an artist", "an episode": the article messages need.
+        package var withArticle: String {
+            switch self {
+            case .album, .artist, .episode: "an \(rawValue)"
+            case .playlist, .track, .show: "a \(rawValue)"
+            }
+        }
     }
 
     package var kind: Kind
@@ -54,12 +62,12 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
     /// another kind is an error that says what it is.
     package static func parse(_ input: String, expecting kind: Kind) throws(ParseError) -> SpotifyReference {
         let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.isEmpty { throw ParseError(description: "empty, not a \(kind) id, URI or URL") }
+        if text.isEmpty { throw ParseError(description: "empty, not \(kind.withArticle) id, URI or URL") }
         if text.hasPrefix("{") { return try parseRecord(text, expecting: kind) }
         if text.hasPrefix("spotify:") { return try parseURI(text, expecting: kind) }
         if let reference = try parseURL(text, expecting: kind) { return reference }
         if isValidID(text) { return SpotifyReference(kind: kind, id: text) }
-        throw ParseError(description: "not a \(kind) id, spotify:\(kind): URI or open.spotify.com URL")
+        throw ParseError(description: "not \(kind.withArticle) id, spotify:\(kind): URI or open.spotify.com URL")
     }
 
     /// Parses a reference that may be any of `kinds` (e.g. what `play` accepts). A bare id is
@@ -68,9 +76,29 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         for kind in kinds {
             if let reference = try? parse(input, expecting: kind) { return reference }
         }
+        // A URI or URL of a kind taken here, but broken (a malformed id): that kind's own words.
+        let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !text.hasPrefix("{"),
+            let named = kinds.first(where: {
+                text.hasPrefix("spotify:\($0.rawValue):") || text.contains("/\($0.rawValue)/")
+            })
+        {
+            _ = try parse(input, expecting: named)
+        }
         let names = kinds.map(\.rawValue)
         let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
-        throw ParseError(description: "not a \(list) id, URI or URL")
+        // A record of another type says what it is ("an artist record, not a playlist, album or track").
+        if text.hasPrefix("{"), let type = (try? JSONValue.parse(text))?["type"]?.stringValue,
+            !names.contains(type), !["now_playing", "played"].contains(type)
+        {
+            throw ParseError(description: "\(article(type)) \(type) record, not \(article(names[0])) \(list)")
+        }
+        throw ParseError(description: "not \(Self.article(names[0])) \(list) id, URI or URL")
+    }
+
+    /// "an" before a word that starts with a vowel ("an album", "an episode"), else "a".
+    static func article(_ word: String) -> String {
+        word.first.map { "aeiou".contains($0.lowercased()) } == true ? "an" : "a"
     }
 
     static func parseURI(_ text: String, expecting kind: Kind) throws(ParseError) -> SpotifyReference {
@@ -95,7 +123,9 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         if let first = segments.first, first.hasPrefix("intl-") { segments.removeFirst() }
         if segments.first == "embed" { segments.removeFirst() }
         if segments.count == 4 && segments[0] == "user" { segments = Array(segments[2...]) }
-        guard segments.count == 2 else { throw ParseError(description: "a Spotify URL that does not name a \(kind)") }
+        guard segments.count == 2 else {
+            throw ParseError(description: "a Spotify URL that does not name \(kind.withArticle)")
+        }
         return try checked(kindName: segments[0], id: segments[1], expecting: kind, form: "URL")
     }
 
@@ -107,7 +137,7 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         if let type = record["type"]?.stringValue, type != kind.rawValue,
             !(["now_playing", "played"].contains(type) && record["uri"] != nil)
         {
-            throw ParseError(description: "a \(type) record, not a \(kind)")
+            throw ParseError(description: "\(article(type)) \(type) record, not \(kind.withArticle)")
         }
         if let uri = record["uri"]?.stringValue, uri.hasPrefix("spotify:") {
             return try parseURI(uri, expecting: kind)
@@ -115,16 +145,16 @@ package struct SpotifyReference: Sendable, Equatable, Hashable, CustomStringConv
         if let id = record["id"]?.stringValue, isValidID(id) {
             return SpotifyReference(kind: kind, id: id)
         }
-        throw ParseError(description: "a record without a \(kind) uri or id")
+        throw ParseError(description: "a record without \(kind.withArticle) uri or id")
     }
 
     static func checked(kindName: String, id: String, expecting kind: Kind, form: String) throws(ParseError)
         -> SpotifyReference
     {
         guard kindName == kind.rawValue else {
-            throw ParseError(description: "a \(kindName) \(form), not a \(kind)")
+            throw ParseError(description: "\(article(kindName)) \(kindName) \(form), not \(kind.withArticle)")
         }
-        guard isValidID(id) else { throw ParseError(description: "a \(kind) \(form) with a malformed id") }
+        guard isValidID(id) else { throw ParseError(description: "\(kind.withArticle) \(form) with a malformed id") }
         return SpotifyReference(kind: kind, id: id)
     }
 }

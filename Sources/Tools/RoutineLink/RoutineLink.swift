@@ -84,21 +84,29 @@ package enum RoutineLink {
                 ]
             ).running(handler(remove)),
             CommandSpec(
-                name: "link", abstract: "link a playlist to a routine",
+                name: "link", abstract: "link a playlist, an album or a single track to a routine",
                 discussion: [
-                    "PLAYLIST is a playlist id, spotify:playlist: URI or open.spotify.com URL; without it, one playlist record (or id, URI or URL) is read from standard input. The playlist's name and cover image come from the record, or when only an id is given, from Spotify (GET /playlists/{id}); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so."
+                    "PLAYLIST is a playlist's name (one of yours), id, spotify:playlist: URI or open.spotify.com URL, or an album's or a track's spotify:album: or spotify:track: URI or URL (a session of one album, or of one song); without it, or for -, one record (or id, URI or URL) is read from standard input: a playlist record, a track record. The name, cover image and duration come from the record (a spotify-playlists get --duration record carries the playlist's total duration_ms, a track record its own), or when only an id is given, from Spotify (GET /playlists/{id}, /albums/{id}, /tracks/{id}: a track's duration, and an album's when it holds at most 50 tracks); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so. start --play plays a linked track on its own, and an album or playlist as its context."
                 ],
                 arguments: [
                     nameArgument,
                     ArgumentSpec(
                         "PLAYLIST",
-                        help: "A playlist's name (one of yours), id, URI or URL; default: read from standard input.",
-                        optional: true),
+                        help:
+                            "A playlist's name (one of yours), id, URI or URL, or an album's or a track's URI or URL; - or none: read from standard input.",
+                        optional: true,
+                        completion: .suggestions(["-", "spotify:playlist:", "spotify:album:", "spotify:track:"])),
                 ],
                 examples: [
                     ExampleSpec(
                         "spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link morning",
-                        "Link the playlist called Morning.")
+                        "Link the playlist called Morning."),
+                    ExampleSpec(
+                        "spotify-playlists get --duration Morning | routine-link link morning",
+                        "Link it with its total duration, which show and the routine record then carry."),
+                    ExampleSpec(
+                        "routine-link link breathe https://open.spotify.com/track/4iV5W9uYEdYUVa79Axb7Rh",
+                        "A session of a single song."),
                 ]
             ).running(handler(link)),
             CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument])
@@ -377,7 +385,8 @@ package enum RoutineLink {
         lines.append("  duration  " + (routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-"))
         if let note = routine.note { lines.append("  note      " + note) }
         if let playlist = routine.playlist {
-            lines.append("  playlist  \(playlistName(playlist)) (\(playlist.uri))")
+            let length = playlist.durationMs.map { ", " + formatClock(milliseconds: $0) } ?? ""
+            lines.append("  playlist  \(playlistName(playlist)) (\(playlist.uri))\(length)")
             if let image = playlist.imageURL { lines.append("  cover     " + image) }
         } else {
             lines.append("  playlist  -")
@@ -428,15 +437,15 @@ package enum RoutineLink {
     static func link(_ invocation: Invocation) async throws -> ExitCode {
         let context = invocation.context
         var playlist: PlaylistLink
-        if invocation.command.positionals.count > 1 {
+        if invocation.command.positionals.count > 1 && invocation.command.positionals[1] != "-" {
             // Fail on an unknown routine before asking Spotify for a playlist's name.
             _ = try book(invocation).existingIndex(of: invocation.name)
             let named = try await PlaylistNames.resolve([invocation.command.positionals[1]], context) {
-                (try? SpotifyReference.parse($0, expecting: .playlist)) != nil
+                (try? SpotifyReference.parse($0, expectingOneOf: PlaylistLink.kinds)) != nil
             }
-            playlist = PlaylistLink(try SpotifyReference.argument(named[0], expecting: .playlist))
+            playlist = PlaylistLink(try SpotifyReference.argument(named[0], expectingOneOf: PlaylistLink.kinds))
         } else {
-            guard !context.terminal.stdinIsTerminal else {
+            guard !context.terminal.stdinIsTerminal || invocation.command.positionals.count > 1 else {
                 throw ToolError.usage(
                     "give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link NAME"
                 )
@@ -459,7 +468,7 @@ package enum RoutineLink {
         var found: [PlaylistLink] = []
         try input.forEachLine { line in
             guard found.count <= 1 else { return }
-            let reference = try SpotifyReference.parseLine(line, expecting: .playlist)
+            let reference = try SpotifyReference.parseLine(line, expectingOneOf: PlaylistLink.kinds)
             if line.trimmingCharacters(in: .whitespaces).hasPrefix("{"), let value = try? JSONValue.parse(line),
                 let fromRecord = PlaylistLink(playlistObject: value)
             {
@@ -478,25 +487,41 @@ package enum RoutineLink {
         return first
     }
 
-    /// The playlist's name and cover from `GET /playlists/{id}`. Without the network or a login,
-    /// the id alone (said on stderr); a playlist Spotify does not know is an error.
+    /// The name and cover from `GET /playlists/{id}` (`/albums/{id}`, `/tracks/{id}`; a track's
+    /// and a short album's duration too). Without the network or a login, the id alone (said on
+    /// stderr); one Spotify does not know is an error.
     static func fetchMetadata(_ playlist: PlaylistLink, _ context: ToolContext) async throws -> PlaylistLink {
+        let kind = playlist.kind
         do {
             let api = try context.webAPI()
-            let result = try await api.get("/playlists/\(playlist.id)", query: [("fields", "id,uri,name,images")])
+            let result = try await api.get(
+                "/\(kind)s/\(playlist.id)", query: kind == .playlist ? [("fields", "id,uri,name,images")] : [])
             guard let object = try? JSONValue.parse(result.body), object.objectValue != nil else {
-                throw ToolError.unavailable("Spotify's answer for playlist \(playlist.id) is not a playlist")
+                throw ToolError.unavailable("Spotify's answer for \(kind) \(playlist.id) is not \(kind.withArticle)")
             }
             // The id asked for, with the answer's name and cover even when its uri or type is odd.
             var fetched = playlist
             fetched.takeMetadata(from: object)
+            if kind == .album { fetched.durationMs = albumDuration(object) }
             return fetched
         } catch let error as ToolError where error.exitCode == .notFound {
-            throw ToolError(.notFound, "Spotify has no playlist \(playlist.id) you can see (404); nothing linked")
+            throw ToolError(.notFound, "Spotify has no \(kind) \(playlist.id) you can see (404); nothing linked")
         } catch let error as ToolError {
             context.warn("linked the playlist id alone, without its name and cover: \(error.message)")
             return playlist
         }
+    }
+
+    /// An album's length when its object holds every track (up to 50 embedded), else nil.
+    static func albumDuration(_ album: JSONValue) -> Int? {
+        guard let tracks = album["tracks"]?["items"]?.arrayValue, tracks.count == album["tracks"]?["total"]?.intValue
+        else { return nil }
+        var total = 0
+        for track in tracks {
+            guard let duration = track["duration_ms"]?.intValue, duration >= 0 else { return nil }
+            total = saturatingAdd(total, duration)
+        }
+        return total
     }
 
     static func linkedPlaylist(_ routine: Routine) throws -> PlaylistLink {
@@ -599,7 +624,10 @@ package enum RoutineLink {
             do {
                 let player = try context.player()
                 let device = try await player.commandTarget(invocation.command.value(Option.device))
-                try await player.play(.context(uri: playlist.uri, offsetURI: nil), deviceID: device.id)
+                // A track is played as itself; a playlist or an album as the context it is.
+                let target: SpotifyPlayer.PlayTarget =
+                    playlist.kind == .track ? .items([playlist.uri]) : .context(uri: playlist.uri, offsetURI: nil)
+                try await player.play(target, deviceID: device.id)
                 context.warn("playing \(playlistName(playlist)) on \(device.name)")
                 return (routine, started)
             } catch let error as ToolError {

@@ -10,55 +10,73 @@ import Foundation
 /// The playlist a routine is linked to, as routine-link stores it: enough to open it and to show
 /// it (name, cover art) without asking Spotify again.
 package struct PlaylistLink: Codable, Sendable, Equatable {
+    /// What a routine may be linked to: a playlist, an album, or a single track (a session of one song).
+    package static let kinds: [SpotifyReference.Kind] = [.playlist, .album, .track]
+
     package var id: String
+    /// `spotify:playlist:ID`, `spotify:album:ID` or `spotify:track:ID`.
     package var uri: String
     /// nil when the link was made offline from an id alone.
     package var name: String?
     package var imageURL: String?
+    /// The total length, when the link was made from a record that tells it (a `get --duration`
+    /// playlist record, a track record) or Spotify's answer did (a track, a short album).
+    package var durationMs: Int?
 
-    package init(id: String, uri: String, name: String? = nil, imageURL: String? = nil) {
+    package init(id: String, uri: String, name: String? = nil, imageURL: String? = nil, durationMs: Int? = nil) {
         self.id = id
         self.uri = uri
         self.name = name
         self.imageURL = imageURL
+        self.durationMs = durationMs
     }
 
     enum CodingKeys: String, CodingKey {
         case id, uri, name
         case imageURL = "image_url"
+        case durationMs = "duration_ms"
     }
 
-    /// From a playlist id alone.
+    /// From an id alone.
     package init(_ reference: SpotifyReference) {
         self.init(id: reference.id, uri: reference.uri)
     }
 
-    /// From a Spotify playlist object (`GET /playlists/{id}`), a spotify-playlists `playlist`
-    /// record (same field names), or a routine's own `playlist` object (`image_url`). The cover is
-    /// the largest image. nil when the value names no playlist.
+    /// From a Spotify playlist, album or track object (`GET /playlists/{id}`), a spotify-playlists
+    /// `playlist` record or a track record (same field names), or a routine's own `playlist`
+    /// object (`image_url`). The cover is the largest image (a track's, its album's). nil when the
+    /// value names none of `kinds`.
     package init?(playlistObject value: JSONValue) {
         guard value.objectValue != nil,
-            let reference = try? SpotifyReference.parse(value.serialized(), expecting: .playlist)
+            let reference = try? SpotifyReference.parse(value.serialized(), expectingOneOf: Self.kinds)
         else { return nil }
         self.init(reference)
         takeMetadata(from: value)
     }
 
-    /// The name and cover of a playlist object or record, whatever its `uri` and `type` say: the
-    /// caller knows which playlist it asked for.
+    /// The name, cover and duration of an object or record, whatever its `uri` and `type` say:
+    /// the caller knows what it asked for.
     package mutating func takeMetadata(from value: JSONValue) {
         name = value["name"]?.stringValue
         imageURL =
             value["image_url"]?.stringValue
             ?? TrackRecord.images(value["images"]).arrayValue?.first?["url"]?.stringValue
+            ?? TrackRecord.images(value["album"]?["images"]).arrayValue?.first?["url"]?.stringValue
+        durationMs = value["duration_ms"]?.intValue.flatMap { $0 >= 0 ? $0 : nil } ?? durationMs
     }
 
-    package var webURL: String { SpotifyReference(kind: .playlist, id: id).webURL }
+    /// What the link names (a playlist for links stored before albums and tracks could be linked).
+    package var kind: SpotifyReference.Kind {
+        (try? SpotifyReference.parse(uri, expectingOneOf: Self.kinds))?.kind ?? .playlist
+    }
+
+    package var webURL: String { SpotifyReference(kind: kind, id: id).webURL }
 
     package var record: JSONValue {
         [
             "id": .string(id), "uri": .string(uri), "name": name.map(JSONValue.string) ?? .null,
             "image_url": imageURL.map(JSONValue.string) ?? .null,
+            "duration_ms": durationMs.map(JSONValue.int) ?? .null,
         ]
     }
 }

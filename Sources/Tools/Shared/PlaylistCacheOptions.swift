@@ -58,18 +58,19 @@ enum PlaylistCacheOptions {
 
     /// The playlists named by the arguments or standard input, with what a playlist record among
     /// them tells before any request: its snapshot_id and items_total.
-    static func selectors(_ command: ParsedCommand, _ context: ToolContext, tool: String) async throws
-        -> [PlaylistItemsReader.Selector]
-    {
-        try await PlaylistCommands.references(command, context, tool: tool) { reference, text in
+    static func selectors(
+        _ command: ParsedCommand, _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist]
+    ) async throws -> [PlaylistItemsReader.Selector] {
+        try await PlaylistCommands.references(command, context, tool: tool, kinds: kinds) { reference, text in
             selector(reference, record: text)
         }
     }
 
-    /// What a JSON playlist record says: its non-empty `snapshot_id`, and its `items_total` (null:
-    /// Spotify shows no items of it). Ids, URIs and URLs say nothing.
+    /// What a JSON playlist record says: its non-empty `snapshot_id`, its `items_total` (null:
+    /// Spotify shows no items of it) and its `name`. Ids, URIs, URLs and other sources say nothing.
     static func selector(_ reference: SpotifyReference, record text: String) -> PlaylistItemsReader.Selector {
-        guard text.utf8.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "{"),
+        guard reference.kind == .playlist,
+            text.utf8.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "{"),
             let record = try? JSONValue.parse(text), record.objectValue != nil
         else { return PlaylistItemsReader.Selector(reference: reference, snapshot: nil) }
         let total = record["items_total"]
@@ -77,7 +78,8 @@ enum PlaylistCacheOptions {
         if case .null? = total, record["type"]?.stringValue == "playlist" { hidden = true }
         return PlaylistItemsReader.Selector(
             reference: reference, snapshot: record["snapshot_id"]?.stringValue,
-            itemsTotal: total?.intValue.flatMap { PagePlan(total: $0)?.total }, itemsHidden: hidden)
+            itemsTotal: total?.intValue.flatMap { PagePlan(total: $0)?.total }, itemsHidden: hidden,
+            name: record["type"]?.stringValue == "playlist" ? record["name"]?.stringValue : nil)
     }
 }
 

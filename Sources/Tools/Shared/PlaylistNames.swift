@@ -91,7 +91,9 @@ enum PlaylistNames {
     /// is not a valid one stays the usage error it is, without asking Spotify for anything.
     static func mayBeAName(_ text: String) -> Bool {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, !trimmed.hasPrefix("{"), !trimmed.lowercased().hasPrefix("spotify:") else {
+        // "-" is standard input, never a playlist called "-".
+        guard !trimmed.isEmpty, trimmed != "-", !trimmed.hasPrefix("{"), !trimmed.lowercased().hasPrefix("spotify:")
+        else {
             return false
         }
         let lower = trimmed.lowercased()

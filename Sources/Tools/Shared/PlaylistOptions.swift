@@ -70,7 +70,8 @@ enum PlaylistCommands {
     /// The same, with the text each reference came from (see `SpotifyReference.fromArgumentsOrInput`).
     /// A PLAYLIST argument may also be a playlist's name (`PlaylistNames`).
     static func references<T>(
-        _ command: ParsedCommand, _ context: ToolContext, tool: String, make: (SpotifyReference, String) -> T
+        _ command: ParsedCommand, _ context: ToolContext, tool: String,
+        kinds: [SpotifyReference.Kind] = [.playlist], make: (SpotifyReference, String) -> T
     ) async throws -> [T] {
         if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
             throw ToolError.usage(
@@ -80,10 +81,10 @@ enum PlaylistCommands {
             command.spec.options.contains { $0.long == PlaylistCacheOptions.offlineOption.long }
             && command.flag(PlaylistCacheOptions.offlineOption)
         let arguments = try await PlaylistNames.resolve(command.positionals, context, offline: offline) {
-            (try? SpotifyReference.parse($0, expecting: .playlist)) != nil
+            (try? SpotifyReference.parse($0, expectingOneOf: kinds)) != nil
         }
         return try SpotifyReference.fromArgumentsOrInput(
-            arguments, expecting: .playlist, input: context.stdin, make: make)
+            arguments, expectingOneOf: kinds, input: context.stdin, make: make)
     }
 
     /// An empty standard input is a pipeline gone wrong (a filter that matched nothing), not an

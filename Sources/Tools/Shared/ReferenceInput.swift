@@ -1,5 +1,6 @@
 import SpotifyClient
 import ToolkitCLI
+import ToolkitCore
 
 extension SpotifyReference {
     /// A line of standard input; a bad one is rejected, and `StandardInput` names the line (65).
@@ -21,9 +22,33 @@ extension SpotifyReference {
     static func fromArgumentsOrInput<T>(
         _ arguments: [String], expecting kind: Kind, input: StandardInput, make: (SpotifyReference, String) -> T
     ) throws -> [T] {
-        if !arguments.isEmpty { return try arguments.map { make(try argument($0, expecting: kind), $0) } }
+        try fromArgumentsOrInput(arguments, expectingOneOf: [kind], input: input, make: make)
+    }
+
+    /// The same for references of any of `kinds` (a bare id is the first). An argument `-` stands
+    /// for the lines of standard input, in its place among the others (as cat and jq read it).
+    static func fromArgumentsOrInput<T>(
+        _ arguments: [String], expectingOneOf kinds: [Kind], input: StandardInput,
+        make: (SpotifyReference, String) -> T
+    ) throws -> [T] {
+        try checkStandardInputOnce(arguments)
         var references: [T] = []
-        try input.forEachLine { line in references.append(make(try parseLine(line, expecting: kind), line)) }
+        for text in arguments.isEmpty ? ["-"] : arguments {
+            guard text == "-" else {
+                references.append(make(try argument(text, expectingOneOf: kinds), text))
+                continue
+            }
+            try input.forEachLine { line in
+                references.append(make(try parseLine(line, expectingOneOf: kinds), line))
+            }
+        }
         return references
+    }
+
+    /// Standard input can be read once: `-` named twice is a usage error.
+    static func checkStandardInputOnce(_ arguments: [String]) throws {
+        if arguments.filter({ $0 == "-" }).count > 1 {
+            throw ToolError.usage("'-' (standard input) is named more than once; it can be read only once")
+        }
     }
 }

@@ -15,7 +15,7 @@ extension SpotifyNowPlaying {
             ArgumentSpec(
                 "URI",
                 help:
-                    "Tracks or episodes to add: ids (taken as tracks), URIs, URLs or JSON records; none: print the queue.",
+                    "Tracks or episodes to add: ids (taken as tracks), URIs, URLs or JSON records; - (alone): read them from standard input; none: print the queue.",
                 optional: true, repeatable: true)
         ],
         options: [deviceOption],

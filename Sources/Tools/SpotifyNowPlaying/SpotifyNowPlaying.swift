@@ -66,7 +66,7 @@ package enum SpotifyNowPlaying {
                     ArgumentSpec(
                         "URI",
                         help:
-                            "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs, JSON records, or the name of one of your playlists.",
+                            "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs, JSON records, or the name of one of your playlists; - (alone) or none: read them from standard input.",
                         optional: true, repeatable: true)
                 ],
                 discussion: [
@@ -281,23 +281,40 @@ package enum SpotifyNowPlaying {
     static func queue(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?)
         async throws -> String
     {
-        let references = try command.positionals.map {
-            try SpotifyReference.argument($0, expectingOneOf: [.track, .episode])
-        }
+        let references =
+            command.positionals == ["-"]
+            ? try lines(of: context.stdin, expectingOneOf: [.track, .episode])
+            : try command.positionals.map {
+                if $0 == "-" { throw ToolError.usage("'-' reads standard input on its own: give it alone") }
+                return try SpotifyReference.argument($0, expectingOneOf: [.track, .episode])
+            }
         for reference in references { try await player.queue(uri: reference.uri, deviceID: deviceID) }
         return "queue \(plural(references.count, "item"))"
     }
 
     /// The arguments, or with none, the lines of standard input (unless it is a terminal: resume).
+    /// The references on standard input, one a line.
+    static func lines(of input: StandardInput, expectingOneOf kinds: [SpotifyReference.Kind]) throws
+        -> [SpotifyReference]
+    {
+        var references: [SpotifyReference] = []
+        try input.forEachLine { references.append(try SpotifyReference.parseLine($0, expectingOneOf: kinds)) }
+        return references
+    }
+
     static func playReferences(_ command: ParsedCommand, _ context: ToolContext) async throws -> [SpotifyReference] {
-        if !command.positionals.isEmpty {
+        if command.positionals.contains("-") && command.positionals != ["-"] {
+            throw ToolError.usage("'-' reads standard input on its own: give it alone")
+        }
+        // `play -` is `play` with standard input, even from a terminal.
+        if !command.positionals.isEmpty && command.positionals != ["-"] {
             // An argument that is no id, URI or URL may be the name of one of your playlists.
             let named = try await PlaylistNames.resolve(command.positionals, context) {
                 (try? SpotifyReference.parse($0, expectingOneOf: playableKinds)) != nil
             }
             return try named.map { try SpotifyReference.argument($0, expectingOneOf: playableKinds) }
         }
-        if context.terminal.stdinIsTerminal { return [] }
+        if context.terminal.stdinIsTerminal && command.positionals.isEmpty { return [] }
         var references: [SpotifyReference] = []
         var localFiles = 0
         try context.stdin.forEachLine { line in

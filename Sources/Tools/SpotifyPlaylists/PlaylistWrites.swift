@@ -436,7 +436,11 @@ extension SpotifyPlaylists {
     /// The playlist a write changes: an id, URI, URL or record, or a name of one of yours
     /// (destructive writes insist on the exact name).
     static func writeTarget(_ text: String, _ context: ToolContext, exact: Bool) async throws -> SpotifyReference {
-        try await PlaylistNames.reference(text, context, exact: exact)
+        if text.trimmingCharacters(in: .whitespaces) == "-" {
+            throw ToolError.usage(
+                "'-': name the PLAYLIST to change itself (its name, id, URI or URL); standard input is not read for it")
+        }
+        return try await PlaylistNames.reference(text, context, exact: exact)
     }
 
     static func itemsFromInput(_ context: ToolContext, action: String) throws -> ItemInput {

@@ -2,17 +2,19 @@ import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
 
-/// `spotify-tracks`: every item of playlists, or the liked songs, as track records in order.
+/// `spotify-tracks`: every item of playlists, albums, artists, shows, tracks and episodes, or the
+/// liked songs, as track records in order.
 package enum SpotifyTracks {
     package static let spec = CommandSpec(
         name: "spotify-tracks",
         abstract:
-            "print every item of playlists, or your liked songs, as track records in playlist order; or search for tracks",
+            "print the tracks of playlists, albums, artists and shows, or your liked songs, as track records in order; or search for tracks",
         discussion: [
-            "spotify-tracks reads each PLAYLIST named on the command line, or when there are none, one per line of standard input: ids, spotify:playlist: URIs, open.spotify.com URLs, or playlist records (so spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks works). Several playlists are read together, under one limit of requests in flight, and printed one after the other in input order, exactly as reading them one at a time would print them.",
+            "spotify-tracks reads each SOURCE named on the command line, or when there are none (or for an argument -), one per line of standard input: playlists, albums, artists, shows, tracks and episodes, named by spotify:KIND:ID URIs, open.spotify.com/KIND/ID URLs (also with an /intl-xx/ segment), records with a type and uri or id (so spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks works), a bare id (a playlist's) or the name of one of your playlists. Several sources, of any kinds, are read together, under one limit of requests in flight, and printed one after the other in input order, exactly as reading them one at a time would print them.",
+            "An album prints its tracks in order, disc by disc: GET /albums/{id} brings the album and its first 50 tracks, /albums/{id}/tracks the rest (a 60-track album costs 2 requests). An artist prints the tracks of its releases, newest release first (by release date), each album's tracks in order: /artists/{id}/albums lists them (10 a page, as Spotify allows since 2026), --include-groups chooses which (album,single by default), then each album is read as above. The same song on an album, a single and a compilation is printed each time (they are different tracks to Spotify): jq -s 'unique_by([.name, [.artists[].name]])' keeps one of each, or see the README. A show prints its episodes, newest first as Spotify lists them (GET /shows/{id}, then /shows/{id}/episodes); a track or an episode prints itself (GET /tracks/{id}, /episodes/{id}). Only playlists are cached.",
             "A playlist's first request is GET /playlists/{id}, which brings its snapshot_id and its first 100 entries; the rest come from /playlists/{id}/items, 50 to a page (a playlist whose object has no entries, one you neither own nor collaborate on, is asked through its items pages). A piped playlist record tells items_total, so all of its pages are asked for at once; otherwise the first answer tells the total. Pages of all the playlists are fetched concurrently, lowest output position first, at most 8 requests in flight (the window starts at 4 and doubles while Spotify answers cleanly, so the first clean answer takes it to 8; a 429 halves it for the whole run, and it then grows back one at a time), and written strictly in order as soon as the next page in order has arrived; pages that arrive early wait in a bounded look-ahead, so memory stays flat however long the run is. Only the fields the records need are asked for.",
             "Faults are retried: a 429 waits for its Retry-After (up to the wait cap); 5xx answers, reset or timed-out connections, and truncated or unreadable pages are tried again with exponential backoff and jitter. The output is then exactly what a clean run prints, or the run fails with a message that says what failed after how many tries; it never ends successfully with an item missing or repeated. If the playlist's total changes while it is read (someone edited it), a note on stderr says so.",
-            "Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers 403, and spotify-tracks says so and goes on with the next playlist. Spotify's own editorial and algorithmic playlists answer 404 to apps in Development Mode. Either way the others still print, and the exit status says that something failed.",
+            "Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers 403, and spotify-tracks says so and goes on with the next source. Spotify's own editorial and algorithmic playlists answer 404 to apps in Development Mode, as does an album, artist, show, track or episode that does not exist. Either way the others still print, and the exit status says that something failed.",
             PlaylistCacheOptions.cacheDiscussion,
             "With --liked, the saved tracks of your library (/me/tracks) are read instead, newest first. They are never cached: Spotify gives the library no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
             searchDiscussion,
@@ -21,13 +23,15 @@ package enum SpotifyTracks {
         ],
         arguments: [
             ArgumentSpec(
-                "PLAYLIST",
+                "SOURCE",
                 help:
-                    "A playlist: its name (one of yours: exact, else in any case), id, spotify:playlist: URI, open.spotify.com URL or playlist record; with --search, a query ('Artist - Title' or 'Title'); none: read them from standard input.",
-                optional: true, repeatable: true)
+                    "A playlist (its name, one of yours: exact, else in any case; its id, URI, URL or record), or an album, artist, show, track or episode (its spotify:KIND:ID URI, open.spotify.com URL or record); - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title').",
+                optional: true, repeatable: true,
+                completion: .suggestions(["-"] + Sources.kinds.map { "spotify:\($0.rawValue):" }))
         ],
         options: [
-            Option.liked
+            Option.liked,
+            Sources.includeGroupsOption,
         ] + LibraryOption.all + [
             SearchOption.search,
             SearchOption.candidates,
@@ -40,11 +44,11 @@ package enum SpotifyTracks {
             PlaylistCommands.jsonOption,
         ],
         input: [
-            "Without PLAYLIST arguments, one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id (such as a playlist record from spotify-playlists). Blank lines are skipped; anything else is an error naming the line (exit 65).",
+            "Without SOURCE arguments, or for an argument -, one source per line: a spotify:KIND:ID URI, an open.spotify.com/KIND/ID URL, a bare playlist id, or a JSON record with uri or id and maybe type (a playlist record from spotify-playlists; a track record, which reads that track). KIND is playlist, album, artist, show, track or episode. Blank lines are skipped; anything else is an error naming the line (exit 65).",
             "With --search, one query per line: 'Artist - Title' (the first ' - ' separates them; 'A feat. B' and 'A, B' name several artists), 'Title' alone, or a JSON record {\"name\": TITLE, \"artists\": [NAME or {\"name\": NAME}, ...], \"duration_ms\": N} (other fields ignored). A line that starts with { but is not such a record (not JSON, no name) is an error naming the line (exit 65).",
         ],
         output: [
-            "One record per item, in playlist order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, added_at, position (zero-based, counting every entry of the playlist), playlist {id, uri}. Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null and position counts the saved tracks.",
+            "One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, then for a track of an album, artist or track source disc_number and track_number, then added_at (null outside playlists), position (zero-based, counting every item of the source: an artist's count on across its releases), playlist {id, uri, name} (the playlist the item is in; null for other sources) and source {type, id, uri, name}: what the item was read from, the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not tell it). Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null, there is no source, and position counts the saved tracks.",
             "With --search, one record per match, in query order: the track record (added_at null, playlist null, position the query's line number, or its number among the arguments, counting from 1), then query (the text it answers: the line, or 'Artists - name' for a JSON record), match (the score from 0 to 1, two decimals) and match_quality (exact from 0.95, good from 0.8, else fair). --candidates N gives up to N records per query, best first, all with the query's position.",
             "On a terminal: a table of position (counting from 1, as people do; the records keep Spotify's zero-based position), name, artists and duration, then the number of items and their total duration.",
             libraryOutput,
@@ -57,14 +61,15 @@ package enum SpotifyTracks {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "a playlist was not found (404), e.g. a Spotify-owned editorial playlist; or with --search, a query had no match; the others still printed. Also: standard input held no playlist at all (nothing was read)"
+                "a source was not found (404), e.g. a Spotify-owned editorial playlist or an album id that does not exist; or with --search, a query had no match; the others still printed. Also: standard input held no source at all (nothing was read)"
             ),
             ExitCodeSpec(
                 .usage,
-                "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL, or --search with --liked"),
+                "usage error, e.g. a SOURCE argument that is no id, URI or URL of a kind it reads, or --search with --liked"
+            ),
             ExitCodeSpec(
                 .dataError,
-                "a line of standard input is not a playlist id, URI, URL or record (with --search: not a query); the message names the line"
+                "a line of standard input is not a source's id, URI, URL or record (with --search: not a query); the message names the line"
             ),
         ]
             + PlaylistCommands.networkExitCodes.map { spec in
@@ -83,6 +88,12 @@ package enum SpotifyTracks {
                 "spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks --tracks-only",
                 "The tracks of the playlist called Run, without podcast episodes."),
             ExampleSpec("spotify-tracks --liked | jq -r .name | head", "Your ten most recently liked songs."),
+            ExampleSpec(
+                "spotify-tracks spotify:album:4aawyAB9vmqN3uQ7FjRGTy | jq -r '\"\\(.disc_number)-\\(.track_number) \\(.name)\"'",
+                "An album's track list."),
+            ExampleSpec(
+                "spotify-tracks --include-groups album https://open.spotify.com/artist/0OdUWJ0sBjDrqHygGUXeCF | jq -s 'unique_by([.name, [.artists[].name]]) | .[]' -c",
+                "An artist's albums' songs, each once."),
             ExampleSpec(
                 "spotify-tracks --search 'Queen - Bohemian Rhapsody' 'Daft Punk - Get Lucky'",
                 "The best matching track for each query."),
@@ -126,9 +137,12 @@ package enum SpotifyTracks {
         if command.value(SearchOption.candidates) != nil { throw ToolError.usage("--candidates needs --search") }
         let liked = command.flag(Option.liked)
         if liked && !command.positionals.isEmpty {
-            throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST")
+            throw ToolError.usage("--liked reads your saved tracks; it takes no SOURCE")
         }
-        let playlists = liked ? [] : try await PlaylistCacheOptions.selectors(command, context, tool: spec.name)
+        let includeGroups = try Sources.includeGroups(command)
+        let playlists =
+            liked
+            ? [] : try await PlaylistCacheOptions.selectors(command, context, tool: spec.name, kinds: Sources.kinds)
         if !liked && playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: spec.name) }
         let human =
             !selection.raw
@@ -155,7 +169,8 @@ package enum SpotifyTracks {
         do {
             try await source.read(
                 playlists, wanted: selection.raw ? .full : .records,
-                uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields, into: &handler)
+                uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields, includeGroups: includeGroups,
+                into: &handler)
         } catch {
             progress.clear()
             throw error
@@ -175,11 +190,21 @@ package enum SpotifyTracks {
         let edits: EditedWhileRead
         var current: Output?
         var status = ExitCode.success
+        /// Each source's name once known (a playlist's, an artist's), for the records' playlist and source.
+        var names: [Int: String] = [:]
 
         var takesLines: Bool { !human }
 
         mutating func output(_ index: Int) -> Output {
-            current ?? Output(context: context, selection: selection, human: human, playlist: playlists[index])
+            current
+                ?? Output(
+                    context: context, selection: selection, human: human, playlist: playlists[index],
+                    name: names[index])
+        }
+
+        mutating func named(_ name: String, playlist index: Int) {
+            names[index] = name
+            if current != nil { current?.name = name }
         }
 
         mutating func page(_ page: Page, playlist index: Int) throws {
@@ -198,12 +223,12 @@ package enum SpotifyTracks {
 
         mutating func totalChanged(playlist index: Int, was: Int, now: Int) {
             progress.clear()
-            PlaylistCommands.totalChangedNote("playlist \(playlists[index].id)", context, edits)(was, now)
+            PlaylistCommands.totalChangedNote(Sources.what(playlists[index]), context, edits)(was, now)
         }
 
         mutating func editedWhileRead(playlist index: Int) {
             progress.clear()
-            PlaylistCommands.editedNote("playlist \(playlists[index].id)", context, edits)
+            PlaylistCommands.editedNote(Sources.what(playlists[index]), context, edits)
         }
 
         mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
@@ -215,39 +240,52 @@ package enum SpotifyTracks {
                 try output.finish()
             case .refused(let refused):
                 try PlaylistCommands.report(
-                    PlaylistCommands.refusal(SpotifyErrorBody(refused), playlist: playlists[index]), context,
-                    status: &status)
+                    Sources.refusal(SpotifyErrorBody(refused), source: playlists[index]), context, status: &status)
             case .failed(let error):
                 try PlaylistCommands.report(error, context, status: &status)
             }
         }
 
         mutating func progress(_ run: PlaylistItemsReader.Progress) {
-            progress.update(
-                done: run.items, total: run.itemsKnown, lists: (run.playlists, run.playlistsTotal, "playlists"))
+            let noun = playlists.allSatisfy { $0.kind == .playlist } ? "playlists" : "sources"
+            progress.update(done: run.items, total: run.itemsKnown, lists: (run.playlists, run.playlistsTotal, noun))
         }
     }
 
-    /// Writes one playlist's (or the liked songs') pages as records, raw entries or table rows.
+    /// Writes one source's (or the liked songs') pages as records, raw entries or table rows.
     struct Output {
         let context: ToolContext
         let selection: Selection
         let human: Bool
+        /// The source read (a playlist, album, artist, show, track or episode); nil for liked songs.
         let playlist: SpotifyReference?
+        /// Its name, once known.
+        var name: String?
+        /// The album or show the catalogue items being written belong to (an album's tracks lack
+        /// `album`), from the first page of each.
+        var container: JSONValue?
+        /// Items of a catalogue source handed on so far: the next one's position (an artist's
+        /// count on across its albums).
+        var consumed = 0
         var table: TextTable?
         var unavailable = 0
         var written = 0
         var durationMs = 0
 
-        init(context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?) {
+        init(context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?, name: String? = nil)
+        {
             self.context = context
             self.selection = selection
             self.human = human
             self.playlist = playlist
+            self.name = name
         }
 
         mutating func write(_ page: Page) throws {
-            if human && table == nil { try startTable(total: page.total) }
+            // An artist's albums run on: its positions outgrow any one album's total.
+            if human && table == nil { try startTable(total: playlist?.kind == .artist ? 10_000 : page.total) }
+            if let playlist, playlist.kind != .playlist { return try writeCatalogue(page, source: playlist) }
+            let source = playlist.map { RecordSource($0, name: name) }
             for (index, entry) in page.items.enumerated() {
                 let kind = PlaylistEntry.kind(of: entry)
                 if kind == .unavailable && !selection.raw { unavailable += 1 }
@@ -256,11 +294,37 @@ package enum SpotifyTracks {
                 if selection.raw {
                     try context.stdout.write(entry)
                     written += 1
-                } else if let record = PlaylistEntry.record(entry, position: position, playlist: playlist) {
+                } else if let record = PlaylistEntry.record(
+                    entry, position: position, playlist: playlist, name: name, source: source)
+                {
                     try writeRow(record, position: position)
                 }
             }
             try context.stdout.flush()  // each page downstream as it arrives (`| head` stops us early)
+        }
+
+        /// An album's or a show's tracks or episodes, or a track or an episode read on its own:
+        /// Spotify's objects untouched with --raw, else records (see `CatalogItem`).
+        mutating func writeCatalogue(_ page: Page, source reference: SpotifyReference) throws {
+            if let source = page.source { container = source }
+            for item in page.items {
+                let position = consumed
+                consumed += 1
+                let entry = CatalogItem.entry(item, container: container)
+                let kind = PlaylistEntry.kind(of: entry)
+                if kind == .unavailable && !selection.raw { unavailable += 1 }
+                guard selection.keeps(kind) else { continue }
+                if selection.raw {
+                    try context.stdout.write(item)
+                    written += 1
+                } else if let record = CatalogItem.record(
+                    entry, position: position,
+                    source: Sources.recordSource(reference, name: name, container: container, item: item))
+                {
+                    try writeRow(record, position: position)
+                }
+            }
+            try context.stdout.flush()
         }
 
         /// One track record, as JSON or as a table row.
@@ -304,7 +368,7 @@ package enum SpotifyTracks {
                     "\(groupedThousands(written)) \(noun), \(formatClock(milliseconds: durationMs))\n")
             }
             if unavailable > 0 {
-                let what = playlist.map { "playlist \($0.id)" } ?? "your liked songs"
+                let what = playlist.map(Sources.what) ?? "your liked songs"
                 context.warn(
                     "\(what): skipped \(unavailable) \(unavailable == 1 ? "item" : "items") Spotify no longer makes available (null)"
                 )
