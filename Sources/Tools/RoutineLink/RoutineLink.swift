@@ -354,8 +354,10 @@ package enum RoutineLink {
         if invocation.mode == .human {
             let rows = routines.map { routine in
                 [
+                    // A column needs no quotes around a name (review 23); sentences keep them.
                     routine.name, routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-",
-                    routine.playlist.map(playlistName) ?? "-", String(routine.sessions.count), routine.note ?? "",
+                    routine.playlist.map { $0.name ?? $0.uri } ?? "-", String(routine.sessions.count),
+                    routine.note ?? "",
                 ]
             }
             if !rows.isEmpty {

@@ -90,7 +90,10 @@ package enum Songcount {
         static let label = OptionSpec(
             "label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications).")
         static let json = OptionSpec(
-            "json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal.")
+            "json", short: "j",
+            help:
+                "Write JSON Lines even on a terminal: the song_count record, or with --select and --best-fit the chosen records as they came (a table otherwise)."
+        )
 
         /// Fit mode's window in milliseconds; nil in count mode.
         var target: Int?
@@ -117,10 +120,9 @@ package enum Songcount {
                         "--best-fit and --select cannot be used together: --select takes the first songs, --best-fit the closest total"
                     )
                 }
-                if labelOnly || json {
+                if labelOnly {
                     throw ToolError.usage(
-                        "--best-fit prints the chosen songs, not a song_count record; it cannot be used with \(labelOnly ? "--label" : "--json")"
-                    )
+                        "--best-fit prints the chosen songs, not a song_count record; it cannot be used with --label")
                 }
             }
         }
@@ -136,18 +138,22 @@ package enum Songcount {
 
         var skipped = SkippedRecords()
         if options.bestFit, let target {
-            return try bestFit(target: target, sources: sources, context: context, skipped: &skipped)
+            var chosen = ChosenSongs(context: context, table: context.outputMode(forcedJSON: options.json) == .human)
+            return try bestFit(target: target, sources: sources, context: context, skipped: &skipped, into: &chosen)
         }
         let report: Report
+        // The chosen songs for people: a table on a terminal, not the records (review 23).
+        var chosen = ChosenSongs(context: context, table: context.outputMode(forcedJSON: options.json) == .human)
         if let target {
             var fit = SongFit(targetMs: target)
             context.stdout.flushesEachRecord = select
             try readRecords(sources, stdin: context.stdin, identity: false, skipped: &skipped) { line, fields in
                 guard fields.isSong else { return .notSong }
                 guard let duration = fields.durationMs, duration > 0 else { return .skip }
-                if select { try context.stdout.writeLine(line) }
+                if select { try chosen.write(line) }
                 return fit.add(durationMs: duration) ? .stop : .next
             }
+            if select { try chosen.finish() }
             if fit.trackCount == 0 {
                 for note in skipped.notes { context.warn(note) }
                 // No answer rather than "less than 1 song": an empty input is a pipeline gone wrong.
@@ -211,9 +217,10 @@ package enum Songcount {
     }
 
     /// `--best-fit`: every song read and kept, then the closest subsequence written in order.
-    static func bestFit(target: Int, sources: [String], context: ToolContext, skipped: inout SkippedRecords) throws
-        -> ExitCode
-    {
+    static func bestFit(
+        target: Int, sources: [String], context: ToolContext, skipped: inout SkippedRecords,
+        into chosen: inout ChosenSongs
+    ) throws -> ExitCode {
         // The records wait on disk, not in memory: a million of them took 379 MB (D6).
         let lines = try LineSpool(directory: context.environment["TMPDIR"])
         var durations: [Int] = []
@@ -230,12 +237,45 @@ package enum Songcount {
             return .notFound
         }
         let result = BestFit.choose(durations: durations, targetMs: target)
+        chosen.expected = result.indices.count
         for index in result.indices {
-            try lines.line(index).withUnsafeBytes { try context.stdout.writeLine($0) }
+            try lines.line(index).withUnsafeBytes { try chosen.write($0) }
         }
+        try chosen.finish()
         try context.stdout.flush()
         context.warn(result.summary)
         return .success
+    }
+
+    /// The songs --select and --best-fit pass on: the records byte for byte, or on a terminal the
+    /// track table spotify-tracks and local show draw (numbered from 1), with the total under it.
+    struct ChosenSongs {
+        let context: ToolContext
+        var table: SpotifyTracks.Output?
+        var count = 0
+        /// How many songs the table numbers at most, for the width of its # column.
+        var expected = 999
+
+        init(context: ToolContext, table: Bool) {
+            self.context = context
+            self.table =
+                table
+                ? SpotifyTracks.Output(
+                    context: context, selection: .init(raw: false, noLocal: false, tracksOnly: false), human: true,
+                    playlist: nil) : nil
+        }
+
+        mutating func write(_ line: UnsafeRawBufferPointer) throws {
+            guard table != nil else { return try context.stdout.writeLine(line) }
+            guard let record = (try? JSONValue.parse(buffer: line))?.objectValue else { return }
+            if count == 0 { try table!.startTable(total: expected) }
+            try table!.writeRow(record, position: count)
+            count += 1
+        }
+
+        func finish() throws {
+            if count > 0 { try table?.finish() }
+        }
     }
 
     static func parseTarget(_ text: String) throws -> Int {

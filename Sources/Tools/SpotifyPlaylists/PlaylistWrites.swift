@@ -170,10 +170,15 @@ extension SpotifyPlaylists {
         }
         let items = context.terminal.stdinIsTerminal ? ItemInput() : try ItemInput.read(context.stdin)
         if items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) && context.stdin.carriesData {
-            context.warn(
-                "no items on standard input (an empty \(DescriptorKind(context.stdin.fileDescriptor) == .pipe ? "pipe" : "file")): did the filter before create match anything? Nothing was created; add --allow-empty to make an empty playlist"
-            )
-            _ = skipped(items, context)
+            if let held = items.skippedSummary {
+                context.warn(
+                    "nothing to add: standard input held only \(held), which the Web API cannot add; nothing was created (add --allow-empty to make an empty playlist)"
+                )
+            } else {
+                context.warn(
+                    "no items on standard input (an empty \(DescriptorKind(context.stdin.fileDescriptor) == .pipe ? "pipe" : "file")): did the filter before create match anything? Nothing was created; add --allow-empty to make an empty playlist"
+                )
+            }
             return .notFound
         }
         let description = command.value(WriteOption.description)
@@ -227,7 +232,7 @@ extension SpotifyPlaylists {
             try writeAddChanges(items.uris, playlist: playlist.id, position: position, context)
             return skipped(items, context)
         }
-        guard !items.uris.isEmpty else { return nothingToDo(items, context) }
+        guard !items.uris.isEmpty else { return nothingToDo(items, context, action: "add") }
         let writer = try context.playlistWriter()
         let before = try await writer.state(of: playlist.id)
         if let position, position > before.total {
@@ -289,7 +294,9 @@ extension SpotifyPlaylists {
         if command.flag(WriteOption.liked) { return try await liked(save: false, command, context) }
         let items = try itemsFromInput(context, action: "remove")
         let playlist = try await target(command, context, exact: true)
-        if items.uris.isEmpty && !command.flag(WriteOption.dryRun) { return nothingToDo(items, context) }
+        if items.uris.isEmpty && !command.flag(WriteOption.dryRun) {
+            return nothingToDo(items, context, action: "remove")
+        }
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let gone = Set(items.uris)
@@ -418,7 +425,7 @@ extension SpotifyPlaylists {
             }
             return skipped(items, context)
         }
-        guard !uris.isEmpty else { return nothingToDo(items, context) }
+        guard !uris.isEmpty else { return nothingToDo(items, context, action: action) }
         let library = try SavedItems(api: context.webAPI())
         if save {
             try await library.save(uris, scope: likedScope)
@@ -518,9 +525,16 @@ extension SpotifyPlaylists {
         return .notFound
     }
 
-    static func nothingToDo(_ items: ItemInput, _ context: ToolContext) -> ExitCode {
-        context.warn("no items on standard input: nothing to write")
-        _ = skipped(items, context)
+    /// Nothing the Web API can write: say what standard input held instead, and why none of it is
+    /// an item ("no items" after one local file read as a lie; review 24).
+    static func nothingToDo(_ items: ItemInput, _ context: ToolContext, action: String) -> ExitCode {
+        if let held = items.skippedSummary {
+            context.warn(
+                "nothing to \(action): standard input held only \(held), which the Web API cannot \(action); nothing was changed"
+            )
+        } else {
+            context.warn("no items on standard input: nothing to \(action)")
+        }
         return .notFound
     }
 
