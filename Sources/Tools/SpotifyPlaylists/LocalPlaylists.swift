@@ -25,7 +25,7 @@ extension SpotifyPlaylists {
                 "NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true,
                 completion: .command("spotify-playlists local list --names")),
         ],
-        options: [localNamesOption, WriteOption.allowEmpty, WriteOption.yes],
+        options: [localNamesOption, WriteOption.allowEmpty, WriteOption.localYes],
         examples: [
             ExampleSpec(
                 "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning",

@@ -18,7 +18,9 @@ extension SpotifyPlaylists {
         static let collaborative = OptionSpec(
             "collaborative", help: "Let others you share it with change it (a collaborative playlist is private).")
         static let yes = OptionSpec(
-            "yes", short: "y", help: "delete: do not ask first (it asks only when standard input is a terminal).")
+            "yes", short: "y", help: "Do not ask first (it asks only when standard input is a terminal).")
+        static let localYes = OptionSpec(
+            "yes", short: "y", help: "With delete: do not ask first (it asks only when standard input is a terminal).")
         static let position = OptionSpec(
             "position", value: "N", help: "Insert at this zero-based position instead of at the end.")
         // Each command's own words: `remove -h` says what --liked does for remove (review 24).

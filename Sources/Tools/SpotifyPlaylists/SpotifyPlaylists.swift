@@ -365,8 +365,9 @@ package enum SpotifyPlaylists {
             guard human && withDuration, let table, count > 0 else { return }
             var what = "total: \(plural(count, "playlist"))"
             if withoutDuration > 0 { what += " (\(withoutDuration) without a duration)" }
-            try context.stdout.writeText(
-                table.line([what, groupedThousands(items), formatClock(milliseconds: durationMs)]) + "\n")
+            var line = Substring(table.line([what, groupedThousands(items), formatClock(milliseconds: durationMs)]))
+            while line.last == " " { line = line.dropLast() }
+            try context.stdout.writeText(line + "\n")
         }
     }
 }
