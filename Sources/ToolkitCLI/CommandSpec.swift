@@ -95,7 +95,8 @@ package struct CommandSpec: Sendable {
 
     /// `tool help [COMMAND]` is `tool [COMMAND] --help`, for a tool with commands (none is called help).
     package var offersHelpCommand: Bool {
-        !subcommands.isEmpty && !subcommands.contains { $0.name == Self.helpCommand || $0.aliases.contains(Self.helpCommand) }
+        !subcommands.isEmpty
+            && !subcommands.contains { $0.name == Self.helpCommand || $0.aliases.contains(Self.helpCommand) }
     }
 
     package static let helpCommand = "help"

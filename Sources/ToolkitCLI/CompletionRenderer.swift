@@ -257,7 +257,8 @@ package enum CompletionRenderer {
             .joined()
         for command in spec.subcommands {
             for name in [command.name] + command.aliases {
-                out += "complete -c \(tool) -n '__fish_use_subcommand' -a \(name) -d '\(fishEscape(command.abstract))'\n"
+                out +=
+                    "complete -c \(tool) -n '__fish_use_subcommand' -a \(name) -d '\(fishEscape(command.abstract))'\n"
             }
         }
         if spec.offersHelpCommand {

@@ -112,7 +112,8 @@ import Testing
         let create = try await library.run("spotify-playlists", ["create", "Copy"], stdin: local + "\n")
         #expect(create.status == 1)
         #expect(create.stderr.contains("standard input held only 1 local file"), "\(create.stderr)")
-        #expect(!create.stderr.contains("an empty pipe") && !create.stderr.contains("an empty file"), "\(create.stderr)")
+        #expect(
+            !create.stderr.contains("an empty pipe") && !create.stderr.contains("an empty file"), "\(create.stderr)")
         let remove = try await library.run("spotify-playlists", ["remove", "Morning"], stdin: local + "\n")
         #expect(remove.stderr.contains("nothing to remove: standard input held only 1 local file"), "\(remove.stderr)")
     }

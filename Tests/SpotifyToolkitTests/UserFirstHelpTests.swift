@@ -112,7 +112,8 @@ import Testing
         #expect(top.stdout.contains("Run 'spotify-playlists help COMMAND'"), "\(top.stdout)")
         let unknown = try await InProcess.run("routine-link", ["help", "lsit"])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr.hasPrefix("routine-link: unknown command 'lsit'; did you mean 'list'?"), "\(unknown.stderr)")
+        #expect(
+            unknown.stderr.hasPrefix("routine-link: unknown command 'lsit'; did you mean 'list'?"), "\(unknown.stderr)")
         // A tool without commands has no help command: `help` stays what it was, an argument.
         let songcount = try await InProcess.run("songcount", ["help"])
         #expect(songcount.status == 66, "\(songcount.stderr)")

@@ -67,8 +67,9 @@ package enum RoutineLink {
                 ]
             ).running(handler(edit)),
             CommandSpec(
-                name: "list", abstract: "list the routines, as routine records", aliases: ["ls"], options: [namesOption])
-                .running(handler(list)),
+                name: "list", abstract: "list the routines, as routine records", aliases: ["ls"], options: [namesOption]
+            )
+            .running(handler(list)),
             CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
                 .running(handler(show)),
             CommandSpec(
@@ -79,7 +80,8 @@ package enum RoutineLink {
                 ]
             ).running(handler(rename)),
             CommandSpec(
-                name: "remove", abstract: "remove a routine and its sessions", aliases: ["rm"], arguments: [nameArgument],
+                name: "remove", abstract: "remove a routine and its sessions", aliases: ["rm"],
+                arguments: [nameArgument],
                 options: [
                     Option.yes
                 ]

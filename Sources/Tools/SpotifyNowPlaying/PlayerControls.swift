@@ -20,7 +20,9 @@ extension SpotifyNowPlaying {
             discussion: [
                 "Needs the user-library-modify scope (spotify-auth login --scope edit adds it), not Premium. Saving a song that is already liked changes nothing. Nothing playing, a podcast episode, an ad or a local file is exit 1 with a message saying so."
             ],
-            notes: ["Reads what plays now (GET /me/player/currently-playing), then saves that track with PUT /me/library."],
+            notes: [
+                "Reads what plays now (GET /me/player/currently-playing), then saves that track with PUT /me/library."
+            ],
             examples: [ExampleSpec("spotify-nowplaying like", "Like the song you are hearing.")],
             run: { _, context in try await like(context, save: true) }),
         CommandSpec(
@@ -95,7 +97,9 @@ extension SpotifyNowPlaying {
             discussion: [
                 "DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices (case-insensitive; a unique prefix will do). Playing stays playing and paused stays paused. Needs Premium and the user-modify-playback-state scope; a restricted device is refused."
             ],
-            notes: ["Reads whether something plays now, then sends PUT /me/player with that device and play set to match."],
+            notes: [
+                "Reads whether something plays now, then sends PUT /me/player with that device and play set to match."
+            ],
             arguments: [
                 ArgumentSpec(
                     "DEVICE", help: "The device to play on: an id, a name, or a unique name prefix.",

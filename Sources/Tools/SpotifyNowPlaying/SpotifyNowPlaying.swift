@@ -24,7 +24,8 @@ package enum SpotifyNowPlaying {
     /// `check` reads the arguments before anything touches the login or the network (exit 64).
     static func control(
         _ name: String, _ abstract: String, arguments: [ArgumentSpec] = [], discussion: [String] = [],
-        notes: [String] = [], examples: [ExampleSpec] = [], check: @escaping @Sendable (ParsedCommand) throws -> Void = { _ in },
+        notes: [String] = [], examples: [ExampleSpec] = [],
+        check: @escaping @Sendable (ParsedCommand) throws -> Void = { _ in },
         send: @escaping Send
     ) -> CommandSpec {
         CommandSpec(

@@ -206,37 +206,37 @@ package enum SpotifyPlaylists {
         var output = Output(context: context, human: human, withDuration: withDuration)
         let edits = EditedWhileRead()
         let status = try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
-                let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
-                let answer = try await api.perform(
-                    method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
-                ) { result -> Answer<JSONObject> in
-                    guard result.isSuccess else { return .refused(result) }
-                    guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json)
-                    else {
-                        throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
-                    }
-                    return .value(record)
+            let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
+            let answer = try await api.perform(
+                method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
+            ) { result -> Answer<JSONObject> in
+                guard result.isSuccess else { return .refused(result) }
+                guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json)
+                else {
+                    throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
                 }
-                guard case .value(var record) = answer.value else {
-                    if case .refused(let result) = answer.value {
-                        return try PlaylistCommands.refusal(SpotifyErrorBody(result), playlist: playlist)
-                    }
-                    return nil
+                return .value(record)
+            }
+            guard case .value(var record) = answer.value else {
+                if case .refused(let result) = answer.value {
+                    return try PlaylistCommands.refusal(SpotifyErrorBody(result), playlist: playlist)
                 }
-                if withDuration {
-                    // The snapshot_id just fetched is current: a cached copy of it needs no further request.
-                    let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-                    let selector = PlaylistItemsReader.Selector(
-                        reference: playlist, snapshot: snapshot, snapshotIsCurrent: true,
-                        itemsTotal: record["items_total"]?.intValue)
-                    record["duration_ms"] =
-                        try await durations(
-                            of: [selector], source: source, progress: progress, context: context, edits: edits
-                        ).first ?? .null
-                }
-                try output.write(record)
                 return nil
             }
+            if withDuration {
+                // The snapshot_id just fetched is current: a cached copy of it needs no further request.
+                let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+                let selector = PlaylistItemsReader.Selector(
+                    reference: playlist, snapshot: snapshot, snapshotIsCurrent: true,
+                    itemsTotal: record["items_total"]?.intValue)
+                record["duration_ms"] =
+                    try await durations(
+                        of: [selector], source: source, progress: progress, context: context, edits: edits
+                    ).first ?? .null
+            }
+            try output.write(record)
+            return nil
+        }
         try output.finish()
         return edits.status(status)
     }
