@@ -55,7 +55,9 @@ package enum FakeSpotifyCommand {
             ExampleSpec("fake-spotify --port-file /tmp/fake.port &", "Start it in the background on a free port."),
             ExampleSpec(
                 "curl -s -d expires_in=0 http://127.0.0.1:PORT/_fake/tokens", "Mint an already-expired token pair."),
-        ]
+        ],
+        // Never installed: its help is the whole text, and says so instead of naming a man page.
+        developmentOnly: true
     )
 
     package static func main() async -> Never {

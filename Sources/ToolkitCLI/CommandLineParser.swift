@@ -40,6 +40,7 @@ package enum CommandLineParser {
         var firstError: ToolError?
         var index = 0
         var onlyPositionals = false
+        var helpWord = false
 
         func fail(_ error: ToolError) {
             if firstError == nil { firstError = error }
@@ -132,6 +133,12 @@ package enum CommandLineParser {
                     record(option, value: nil)
                 }
             } else if result.positionals.isEmpty, !chain.last!.subcommands.isEmpty {
+                if argument == CommandSpec.helpCommand, chain.count == 1, !helpWord, root.offersHelpCommand {
+                    // `tool help [COMMAND]` is `tool [COMMAND] --help`, as git and gh have it.
+                    helpWord = true
+                    result.wantsHelp = true
+                    continue
+                }
                 guard let sub = chain.last!.subcommand(named: argument) else {
                     let names = chain.last!.subcommands.map(\.name)
                     fail(.usage("unknown command '\(argument)'\(suggestion(for: argument, among: names, prefix: ""))"))
@@ -146,6 +153,12 @@ package enum CommandLineParser {
             }
         }
 
+        // `tool help nosuch` names a command that is not there: say so, not the tool's help.
+        if helpWord, let firstError, result.path.count == 1, !result.positionals.isEmpty {
+            var error = firstError
+            error.commandPath = result.path
+            throw error
+        }
         if result.wantsHelp || result.wantsVersion { return result }
         do {
             if let firstError { throw firstError }

@@ -10,8 +10,14 @@ package struct CommandSpec: Sendable {
     package var name: String
     /// One line: the NAME line of the man page and the first line of `--help`.
     package var abstract: String
-    /// Paragraphs for DESCRIPTION.
+    /// Paragraphs for DESCRIPTION: what the command does for its user, and its common uses.
     package var discussion: [String]
+    /// Paragraphs on how it does it (paging, scheduling, caching, retries): the man page's HOW IT
+    /// WORKS and the end of `--help`, after everything a user needs first; never in `-h`.
+    package var notes: [String]
+    /// Other names the command answers to as a subcommand (`ls` for `list`): parsed, shown in
+    /// help and completed; the records and messages use its name.
+    package var aliases: [String]
     package var arguments: [ArgumentSpec]
     package var options: [OptionSpec]
     package var subcommands: [CommandSpec]
@@ -26,6 +32,9 @@ package struct CommandSpec: Sendable {
     package var seeAlso: [String]
     /// A command with subcommands that also does something on its own (spotify-nowplaying's one shot).
     package var runsWithoutSubcommand = false
+    /// A development tool (fake-spotify): never installed and without a man page, so its help
+    /// points nowhere else.
+    package var developmentOnly = false
     /// Runs the command (for a tool with subcommands: the tool alone, if `runsWithoutSubcommand`).
     package var run: CommandHandler?
 
@@ -33,6 +42,8 @@ package struct CommandSpec: Sendable {
         name: String,
         abstract: String,
         discussion: [String] = [],
+        notes: [String] = [],
+        aliases: [String] = [],
         arguments: [ArgumentSpec] = [],
         options: [OptionSpec] = [],
         subcommands: [CommandSpec] = [],
@@ -44,11 +55,14 @@ package struct CommandSpec: Sendable {
         examples: [ExampleSpec] = [],
         seeAlso: [String] = [],
         runsWithoutSubcommand: Bool = false,
+        developmentOnly: Bool = false,
         run: CommandHandler? = nil
     ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
+        self.notes = notes
+        self.aliases = aliases
         self.arguments = arguments
         self.options = options
         self.subcommands = subcommands
@@ -60,6 +74,7 @@ package struct CommandSpec: Sendable {
         self.examples = examples
         self.seeAlso = seeAlso
         self.runsWithoutSubcommand = runsWithoutSubcommand
+        self.developmentOnly = developmentOnly
         self.run = run
     }
 
@@ -70,9 +85,21 @@ package struct CommandSpec: Sendable {
         return spec
     }
 
+    /// The subcommand called `name`, or that has it as an alias.
     package func subcommand(named name: String) -> CommandSpec? {
-        subcommands.first { $0.name == name }
+        subcommands.first { $0.name == name } ?? subcommands.first { $0.aliases.contains(name) }
     }
+
+    /// `list, ls`: the name and its aliases, as help lists a command.
+    package var namesShown: String { ([name] + aliases).joined(separator: ", ") }
+
+    /// `tool help [COMMAND]` is `tool [COMMAND] --help`, for a tool with commands (none is called help).
+    package var offersHelpCommand: Bool {
+        !subcommands.isEmpty
+            && !subcommands.contains { $0.name == Self.helpCommand || $0.aliases.contains(Self.helpCommand) }
+    }
+
+    package static let helpCommand = "help"
 }
 
 package enum CompletionKind: Sendable, Equatable {

@@ -45,6 +45,13 @@ package enum CompletionRenderer {
         spec.arguments.map(\.completion)
     }
 
+    /// The words that name a command: each name, then its aliases, then `help` where the tool takes it.
+    static func commandWords(_ spec: CommandSpec) -> [String] {
+        spec.subcommands.flatMap { [$0.name] + $0.aliases } + (spec.offersHelpCommand ? [CommandSpec.helpCommand] : [])
+    }
+
+    static let helpAbstract = "show the help of COMMAND"
+
     // MARK: bash
 
     static func bash(_ spec: CommandSpec) -> String {
@@ -61,11 +68,20 @@ package enum CompletionRenderer {
             out += """
                     for ((i = 1; i < COMP_CWORD; i++)); do
                         case "${COMP_WORDS[i]}" in
-                            \(spec.subcommands.map(\.name).joined(separator: "|"))) command="${COMP_WORDS[i]}"; break ;;
+                            \(commandWords(spec).joined(separator: "|"))) command="${COMP_WORDS[i]}"; break ;;
                         esac
                     done
 
                 """
+            // An alias completes as the command it stands for.
+            let aliased = spec.subcommands.filter { !$0.aliases.isEmpty }
+            if !aliased.isEmpty {
+                out += "    case \"$command\" in\n"
+                for command in aliased {
+                    out += "        \(command.aliases.joined(separator: "|"))) command=\(command.name) ;;\n"
+                }
+                out += "    esac\n"
+            }
         }
         // Values of options that take one.
         out += "    case \"$command:$prev\" in\n"
@@ -85,7 +101,11 @@ package enum CompletionRenderer {
             var words = "\(options.joined(separator: " "))"
             if command.parent == nil && !spec.subcommands.isEmpty {
                 out +=
-                    "        \"\") if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words)\" -- \"$cur\")); else COMPREPLY=($(compgen -W \"\(spec.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\")); fi ;;\n"
+                    "        \"\") if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words)\" -- \"$cur\")); else COMPREPLY=($(compgen -W \"\(commandWords(spec).joined(separator: " "))\" -- \"$cur\")); fi ;;\n"
+                if spec.offersHelpCommand {
+                    out +=
+                        "        \(CommandSpec.helpCommand)) COMPREPLY=($(compgen -W \"\(spec.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\")) ;;\n"
+                }
                 continue
             }
             words = "\"\(words)\""
@@ -143,12 +163,22 @@ package enum CompletionRenderer {
             out += root.map { "        \($0)" }.joined(separator: " \\\n") + "\n"
             out += "    case $state in\n        command)\n            local -a commands\n            commands=(\n"
             for command in spec.subcommands {
-                out += "                '\(zshEscape(command.name)):\(zshEscape(command.abstract))'\n"
+                for name in [command.name] + command.aliases {
+                    out += "                '\(zshEscape(name)):\(zshEscape(command.abstract))'\n"
+                }
+            }
+            if spec.offersHelpCommand {
+                out += "                '\(CommandSpec.helpCommand):\(zshEscape(helpAbstract))'\n"
             }
             out += "            )\n            _describe -t commands '\(spec.name) command' commands ;;\n"
             out += "        arguments)\n            case $line[1] in\n"
+            if spec.offersHelpCommand {
+                out += "                \(CommandSpec.helpCommand))\n                    _arguments -s -S "
+                out += "':command:(\(spec.subcommands.map(\.name).joined(separator: " ")))' ;;\n"
+            }
             for command in spec.subcommands {
-                out += "                \(command.name))\n                    _arguments -s -S \\\n"
+                out +=
+                    "                \(([command.name] + command.aliases).joined(separator: "|")))\n                    _arguments -s -S \\\n"
                 out +=
                     zshSpecs(command, parent: spec).map { "                        \($0)" }.joined(separator: " \\\n")
                     + " ;;\n"
@@ -231,11 +261,19 @@ package enum CompletionRenderer {
         out += [OptionSpec.help, .version].map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }
             .joined()
         for command in spec.subcommands {
+            for name in [command.name] + command.aliases {
+                out +=
+                    "complete -c \(tool) -n '__fish_use_subcommand' -a \(name) -d '\(fishEscape(command.abstract))'\n"
+            }
+        }
+        if spec.offersHelpCommand {
+            let help = CommandSpec.helpCommand
+            out += "complete -c \(tool) -n '__fish_use_subcommand' -a \(help) -d '\(fishEscape(helpAbstract))'\n"
             out +=
-                "complete -c \(tool) -n '__fish_use_subcommand' -a \(command.name) -d '\(fishEscape(command.abstract))'\n"
+                "complete -c \(tool) -n '__fish_seen_subcommand_from \(help)' -a '\(spec.subcommands.map(\.name).joined(separator: " "))'\n"
         }
         for command in spec.subcommands {
-            let condition = "__fish_seen_subcommand_from \(command.name)"
+            let condition = "__fish_seen_subcommand_from \(([command.name] + command.aliases).joined(separator: " "))"
             out += (command.options.filter { !$0.isHidden } + [.help]).map {
                 fishOption($0, tool: tool, condition: condition)
             }.joined()

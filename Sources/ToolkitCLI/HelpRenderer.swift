@@ -18,9 +18,7 @@ package enum HelpRenderer {
         if !spec.discussion.isEmpty {
             out += "\n" + spec.discussion.map { wrap($0, indent: 0) }.joined(separator: "\n\n") + "\n"
         }
-        if !spec.subcommands.isEmpty {
-            out += "\nCommands:\n" + table(spec.subcommands.map { ($0.name, $0.abstract) })
-        }
+        if !spec.subcommands.isEmpty { out += "\nCommands:\n" + commandTable(spec) }
         if !spec.arguments.isEmpty {
             out += "\nArguments:\n" + table(spec.arguments.map { ($0.synopsis, $0.help) })
         }
@@ -35,7 +33,11 @@ package enum HelpRenderer {
                     return (name, help)
                 })
         if !spec.subcommands.isEmpty {
-            out += "\nRun '\(path.joined(separator: " ")) COMMAND --help' for a command's options.\n"
+            let tool = path.joined(separator: " ")
+            out +=
+                spec.offersHelpCommand && isRoot
+                ? "\nRun '\(tool) help COMMAND' (or '\(tool) COMMAND --help') for a command's options.\n"
+                : "\nRun '\(tool) COMMAND --help' for a command's options.\n"
         }
         if !spec.environment.isEmpty {
             out += "\nEnvironment:\n" + table(spec.environment.map { ($0.name, $0.help) })
@@ -49,9 +51,24 @@ package enum HelpRenderer {
                 out += "  $ \(example.command)\n" + wrap(example.explanation, indent: 6) + "\n"
             }
         }
-        out +=
-            isRoot ? "\nSee 'man \(path[0])' for more.\n" : "\nSee '\(path[0]) --help' and 'man \(path[0])' for more.\n"
+        if !spec.notes.isEmpty {
+            out += "\nHow it works:\n" + spec.notes.map { wrap($0, indent: 2) }.joined(separator: "\n\n") + "\n"
+        }
+        if spec.developmentOnly {
+            out += "\n\(path[0]) is for development only: it is never installed and has no man page.\n"
+        } else {
+            out +=
+                isRoot
+                ? "\nSee 'man \(path[0])' for more.\n" : "\nSee '\(path[0]) --help' and 'man \(path[0])' for more.\n"
+        }
         return out
+    }
+
+    /// The commands, each with its aliases (`list, ls`), and `help` where the tool takes it.
+    static func commandTable(_ spec: CommandSpec) -> String {
+        var rows = spec.subcommands.map { ($0.namesShown, $0.abstract) }
+        if spec.offersHelpCommand { rows.append(("\(CommandSpec.helpCommand) [COMMAND]", "show the help of COMMAND")) }
+        return table(rows)
     }
 
     /// The first sentence of `text`: up to the first ". " that ends one, not one after an
@@ -73,9 +90,7 @@ package enum HelpRenderer {
 
     static func shortBody(_ spec: CommandSpec, path: [String], parent: CommandSpec?) -> String {
         var out = ""
-        if !spec.subcommands.isEmpty {
-            out += "\nCommands:\n" + table(spec.subcommands.map { ($0.name, $0.abstract) })
-        }
+        if !spec.subcommands.isEmpty { out += "\nCommands:\n" + commandTable(spec) }
         if !spec.arguments.isEmpty {
             out += "\nArguments:\n" + table(spec.arguments.map { ($0.synopsis, firstSentence($0.help)) })
         }
@@ -86,7 +101,10 @@ package enum HelpRenderer {
                 options.map { option in
                     (option.short == nil ? "    " + option.displayName : option.displayName, firstSentence(option.help))
                 })
-        out += "\nThe whole text: '\(path.joined(separator: " ")) --help', or 'man \(path[0])'.\n"
+        out +=
+            spec.developmentOnly
+            ? "\nThe whole text: '\(path.joined(separator: " ")) --help'.\n"
+            : "\nThe whole text: '\(path.joined(separator: " ")) --help', or 'man \(path[0])'.\n"
         return out
     }
 

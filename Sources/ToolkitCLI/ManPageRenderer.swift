@@ -28,7 +28,8 @@ package enum ManPageRenderer {
         if !spec.subcommands.isEmpty {
             out += ".SH COMMANDS\n"
             for command in spec.subcommands {
-                out += ".TP\n.B \(escape(command.name))\n\(escape(command.abstract))\n"
+                let aliases = command.aliases.isEmpty ? "" : " (also \(command.aliases.joined(separator: ", ")))"
+                out += ".TP\n.B \(escape(command.name))\(escape(aliases))\n\(escape(command.abstract))\n"
                 out += command.discussion.map { ".IP\n\(escape($0))\n" }.joined()
                 let options = command.options.filter { !$0.isHidden }
                 if !options.isEmpty {
@@ -56,6 +57,15 @@ package enum ManPageRenderer {
 
         out += ".SH EXIT STATUS\n"
         out += spec.documentedExitCodes.map { ".TP\n.B \($0.code.rawValue)\n\(escape($0.meaning))\n" }.joined()
+
+        // How it works comes after everything a user needs first (review 26).
+        let commandNotes = spec.subcommands.filter { !$0.notes.isEmpty }
+        if !spec.notes.isEmpty || !commandNotes.isEmpty {
+            out += ".SH HOW IT WORKS\n" + paragraphs(spec.notes)
+            for command in commandNotes {
+                out += ".SS \(escape(spec.name)) \(escape(command.name))\n" + paragraphs(command.notes)
+            }
+        }
 
         let examples = spec.examples + spec.subcommands.flatMap(\.examples)
         if !examples.isEmpty {

@@ -425,7 +425,7 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         #expect(result.status == 77)
         #expect(
             result.stderr
-                == "spotify-nowplaying: listening history needs the user-read-recently-played scope; add it with: spotify-auth login --scope history (the scopes you have are kept)\n"
+                == "spotify-nowplaying: listening history needs the user-read-recently-played scope, which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has it, or unset SPOTIFY_ACCESS_TOKEN to use your login (spotify-auth login --scope history adds it)\n"
         )
     }
 }

@@ -56,8 +56,8 @@ import Testing
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { String($0.dropFirst(4)) }
         #expect(
             sections == [
-                "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES",
-                "SEE ALSO",
+                "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "HOW IT WORKS",
+                "EXAMPLES", "SEE ALSO",
             ])
         #expect(man.hasPrefix(".TH SONGCOUNT 1 \"\" \"spotify-toolkit 9.9.9\""))
     }

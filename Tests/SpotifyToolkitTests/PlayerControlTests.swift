@@ -236,7 +236,7 @@ import ToolkitCore
         #expect(noScope.stdout == "")
         #expect(
             noScope.stderr
-                == "spotify-nowplaying: controlling playback needs the user-modify-playback-state scope; add it with: spotify-auth login --scope playback (the scopes you have are kept)\n"
+                == "spotify-nowplaying: controlling playback needs the user-modify-playback-state scope, which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has it, or unset SPOTIFY_ACCESS_TOKEN to use your login (spotify-auth login --scope playback adds it)\n"
         )
     }
 
@@ -344,7 +344,7 @@ import ToolkitCore
         #expect(result.stdout == "")
         #expect(
             result.stderr
-                == "spotify-nowplaying: liking songs needs the user-library-modify scope; add it with: spotify-auth login --scope edit (the scopes you have are kept)\n"
+                == "spotify-nowplaying: liking songs needs the user-library-modify scope, which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has it, or unset SPOTIFY_ACCESS_TOKEN to use your login (spotify-auth login --scope edit adds it)\n"
         )
         #expect(try await session.fake.call("GET", "/_fake/saved-items")["added"] == [])
     }

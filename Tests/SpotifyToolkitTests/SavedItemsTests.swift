@@ -119,7 +119,7 @@ import ToolkitCore
         #expect(error?.exitCode == .noPermission)
         #expect(
             error?.message
-                == "saving liked songs needs the user-library-modify scope; add it with: spotify-auth login --scope edit (the scopes you have are kept)"
+                == "saving liked songs needs the user-library-modify scope, which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has it, or unset SPOTIFY_ACCESS_TOKEN to use your login (spotify-auth login --scope edit adds it)"
         )
         // A playlist URI needs playlist-modify-public even with user-library-modify.
         let (other, withLibrary) = try await Self.client(scope: "user-library-modify")
@@ -128,7 +128,7 @@ import ToolkitCore
         let refused = await #expect(throws: ToolError.self) {
             try await withLibrary.remove(["spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"], scope: playlist)
         }
-        #expect(refused?.message.hasSuffix("spotify-auth login --scope edit (the scopes you have are kept)") == true)
+        #expect(refused?.message.hasSuffix("(spotify-auth login --scope edit adds it)") == true)
     }
 
     @Test func aFailedLaterBatchSaysHowManyWentThrough() async throws {

@@ -70,7 +70,7 @@ import Testing
         (["--best-fit"], "--best-fit needs --target"),
         (["--best-fit", "--target", "1m", "--select"], "--best-fit and --select cannot be used together"),
         (["--best-fit", "--target", "1m", "--label"], "cannot be used with --label"),
-        (["--best-fit", "--target", "1m", "--json"], "cannot be used with --json"),
+        // --json is allowed now: the chosen records even on a terminal (CopySlipsCommandTests).
         (["--best-fit", "--target", "0s"], "--target must be longer than zero"),
     ])
     func conflictsAreUsageErrors(arguments: [String], message: String) async throws {

@@ -22,6 +22,8 @@ complete -c spotify-nowplaying -n '__fish_use_subcommand' -a seek -d 'jump to a 
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a transfer -d 'move playback to another device, keeping it playing or paused'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a devices -d 'list the devices Spotify can play on, as device records'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -a recent -d 'recently played tracks, oldest first, as played records'
+complete -c spotify-nowplaying -n '__fish_use_subcommand' -a help -d 'show the help of COMMAND'
+complete -c spotify-nowplaying -n '__fish_seen_subcommand_from help' -a 'play pause next previous queue like unlike shuffle repeat volume seek transfer devices recent'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from play' -l device -x -a '(spotify-nowplaying devices --names 2>/dev/null)'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from play' -l device -x -d 'Send the command to this device (an id, or a name from \'spotify-nowplaying devices\'; a unique prefix will do) instead of the active one.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from play' -s h -l help -d 'Show this help and exit.'

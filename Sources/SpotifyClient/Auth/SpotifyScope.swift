@@ -94,6 +94,15 @@ package enum SpotifyScope {
         }
 
         package var error: ToolError { .noPermission(SpotifyScope.missingMessage(scopes, for: what)) }
+
+        /// The same, when the token came from SPOTIFY_ACCESS_TOKEN: that token is used instead of
+        /// any login, so a login alone would not help (review 24).
+        package var environmentTokenError: ToolError {
+            let names = scopes.count == 1 ? "the \(scopes[0]) scope" : "the scopes " + scopes.joined(separator: " and ")
+            return .noPermission(
+                "\(what) needs \(names), which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has \(scopes.count == 1 ? "it" : "them"), or unset SPOTIFY_ACCESS_TOKEN to use your login (\(SpotifyScope.loginCommand(for: scopes)) adds \(scopes.count == 1 ? "it" : "them"))"
+            )
+        }
     }
 }
 

@@ -60,6 +60,28 @@ package actor TokenProvider {
         return tokens.accessToken
     }
 
+    /// `spotify-auth token --json`: the token `accessToken()` hands out, as an `access_token`
+    /// record with when it expires (null for SPOTIFY_ACCESS_TOKEN's, which nobody told us).
+    package func accessTokenRecord() async throws -> JSONValue {
+        var record: JSONObject = ["type": "access_token"]
+        if let environmentToken {
+            record["access_token"] = .string(environmentToken)
+            record["token_type"] = "Bearer"
+            record["expires_at"] = .null
+            record["expires_in"] = .null
+            record["source"] = "SPOTIFY_ACCESS_TOKEN"
+            return .object(record)
+        }
+        var tokens = try currentTokens()
+        if tokens.needsRefresh(now: clock()) { tokens = try await refresh(.expiring) }
+        record["access_token"] = .string(tokens.accessToken)
+        record["token_type"] = "Bearer"
+        record["expires_at"] = .string(AuthStatus.timestamp(tokens.expiresAt))
+        record["expires_in"] = .int(max(0, Int(saturating: tokens.expiresAt - clock())))
+        record["scopes"] = .array(tokens.scopes.map { .string($0) })
+        return .object(record)
+    }
+
     /// After Spotify answered 401 to `rejected`: the token another caller already got, or a new one.
     package func accessToken(afterRejectionOf rejected: String) async throws -> String {
         if environmentToken != nil {

@@ -168,16 +168,16 @@ extension Pager {
     ) async throws -> Summary {
         let summary = try await fetchAll(
             path: path, query: query, passing: [403], onTotalChanged: onTotalChanged, progress: progress, body: body)
-        if let refused = summary.refused { throw LibraryReads.refusal(refused, scope: scope) }
+        if let refused = summary.refused { throw await LibraryReads.refusal(refused, scope: scope, api: api) }
         return summary
     }
 }
 
 extension LibraryReads {
     /// A 403: the missing scope and its login, or what Spotify said.
-    static func refusal(_ result: HTTPResult, scope: SpotifyScope.Need) -> ToolError {
+    static func refusal(_ result: HTTPResult, scope: SpotifyScope.Need, api: SpotifyWebAPI) async -> ToolError {
         let error = SpotifyErrorBody(result)
-        return error.isMissingScope ? scope.error : .noPermission(error.forbiddenExplanation)
+        return error.isMissingScope ? await api.missingScope(scope) : .noPermission(error.forbiddenExplanation)
     }
 
     /// Most cursor pages of `/me/following` to walk (50 artists each: 100,000 artists); a safety
@@ -203,7 +203,7 @@ extension LibraryReads {
             }
             .value
             guard case .value(let artists) = page else {
-                if case .refused(let result) = page { throw refusal(result, scope: followScope) }
+                if case .refused(let result) = page { throw await refusal(result, scope: followScope, api: api) }
                 return
             }
             try body(artists["items"]?.arrayValue ?? [])
@@ -239,7 +239,7 @@ extension LibraryReads {
     /// `GET /me/player/queue`: the body, or nil when Spotify sends none (204: no player).
     package static func queue(api: SpotifyWebAPI) async throws -> JSONValue? {
         let result = try await api.get("/me/player/queue", passing: [403])
-        if result.status == 403 { throw refusal(result, scope: queueScope) }
+        if result.status == 403 { throw await refusal(result, scope: queueScope, api: api) }
         return try SpotifyPlayer.body(of: result)
     }
 

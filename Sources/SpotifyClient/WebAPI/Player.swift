@@ -97,7 +97,7 @@ package struct SpotifyPlayer: Sendable {
         if result.status == 403 {
             let error = SpotifyErrorBody(result)
             if error.message.localizedCaseInsensitiveContains("scope") {
-                throw ToolError.noPermission(SpotifyScope.missingMessage([Self.historyScope], for: "listening history"))
+                throw await api.missingScope(SpotifyScope.Need([Self.historyScope], for: "listening history"))
             }
             throw ToolError.noPermission(error.forbiddenExplanation)
         }
@@ -222,7 +222,11 @@ package struct SpotifyPlayer: Sendable {
         if result.isSuccess { return }
         let error = SpotifyErrorBody(result)
         if let reason = error.reason, tolerating.contains(reason) { return }
-        throw PlayerCommandError(error).toolError
+        let refusal = PlayerCommandError(error)
+        if refusal == .missingScope {
+            throw await api.missingScope(SpotifyScope.Need([Self.controlScope], for: "controlling playback"))
+        }
+        throw refusal.toolError
     }
 }
 

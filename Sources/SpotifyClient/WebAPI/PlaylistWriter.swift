@@ -145,7 +145,7 @@ package struct PlaylistWriter: Sendable {
         let result = try await api.send(
             method: method, path: path, query: query, body: data, passing: [400, 403, 404], scope: scope)
         guard result.isSuccess else {
-            if result.status == 403, SpotifyErrorBody(result).isMissingScope { throw scope.error }
+            if result.status == 403, SpotifyErrorBody(result).isMissingScope { throw await api.missingScope(scope) }
             throw Refusal(result: result)
         }
         return result.body.isEmpty ? nil : try? JSONValue.parse(result.body)

@@ -206,7 +206,7 @@ package struct SpotifyWebAPI: Sendable {
                         "Spotify failed (HTTP \(result.status): \(error.message)) on \(method) \(path); try again later"
                     ).outcome(.unknown))
             case 403 where error.isMissingScope && scope != nil:
-                throw scope!.error.outcome(.notCarriedOut)
+                throw await missingScope(scope!).outcome(.notCarriedOut)
             case 403:
                 throw ToolError.noPermission(error.forbiddenExplanation).outcome(.notCarriedOut)
             case 404:
@@ -217,6 +217,12 @@ package struct SpotifyWebAPI: Sendable {
                 ).outcome(.notCarriedOut)
             }
         }
+    }
+
+    /// A missing scope, said the way that fixes it: a login adds it, but a token from
+    /// SPOTIFY_ACCESS_TOKEN is used instead of any login, so that token itself must have it.
+    package func missingScope(_ need: SpotifyScope.Need) async -> ToolError {
+        await tokens.usesEnvironmentToken ? need.environmentTokenError : need.error
     }
 
     /// "7 s", "1 h 0 min": how long Spotify asked us to wait.

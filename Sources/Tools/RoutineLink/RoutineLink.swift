@@ -27,11 +27,16 @@ package enum RoutineLink {
         name: "routine-link",
         abstract: "routines with a linked Spotify playlist, opened in Spotify, and a session history in songs",
         discussion: [
-            "A routine is a name, an optional duration and note, and an optional linked playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline). start opens the playlist in Spotify and records a session; log ends it with the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | routine-link log morning. run does all of that in one command, with exactly that pipeline underneath. A session that will not be logged ends with stop; a new start or run of the routine ends a session left running the same way (ended then, no songs, labelled \"not logged\") and says so once.",
+            "routine-link keeps your routines, each a name, an optional duration and note, and an optional linked playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline), and what you heard during each. start opens the playlist in Spotify and records a session; log ends it with the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | routine-link log morning. run does all of that in one command, with exactly that pipeline underneath. A session that will not be logged ends with stop; a new start or run of the routine ends a session left running the same way (ended then, no songs, labelled \"not logged\") and says so once.",
             "Everything works offline except fetching a playlist's name and cover when link is given only an id (without the network the id alone is linked, and routine-link says so), start --play, and run. Names may be any text; they match case-insensitively, and two routines cannot share a name.",
+            "open opens the playlist in the Spotify app when one is installed, else in the browser.",
+            "run NAME starts the routine (opening the playlist, or with --play playing it) and watches for the routine's duration (or --for), counting the songs; Ctrl-C ends it early and the count is logged all the same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, no session is logged. When the watch fails (not logged in, a crash), no session is logged either and run exits with the watch's status; what was heard is printed as a song_count record, so routine-link log NAME can still log it. When the count cannot be logged (a full disk), it is printed the same way.",
+            "A routines file that cannot be read, or was written by a newer version, is reported with its path and left untouched.",
+        ],
+        notes: [
             "open uses the playlist's spotify: URI when something is registered to open those (xdg-mime query default x-scheme-handler/spotify; Launch Services on macOS), else https://open.spotify.com/playlist/ID, and hands it to each command of $BROWSER in turn, then xdg-open (open on macOS).",
-            "run NAME starts the routine (opening the playlist, or with --play playing it), then runs spotify-nowplaying --watch --for DURATION (the routine's, or --for) piped into songcount, both taken from the directory routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C (like SIGTERM and SIGHUP) reaches only routine-link, which asks the watch to stop; the watch prints its final record and the count is logged all the same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, no session is logged. When the watch fails (not logged in, a crash), no session is logged either and run exits with the watch's status; what was heard is printed as a song_count record, so routine-link log NAME can still log it. When the count cannot be logged (a full disk), it is printed the same way.",
-            "The store is \(RoutineStore.fileName) in the data directory: one JSON document (schema_version \(RoutineStore.schemaVersion)) written atomically under a lock, so concurrent commands lose nothing. A file that cannot be read, or was written by a newer version, is reported with its path and left untouched.",
+            "run runs spotify-nowplaying --watch --for DURATION piped into songcount, both taken from the directory routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C (like SIGTERM and SIGHUP) reaches only routine-link, which asks the watch to stop; the watch prints its final record, and songcount's count is logged.",
+            "The store is \(RoutineStore.fileName) in the data directory: one JSON document (schema_version \(RoutineStore.schemaVersion)) written atomically under a lock, so concurrent commands lose nothing.",
         ],
         options: [
             .jsonRecords
@@ -66,8 +71,10 @@ package enum RoutineLink {
                     ExampleSpec("routine-link edit morning --no-duration --note ''", "No duration and no note."),
                 ]
             ).running(handler(edit)),
-            CommandSpec(name: "list", abstract: "list the routines, as routine records", options: [namesOption])
-                .running(handler(list)),
+            CommandSpec(
+                name: "list", abstract: "list the routines, as routine records", aliases: ["ls"], options: [namesOption]
+            )
+            .running(handler(list)),
             CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
                 .running(handler(show)),
             CommandSpec(
@@ -78,7 +85,8 @@ package enum RoutineLink {
                 ]
             ).running(handler(rename)),
             CommandSpec(
-                name: "remove", abstract: "remove a routine and its sessions", arguments: [nameArgument],
+                name: "remove", abstract: "remove a routine and its sessions", aliases: ["rm"],
+                arguments: [nameArgument],
                 options: [
                     Option.yes
                 ]
@@ -86,7 +94,7 @@ package enum RoutineLink {
             CommandSpec(
                 name: "link", abstract: "link a playlist, an album or a single track to a routine",
                 discussion: [
-                    "PLAYLIST is a playlist's name (one of yours), id, spotify:playlist: URI or open.spotify.com URL, or an album's or a track's spotify:album: or spotify:track: URI or URL (a session of one album, or of one song); without it, or for -, one record (or id, URI or URL) is read from standard input: a playlist record, a track record. The name, cover image and duration come from the record (a spotify-playlists get --duration record carries the playlist's total duration_ms, a track record its own), or when only an id is given, from Spotify (GET /playlists/{id}, /albums/{id}, /tracks/{id}: a track's duration, and an album's when it holds at most 50 tracks); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so. start --play plays a linked track on its own, and an album or playlist as its context."
+                    "PLAYLIST is a playlist's name (one of yours), id, spotify:playlist: URI or open.spotify.com URL, or an album's or a track's spotify:album: or spotify:track: URI or URL (a session of one album, or of one song); without it, or for -, one record (or id, URI or URL) is read from standard input: a playlist record, a track record. The name, cover image and duration come from the record (a spotify-playlists get --duration record carries the playlist's total duration_ms, a track record its own), or when only an id is given, from Spotify (a track's duration, and an album's when it holds at most 50 tracks); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so. start --play plays a linked track on its own, and an album or playlist as its context."
                 ],
                 arguments: [
                     nameArgument,
@@ -361,8 +369,10 @@ package enum RoutineLink {
         if invocation.mode == .human {
             let rows = routines.map { routine in
                 [
+                    // A column needs no quotes around a name (review 23); sentences keep them.
                     routine.name, routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-",
-                    routine.playlist.map(playlistName) ?? "-", String(routine.sessions.count), routine.note ?? "",
+                    routine.playlist.map { $0.name ?? $0.uri } ?? "-", String(routine.sessions.count),
+                    routine.note ?? "",
                 ]
             }
             if !rows.isEmpty {

@@ -98,12 +98,16 @@ struct ItemInput: Equatable {
         }
     }
 
-    /// "skipped 2 local files and 1 unavailable item: the Web API cannot add them", or nil.
-    var skippedNote: String? {
+    /// "2 local files and 1 unavailable item": what was read but cannot be written, or nil.
+    var skippedSummary: String? {
         var parts: [String] = []
         if local > 0 { parts.append("\(local) local \(local == 1 ? "file" : "files")") }
         if unavailable > 0 { parts.append("\(unavailable) unavailable \(unavailable == 1 ? "item" : "items")") }
-        guard !parts.isEmpty else { return nil }
-        return "skipped \(parts.joined(separator: " and ")): the Web API cannot add them"
+        return parts.isEmpty ? nil : parts.joined(separator: " and ")
+    }
+
+    /// "skipped 2 local files and 1 unavailable item: the Web API cannot add them", or nil.
+    var skippedNote: String? {
+        skippedSummary.map { "skipped \($0): the Web API cannot add them" }
     }
 }

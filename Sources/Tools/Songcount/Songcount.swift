@@ -13,12 +13,15 @@ package enum Songcount {
         name: "songcount",
         abstract: "count time in songs: how many fill a window, or how many a log got through",
         discussion: [
-            "songcount reads records that carry duration_ms from standard input, or from each FILE in turn, and answers in songs: \"4.5 songs\".",
-            "With --target (fit mode) it walks the tracks in order, adding their durations until the total reaches the target. track_count is how many tracks that took; songs is the target divided by the average duration of those tracks. If the input runs out first, it says so on stderr and reports short_by_ms. Reading stops as soon as the window is full.",
-            "Without --target (count mode) it counts the songs the input got through. A song is told apart by its id, else its uri; consecutive records of the same song are one play, and a song that comes back later, or starts again (its progress jumps back by more than half), is played again. Without id or uri, a song is told apart by its name, artists and duration together. Records from a listening log (now-playing records with progress_ms, as from spotify-nowplaying --watch) count the first song only from its first observed progress and the last song only up to its furthest observed progress, as fractions of their durations; every song in between counts as one. Observations with is_playing false add no listening time and no song on their own. When nothing was heard (no input, or only paused or skipped records) there is no record: a note on stderr and exit status 1.",
-            "Ctrl-C at the end of a listening pipeline (spotify-nowplaying --watch | songcount | routine-link log morning) reaches every stage: the watch answers it with its final record and closes, so songcount, when its standard input is a pipe carrying now-playing records, reads on to the end and reports, as tee -i does (and routine-link log logs it). Any other input (track records, fit mode, a terminal) stops at once.",
-            "With --target and --best-fit it reads all the songs and picks the ones whose total comes closest to the target, keeping their input order (any of them, not only the first): the smallest distance wins, then the fewest songs, then the earliest songs. It passes them through as --select does, and writes a summary on stderr: \"12 songs, 15:00.4, 0.4 s over\" (or under, or exactly). The total is within 1 s of the target whenever the songs allow it; it is exact while songs times target stays small, and beyond that it is computed on a coarser grid (about 100 ms for 10,000 songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds. No song on the input: a note on stderr and exit status 1.",
-            "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, now-playing records whose currently_playing_type is not track, other objects), are skipped in both modes and counted on stderr.",
+            "songcount answers in songs: how many songs of a playlist fill the time you have (spotify-tracks Morning | songcount --target 15m: \"4.5 songs\"), which songs fill it (--select) or come closest to it (--best-fit), to make a playlist of them, and how many songs you got through while listening (spotify-nowplaying --watch --for 15m | songcount). It reads records that carry duration_ms (track records, now-playing records) from standard input, or from each FILE in turn.",
+            "With --target (fit mode) it takes the tracks in order until their total reaches the target: track_count is how many that took, songs is the target divided by their average duration. If the input runs out first, it says so and reports short_by_ms. --select passes those tracks through instead (a table on a terminal); --best-fit reads them all and passes through the ones, in input order, whose total comes closest to the target, with a summary on stderr: \"12 songs, 15:00.4, 0.4 s over\" (or under, or exactly). The total is within 1 s of the target whenever the songs allow it.",
+            "Without --target (count mode) it counts the songs the input got through. A song heard twice in a row is one play; a song that comes back later, or starts again, is played again. From a listening log (spotify-nowplaying --watch) the first and last songs count as the part of them that was heard. Paused time counts for nothing. When nothing was heard there is no record: a note on stderr and exit status 1. Ctrl-C at the end of a listening pipeline (spotify-nowplaying --watch | songcount | routine-link log morning) still gives the count of what was heard.",
+            "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, other objects), are skipped in both modes and counted on stderr.",
+        ],
+        notes: [
+            "Fit mode stops reading as soon as the window is full. Count mode tells a song apart by its id, else its uri, else its name, artists and duration together; consecutive records of the same song are one play, and a song whose progress jumps back by more than half starts again. Records with progress_ms (now-playing records) count the first song only from its first observed progress and the last song only up to its furthest observed progress, as fractions of their durations; every song in between counts as one. Observations with is_playing false add no listening time and no song on their own.",
+            "Ctrl-C reaches every stage of a listening pipeline: the watch answers it with its final record and closes, so songcount, when its standard input is a pipe carrying now-playing records, reads on to the end and reports, as tee -i does. Any other input (track records, fit mode, a terminal) stops at once.",
+            "--best-fit keeps the records on disk while it reads, then picks the subsequence whose total is closest to the target: the smallest distance wins, then the fewest songs, then the earliest songs. It is exact while songs times target stays small; beyond that it is computed on a coarser grid (about 100 ms for 10,000 songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds.",
         ],
         arguments: [
             ArgumentSpec(
@@ -61,7 +64,9 @@ package enum Songcount {
             ExampleSpec(
                 "spotify-nowplaying --watch --for 15m | songcount --label",
                 "How many songs you got through in the last fifteen minutes."),
-            ExampleSpec("songcount --target 1h30m examples/morning-playlist.jsonl", "Count a saved playlist file."),
+            ExampleSpec(
+                "spotify-tracks Morning > morning.jsonl && songcount --target 1h30m morning.jsonl",
+                "Keep a playlist in a file, then count it as often as you like, offline."),
         ],
         seeAlso: ["spotify-tracks", "spotify-nowplaying", "routine-link", "jq"],
         run: run
@@ -85,7 +90,10 @@ package enum Songcount {
         static let label = OptionSpec(
             "label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications).")
         static let json = OptionSpec(
-            "json", short: "j", help: "Write the song_count record as JSON Lines even on a terminal.")
+            "json", short: "j",
+            help:
+                "Write JSON Lines even on a terminal: the song_count record, or with --select and --best-fit the chosen records as they came (a table otherwise)."
+        )
 
         /// Fit mode's window in milliseconds; nil in count mode.
         var target: Int?
@@ -112,10 +120,9 @@ package enum Songcount {
                         "--best-fit and --select cannot be used together: --select takes the first songs, --best-fit the closest total"
                     )
                 }
-                if labelOnly || json {
+                if labelOnly {
                     throw ToolError.usage(
-                        "--best-fit prints the chosen songs, not a song_count record; it cannot be used with \(labelOnly ? "--label" : "--json")"
-                    )
+                        "--best-fit prints the chosen songs, not a song_count record; it cannot be used with --label")
                 }
             }
         }
@@ -131,18 +138,22 @@ package enum Songcount {
 
         var skipped = SkippedRecords()
         if options.bestFit, let target {
-            return try bestFit(target: target, sources: sources, context: context, skipped: &skipped)
+            var chosen = ChosenSongs(context: context, table: context.outputMode(forcedJSON: options.json) == .human)
+            return try bestFit(target: target, sources: sources, context: context, skipped: &skipped, into: &chosen)
         }
         let report: Report
+        // The chosen songs for people: a table on a terminal, not the records (review 23).
+        var chosen = ChosenSongs(context: context, table: context.outputMode(forcedJSON: options.json) == .human)
         if let target {
             var fit = SongFit(targetMs: target)
             context.stdout.flushesEachRecord = select
             try readRecords(sources, stdin: context.stdin, identity: false, skipped: &skipped) { line, fields in
                 guard fields.isSong else { return .notSong }
                 guard let duration = fields.durationMs, duration > 0 else { return .skip }
-                if select { try context.stdout.writeLine(line) }
+                if select { try chosen.write(line) }
                 return fit.add(durationMs: duration) ? .stop : .next
             }
+            if select { try chosen.finish() }
             if fit.trackCount == 0 {
                 for note in skipped.notes { context.warn(note) }
                 // No answer rather than "less than 1 song": an empty input is a pipeline gone wrong.
@@ -206,9 +217,10 @@ package enum Songcount {
     }
 
     /// `--best-fit`: every song read and kept, then the closest subsequence written in order.
-    static func bestFit(target: Int, sources: [String], context: ToolContext, skipped: inout SkippedRecords) throws
-        -> ExitCode
-    {
+    static func bestFit(
+        target: Int, sources: [String], context: ToolContext, skipped: inout SkippedRecords,
+        into chosen: inout ChosenSongs
+    ) throws -> ExitCode {
         // The records wait on disk, not in memory: a million of them took 379 MB (D6).
         let lines = try LineSpool(directory: context.environment["TMPDIR"])
         var durations: [Int] = []
@@ -225,12 +237,45 @@ package enum Songcount {
             return .notFound
         }
         let result = BestFit.choose(durations: durations, targetMs: target)
+        chosen.expected = result.indices.count
         for index in result.indices {
-            try lines.line(index).withUnsafeBytes { try context.stdout.writeLine($0) }
+            try lines.line(index).withUnsafeBytes { try chosen.write($0) }
         }
+        try chosen.finish()
         try context.stdout.flush()
         context.warn(result.summary)
         return .success
+    }
+
+    /// The songs --select and --best-fit pass on: the records byte for byte, or on a terminal the
+    /// track table spotify-tracks and local show draw (numbered from 1), with the total under it.
+    struct ChosenSongs {
+        let context: ToolContext
+        var table: SpotifyTracks.Output?
+        var count = 0
+        /// How many songs the table numbers at most, for the width of its # column.
+        var expected = 999
+
+        init(context: ToolContext, table: Bool) {
+            self.context = context
+            self.table =
+                table
+                ? SpotifyTracks.Output(
+                    context: context, selection: .init(raw: false, noLocal: false, tracksOnly: false), human: true,
+                    playlist: nil) : nil
+        }
+
+        mutating func write(_ line: UnsafeRawBufferPointer) throws {
+            guard table != nil else { return try context.stdout.writeLine(line) }
+            guard let record = (try? JSONValue.parse(buffer: line))?.objectValue else { return }
+            if count == 0 { try table!.startTable(total: expected) }
+            try table!.writeRow(record, position: count)
+            count += 1
+        }
+
+        func finish() throws {
+            if count > 0 { try table?.finish() }
+        }
     }
 
     static func parseTarget(_ text: String) throws -> Int {

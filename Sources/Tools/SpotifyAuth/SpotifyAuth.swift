@@ -43,8 +43,11 @@ package enum SpotifyAuth {
         name: "spotify-auth",
         abstract: "log in to Spotify (OAuth PKCE) and look after the tokens the toolkit uses",
         discussion: [
-            "spotify-auth login opens Spotify's consent page in a browser and listens on the app's loopback redirect URI for the answer (Authorization Code with PKCE; no client secret). The tokens it gets are kept in a file only you can read (the Keychain on macOS), and every spotify-toolkit tool uses them, refreshing the access token when less than a minute remains, or once after Spotify rejects it. Refreshes are serialised across processes, so a pipeline of tools never burns a rotating refresh token.",
+            "spotify-auth logs you in to Spotify once, for every spotify-toolkit tool: spotify-auth login opens Spotify's consent page in your browser (or, over SSH, lets you paste the address it lands on), and from then on the tools use that login, renewing it as needed, for about six months. status says whether you are logged in, as whom and with which scopes; login --scope edit, playback or history adds what the read-only default lacks; token prints an access token for your own curl calls; logout forgets it all.",
             "Before the first login, create an app at https://developer.spotify.com/dashboard, add the redirect URI \(LoopbackRedirect.defaultURI) in its settings, and add your Spotify account under User Management (Development Mode allows 5 users). Then pass its client id once with --client-id or SPOTIFY_CLIENT_ID; it is saved in the config file.",
+        ],
+        notes: [
+            "login uses the Authorization Code flow with PKCE (no client secret) and listens on the app's loopback redirect URI for the answer. The tokens are kept in a file only you can read (the Keychain on macOS); every tool refreshes the access token when less than a minute remains, or once after Spotify rejects it. Refreshes are serialised across processes, so a pipeline of tools never burns a rotating refresh token."
         ],
         options: [
             .jsonRecords
@@ -86,16 +89,22 @@ package enum SpotifyAuth {
                 name: "status",
                 abstract: "show whether you are logged in, as whom, with which scopes, until when (exit 77 when not)"
             ).running(handler { try status($1, store: $2, mode: $3) }),
-            CommandSpec(name: "whoami", abstract: "print your Spotify user (GET /me)").running(
+            CommandSpec(name: "whoami", abstract: "print your Spotify user, as Spotify describes it").running(
                 handler { try await whoami($1, store: $2, mode: $3) }),
             CommandSpec(
                 name: "token",
                 abstract: "print a valid access token and nothing else, refreshing it if needed",
+                discussion: [
+                    "The token alone, on one line, whether standard output is a terminal or a pipe. With --json, an access_token record instead: type (\"access_token\"), access_token, token_type (\"Bearer\"), expires_at and expires_in (null for a token from SPOTIFY_ACCESS_TOKEN, with source naming it), scopes. This is the one command that prints a token: keep its output out of logs."
+                ],
                 examples: [
                     ExampleSpec(
                         "spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.spotify.com/v1/me",
                         "Call the Web API yourself; the header goes through a pipe, so the token never shows in the process list."
-                    )
+                    ),
+                    ExampleSpec(
+                        "spotify-auth token --json | jq -r .expires_at",
+                        "When the token it hands out stops working (it is refreshed on the next use after that)."),
                 ]
             ).running(handler(token)),
             CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status")
@@ -109,7 +118,7 @@ package enum SpotifyAuth {
             ).running(handler(logout)),
         ],
         output: [
-            "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one. whoami writes Spotify's user object as it comes."
+            "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one (with --json, in an access_token record). whoami writes Spotify's user object as it comes."
         ],
         environment: authEnvironment,
         files: [
@@ -161,7 +170,12 @@ package enum SpotifyAuth {
         async throws -> ExitCode
     {
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
-        try context.stdout.writeText(try await provider.accessToken() + "\n")
+        // Bare unless --json is asked for: `| sed` and `$(...)` want the token alone, piped or not.
+        if command.flag(.jsonRecords) {
+            try context.stdout.write(try await provider.accessTokenRecord())
+        } else {
+            try context.stdout.writeText(try await provider.accessToken() + "\n")
+        }
         return .success
     }
 

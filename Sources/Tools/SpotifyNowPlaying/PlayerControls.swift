@@ -13,26 +13,34 @@ import Foundation
 extension SpotifyNowPlaying {
     /// What every playback setting needs, for its help.
     static let needsPremium =
-        "Needs Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Sent again if the answer is lost: the command sets an absolute state, so a second try cannot change the outcome."
+        "Needs Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope playback adds it)."
+    /// How a playback setting is sent, for the help's later section.
+    static func sends(_ request: String) -> String {
+        "Sends \(request), again if the answer is lost: the command sets an absolute state, so a second try cannot change the outcome."
+    }
 
     static let settingCommands: [CommandSpec] = [
         CommandSpec(
             name: "like", abstract: "save the track that plays now to your Liked Songs",
             discussion: [
-                "Reads what plays now (GET /me/player/currently-playing), then saves that track with PUT /me/library. Needs the user-library-modify scope (spotify-auth login --scope user-library-modify), not Premium. Saving a song that is already liked changes nothing. Nothing playing, a podcast episode, an ad or a local file is exit 1 with a message saying so."
+                "Needs the user-library-modify scope (spotify-auth login --scope edit adds it), not Premium. Saving a song that is already liked changes nothing. Nothing playing, a podcast episode, an ad or a local file is exit 1 with a message saying so."
+            ],
+            notes: [
+                "Reads what plays now (GET /me/player/currently-playing), then saves that track with PUT /me/library."
             ],
             examples: [ExampleSpec("spotify-nowplaying like", "Like the song you are hearing.")],
             run: { _, context in try await like(context, save: true) }),
         CommandSpec(
             name: "unlike", abstract: "remove the track that plays now from your Liked Songs",
             discussion: [
-                "Reads what plays now, then removes that track with DELETE /me/library. Needs the user-library-modify scope. Removing a song that is not liked changes nothing."
+                "Needs the user-library-modify scope (spotify-auth login --scope edit adds it). Removing a song that is not liked changes nothing."
             ],
+            notes: ["Reads what plays now, then removes that track with DELETE /me/library."],
             run: { _, context in try await like(context, save: false) }),
         control(
             "shuffle", "turn shuffle on or off",
             arguments: [ArgumentSpec("on|off", help: "on or off.", completion: .choices(["on", "off"]))],
-            discussion: ["Sends PUT /me/player/shuffle. " + needsPremium],
+            discussion: [needsPremium], notes: [sends("PUT /me/player/shuffle")],
             examples: [ExampleSpec("spotify-nowplaying shuffle on", "Shuffle what plays on the active device.")],
             check: { _ = try PlayerArguments.shuffle($0.positionals[0]) },
             send: { command, _, player, deviceID in
@@ -47,7 +55,7 @@ extension SpotifyNowPlaying {
                     "off|track|context", help: "off, track (this track) or context (the playlist, album...).",
                     completion: .choices(["off", "track", "context"]))
             ],
-            discussion: ["Sends PUT /me/player/repeat. " + needsPremium],
+            discussion: [needsPremium], notes: [sends("PUT /me/player/repeat")],
             examples: [ExampleSpec("spotify-nowplaying repeat track", "Play this song on a loop.")],
             check: { _ = try PlayerArguments.repeatState($0.positionals[0]) },
             send: { command, _, player, deviceID in
@@ -59,9 +67,10 @@ extension SpotifyNowPlaying {
             "volume", "set the volume of the device, 0 to 100",
             arguments: [ArgumentSpec("PERCENT", help: "A whole percentage from 0 to 100 (a % sign may follow).")],
             discussion: [
-                "Sends PUT /me/player/volume. " + needsPremium
+                needsPremium
                     + " Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); Spotify refuses the command for them."
             ],
+            notes: [sends("PUT /me/player/volume")],
             examples: [ExampleSpec("spotify-nowplaying volume 30 --device Kitchen", "Turn the kitchen speaker down.")],
             check: { _ = try PlayerArguments.volume($0.positionals[0]) },
             send: { command, _, player, deviceID in
@@ -78,9 +87,9 @@ extension SpotifyNowPlaying {
                         "From the start of the track: 1:30, 90s, 90 (seconds), 1m30s or 1:02:03; at most 24 hours.")
             ],
             discussion: [
-                "Sends PUT /me/player/seek. " + needsPremium
-                    + " A position past the end of the track skips to the next one, as Spotify does."
+                needsPremium + " A position past the end of the track skips to the next one, as Spotify does."
             ],
+            notes: [sends("PUT /me/player/seek")],
             examples: [ExampleSpec("spotify-nowplaying seek 1:30", "Jump to a minute and a half in.")],
             check: { _ = try PlayerArguments.seekPosition($0.positionals[0]) },
             send: { command, _, player, deviceID in
@@ -91,7 +100,10 @@ extension SpotifyNowPlaying {
         CommandSpec(
             name: "transfer", abstract: "move playback to another device, keeping it playing or paused",
             discussion: [
-                "DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices (case-insensitive; a unique prefix will do). Reads whether something plays now, then sends PUT /me/player with that device and play set to match, so playing stays playing and paused stays paused. Needs Premium and the user-modify-playback-state scope; a restricted device is refused."
+                "DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices (case-insensitive; a unique prefix will do). Playing stays playing and paused stays paused. Needs Premium and the user-modify-playback-state scope; a restricted device is refused."
+            ],
+            notes: [
+                "Reads whether something plays now, then sends PUT /me/player with that device and play set to match."
             ],
             arguments: [
                 ArgumentSpec(

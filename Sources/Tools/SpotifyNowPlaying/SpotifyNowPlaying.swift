@@ -29,11 +29,13 @@ package enum SpotifyNowPlaying {
     /// `check` reads the arguments before anything touches the login or the network (exit 64).
     static func control(
         _ name: String, _ abstract: String, arguments: [ArgumentSpec] = [], discussion: [String] = [],
-        examples: [ExampleSpec] = [], check: @escaping @Sendable (ParsedCommand) throws -> Void = { _ in },
+        notes: [String] = [], examples: [ExampleSpec] = [],
+        check: @escaping @Sendable (ParsedCommand) throws -> Void = { _ in },
         send: @escaping Send
     ) -> CommandSpec {
         CommandSpec(
-            name: name, abstract: abstract, discussion: discussion, arguments: arguments, options: [deviceOption],
+            name: name, abstract: abstract, discussion: discussion, notes: notes, arguments: arguments,
+            options: [deviceOption],
             examples: examples,
             run: { command, context in
                 try check(command)
@@ -45,9 +47,13 @@ package enum SpotifyNowPlaying {
         name: "spotify-nowplaying",
         abstract: "what Spotify plays now, a watch that logs every change, playback control and history",
         discussion: [
-            "Without a command, spotify-nowplaying asks Spotify once what plays now (GET /me/player/currently-playing) and prints a now_playing record. When nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match. On a terminal it prints one line: a play (or pause) sign, the name, the artists and the position, e.g. (1:23 / 3:45).",
-            "--watch keeps going and prints a record whenever the song or the play state changes, flushing each line at once (spotify-nowplaying --watch | songcount sees it live). It polls every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers, unreadable answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed up to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a long watch is refreshed. --for DURATION stops the watch after that long, even while a request hangs; SIGINT, SIGTERM and SIGHUP stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
-            "The playback commands (play, pause, next, previous, queue with URIs, shuffle, repeat, volume, seek, transfer) need Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope user-modify-playback-state). Spotify carries them out asynchronously on the device; a command that Spotify accepted exits 0, prints nothing on stdout and says on stderr what was sent. like and unlike save or remove the track that plays now in your Liked Songs and need the user-library-modify scope instead (no Premium). recent needs the user-read-recently-played scope. queue alone prints what plays next (see its help).",
+            "spotify-nowplaying tells what Spotify plays now, logs what you listen to, and controls playback. Alone it prints what plays now: one line on a terminal (a play or pause sign, the name, the artists and the position, e.g. (1:23 / 3:45)), a now_playing record when piped; when nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match.",
+            "--watch keeps going and prints a record whenever the song or the play state changes, each line at once, so spotify-nowplaying --watch --for 15m | songcount counts the songs you got through (routine-link run does that for a routine). --for DURATION stops the watch after that long; Ctrl-C (SIGINT), SIGTERM and SIGHUP stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
+            "The playback commands (play, pause, next, previous, queue with URIs, shuffle, repeat, volume, seek, transfer) need Spotify Premium and a login with the playback scope (spotify-auth login --scope playback). A command that Spotify accepted exits 0, prints nothing on stdout and says on stderr what was sent. like and unlike save or remove the track that plays now in your Liked Songs and need the edit scope instead (no Premium). recent lists what you played lately and needs the history scope. queue alone prints what plays next (see its help).",
+        ],
+        notes: [
+            "The one shot asks GET /me/player/currently-playing. --watch polls it every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers, unreadable answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed up to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a long watch is refreshed. --for stops the watch on time even while a request hangs.",
+            "Spotify carries out playback commands asynchronously on the device: exit 0 means Spotify accepted the command, not that the device has done it yet.",
         ],
         options: [
             .jsonRecords,
@@ -117,8 +123,9 @@ package enum SpotifyNowPlaying {
                 name: "recent",
                 abstract: "recently played tracks, oldest first, as played records",
                 discussion: [
-                    "Reads GET /me/player/recently-played page by page (Spotify keeps about the last 50 plays) and prints them oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour."
+                    "Prints what you played lately (Spotify keeps about the last 50 plays), oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour. Needs the history scope (spotify-auth login --scope history)."
                 ],
+                notes: ["Reads GET /me/player/recently-played page by page."],
                 options: [
                     Option.since,
                     Option.after,

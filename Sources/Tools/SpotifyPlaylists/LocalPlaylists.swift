@@ -17,7 +17,10 @@ extension SpotifyPlaylists {
             "app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)",
         discussion: [
             "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist (an empty standard input makes nothing and exits 1, unless --allow-empty); local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME (on a terminal it asks first, since a local playlist cannot be brought back; --yes does not ask, nor does a script or pipe).",
-            "Names are any Unicode text and match without regard to case. The playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose nothing and a killed one leaves the old or the new file. A file that cannot be read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.",
+            "Names are any Unicode text and match without regard to case. A file of local playlists that cannot be read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.",
+        ],
+        notes: [
+            "The local playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose nothing and a killed one leaves the old or the new file."
         ],
         arguments: [
             ArgumentSpec(
@@ -27,7 +30,7 @@ extension SpotifyPlaylists {
                 "NAME", help: "The local playlist (rename: OLD NEW).", optional: true, repeatable: true,
                 completion: .command("spotify-playlists local list --names")),
         ],
-        options: [localNamesOption, WriteOption.allowEmpty, WriteOption.yes],
+        options: [localNamesOption, WriteOption.allowEmpty, WriteOption.localYes],
         examples: [
             ExampleSpec(
                 "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists local create Morning",

@@ -33,7 +33,7 @@ extension SpotifyPlaylists {
         static let force = OptionSpec(
             "force", short: "f",
             help:
-                "replace: write input read from this playlist at another snapshot, or that stops well short of its end; undo: undo although the playlist changed since."
+                "Undo although the playlist changed since that write (someone else edited it)."
         )
         static let sortKey = OptionSpec(
             "by", value: "KEY", help: "What to sort by: duration, name, artist, album, added (date added) or random.",

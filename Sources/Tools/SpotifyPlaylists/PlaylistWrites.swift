@@ -23,16 +23,25 @@ extension SpotifyPlaylists {
         static let collaborative = OptionSpec(
             "collaborative", help: "Let others you share it with change it (a collaborative playlist is private).")
         static let yes = OptionSpec(
-            "yes", short: "y", help: "delete: do not ask first (it asks only when standard input is a terminal).")
+            "yes", short: "y", help: "Do not ask first (it asks only when standard input is a terminal).")
+        static let localYes = OptionSpec(
+            "yes", short: "y", help: "With delete: do not ask first (it asks only when standard input is a terminal).")
         static let position = OptionSpec(
             "position", value: "N", help: "Insert at this zero-based position instead of at the end.")
+        // Each command's own words: `remove -h` says what --liked does for remove (review 24).
         static let liked = OptionSpec(
-            "liked", short: "l",
-            help: "add: save the items to your Liked Songs; remove: remove them from it (40 a request). No PLAYLIST.")
+            "liked", short: "l", help: "Save the items to your Liked Songs instead of a playlist (no PLAYLIST).")
+        static let unliked = OptionSpec(
+            "liked", short: "l", help: "Remove the items from your Liked Songs instead of a playlist (no PLAYLIST).")
         static let allowEmpty = OptionSpec(
             "allow-empty",
             help:
-                "create: make the playlist although a pipe or file on standard input held no items; replace: with no items on standard input, empty the playlist (both refused otherwise, so a pipeline that went wrong changes nothing)."
+                "Make the playlist although a pipe or file on standard input held no items (refused otherwise, so a pipeline that went wrong makes nothing)."
+        )
+        static let allowEmptyReplace = OptionSpec(
+            "allow-empty",
+            help:
+                "With no items on standard input, empty the playlist (refused otherwise, so a pipeline that went wrong changes nothing)."
         )
         static let force = OptionSpec(
             "force", short: "f",
@@ -64,8 +73,11 @@ extension SpotifyPlaylists {
                 name: "create",
                 abstract: "make a new playlist of the items on standard input",
                 discussion: [
-                    "Makes the playlist with POST /me/playlists (private unless --public), then adds the items in batches of 100 in order. If Spotify's answer to the creation is lost, your newest playlists are searched for it before another is made.",
+                    "The playlist is private unless --public; the items go in, in order. When you already have a playlist of that name, it says so (names then need an id to tell them apart).",
                     "An empty pipe or file on standard input (a filter upstream that matched nothing) makes nothing and exits 1, unless --allow-empty; a terminal, /dev/null or no standard input makes an empty playlist, as asked. Ctrl-C (or SIGTERM, SIGHUP) while items are added stops before the next batch and says what the playlist holds, with the command that adds the rest.",
+                ],
+                notes: [
+                    "Makes the playlist with POST /me/playlists, then adds the items in batches of 100 in order. If Spotify's answer to the creation is lost, your newest playlists are searched for it before another is made."
                 ],
                 arguments: [ArgumentSpec("NAME", help: "The new playlist's name.")],
                 options: [
@@ -98,11 +110,13 @@ extension SpotifyPlaylists {
                 abstract:
                     "remove every occurrence of the items on standard input from a playlist, or with --liked from your Liked Songs",
                 discussion: [
-                    "Reads the whole playlist, then removes every occurrence of each item (DELETE by URI, 100 a request); the items that stay keep their dates. A lost answer is simply sent again (removing is idempotent), and the result is proven by reading the playlist back. "
-                        + undoNote
+                    "Removes every occurrence of each item; the items that stay keep their dates. " + undoNote
+                ],
+                notes: [
+                    "Reads the whole playlist, then removes by URI (DELETE, 100 a request). A lost answer is simply sent again (removing is idempotent), and the result is proven by reading the playlist back."
                 ],
                 arguments: [optionalTarget],
-                options: [WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption]
+                options: [WriteOption.unliked, WriteOption.dryRun, PlaylistCommands.jsonOption]
             ).running(handler(remove)),
             CommandSpec(
                 name: "replace",
@@ -115,7 +129,7 @@ extension SpotifyPlaylists {
                 ],
                 arguments: [playlistTarget],
                 options: [
-                    WriteOption.allowEmpty, WriteOption.force, EditOption.maxMoves, EditOption.resetDates,
+                    WriteOption.allowEmptyReplace, WriteOption.force, EditOption.maxMoves, EditOption.resetDates,
                     EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
                 ],
                 examples: [
@@ -140,9 +154,10 @@ extension SpotifyPlaylists {
                 name: "delete",
                 abstract: "remove a playlist from your library (Spotify has no real delete)",
                 discussion: [
-                    "Spotify never deletes a playlist: this unfollows it (DELETE /me/library with its URI), so it leaves your library and profile. Anyone with its link can still open it, and following it again brings it back. The record printed is the playlist as it was.",
+                    "Spotify never deletes a playlist: this unfollows it, so it leaves your library and profile. Anyone with its link can still open it, and following it again brings it back. The record printed is the playlist as it was.",
                     "On a terminal, it asks first, naming the playlist and how many items it holds; anything but y or yes keeps it (exit 1). --yes does not ask; without a terminal on standard input (a script, a pipe) it does not ask either.",
                 ],
+                notes: ["Unfollows with DELETE /me/library and the playlist's URI."],
                 arguments: [playlistTarget],
                 options: [WriteOption.yes, WriteOption.dryRun, PlaylistCommands.jsonOption]
             ).running(handler(delete)),
@@ -162,10 +177,15 @@ extension SpotifyPlaylists {
         }
         let items = context.terminal.stdinIsTerminal ? ItemInput() : try ItemInput.read(context.stdin)
         if items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) && context.stdin.carriesData {
-            context.warn(
-                "no items on standard input (an empty \(DescriptorKind(context.stdin.fileDescriptor) == .pipe ? "pipe" : "file")): did the filter before create match anything? Nothing was created; add --allow-empty to make an empty playlist"
-            )
-            _ = skipped(items, context)
+            if let held = items.skippedSummary {
+                context.warn(
+                    "nothing to add: standard input held only \(held), which the Web API cannot add; nothing was created (add --allow-empty to make an empty playlist)"
+                )
+            } else {
+                context.warn(
+                    "no items on standard input (an empty \(DescriptorKind(context.stdin.fileDescriptor) == .pipe ? "pipe" : "file")): did the filter before create match anything? Nothing was created; add --allow-empty to make an empty playlist"
+                )
+            }
             return .notFound
         }
         let description = command.value(WriteOption.description)
@@ -219,7 +239,7 @@ extension SpotifyPlaylists {
             try writeAddChanges(items.uris, playlist: playlist.id, position: position, context)
             return skipped(items, context)
         }
-        guard !items.uris.isEmpty else { return nothingToDo(items, context) }
+        guard !items.uris.isEmpty else { return nothingToDo(items, context, action: "add") }
         let writer = try context.playlistWriter()
         let before = try await writer.state(of: playlist.id)
         if let position, position > before.total {
@@ -281,7 +301,9 @@ extension SpotifyPlaylists {
         if command.flag(WriteOption.liked) { return try await liked(save: false, command, context) }
         let items = try itemsFromInput(context, action: "remove")
         let playlist = try await target(command, context, exact: true)
-        if items.uris.isEmpty && !command.flag(WriteOption.dryRun) { return nothingToDo(items, context) }
+        if items.uris.isEmpty && !command.flag(WriteOption.dryRun) {
+            return nothingToDo(items, context, action: "remove")
+        }
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let gone = Set(items.uris)
@@ -410,7 +432,7 @@ extension SpotifyPlaylists {
             }
             return skipped(items, context)
         }
-        guard !uris.isEmpty else { return nothingToDo(items, context) }
+        guard !uris.isEmpty else { return nothingToDo(items, context, action: action) }
         let library = try SavedItems(api: context.webAPI())
         if save {
             try await library.save(uris, scope: likedScope)
@@ -514,9 +536,16 @@ extension SpotifyPlaylists {
         return .notFound
     }
 
-    static func nothingToDo(_ items: ItemInput, _ context: ToolContext) -> ExitCode {
-        context.warn("no items on standard input: nothing to write")
-        _ = skipped(items, context)
+    /// Nothing the Web API can write: say what standard input held instead, and why none of it is
+    /// an item ("no items" after one local file read as a lie; review 24).
+    static func nothingToDo(_ items: ItemInput, _ context: ToolContext, action: String) -> ExitCode {
+        if let held = items.skippedSummary {
+            context.warn(
+                "nothing to \(action): standard input held only \(held), which the Web API cannot \(action); nothing was changed"
+            )
+        } else {
+            context.warn("no items on standard input: nothing to \(action)")
+        }
         return .notFound
     }
 

@@ -17,17 +17,29 @@ package enum SpotifyPlaylists {
         name: "spotify-playlists",
         abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
         discussion: [
-            "Without a command, spotify-playlists lists every playlist in your library (/me/playlists, all pages, fetched concurrently and written in order), as JSON Lines when piped and as a table (name, items, owner, id) on a terminal.",
+            "spotify-playlists shows your playlists and changes them. Alone (or with list, or ls) it lists every playlist in your library: a table of name, items, owner and id on a terminal, playlist records when piped, so jq picks the ones you want (spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks). get fetches particular playlists, by name, id, URI, URL or record. --duration, on the listing or on get, adds how long each playlist plays, and on a terminal a duration column and a total row.",
             ownershipDiscussion,
-            "get fetches particular playlists' metadata (GET /playlists/{id}), asking only for the fields the record holds. With --duration it also reads every item to add duration_ms, the playlist's total length, which Spotify does not provide; that is possible only for playlists you own or collaborate on.",
-            "create, add, remove, replace, dedupe, sort, rewrite, undo, edit and delete change your Spotify playlists; add --liked and remove --liked your Liked Songs. They need scopes the default login does not ask for: playlist-modify-private and playlist-modify-public (user-library-modify for Liked Songs); without them they exit 77 naming the login that adds them. Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is never sent again blindly: the playlist is read again, twice with a pause, to see whether it landed, and only a request that provably did not is sent again; a write that cannot be settled exits non-zero saying what landed. A playlist can be named by its name: reads and add take it in any case, the writes that remove or reorder only exactly.",
-            "replace, remove, dedupe, sort, rewrite and undo read the whole playlist and send only the difference, so every item that stays keeps its date added; before writing they say what they will do, and keep the playlist as it was for undo. Ctrl-C (SIGINT), SIGTERM or SIGHUP during any write stops it before its next request and says what the playlist holds, with the command that finishes or undoes it (exit 130, 143, 129).",
+            "create, add, remove, replace, dedupe, sort, rewrite, undo, edit and delete change your Spotify playlists; add --liked and remove --liked your Liked Songs; local keeps playlists on this machine only. The changes need a login with more than the default read-only scopes: spotify-auth login --scope edit adds them, and without them a write exits 77 naming that login. A playlist can be named by its name: reads and add take it in any case, the writes that remove or reorder only exactly.",
+            "replace, remove, dedupe, sort, rewrite and undo change only what differs, so every item that stays keeps its date added; before writing they say what they will do, and keep the playlist as it was for undo. Ctrl-C (SIGINT), SIGTERM or SIGHUP during any write stops it before its next request and says what the playlist holds, with the command that finishes or undoes it (exit 130, 143, 129).",
         ],
-        options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption] + Ownership.options,
+        notes: [
+            "The listing reads /me/playlists, all pages, fetched concurrently and written in order. get asks GET /playlists/{id} for only the fields the record holds. --duration also reads every item, for the sum of their durations, which Spotify does not provide (or spotify-tracks' snapshot cache, when it holds the playlist's current version); that is possible only for playlists you own or collaborate on.",
+            "Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is never sent again blindly: the playlist is read again, twice with a pause, to see whether it landed, and only a request that provably did not is sent again; a write that cannot be settled exits non-zero saying what landed.",
+            "replace, remove, dedupe, sort, rewrite and undo read the whole playlist and send only the difference (removals by URI, range moves, inserts), then read it back and compare it with the plan.",
+        ],
+        options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption] + Ownership.options + [
+            Option.listDuration
+        ],
         subcommands: [
             CommandSpec(
-                name: "list", abstract: "list every playlist in your library (the default)",
-                options: Ownership.options
+                name: "list", abstract: "list every playlist in your library (the default)", aliases: ["ls"],
+                options: Ownership.options + [Option.listDuration],
+                examples: [
+                    ExampleSpec(
+                        "spotify-playlists --owned --duration",
+                        "How long each of your own playlists plays, and all of them together, as a table on a terminal."
+                    )
+                ]
             ).running(handler(list)),
             CommandSpec(
                 name: "get",
@@ -140,9 +152,12 @@ package enum SpotifyPlaylists {
             api: try context.webAPI(), concurrency: try PlaylistCommands.concurrency(command))
         let userID = ownership == nil ? "" : try await LibraryReads.userID(api: pager.api)
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
-        var output = Output(context: context, human: human, withDuration: false)
+        let withDuration = command.flag(Option.listDuration)
+        var output = Output(context: context, human: human, withDuration: withDuration)
         let edits = EditedWhileRead()
         var listed: [PlaylistNames.Listed] = []
+        // With --duration the records wait for their items' durations, read afterwards all together.
+        var waiting: [JSONObject] = []
         _ = try await pager.fetchAll(
             path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context, edits),
             progress: { progress.update(done: $0, total: $1) },
@@ -151,7 +166,7 @@ package enum SpotifyPlaylists {
                     if ownership?.keeps(playlist, userID: userID) ?? true,
                         let record = PlaylistRecord.make(from: playlist)
                     {
-                        try output.write(record)
+                        if withDuration { waiting.append(record) } else { try output.write(record) }
                     }
                     if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue {
                         listed.append(PlaylistNames.Listed(id: id, name: name))
@@ -159,6 +174,26 @@ package enum SpotifyPlaylists {
                 }
             })
         progress.clear()
+        if withDuration {
+            let source = try PlaylistCacheOptions.reader(
+                command, context, concurrency: try PlaylistCommands.concurrency(command))
+            let selectors = waiting.compactMap { record -> PlaylistItemsReader.Selector? in
+                guard let id = record["id"]?.stringValue else { return nil }
+                // The listing's snapshot_id is current: a cached copy of it needs no request.
+                return PlaylistItemsReader.Selector(
+                    reference: SpotifyReference(kind: .playlist, id: id), snapshot: record["snapshot_id"]?.stringValue,
+                    snapshotIsCurrent: true, itemsTotal: record["items_total"]?.intValue,
+                    itemsHidden: record["items_total"] == .null)
+            }
+            let totals = try await durations(
+                of: selectors, source: source, progress: ProgressLine(context, shownAbove: PagePlan.pageSize),
+                context: context, edits: edits)
+            for (index, var record) in waiting.enumerated() {
+                record["duration_ms"] = index < totals.count ? totals[index] : .null
+                try output.write(record)
+            }
+        }
+        try output.finish()
         // A whole listing keeps the names for --offline; one edited while read is not whole.
         let status = edits.status(.success)
         if status == .success { PlaylistNames.keepForOffline(listed, context) }
@@ -175,86 +210,101 @@ package enum SpotifyPlaylists {
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: withDuration)
         let edits = EditedWhileRead()
-        return edits.status(
-            try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
-                let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
-                let answer = try await api.perform(
-                    method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
-                ) { result -> Answer<JSONObject> in
-                    guard result.isSuccess else { return .refused(result) }
-                    guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json)
-                    else {
-                        throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
-                    }
-                    return .value(record)
+        let status = try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
+            let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
+            let answer = try await api.perform(
+                method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
+            ) { result -> Answer<JSONObject> in
+                guard result.isSuccess else { return .refused(result) }
+                guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json)
+                else {
+                    throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
                 }
-                guard case .value(var record) = answer.value else {
-                    if case .refused(let result) = answer.value {
-                        return try PlaylistCommands.refusal(SpotifyErrorBody(result), playlist: playlist)
-                    }
-                    return nil
+                return .value(record)
+            }
+            guard case .value(var record) = answer.value else {
+                if case .refused(let result) = answer.value {
+                    return try PlaylistCommands.refusal(SpotifyErrorBody(result), playlist: playlist)
                 }
-                if withDuration {
-                    // The snapshot_id just fetched is current: a cached copy of it needs no further request.
-                    let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-                    let selector = PlaylistItemsReader.Selector(
-                        reference: playlist, snapshot: snapshot, snapshotIsCurrent: true,
-                        itemsTotal: record["items_total"]?.intValue)
-                    record["duration_ms"] = try await duration(
-                        of: selector, source: source, progress: progress, context: context, edits: edits)
-                }
-                try output.write(record)
                 return nil
-            })
+            }
+            if withDuration {
+                // The snapshot_id just fetched is current: a cached copy of it needs no further request.
+                let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+                let selector = PlaylistItemsReader.Selector(
+                    reference: playlist, snapshot: snapshot, snapshotIsCurrent: true,
+                    itemsTotal: record["items_total"]?.intValue)
+                record["duration_ms"] =
+                    try await durations(
+                        of: [selector], source: source, progress: progress, context: context, edits: edits
+                    ).first ?? .null
+            }
+            try output.write(record)
+            return nil
+        }
+        try output.finish()
+        return edits.status(status)
     }
 
-    /// The sum of the item durations, or null (with a note) when Spotify does not show the items.
-    static func duration(
-        of selector: PlaylistItemsReader.Selector, source: PlaylistItemsReader, progress: ProgressLine,
+    /// Each playlist's sum of item durations, in order, or null (with a note) when Spotify does not
+    /// show its items. The playlists are read together, under the one limit of requests in flight.
+    static func durations(
+        of selectors: [PlaylistItemsReader.Selector], source: PlaylistItemsReader, progress: ProgressLine,
         context: ToolContext, edits: EditedWhileRead
-    ) async throws -> JSONValue {
-        var sum = DurationSum(playlist: selector.reference, context: context, progress: progress, edits: edits)
+    ) async throws -> [JSONValue] {
+        guard !selectors.isEmpty else { return [] }
+        var sums = DurationSums(
+            playlists: selectors.map(\.reference), context: context, progress: progress, edits: edits)
         try await source.read(
-            [selector], wanted: .records, uncachedFields: PlaylistEntry.durationFields, into: &sum)
+            selectors, wanted: .records, uncachedFields: PlaylistEntry.durationFields, into: &sums)
         progress.clear()
-        return sum.total
+        return sums.totals
     }
 
-    /// Adds up one playlist's item durations as its pages are handed on.
-    struct DurationSum: PlaylistReadHandler {
-        let playlist: SpotifyReference
+    /// Adds up each playlist's item durations as its pages are handed on.
+    struct DurationSums: PlaylistReadHandler {
+        let playlists: [SpotifyReference]
         let context: ToolContext
         let progress: ProgressLine
         let edits: EditedWhileRead
-        var sum = 0
-        var total: JSONValue = .null
+        var sums: [Int]
+        var totals: [JSONValue]
+
+        init(playlists: [SpotifyReference], context: ToolContext, progress: ProgressLine, edits: EditedWhileRead) {
+            self.playlists = playlists
+            self.context = context
+            self.progress = progress
+            self.edits = edits
+            sums = Array(repeating: 0, count: playlists.count)
+            totals = Array(repeating: .null, count: playlists.count)
+        }
 
         mutating func page(_ page: Page, playlist index: Int) throws {
             for entry in page.items {
                 // Saturating: durations come from the server (or a cached copy of its answer), and
                 // two items of Int.max must give a long playlist, not a trap.
-                sum = saturatingAdd(
-                    sum, PlaylistEntry.item(of: entry)?["duration_ms"]?.intValue.map { max($0, 0) } ?? 0)
+                sums[index] = saturatingAdd(
+                    sums[index], PlaylistEntry.item(of: entry)?["duration_ms"]?.intValue.map { max($0, 0) } ?? 0)
             }
         }
 
         func totalChanged(playlist index: Int, was: Int, now: Int) {
             progress.clear()
-            PlaylistCommands.totalChangedNote("playlist \(playlist.id)", context, edits)(was, now)
+            PlaylistCommands.totalChangedNote("playlist \(playlists[index].id)", context, edits)(was, now)
         }
 
         func editedWhileRead(playlist index: Int) {
             progress.clear()
-            PlaylistCommands.editedNote("playlist \(playlist.id)", context, edits)
+            PlaylistCommands.editedNote("playlist \(playlists[index].id)", context, edits)
         }
 
         mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
             progress.clear()
             switch result {
             case .delivered:
-                total = .int(sum)
+                totals[index] = .int(sums[index])
             case .refused(let refused):
-                let reason = try PlaylistCommands.refusal(SpotifyErrorBody(refused), playlist: playlist)
+                let reason = try PlaylistCommands.refusal(SpotifyErrorBody(refused), playlist: playlists[index])
                 context.warn("\(reason.message); duration_ms is null")
             case .failed(let error):
                 context.warn("\(error.message); duration_ms is null")
@@ -272,6 +322,11 @@ package enum SpotifyPlaylists {
         let human: Bool
         let withDuration: Bool
         var table: TextTable?
+        /// For the total row: how many playlists, their items, and the durations known.
+        var count = 0
+        var items = 0
+        var durationMs = 0
+        var withoutDuration = 0
 
         init(context: ToolContext, human: Bool, withDuration: Bool) {
             self.context = context
@@ -300,6 +355,24 @@ package enum SpotifyPlaylists {
             }
             cells += [owner, record["id"]?.stringValue ?? ""]
             try context.stdout.writeText(table!.line(cells) + "\n")
+            count += 1
+            items = saturatingAdd(items, max(record["items_total"]?.intValue ?? 0, 0))
+            if let duration = record["duration_ms"]?.intValue {
+                durationMs = saturatingAdd(durationMs, max(duration, 0))
+            } else {
+                withoutDuration += 1
+            }
+        }
+
+        /// With durations on a terminal, a total row under the table (review 18): how many
+        /// playlists, their items and how long they play together.
+        func finish() throws {
+            guard human && withDuration, let table, count > 0 else { return }
+            var what = "total: \(plural(count, "playlist"))"
+            if withoutDuration > 0 { what += " (\(withoutDuration) without a duration)" }
+            var line = Substring(table.line([what, groupedThousands(items), formatClock(milliseconds: durationMs)]))
+            while line.last == " " { line = line.dropLast() }
+            try context.stdout.writeText(line + "\n")
         }
     }
 }
@@ -307,10 +380,16 @@ package enum SpotifyPlaylists {
 extension SpotifyPlaylists {
     /// The options, each declared once: the spec lists them and the handlers look them up by them.
     enum Option {
+        /// --duration on the listing: the same, for every playlist listed.
+        static let listDuration = OptionSpec(
+            "duration", short: "d",
+            help:
+                "Add duration_ms to each playlist, the sum of the durations of its items (reads every item of every playlist listed; null for the ones whose items Spotify does not show). On a terminal: a duration column and a total row."
+        )
         static let duration = OptionSpec(
             "duration", short: "d",
             help:
-                "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only)."
+                "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only). On a terminal: a duration column and a total row."
         )
     }
 }
