@@ -16,10 +16,10 @@ package protocol ListRunSource {
 }
 
 /// One scheduler for every list of a run: all their requests share one `InFlightLimit` (the
-/// adaptive window: 4, doubling to 8 while answers are clean, halving on a 429, so a rate limit
-/// slows the whole run), are sent lowest output position first (list by list, page by page), and
-/// what they bring is handed on strictly in order: list after list, page after page, exactly as
-/// reading them one at a time would.
+/// adaptive window: 4, doubling to 8 while answers are clean; a 429 with a Retry-After pauses
+/// every request of the run once, until then, so a rate limit slows the whole run), are sent
+/// lowest output position first (list by list, page by page), and what they bring is handed on
+/// strictly in order: list after list, page after page, exactly as reading them one at a time would.
 ///
 /// Memory stays bounded: at most twice the window of requests are sent or held ahead of the
 /// list being handed on (that list may always have that many of its own, so it never waits for
@@ -39,7 +39,7 @@ package struct ListScheduler: Sendable {
     /// `concurrency`: `--concurrency N`, or nil for the adaptive window.
     package init(api: SpotifyWebAPI, concurrency: Int?) {
         self.api = api
-        self.limit = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
+        self.limit = api.inFlightLimit(concurrency: concurrency)
     }
 
     /// Reads every list `source` gives, handing on what they bring in order.
