@@ -81,6 +81,8 @@ struct Counters: Sendable {
     var carriedOutLate = 0
     /// Reads a stale_read served from the version before the last write.
     var staleReads = 0
+    /// Web API requests the rolling rate limit (`rate_window`) refused with a 429.
+    var rateLimited = 0
 
     /// Keys in a fixed order; `requests` sorted by key.
     var json: JSONValue {
@@ -98,6 +100,7 @@ struct Counters: Sendable {
             "not_carried_out": .int(notCarriedOut),
             "carried_out_late": .int(carriedOutLate),
             "stale_reads": .int(staleReads),
+            "rate_limited": .int(rateLimited),
         ]
     }
 }
@@ -132,6 +135,8 @@ struct FakeSpotifyState: Sendable {
     var failures: [FailureRule] = []
     /// Fault rules by rate or schedule (Faults.swift).
     var faults: [FaultRule] = []
+    /// The rolling rate limit's log while `settings.library.rateWindow` is set.
+    var rateLimit: RollingRateLimit?
     /// Web API requests being answered now (kept outside `counters`, which a reset clears).
     var inFlight = 0
     /// carry=late requests waiting to be carried out (outside `counters` too: a reset must not
