@@ -79,7 +79,10 @@ package final class FakeSpotifyService: Sendable {
             }
         }
         let grantType = key == Self.tokenRouteKey ? URLForm.value("grant_type", in: request.formFields()) : nil
-        state.withLock { $0.countAnswer(status: response.status, grantType: grantType) }
+        state.withLock {
+            $0.countAnswer(status: response.status, grantType: grantType)
+            $0.noteAnswer(response, now: FakeSpotifyState.monotonicSeconds())
+        }
         return response
     }
 

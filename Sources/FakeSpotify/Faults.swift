@@ -283,7 +283,9 @@ extension FakeSpotifyState {
         let readHasPreviousVersion = playlistRead.map { playlistsBeforeLastWrite[$0] != nil } ?? false
         var plan = RequestPlan(delayMs: settings.library.latencyMs, fault: nil)
         // The rate limit stands in front, as Spotify's does: a refused request meets no fault.
-        plan.rateLimitedFor = rateLimitVerdict(path: path, now: Self.monotonicSeconds())
+        let now = Self.monotonicSeconds()
+        noteArrival(path: path, now: now)
+        plan.rateLimitedFor = rateLimitVerdict(path: path, now: now)
         if plan.rateLimitedFor != nil { return plan }
         for index in faults.indices
         where faults[index].hits(path: path, readHasPreviousVersion: readHasPreviousVersion) {

@@ -88,6 +88,21 @@ extension FakeSpotifyState {
         return verdict
     }
 
+    /// A Web API request arrives at `now`: counted in `sent_during_retry_after` when a 429's
+    /// Retry-After is still running (the client had been told to wait).
+    mutating func noteArrival(path: String, now: Double) {
+        if path.hasPrefix("/v1/"), let until = toldToWaitUntil, now < until { counters.sentDuringRetryAfter += 1 }
+    }
+
+    /// A 429 goes out at `now` telling its client to wait `Retry-After` seconds.
+    mutating func noteAnswer(_ response: HTTPResponse, now: Double) {
+        guard response.status == 429,
+            let text = response.headers.first(where: { $0.name.lowercased() == "retry-after" })?.value,
+            let seconds = Double(text), seconds.isFinite, seconds > 0
+        else { return }
+        toldToWaitUntil = max(toldToWaitUntil ?? 0, now + min(seconds, 86_400))
+    }
+
     /// Seconds on a monotonic clock, for the rate window (not moved by `advance-clock`).
     static func monotonicSeconds() -> Double {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
