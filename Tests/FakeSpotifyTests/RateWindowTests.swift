@@ -50,6 +50,7 @@ import ToolkitCore
         #expect(try refused?.json() == ["error": ["status": 429, "message": "API rate limit exceeded"]])
         let counters = try await fake.counters()
         #expect(counters["rate_limited"] == 2)
+        #expect(counters["sent_during_retry_after"] == 1, "the fifth was sent while the fourth's Retry-After ran")
         #expect(counters["requests"]?["GET /v1/me"] == 5, "refused requests are still counted as they arrive")
 
         let settings = try await fake.post("/_fake/library", [("rate_window", "3/30s")])
