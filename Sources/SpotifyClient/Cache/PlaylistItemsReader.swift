@@ -21,6 +21,9 @@ package protocol PlaylistReadHandler {
     /// (offline with nothing cached); the others go on either way.
     mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws
     mutating func progress(_ progress: PlaylistItemsReader.Progress)
+    /// The playlist at `index` has arrived (read from standard input while the run goes on),
+    /// before anything of it is handed on.
+    mutating func arrived(_ reference: SpotifyReference, playlist index: Int)
 }
 
 /// What a handler that wants pages only, and no notes or progress, need not write.
@@ -32,6 +35,7 @@ extension PlaylistReadHandler {
     package func totalChanged(playlist index: Int, was: Int, now: Int) {}
     package func editedWhileRead(playlist index: Int) {}
     package func progress(_ progress: PlaylistItemsReader.Progress) {}
+    package func arrived(_ reference: SpotifyReference, playlist index: Int) {}
 }
 
 /// Where spotify-tracks and `spotify-playlists get --duration` get playlists' entries: from the
@@ -117,17 +121,34 @@ package struct PlaylistItemsReader {
     package func read<Handler: PlaylistReadHandler>(
         _ selectors: [Selector], wanted: CacheView, uncachedFields: String?, into handler: inout Handler
     ) async throws {
+        try await read(selectors, arriving: nil, wanted: wanted, uncachedFields: uncachedFields, into: &handler)
+    }
+
+    /// The same for `selectors` and then those `arriving` (standard input as it is read): each is
+    /// planned as soon as it arrives, while the ones before it are read and handed on, and the
+    /// handler is told of it (`arrived`) before anything of it is handed on. A line that could not
+    /// be read fails the run in its turn, after what the playlists before it print.
+    package func read<Handler: PlaylistReadHandler>(
+        _ selectors: [Selector], arriving: LineFeed<Selector>?, wanted: CacheView, uncachedFields: String?,
+        into handler: inout Handler
+    ) async throws {
         var run = Run(
             reader: self, selectors: selectors, wanted: wanted, uncachedFields: uncachedFields, handler: handler)
+        run.arriving = arriving
+        defer { arriving?.stop() }  // a run that failed reads no more
         run.progress.playlistsTotal = selectors.count
         run.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.handler }
         if let pager {
             try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
         } else {
-            while let list = try run.nextList() {
+            while true {
+                guard var list = try run.nextList() else {
+                    guard let wait = run.moreLists() else { break }
+                    await wait()
+                    continue
+                }
                 // Offline every list is local: handed on at once, no request.
-                var list = list
                 for delivery in list.takeDeliveries() { _ = try run.deliver(delivery, list: run.planned - 1) }
             }
         }
@@ -159,7 +180,9 @@ package struct PlaylistItemsReader {
     /// One run: the lists it gives the scheduler, and what it does with what they hand on.
     struct Run<Handler: PlaylistReadHandler>: ListRunSource {
         let reader: PlaylistItemsReader
-        let selectors: [Selector]
+        var selectors: [Selector]
+        /// Selectors still arriving after `selectors` (standard input as it is read).
+        var arriving: LineFeed<Selector>?
         let wanted: CacheView
         let uncachedFields: String?
         var handler: Handler
@@ -203,6 +226,30 @@ package struct PlaylistItemsReader {
         }
 
         mutating func nextList() throws -> ListRead? {
+            if planned == selectors.count, let feed = arriving {
+                let next: LineFeed<Selector>.Next
+                do {
+                    next = try feed.poll()
+                } catch {
+                    // A line that could not be read: the run fails there, in its turn.
+                    arriving = nil
+                    turns[planned] = Turn(step: .fetch, failure: error, keeping: false)
+                    selectors.append(Selector(reference: SpotifyReference(kind: .playlist, id: ""), snapshot: nil))
+                    planned += 1
+                    return .local()
+                }
+                switch next {
+                case .pending: return nil
+                case .end:
+                    arriving = nil
+                    return nil
+                case .element(let selector):
+                    selectors.append(selector)
+                    progress.playlistsTotal += 1
+                    progress.itemsKnown = saturatingAdd(progress.itemsKnown, max(0, selector.itemsTotal ?? 0))
+                    handler.arrived(selector.reference, playlist: planned)
+                }
+            }
             guard planned < selectors.count else { return nil }
             let index = planned
             planned += 1
@@ -229,6 +276,11 @@ package struct PlaylistItemsReader {
                 ? nil : step == .serve ? selector.snapshot : CachePolicy.usableSnapshot(turn.cached, wanted: wanted)
             turns[index] = turn
             return list ?? .local()
+        }
+
+        mutating func moreLists() -> (@Sendable () async -> Void)? {
+            guard let feed = arriving else { return nil }
+            return { await feed.waitForMore() }
         }
 
         mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead? {

@@ -13,6 +13,16 @@ package protocol ListRunSource {
     /// What the list at `index` hands on, in order. Returns a list to read instead of this one
     /// from now on (a cached copy that turned out unusable is fetched after all), or nil.
     mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead?
+
+    /// After `nextList` gave nil: nil when the run has no more lists, else a wait that returns
+    /// once more may have come (lists still arriving, as lines of standard input do). The
+    /// scheduler goes on with the lists it has meanwhile.
+    mutating func moreLists() -> (@Sendable () async -> Void)?
+}
+
+extension ListRunSource {
+    /// A run whose lists are all known at once.
+    package mutating func moreLists() -> (@Sendable () async -> Void)? { nil }
 }
 
 /// One scheduler for every list of a run: all their requests share one `InFlightLimit` (the
@@ -42,11 +52,18 @@ package struct ListScheduler: Sendable {
         self.limit = api.inFlightLimit(concurrency: concurrency)
     }
 
+    /// What the run's child tasks bring: an answer, or word that more lists may have come.
+    enum Event: Sendable {
+        case answer(Int, ListRead.Request, ListRead.Answer)
+        case moreLists
+    }
+
     /// Reads every list `source` gives, handing on what they bring in order.
     package func run<Source: ListRunSource>(_ source: inout Source) async throws {
-        try await withThrowingTaskGroup(of: (Int, ListRead.Request, ListRead.Answer).self) { group in
+        try await withThrowingTaskGroup(of: Event.self) { group in
             var run = RunState()
             var tasks = 0  // child tasks not yet collected, including those of abandoned attempts
+            var awaitingLists = false  // a child task waits for more lists
             while true {
                 let handedOn = try run.handOn(to: &source)
                 if run.exhausted && run.lists.isEmpty && run.trailing.isEmpty {
@@ -57,19 +74,35 @@ package struct ListScheduler: Sendable {
                 for (index, request, call) in run.launchable(budget: 2 * limit.size) {
                     let slot = InFlightSlot(limit, order: index * Self.ranksPerList + ListRead.rank(request.kind))
                     let api = self.api
-                    group.addTask { (index, request, await Self.answer(call, api: api, slot: slot)) }
+                    group.addTask { .answer(index, request, await Self.answer(call, api: api, slot: slot)) }
                     tasks += 1
                 }
-                if tasks == 0 {
+                if let wait = run.moreLists {
+                    run.moreLists = nil
+                    if !awaitingLists {
+                        awaitingLists = true
+                        group.addTask {
+                            await wait()
+                            return .moreLists
+                        }
+                    }
+                }
+                if tasks == 0 && !awaitingLists {
                     // Nothing on the wire: lists that need no request (cached copies) go on at once.
                     guard handedOn || planned else {
                         throw ToolError.software("list scheduler: list \(run.head) can make no progress")
                     }
                     continue
                 }
-                guard let (index, request, answer) = try await group.next() else { break }
-                tasks -= 1
-                try run.receive(index, request, answer, source: &source)
+                switch try await group.next() {
+                case nil:
+                    return
+                case .moreLists?:
+                    awaitingLists = false
+                case .answer(let index, let request, let answer)?:
+                    tasks -= 1
+                    try run.receive(index, request, answer, source: &source)
+                }
             }
         }
     }
@@ -80,6 +113,8 @@ package struct ListScheduler: Sendable {
         /// The index of `lists[0]`, the list being handed on.
         var head = 0
         var exhausted = false
+        /// The source has no more lists now, but more may come: how to wait for them.
+        var moreLists: (@Sendable () async -> Void)?
         /// The first list that will hand on a failure: nothing after it is planned or sent.
         var stopAt: Int? {
             lists.indices.first { lists[$0].willFail }.map { head + $0 }
@@ -126,7 +161,7 @@ package struct ListScheduler: Sendable {
             var any = false
             while !exhausted, stopAt == nil, lists.count < ListScheduler.listsAhead, ahead() < budget {
                 guard let list = try source.nextList() else {
-                    exhausted = true
+                    if let wait = source.moreLists() { moreLists = wait } else { exhausted = true }
                     break
                 }
                 lists.append(list)

@@ -66,6 +66,15 @@ enum PlaylistCacheOptions {
         }
     }
 
+    /// With no PLAYLIST arguments, the same from standard input as it arrives (nil with arguments).
+    static func arrivingSelectors(_ command: ParsedCommand, _ context: ToolContext, tool: String) throws
+        -> LineFeed<PlaylistItemsReader.Selector>?
+    {
+        try PlaylistCommands.arrivingReferences(command, context, tool: tool) { reference, text in
+            selector(reference, record: text)
+        }
+    }
+
     /// What a JSON playlist record says: its non-empty `snapshot_id`, and its `items_total` (null:
     /// Spotify shows no items of it). Ids, URIs and URLs say nothing.
     static func selector(_ reference: SpotifyReference, record text: String) -> PlaylistItemsReader.Selector {

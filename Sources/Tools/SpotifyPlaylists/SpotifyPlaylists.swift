@@ -141,6 +141,7 @@ package enum SpotifyPlaylists {
                         listed.append(PlaylistNames.Listed(id: id, name: name))
                     }
                 }
+                try context.stdout.endBatch()  // each page downstream as it arrives
             })
         progress.clear()
         // A whole listing keeps the names for --offline; one edited while read is not whole.
@@ -188,6 +189,7 @@ package enum SpotifyPlaylists {
                         of: selector, source: source, progress: progress, context: context, edits: edits)
                 }
                 try output.write(record)
+                try context.stdout.endBatch()
                 return nil
             })
     }

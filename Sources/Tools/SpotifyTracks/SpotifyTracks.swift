@@ -123,8 +123,15 @@ package enum SpotifyTracks {
         if liked && !command.positionals.isEmpty {
             throw ToolError.usage("--liked reads your saved tracks; it takes no PLAYLIST")
         }
-        let playlists = liked ? [] : try await PlaylistCacheOptions.selectors(command, context, tool: spec.name)
-        if !liked && playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: spec.name) }
+        // Standard input is read as it arrives: the first playlist is read while the rest still come.
+        let arriving = liked ? nil : try PlaylistCacheOptions.arrivingSelectors(command, context, tool: spec.name)
+        let playlists =
+            liked || arriving != nil ? [] : try await PlaylistCacheOptions.selectors(command, context, tool: spec.name)
+        if let arriving {
+            guard try await arriving.awaitFirst() else { return PlaylistCommands.nothingRead(context, tool: spec.name) }
+        } else if !liked && playlists.isEmpty {
+            return PlaylistCommands.nothingRead(context, tool: spec.name)
+        }
         let human =
             !selection.raw
             && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
@@ -149,7 +156,7 @@ package enum SpotifyTracks {
             progress: progress, edits: edits)
         do {
             try await source.read(
-                playlists, wanted: selection.raw ? .full : .records,
+                playlists, arriving: arriving, wanted: selection.raw ? .full : .records,
                 uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields, into: &handler)
         } catch {
             progress.clear()
@@ -165,7 +172,7 @@ package enum SpotifyTracks {
         let context: ToolContext
         let selection: Selection
         let human: Bool
-        let playlists: [SpotifyReference]
+        var playlists: [SpotifyReference]
         let progress: ProgressLine
         let edits: EditedWhileRead
         var current: Output?
@@ -216,6 +223,10 @@ package enum SpotifyTracks {
             }
         }
 
+        mutating func arrived(_ reference: SpotifyReference, playlist index: Int) {
+            playlists.append(reference)
+        }
+
         mutating func progress(_ run: PlaylistItemsReader.Progress) {
             progress.update(
                 done: run.items, total: run.itemsKnown, lists: (run.playlists, run.playlistsTotal, "playlists"))
@@ -254,7 +265,7 @@ package enum SpotifyTracks {
                     try writeRow(record, position: position)
                 }
             }
-            try context.stdout.flush()  // each page downstream as it arrives (`| head` stops us early)
+            try context.stdout.endBatch()  // each page downstream as it arrives (`| head` stops us early)
         }
 
         /// One track record, as JSON or as a table row.
@@ -296,6 +307,7 @@ package enum SpotifyTracks {
                 try context.stdout.writeText(
                     "\(groupedThousands(written)) \(noun), \(formatClock(milliseconds: durationMs))\n")
             }
+            try context.stdout.endBatch()  // a cached copy's lines, written at once, go on too
             if unavailable > 0 {
                 let what = playlist.map { "playlist \($0.id)" } ?? "your liked songs"
                 context.warn(

@@ -131,7 +131,7 @@ extension SpotifyTracks {
                     }
                     written += 1
                 }
-                try context.stdout.flush()
+                try context.stdout.endBatch()
                 launch()
             }
         }
