@@ -156,12 +156,18 @@ package struct ListScheduler: Sendable {
             return any
         }
 
-        /// Takes lists from `source` while the look-ahead has room. Whether any came.
+        /// Takes lists from `source` while the look-ahead has room. Whether any came, or it turned
+        /// out there are no more.
         mutating func plan<Source: ListRunSource>(from source: inout Source, budget: Int) throws -> Bool {
             var any = false
             while !exhausted, stopAt == nil, lists.count < ListScheduler.listsAhead, ahead() < budget {
                 guard let list = try source.nextList() else {
-                    if let wait = source.moreLists() { moreLists = wait } else { exhausted = true }
+                    if let wait = source.moreLists() {
+                        moreLists = wait
+                    } else {
+                        exhausted = true
+                        any = true  // news too: the run may be over
+                    }
                     break
                 }
                 lists.append(list)
