@@ -1,6 +1,6 @@
 # fish completion for spotify-playlists; generated from its command spec by toolkit-docs, do not edit.
 complete -c spotify-playlists -f
-complete -c spotify-playlists -s c -l concurrency -x -d 'Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429.'
+complete -c spotify-playlists -s c -l concurrency -x -d 'Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly; a 429 pauses every request until its Retry-After (without one, halve).'
 complete -c spotify-playlists -s j -l json -d 'Write JSON Lines even on a terminal.'
 complete -c spotify-playlists -n '__fish_use_subcommand' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-playlists -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
