@@ -61,7 +61,9 @@ package final class InFlightLimit: Sendable {
         /// while the run is paused.
         mutating func takeStartable() -> [@Sendable () -> Void] {
             var starts: [@Sendable () -> Void] = []
-            while !pause.isPaused, active < window.size, let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order }) {
+            while !pause.isPaused, active < window.size,
+                let index = waiting.indices.min(by: { waiting[$0].order < waiting[$1].order })
+            {
                 let waiter = waiting.remove(at: index)
                 tickets[waiter.ticket] = .started
                 starts.append(waiter.start)

@@ -55,7 +55,9 @@ import Testing
             let rest = pending + stdout.fileHandleForReading.readDataToEndOfFile()
             let err = stderr.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return (String(decoding: rest, as: UTF8.self), String(decoding: err, as: UTF8.self), process.terminationStatus)
+            return (
+                String(decoding: rest, as: UTF8.self), String(decoding: err, as: UTF8.self), process.terminationStatus
+            )
         }
     }
 
@@ -107,7 +109,8 @@ import Testing
 
     @Test func aBadLineStillFailsNamingItAfterTheLinesBeforeIt() throws {
         let library = try Library()
-        let result = try library.tracks(["--no-cache"], stdin: generated(3) + "\n\nnot a playlist\n" + generated(4) + "\n")
+        let result = try library.tracks(
+            ["--no-cache"], stdin: generated(3) + "\n\nnot a playlist\n" + generated(4) + "\n")
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("spotify-tracks: standard input: line 3: "), "\(result.stderr)")
         #expect(result.stdoutLines.count == 3, "the playlist before it, as a one-at-a-time run prints it")
@@ -117,7 +120,9 @@ import Testing
     /// by fake-spotify (a 20 s delay fault on the requests after the first).
     @Test func spotifyPlaylistsHandsEachPageOnAsItComes() throws {
         let library = try Library(["--extra-playlists", "120"])
-        try library.fault([("kind", "delay"), ("delay_ms", "20000"), ("at", "2+3+4"), ("path_prefix", "/v1/me/playlists")])
+        try library.fault([
+            ("kind", "delay"), ("delay_ms", "20000"), ("at", "2+3+4"), ("path_prefix", "/v1/me/playlists"),
+        ])
         let playlists = try Running("spotify-playlists", [], environment: library.fake.environment())
         let firstPage = try #require(playlists.lines(50))
         #expect(playlists.process.isRunning, "the first page came while the later ones were still on their way")
