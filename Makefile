@@ -21,7 +21,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all preflight sync-version ship ship-path demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-startup sandbox dist clean
+.PHONY: all preflight sync-version ship ship-path demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-startup bench-rate-limit bench-pipeline sandbox dist clean
 
 all: build
 
@@ -143,6 +143,16 @@ bench-edits:
 
 bench-startup:
 	Benchmarks/startup.sh
+
+# A whole library under a rolling rate limit (180 requests per 30 s; BENCH_RATE_WINDOW=180/3s
+# scales it down): time, requests, refused requests and the limit's floor, against spotipy (issue 27).
+bench-rate-limit:
+	Benchmarks/rate-limit.sh
+
+# spotify-playlists | spotify-tracks at 300 ms per request against each stage alone: do the
+# stages overlap (at most the slower stage plus one round trip)? (issue 27)
+bench-pipeline:
+	Benchmarks/pipeline.sh
 
 # The release tarball: what make install installs, laid out as its PREFIX, with an install.sh
 # (scripts/dist.sh); prints its size, unpacked size and start-up next to jq.

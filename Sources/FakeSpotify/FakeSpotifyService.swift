@@ -57,7 +57,9 @@ package final class FakeSpotifyService: Sendable {
         let plan = beginWebAPIRequest(routeKey: key, path: request.path, playlistRead: playlistRead)
         defer { endWebAPIRequest() }
         var response: HTTPResponse
-        if let injected = state.withLock({ $0.takeFailure(method: request.method, path: request.path) }) {
+        if let retryAfter = plan.rateLimitedFor {
+            response = Fixtures.response("error-429.json", status: 429, headers: [("Retry-After", String(retryAfter))])
+        } else if let injected = state.withLock({ $0.takeFailure(method: request.method, path: request.path) }) {
             response = injected
         } else if let fault = plan.fault, fault.carry == .no {
             state.withLock { $0.counters.notCarriedOut += 1 }
@@ -76,7 +78,10 @@ package final class FakeSpotifyService: Sendable {
             }
         }
         let grantType = key == Self.tokenRouteKey ? URLForm.value("grant_type", in: request.formFields()) : nil
-        state.withLock { $0.countAnswer(status: response.status, grantType: grantType) }
+        state.withLock {
+            $0.countAnswer(status: response.status, grantType: grantType)
+            $0.noteAnswer(response, now: FakeSpotifyState.monotonicSeconds())
+        }
         return response
     }
 

@@ -80,6 +80,11 @@ struct Counters: Sendable {
     var carriedOutLate = 0
     /// Reads a stale_read served from the version before the last write.
     var staleReads = 0
+    /// Web API requests the rolling rate limit (`rate_window`) refused with a 429.
+    var rateLimited = 0
+    /// Web API requests that arrived while a Retry-After this fake had answered (any 429) was
+    /// still running: sent after the client was told to wait.
+    var sentDuringRetryAfter = 0
 
     /// Keys in a fixed order; `requests` sorted by key.
     var json: JSONValue {
@@ -97,6 +102,8 @@ struct Counters: Sendable {
             "not_carried_out": .int(notCarriedOut),
             "carried_out_late": .int(carriedOutLate),
             "stale_reads": .int(staleReads),
+            "rate_limited": .int(rateLimited),
+            "sent_during_retry_after": .int(sentDuringRetryAfter),
         ]
     }
 }
@@ -131,6 +138,10 @@ struct FakeSpotifyState: Sendable {
     var failures: [FailureRule] = []
     /// Fault rules by rate or schedule (Faults.swift).
     var faults: [FaultRule] = []
+    /// The rolling rate limit's log while `settings.library.rateWindow` is set.
+    var rateLimit: RollingRateLimit?
+    /// Until when (monotonic seconds) the latest 429 answered told its client to wait.
+    var toldToWaitUntil: Double?
     /// Web API requests being answered now (kept outside `counters`, which a reset clears).
     var inFlight = 0
     /// carry=late requests waiting to be carried out (outside `counters` too: a reset must not

@@ -267,6 +267,8 @@ struct RequestPlan {
     var fault: FaultRule?
     /// A stale_read fired: a written playlist is read as it was before its most recent write.
     var servesPreviousVersion = false
+    /// The rolling rate limit refused it: a 429 with this Retry-After, and nothing else happens.
+    var rateLimitedFor: Int?
 }
 
 extension FakeSpotifyState {
@@ -279,6 +281,11 @@ extension FakeSpotifyState {
         counters.maxInFlight = max(counters.maxInFlight, inFlight)
         let readHasPreviousVersion = playlistRead.map { playlistsBeforeLastWrite[$0] != nil } ?? false
         var plan = RequestPlan(delayMs: settings.library.latencyMs, fault: nil)
+        // The rate limit stands in front, as Spotify's does: a refused request meets no fault.
+        let now = Self.monotonicSeconds()
+        noteArrival(path: path, now: now)
+        plan.rateLimitedFor = rateLimitVerdict(path: path, now: now)
+        if plan.rateLimitedFor != nil { return plan }
         for index in faults.indices
         where faults[index].hits(path: path, readHasPreviousVersion: readHasPreviousVersion) {
             let kind = faults[index].kind

@@ -24,6 +24,8 @@ package struct LibrarySettings: Sendable, Equatable {
     /// Generated playlists (gen…0000 to gen…N-1, sizes 0 to N-1) after the usual ones in `/me/playlists`.
     package var extraPlaylists = 0
     package var shape = Shape.fixtures
+    /// Spotify's rolling rate limit (RollingRateLimit.swift); nil: none.
+    package var rateWindow: RateWindow?
 
     package init() {}
 
@@ -31,6 +33,7 @@ package struct LibrarySettings: Sendable, Equatable {
         [
             "legacy": .bool(legacy), "latency_ms": .int(latencyMs), "saved_tracks": .int(savedTracks),
             "extra_playlists": .int(extraPlaylists), "library_shape": .string(shape.rawValue),
+            "rate_window": rateWindow.map { .string($0.text) } ?? .null,
         ]
     }
 
@@ -53,9 +56,11 @@ package struct LibrarySettings: Sendable, Equatable {
                     throw ControlError("library_shape must be fixtures or real, not '\(value)'")
                 }
                 updated.shape = shape
+            case "rate_window":
+                updated.rateWindow = ["", "off", "none"].contains(value) ? nil : try RateWindow(parsing: value)
             default:
                 throw ControlError(
-                    "unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists, library_shape"
+                    "unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists, library_shape, rate_window"
                 )
             }
         }
@@ -72,6 +77,8 @@ extension FakeSpotifyService {
             let fields = request.fields
             let library = try state.withLock { state in
                 try state.settings.library.apply(fields)
+                // Setting the window (again) starts it empty: a benchmark's runs each start fresh.
+                if fields.contains(where: { $0.name == "rate_window" }) { state.rateLimit = nil }
                 return state.settings.library
             }
             return Control.json(library.json)

@@ -399,8 +399,14 @@ package struct HTTPTransport: Sendable {
                         start { outcome, response in
                             // The next waiting request is started before this answer is handed on
                             // (also when it ended at the cap or deadline: a task left to finish
-                            // holds no place).
-                            limit.finished(ticket: ticket, status: response?.status)
+                            // holds no place). A 429 the run waits out together pauses the
+                            // limit here, before any place it frees is handed on.
+                            var holdOff: Double?
+                            if response?.status == 429, case .success(let (body, head)) = outcome {
+                                holdOff = limit.holdOff(
+                                    after: HTTPResult(status: head.status, headers: head.headers, body: body))
+                            }
+                            limit.finished(ticket: ticket, status: response?.status, holdOff: holdOff)
                             continuation.resume(with: outcome)
                         }
                     },

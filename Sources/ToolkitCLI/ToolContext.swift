@@ -57,12 +57,21 @@ package struct ToolContext {
         self.environment = environment
         terminal = streams.terminal
         stdin = StandardInput(fileDescriptor: streams.stdin)
-        stdout = JSONLinesWriter(fileDescriptor: streams.stdout)
+        stdout = JSONLinesWriter(
+            fileDescriptor: streams.stdout, flushesAtBatchEnd: Self.readerMayWait(streams))
         stderr = DiagnosticStream(fileDescriptor: streams.stderr)
         clock = streams.clock
     }
 
     package var now: Double { clock() }
+
+    /// The one flushing policy of every tool's output (`JSONLinesWriter.endBatch`): each page, or
+    /// each record that took a request, goes on at once when standard output is a pipe, a socket
+    /// or a terminal, where a reader may be waiting for it (the next stage of a pipeline, `head`,
+    /// a person); into a file or /dev/null it stays buffered.
+    static func readerMayWait(_ streams: ToolStreams) -> Bool {
+        streams.terminal.stdoutIsTerminal || [.pipe, .socket].contains(DescriptorKind(streams.stdout))
+    }
 
     /// The user's time zone (`TZ`), for times shown to people; records stay in UTC.
     package var timeZone: LocalZone { LocalTime.zone(environment["TZ"]) }
@@ -144,6 +153,22 @@ package struct StandardInput: Sendable {
                 throw ToolError.dataError("\(Self.displayName): line \(number): \(rejection.reason)")
             }
             return true
+        }
+    }
+
+    /// Each non-blank line as it arrives, turned into an element on a reading thread of its own
+    /// (`LineFeed`), so a tool starts on the first line while the rest still arrives. A
+    /// `Rejection` thrown by `transform` becomes `standard input: line N: reason` (exit 65), in its
+    /// turn after the lines before it.
+    package func feed<Element: Sendable>(_ transform: @escaping @Sendable (String) throws -> Element)
+        -> LineFeed<Element>
+    {
+        LineFeed(fileDescriptor: fileDescriptor, displayName: Self.displayName) { number, line in
+            do {
+                return try transform(line)
+            } catch let rejection as Rejection {
+                throw ToolError.dataError("\(Self.displayName): line \(number): \(rejection.reason)")
+            }
         }
     }
 

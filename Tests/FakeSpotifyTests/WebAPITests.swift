@@ -86,7 +86,7 @@ import ToolkitCore
         #expect(reply.status == 200)
         #expect(
             reply.text
-                == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1,"max_in_flight":1,"faults_fired":0,"faults_fired_by_kind":{},"not_carried_out":0,"carried_out_late":0,"stale_reads":0,"late_pending":0}"#
+                == #"{"requests":{"GET /authorize":1,"GET /v1/me":4,"GET /v1/nope":1,"POST /api/token":3},"grants":{"authorization_code":1,"refresh_token":2},"refreshes":1,"rejected_refreshes":1,"unauthorized":1,"max_in_flight":1,"faults_fired":0,"faults_fired_by_kind":{},"not_carried_out":0,"carried_out_late":0,"stale_reads":0,"rate_limited":0,"sent_during_retry_after":0,"late_pending":0}"#
         )
 
         let reset = try await fake.post("/_fake/reset-counters")
@@ -96,7 +96,8 @@ import ToolkitCore
                 "requests": [:], "grants": ["authorization_code": 0, "refresh_token": 0],
                 "refreshes": 0, "rejected_refreshes": 0, "unauthorized": 0,
                 "max_in_flight": 0, "faults_fired": 0, "faults_fired_by_kind": [:], "not_carried_out": 0,
-                "carried_out_late": 0, "stale_reads": 0, "late_pending": 0,
+                "carried_out_late": 0, "stale_reads": 0, "rate_limited": 0, "sent_during_retry_after": 0,
+                "late_pending": 0,
             ])
     }
 

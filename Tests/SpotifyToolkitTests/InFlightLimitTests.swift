@@ -82,6 +82,112 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
         #expect(log.all.last == "start next")
     }
 
+    /// A clock and wake-ups a test moves by hand: no timing.
+    final class ManualPauseClock: @unchecked Sendable {  // all behind `lock`
+        private let lock = NSLock()
+        private var time = 100.0
+        private var wakes: [(at: Double, wake: @Sendable () -> Void)] = []
+        var now: Double { lock.withLock { time } }
+        var pendingWakes: Int { lock.withLock { wakes.count } }
+        func after(_ seconds: Double, _ wake: @escaping @Sendable () -> Void) {
+            lock.withLock { wakes.append((time + seconds, wake)) }
+        }
+        /// Moves the clock to `seconds` later and runs the wake-ups that are due, in order.
+        func advance(_ seconds: Double) {
+            let due = lock.withLock {
+                time += seconds
+                let due = wakes.filter { $0.at <= time }
+                wakes.removeAll { $0.at <= time }
+                return due.sorted { $0.at < $1.at }
+            }
+            for entry in due { entry.wake() }
+        }
+        func rule(holdOff: @escaping @Sendable (HTTPResult) -> Double? = { _ in nil }) -> InFlightLimit.PauseRule {
+            InFlightLimit.PauseRule(holdOff: holdOff, now: { self.now }, after: { self.after($0, $1) })
+        }
+    }
+
+    @Test func aPauseHoldsEveryStartUntilOneSharedDeadlineAndKeepsTheWindow() {
+        let clock = ManualPauseClock()
+        let limit = InFlightLimit(window: ConcurrencyWindow(fixed: 4), pauseRule: clock.rule())
+        let log = StartLog()
+        let tickets = (0..<10).map { enter(limit, log, order: $0, name: "\($0)") }
+        #expect(log.all.count == 4)
+        limit.finished(ticket: tickets[0], status: 429, holdOff: 28)
+        #expect(limit.isPaused)
+        #expect(limit.state == (active: 3, waiting: 6, limit: 4), "nothing starts, and the window is kept")
+        // The other requests already on the wire meet the same wall: the same deadline (or one a
+        // second later, from rounding), never a second pause or a halving.
+        clock.advance(0.1)
+        limit.finished(ticket: tickets[1], status: 429, holdOff: 28)
+        limit.finished(ticket: tickets[2], status: 429, holdOff: 27)
+        limit.finished(ticket: tickets[3], status: 200)
+        #expect(limit.state == (active: 0, waiting: 6, limit: 4), "a clean answer during the pause starts nothing")
+        #expect(clock.pendingWakes == 2, "the first deadline, and the one 0.1 s later")
+        // The refused requests go again: they wait in the limit, first by their order.
+        for index in 0..<3 { _ = enter(limit, log, order: index, name: "again \(index)") }
+        #expect(log.all.count == 4, "re-sent requests wait for the pause too")
+        clock.advance(27.95)
+        #expect(limit.isPaused, "the first deadline's wake-up does not end the later one")
+        #expect(log.all.count == 4)
+        clock.advance(0.1)
+        #expect(!limit.isPaused)
+        #expect(
+            Array(log.all.dropFirst(4)) == ["start again 0", "start again 1", "start again 2", "start 4"],
+            "the window resumes at 4, the refused requests first")
+        #expect(limit.state == (active: 4, waiting: 5, limit: 4))
+    }
+
+    @Test func a429WithoutAHoldOffHalvesAndAPauselessLimitNeverPauses() {
+        let clock = ManualPauseClock()
+        let limit = InFlightLimit(window: ConcurrencyWindow(fixed: 8), pauseRule: clock.rule())
+        let log = StartLog()
+        let tickets = (0..<8).map { enter(limit, log, order: $0, name: "\($0)") }
+        limit.finished(ticket: tickets[0], status: 429, holdOff: nil)
+        #expect(!limit.isPaused)
+        #expect(limit.state.limit == 4, "no Retry-After the run can wait out: the window halves as before")
+        limit.finished(ticket: tickets[1], status: 429, holdOff: 0)
+        #expect(!limit.isPaused && limit.state.limit == 4, "Retry-After: 0 asks for no wait")
+
+        let old = InFlightLimit(window: ConcurrencyWindow(fixed: 8))
+        let first = enter(old, log, order: 0, name: "old")
+        old.finished(ticket: first, status: 429, holdOff: 5)
+        #expect(!old.isPaused && old.state.limit == 4, "without a rule: each request waits on its own")
+        #expect(!old.holdsRun(after: HTTPResult(status: 429, headers: ["Retry-After": "5"], body: Data())))
+    }
+
+    @Test func thePauseMovesOnlyLaterAndNotesOnce() {
+        var pause = RateLimitPause()
+        let noteWithoutPause = pause.claimNote()
+        let none = [pause.hold(for: 0, now: 10), pause.hold(for: .infinity, now: 10)]
+        #expect(!noteWithoutPause && none.allSatisfy { $0 == nil }, "no pause, nothing to say")
+        let first = pause.hold(for: 28, now: 10)
+        #expect(first?.until == 38 && first?.generation == 1)
+        let notes = [pause.claimNote(), pause.claimNote()]
+        #expect(notes == [true, false], "one note per pause")
+        let same = [pause.hold(for: 27, now: 10.5), pause.hold(for: 28, now: 10)]
+        #expect(same.allSatisfy { $0 == nil }, "an earlier or equal deadline is the same pause")
+        let later = pause.hold(for: 28, now: 11)
+        #expect(later?.until == 39 && later?.generation == 2, "a later one moves it")
+        let staleWake = pause.wake(generation: 1)
+        let noteAgain = pause.claimNote()
+        #expect(!staleWake && pause.isPaused, "the first deadline's wake-up does not end the moved pause")
+        #expect(!noteAgain, "still the same pause: already told")
+        let wake = pause.wake(generation: 2)
+        #expect(wake && !pause.isPaused)
+        _ = pause.hold(for: 5, now: 60)
+        let newNote = pause.claimNote()
+        #expect(newNote, "a new pause is told again")
+    }
+
+    @Test func theRunPauseRuleTakesOnlyARateLimitWithinTheCap() {
+        #expect(RetryPolicy.runPause(status: 429, retryAfter: 28, reason: nil, cap: 30) == 28)
+        #expect(RetryPolicy.runPause(status: 429, retryAfter: nil, reason: nil, cap: 30) == nil, "no Retry-After")
+        #expect(RetryPolicy.runPause(status: 429, retryAfter: 31, reason: nil, cap: 30) == nil, "over the cap: exit 75")
+        #expect(RetryPolicy.runPause(status: 429, retryAfter: 3, reason: "QUOTA_EXCEEDED", cap: 30) == nil, "a quota")
+        #expect(RetryPolicy.runPause(status: 503, retryAfter: 3, reason: nil, cap: 30) == nil)
+    }
+
     /// Through the transport against a real server: the server never sees more than the limit at
     /// once, every request is answered, and a cancelled caller whose request still waited for a
     /// place gets a CancellationError and its request is never sent.
@@ -130,6 +236,18 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
             slot: InFlightSlot(adaptive, order: 1))
         #expect(busy.status == 429)
         #expect(adaptive.state.limit == 4, "a 429 halved it as it arrived")
+
+        // With a pause rule, the transport hands the limit the 429's Retry-After before the place
+        // it frees is handed on: the run pauses (the wake-up here is never due), the window holds.
+        let clock = ManualPauseClock()
+        let pausing = InFlightLimit(
+            window: ConcurrencyWindow(fixed: 2),
+            pauseRule: clock.rule { SpotifyWebAPI.retryAfterSeconds($0.header("Retry-After")) })
+        let refused = try await transport.send(
+            HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/busy")!),
+            slot: InFlightSlot(pausing, order: 0))
+        #expect(refused.status == 429)
+        #expect(pausing.isPaused && pausing.state.limit == 2 && clock.pendingWakes == 1)
 
         let one = InFlightLimit(window: ConcurrencyWindow(fixed: 1))
         let blocker = Task {

@@ -100,6 +100,39 @@ private final class TestPipe: @unchecked Sendable {
         #expect(pipe.available() == "{\"n\":2}\n")
     }
 
+    @Test func endBatchFlushesOnlyWhenAReaderMayWait() throws {
+        let pipe = TestPipe()
+        let writer = JSONLinesWriter(fileDescriptor: pipe.writeEnd, flushesAtBatchEnd: true)
+        try writer.write(["n": 1])
+        try writer.write(["n": 2])
+        #expect(pipe.available() == "", "records of a page stay together until the page ends")
+        try writer.endBatch()
+        #expect(pipe.available() == "{\"n\":1}\n{\"n\":2}\n")
+        writer.flushesAtBatchEnd = false
+        try writer.write(["n": 3])
+        try writer.endBatch()
+        #expect(pipe.available() == "", "into a file the batch stays buffered")
+        try writer.flush()
+        #expect(pipe.available() == "{\"n\":3}\n")
+    }
+
+    /// ToolContext's one policy: a pipe (or a terminal) gets each batch at once, a file does not.
+    @Test func theContextFlushesBatchesToAPipeOrTerminalNotToAFile() throws {
+        let pipe = TestPipe()
+        let scratch = try InProcess.Scratch()
+        let file = try scratch.open("out", flags: O_WRONLY | O_CREAT | O_TRUNC)
+        defer { close(file) }
+        func context(stdout: Int32, terminal: Terminal = .none) -> ToolContext {
+            ToolContext(
+                toolName: "t", environment: ToolEnvironment([:]),
+                streams: ToolStreams(stdin: 0, stdout: stdout, stderr: 2, terminal: terminal))
+        }
+        #expect(context(stdout: pipe.writeEnd).stdout.flushesAtBatchEnd)
+        #expect(!context(stdout: file).stdout.flushesAtBatchEnd)
+        let tty = Terminal(stdinIsTerminal: false, stdoutIsTerminal: true, stderrIsTerminal: false)
+        #expect(context(stdout: file, terminal: tty).stdout.flushesAtBatchEnd)
+    }
+
     @Test func flushesWhenBufferFills() throws {
         let pipe = TestPipe()
         let writer = JSONLinesWriter(fileDescriptor: pipe.writeEnd, bufferCapacity: 16)

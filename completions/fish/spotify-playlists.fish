@@ -3,7 +3,7 @@ function __spotify_playlists_words
     count (commandline -poc | string match -rv -- '^-')
 end
 complete -c spotify-playlists -f
-complete -c spotify-playlists -s c -l concurrency -x -d 'Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429.'
+complete -c spotify-playlists -s c -l concurrency -x -d 'Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly; a 429 pauses every request until its Retry-After (without one, halve).'
 complete -c spotify-playlists -s j -l json -d 'Write JSON Lines even on a terminal.'
 complete -c spotify-playlists -l owned -d 'List only the playlists you own or collaborate on: the ones whose items you can read and change (one more request, GET /me, for your user id).'
 complete -c spotify-playlists -l not-owned -d 'List only the playlists you follow but neither own nor collaborate on (Spotify shows no items of them).'

@@ -28,6 +28,9 @@ package protocol PlaylistReadHandler {
     /// What the list at `index` is called, once known and before its pages: a playlist's name (a
     /// piped record's, then its object's), an artist's (from its albums). Told again if it changes.
     mutating func named(_ name: String, playlist index: Int)
+    /// The source at `index` has arrived (read from standard input while the run goes on),
+    /// before anything of it is handed on.
+    mutating func arrived(_ reference: SpotifyReference, playlist index: Int)
 }
 
 /// What a handler that wants pages only, and no notes or progress, need not write.
@@ -40,6 +43,7 @@ extension PlaylistReadHandler {
     package func editedWhileRead(playlist index: Int) {}
     package func progress(_ progress: PlaylistItemsReader.Progress) {}
     package func named(_ name: String, playlist index: Int) {}
+    package func arrived(_ reference: SpotifyReference, playlist index: Int) {}
 }
 
 /// Where spotify-tracks and `spotify-playlists get --duration` get playlists' entries: from the
@@ -129,10 +133,24 @@ package struct PlaylistItemsReader {
         _ selectors: [Selector], wanted: CacheView, uncachedFields: String?, includeGroups: String = "album,single",
         into handler: inout Handler
     ) async throws {
-        if selectors.contains(where: { $0.reference.kind != .playlist }) {
+        try await read(
+            selectors, arriving: nil, wanted: wanted, uncachedFields: uncachedFields, includeGroups: includeGroups,
+            into: &handler)
+    }
+
+    /// The same for `selectors` and then those `arriving` (standard input as it is read): each is
+    /// planned as soon as it arrives, while the ones before it are read and handed on, and the
+    /// handler is told of it (`arrived`) before anything of it is handed on. A line that could not
+    /// be read fails the run in its turn, after what the sources before it print.
+    package func read<Handler: PlaylistReadHandler>(
+        _ selectors: [Selector], arriving: LineFeed<Selector>?, wanted: CacheView, uncachedFields: String?,
+        includeGroups: String = "album,single", into handler: inout Handler
+    ) async throws {
+        // What arrives may be of any kind, so a stream is read as a mixed run.
+        if arriving != nil || selectors.contains(where: { $0.reference.kind != .playlist }) {
             return try await readSources(
-                selectors, wanted: wanted, uncachedFields: uncachedFields, includeGroups: includeGroups,
-                into: &handler)
+                selectors, arriving: arriving, wanted: wanted, uncachedFields: uncachedFields,
+                includeGroups: includeGroups, into: &handler)
         }
         var run = Run(
             reader: self, selectors: selectors, wanted: wanted, uncachedFields: uncachedFields, handler: handler)
@@ -142,9 +160,8 @@ package struct PlaylistItemsReader {
         if let pager {
             try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
         } else {
-            while let list = try run.nextList() {
-                // Offline every list is local: handed on at once, no request.
-                var list = list
+            // Offline every list is local: handed on at once, no request.
+            while var list = try run.nextList() {
                 for delivery in list.takeDeliveries() { _ = try run.deliver(delivery, list: run.planned - 1) }
             }
         }
@@ -176,7 +193,7 @@ package struct PlaylistItemsReader {
     /// One run: the lists it gives the scheduler, and what it does with what they hand on.
     struct Run<Handler: PlaylistReadHandler>: ListRunSource {
         let reader: PlaylistItemsReader
-        let selectors: [Selector]
+        var selectors: [Selector]
         let wanted: CacheView
         let uncachedFields: String?
         var handler: Handler

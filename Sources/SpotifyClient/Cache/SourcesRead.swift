@@ -22,8 +22,8 @@ extension PlaylistItemsReader {
     package static let albumGroups = ["album", "single", "appears_on", "compilation"]
 
     func readSources<Handler: PlaylistReadHandler>(
-        _ selectors: [Selector], wanted: CacheView, uncachedFields: String?, includeGroups: String,
-        into handler: inout Handler
+        _ selectors: [Selector], arriving: LineFeed<Selector>?, wanted: CacheView, uncachedFields: String?,
+        includeGroups: String, into handler: inout Handler
     ) async throws {
         let playlists = selectors.indices.filter { selectors[$0].reference.kind == .playlist }
         var run = Sources(
@@ -31,6 +31,8 @@ extension PlaylistItemsReader {
                 reader: self, selectors: playlists.map { selectors[$0] }, wanted: wanted,
                 uncachedFields: uncachedFields, handler: Forward(base: handler, sourceIndex: playlists)),
             selectors: selectors, includeGroups: includeGroups, offline: pager == nil)
+        run.arriving = arriving
+        defer { arriving?.stop() }  // a run that failed reads no more
         run.inner.progress.playlistsTotal = selectors.count
         run.inner.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.inner.handler.base }
@@ -39,7 +41,12 @@ extension PlaylistItemsReader {
         } else {
             // Offline every list is local: handed on at once, no request.
             var index = 0
-            while var list = try run.nextList() {
+            while true {
+                guard var list = try run.nextList() else {
+                    guard let wait = run.moreLists() else { break }
+                    await wait()
+                    continue
+                }
                 for delivery in list.takeDeliveries() { _ = try run.deliver(delivery, list: index) }
                 index += 1
             }
@@ -51,7 +58,7 @@ extension PlaylistItemsReader {
     struct Forward<Base: PlaylistReadHandler>: PlaylistReadHandler {
         var base: Base
         /// The source index of each playlist.
-        let sourceIndex: [Int]
+        var sourceIndex: [Int]
 
         var takesLines: Bool { base.takesLines }
 
@@ -88,6 +95,8 @@ extension PlaylistItemsReader {
         case object(source: Int)
         /// An artist's album listing.
         case listing(source: Int)
+        /// A line of standard input that could not be read: the run fails there, in its turn.
+        case unreadable(source: Int)
         /// One of an artist's albums; `last`: the artist is done after it.
         case artistAlbum(source: Int, last: Bool)
     }
@@ -95,7 +104,11 @@ extension PlaylistItemsReader {
     /// A mixed run: the lists it gives the scheduler, and where what they hand on goes.
     struct Sources<Handler: PlaylistReadHandler>: ListRunSource {
         var inner: Run<Forward<Handler>>
-        let selectors: [Selector]
+        var selectors: [Selector]
+        /// Sources still arriving after `selectors` (standard input as it is read).
+        var arriving: LineFeed<Selector>?
+        /// Why each unreadable line could not be read, by source.
+        var unreadable: [Int: any Error] = [:]
         let includeGroups: String
         let offline: Bool
         /// The next selector to plan.
@@ -117,7 +130,16 @@ extension PlaylistItemsReader {
                 parts.append(part)
                 return list
             }
-            guard listing == nil, next < selectors.count else { return nil }
+            guard listing == nil else { return nil }
+            if next == selectors.count, let feed = arriving {
+                switch try poll(feed) {
+                case .pending: return nil
+                case .end: arriving = nil
+                case .unreadable(let list): return list
+                case .arrived: break
+                }
+            }
+            guard next < selectors.count else { return nil }
             let source = next
             next += 1
             let reference = selectors[source].reference
@@ -142,6 +164,48 @@ extension PlaylistItemsReader {
             return Self.objectList(reference)
         }
 
+        enum Arrival {
+            case pending, end, arrived
+            case unreadable(ListRead)
+        }
+
+        /// The next line of standard input: a source appended to the run (and to `inner`'s
+        /// playlists when it is one), or a line that fails the run at its turn.
+        mutating func poll(_ feed: LineFeed<Selector>) throws -> Arrival {
+            let next: LineFeed<Selector>.Next
+            do {
+                next = try feed.poll()
+            } catch {
+                arriving = nil
+                let source = selectors.count
+                selectors.append(Selector(reference: SpotifyReference(kind: .track, id: ""), snapshot: nil))
+                self.next += 1
+                unreadable[source] = error
+                parts.append(.unreadable(source: source))
+                return .unreadable(.local())
+            }
+            switch next {
+            case .pending: return .pending
+            case .end: return .end
+            case .element(let selector):
+                let source = selectors.count
+                selectors.append(selector)
+                if selector.reference.kind == .playlist {
+                    inner.selectors.append(selector)
+                    inner.handler.sourceIndex.append(source)
+                }
+                inner.progress.playlistsTotal += 1
+                inner.progress.itemsKnown = saturatingAdd(inner.progress.itemsKnown, max(0, selector.itemsTotal ?? 0))
+                inner.handler.base.arrived(selector.reference, playlist: source)
+                return .arrived
+            }
+        }
+
+        mutating func moreLists() -> (@Sendable () async -> Void)? {
+            guard let feed = arriving else { return nil }
+            return { await feed.waitForMore() }
+        }
+
         /// The list of an album, a show, a track or an episode.
         static func objectList(_ reference: SpotifyReference) -> ListRead {
             let path = "/\(reference.kind.rawValue)s/\(reference.id)"
@@ -160,6 +224,7 @@ extension PlaylistItemsReader {
             case .object(let source): try deliverObject(delivery, source: source, last: true)
             case .artistAlbum(let source, let last): try deliverObject(delivery, source: source, last: last)
             case .listing(let source): try deliverListing(delivery, source: source)
+            case .unreadable(let source): if let error = unreadable.removeValue(forKey: source) { throw error }
             }
             return nil
         }

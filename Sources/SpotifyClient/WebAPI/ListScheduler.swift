@@ -21,17 +21,25 @@ package protocol ListRunSource {
     /// Whether `nextList` returned nil only for now: the next lists depend on what a list already
     /// given hands on (an artist's albums, known once its album pages are handed on).
     var isWaiting: Bool { get }
+
+    /// After `nextList` gave nil: nil when the run has no more lists, else a wait that returns
+    /// once more may have come (lists still arriving, as lines of standard input do). The
+    /// scheduler goes on with the lists it has meanwhile.
+    mutating func moreLists() -> (@Sendable () async -> Void)?
 }
 
 extension ListRunSource {
     package var isWaiting: Bool { false }
+
+    /// A run whose lists are all known at once.
+    package mutating func moreLists() -> (@Sendable () async -> Void)? { nil }
 }
 
 /// One scheduler for every list of a run: all their requests share one `InFlightLimit` (the
-/// adaptive window: 4, doubling to 8 while answers are clean, halving on a 429, so a rate limit
-/// slows the whole run), are sent lowest output position first (list by list, page by page), and
-/// what they bring is handed on strictly in order: list after list, page after page, exactly as
-/// reading them one at a time would.
+/// adaptive window: 4, doubling to 8 while answers are clean; a 429 with a Retry-After pauses
+/// every request of the run once, until then, so a rate limit slows the whole run), are sent
+/// lowest output position first (list by list, page by page), and what they bring is handed on
+/// strictly in order: list after list, page after page, exactly as reading them one at a time would.
 ///
 /// Memory stays bounded: at most twice the window of requests are sent or held ahead of the
 /// list being handed on (that list may always have that many of its own, so it never waits for
@@ -51,14 +59,21 @@ package struct ListScheduler: Sendable {
     /// `concurrency`: `--concurrency N`, or nil for the adaptive window.
     package init(api: SpotifyWebAPI, concurrency: Int?) {
         self.api = api
-        self.limit = InFlightLimit(window: ConcurrencyWindow(fixed: concurrency))
+        self.limit = api.inFlightLimit(concurrency: concurrency)
+    }
+
+    /// What the run's child tasks bring: an answer, or word that more lists may have come.
+    enum Event: Sendable {
+        case answer(Int, ListRead.Request, ListRead.Answer)
+        case moreLists
     }
 
     /// Reads every list `source` gives, handing on what they bring in order.
     package func run<Source: ListRunSource>(_ source: inout Source) async throws {
-        try await withThrowingTaskGroup(of: (Int, ListRead.Request, ListRead.Answer).self) { group in
+        try await withThrowingTaskGroup(of: Event.self) { group in
             var run = RunState()
             var tasks = 0  // child tasks not yet collected, including those of abandoned attempts
+            var awaitingLists = false  // a child task waits for more lists
             while true {
                 let handedOn = try run.handOn(to: &source)
                 if run.exhausted && run.lists.isEmpty && run.trailing.isEmpty {
@@ -69,19 +84,35 @@ package struct ListScheduler: Sendable {
                 for (index, request, call) in run.launchable(budget: 2 * limit.size) {
                     let slot = InFlightSlot(limit, order: index * Self.ranksPerList + ListRead.rank(request.kind))
                     let api = self.api
-                    group.addTask { (index, request, await Self.answer(call, api: api, slot: slot)) }
+                    group.addTask { .answer(index, request, await Self.answer(call, api: api, slot: slot)) }
                     tasks += 1
                 }
-                if tasks == 0 {
+                if let wait = run.moreLists {
+                    run.moreLists = nil
+                    if !awaitingLists {
+                        awaitingLists = true
+                        group.addTask {
+                            await wait()
+                            return .moreLists
+                        }
+                    }
+                }
+                if tasks == 0 && !awaitingLists {
                     // Nothing on the wire: lists that need no request (cached copies) go on at once.
                     guard handedOn || planned else {
                         throw ToolError.software("list scheduler: list \(run.head) can make no progress")
                     }
                     continue
                 }
-                guard let (index, request, answer) = try await group.next() else { break }
-                tasks -= 1
-                try run.receive(index, request, answer, source: &source)
+                switch try await group.next() {
+                case nil:
+                    return
+                case .moreLists?:
+                    awaitingLists = false
+                case .answer(let index, let request, let answer)?:
+                    tasks -= 1
+                    try run.receive(index, request, answer, source: &source)
+                }
             }
         }
     }
@@ -92,6 +123,8 @@ package struct ListScheduler: Sendable {
         /// The index of `lists[0]`, the list being handed on.
         var head = 0
         var exhausted = false
+        /// The source has no more lists now, but more may come: how to wait for them.
+        var moreLists: (@Sendable () async -> Void)?
         /// The first list that will hand on a failure: nothing after it is planned or sent.
         var stopAt: Int? {
             lists.indices.first { lists[$0].willFail }.map { head + $0 }
@@ -133,12 +166,18 @@ package struct ListScheduler: Sendable {
             return any
         }
 
-        /// Takes lists from `source` while the look-ahead has room. Whether any came.
+        /// Takes lists from `source` while the look-ahead has room. Whether any came, or it turned
+        /// out there are no more.
         mutating func plan<Source: ListRunSource>(from source: inout Source, budget: Int) throws -> Bool {
             var any = false
             while !exhausted, stopAt == nil, lists.count < ListScheduler.listsAhead, ahead() < budget {
                 guard let list = try source.nextList() else {
-                    exhausted = !source.isWaiting
+                    if let wait = source.moreLists() {
+                        moreLists = wait
+                    } else if !source.isWaiting {
+                        exhausted = true
+                        any = true  // news too: the run may be over
+                    }
                     break
                 }
                 lists.append(list)

@@ -45,4 +45,13 @@ package struct RetryPolicy: Sendable, Equatable {
     package func rateLimitWait(retryAfter seconds: Double?, attempt: Int, random: Double) -> Double {
         seconds ?? backoff(afterAttempt: attempt, random: random)
     }
+
+    /// How long a whole run holds every request after this answer (`InFlightLimit`'s pause), or
+    /// nil: only a rate-limit 429 with a usable `Retry-After` within the wait cap. Without one
+    /// each request backs off on its own and the window halves; a quota (`QUOTA_EXCEEDED`) or a
+    /// wait over the cap ends the run (69, 75), and holding everything back would only delay that.
+    package static func runPause(status: Int, retryAfter: Double?, reason: String?, cap: Double) -> Double? {
+        guard status == 429, reason != "QUOTA_EXCEEDED", let retryAfter, retryAfter <= cap else { return nil }
+        return retryAfter
+    }
 }

@@ -196,10 +196,13 @@ package struct SpotifyWebAPI: Sendable {
                 }
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a 429 is not a failed try
-                if wait > Self.noteWait {
+                // Under a limit that pauses its run, the limit already holds every start until
+                // the shared deadline: this request waits there, in its order, holding no place.
+                let sharedPause = slot?.limit.holdsRun(after: result) ?? false
+                if wait > Self.noteWait && (!sharedPause || slot?.limit.claimPauseNote() == true) {
                     note?("Spotify is rate limiting; waiting \(Self.seconds(wait)) as it asked, then trying again")
                 }
-                await sleep(wait)
+                if !sharedPause { await sleep(wait) }
             case 500...599:
                 try await again(
                     ToolError.unavailable(
@@ -223,6 +226,28 @@ package struct SpotifyWebAPI: Sendable {
     /// SPOTIFY_ACCESS_TOKEN is used instead of any login, so that token itself must have it.
     package func missingScope(_ need: SpotifyScope.Need) async -> ToolError {
         await tokens.usesEnvironmentToken ? need.environmentTokenError : need.error
+    }
+
+    /// The in-flight limit for one run of this client's requests (`--concurrency N`, or nil for
+    /// the adaptive window): a 429 it can wait out pauses every request of the run once, until
+    /// its Retry-After (`RetryPolicy.runPause`), with this client's sleep for the wake-up.
+    package func inFlightLimit(concurrency: Int?) -> InFlightLimit {
+        let cap = maxRetryWait
+        let sleep = self.sleep
+        return InFlightLimit(
+            window: ConcurrencyWindow(fixed: concurrency),
+            pauseRule: InFlightLimit.PauseRule(
+                holdOff: { answer in
+                    RetryPolicy.runPause(
+                        status: answer.status, retryAfter: Self.retryAfterSeconds(answer.header("Retry-After")),
+                        reason: answer.status == 429 ? SpotifyErrorBody(answer).reason : nil, cap: cap)
+                },
+                after: { seconds, wake in
+                    Task {
+                        await sleep(seconds)
+                        wake()
+                    }
+                }))
     }
 
     /// "7 s", "1 h 0 min": how long Spotify asked us to wait.

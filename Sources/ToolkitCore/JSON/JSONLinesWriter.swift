@@ -13,8 +13,13 @@ package struct BrokenPipe: Error, Sendable, Equatable {
 /// Buffered output of JSON Lines records (and human-readable text) to a file descriptor,
 /// normally standard output.
 ///
-/// Writes go out when the buffer is full, on `flush()`, and after every record or text when
-/// `flushesEachRecord` is set (for interactive or streaming consumers). Partial writes and EINTR
+/// Writes go out when the buffer is full, on `flush()`, after every record or text when
+/// `flushesEachRecord` is set (an interactive source: a watch, a filter of a live stream), and at
+/// each `endBatch()` when `flushesAtBatchEnd` is set. That is the one policy every tool's output
+/// follows (`ToolContext` sets it): a producer marks the end of each unit that took a wait (a page,
+/// a record that cost a request) with `endBatch()`, and when a reader may be waiting for it (a
+/// pipe, a socket, a terminal) it goes on at once, so the stages of a pipeline overlap and `| head`
+/// stops the producer early; into a file it stays buffered. Partial writes and EINTR
 /// are handled; EAGAIN on a non-blocking descriptor waits with poll(2). EPIPE throws
 /// `BrokenPipe`; other failures throw `ToolError.ioError("write to NAME failed: <reason>")`.
 /// After a failed write the buffered bytes are discarded.
@@ -25,16 +30,19 @@ package final class JSONLinesWriter {
     /// Names the destination in error messages.
     package let name: String
     package var flushesEachRecord: Bool
+    /// `endBatch()` writes out what is buffered.
+    package var flushesAtBatchEnd: Bool
     private let bufferCapacity: Int
     private var buffer: [UInt8]
 
     package init(
         fileDescriptor: Int32 = 1, name: String = "standard output", flushesEachRecord: Bool = false,
-        bufferCapacity: Int = 64 << 10
+        flushesAtBatchEnd: Bool = false, bufferCapacity: Int = 64 << 10
     ) {
         self.fileDescriptor = fileDescriptor
         self.name = name
         self.flushesEachRecord = flushesEachRecord
+        self.flushesAtBatchEnd = flushesAtBatchEnd
         self.bufferCapacity = max(bufferCapacity, 1)
         buffer = []
         buffer.reserveCapacity(self.bufferCapacity + 256)
@@ -71,6 +79,12 @@ package final class JSONLinesWriter {
     package func writeText(_ text: String) throws {
         buffer.append(contentsOf: text.utf8)
         try didAppend()
+    }
+
+    /// A unit of output is complete (a page of records, a record that took a request): written
+    /// out now when `flushesAtBatchEnd` (a reader may be waiting for it), else left buffered.
+    package func endBatch() throws {
+        if flushesAtBatchEnd { try flush() }
     }
 
     /// Writes out everything buffered.

@@ -66,6 +66,15 @@ enum PlaylistCacheOptions {
         }
     }
 
+    /// With no SOURCE arguments, the same from standard input as it arrives (nil with arguments).
+    static func arrivingSelectors(
+        _ command: ParsedCommand, _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist]
+    ) throws -> LineFeed<PlaylistItemsReader.Selector>? {
+        try PlaylistCommands.arrivingReferences(command, context, tool: tool, kinds: kinds) { reference, text in
+            selector(reference, record: text)
+        }
+    }
+
     /// What a JSON playlist record says: its non-empty `snapshot_id`, its `items_total` (null:
     /// Spotify shows no items of it) and its `name`. Ids, URIs, URLs and other sources say nothing.
     static func selector(_ reference: SpotifyReference, record text: String) -> PlaylistItemsReader.Selector {

@@ -8,7 +8,7 @@ enum PlaylistCommands {
     static let concurrencyOption = OptionSpec(
         "concurrency", short: "c", value: "N",
         help:
-            "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly, halve on a 429.",
+            "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly; a 429 pauses every request until its Retry-After (without one, halve).",
         global: true
     )
     static let playlistArgument = ArgumentSpec(
@@ -73,10 +73,7 @@ enum PlaylistCommands {
         _ command: ParsedCommand, _ context: ToolContext, tool: String,
         kinds: [SpotifyReference.Kind] = [.playlist], make: (SpotifyReference, String) -> T
     ) async throws -> [T] {
-        if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
-            throw ToolError.usage(
-                "name a PLAYLIST (its name, id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
-        }
+        if command.positionals.isEmpty && context.terminal.stdinIsTerminal { throw nothingNamed(tool: tool) }
         let offline =
             command.spec.options.contains { $0.long == PlaylistCacheOptions.offlineOption.long }
             && command.flag(PlaylistCacheOptions.offlineOption)
@@ -85,6 +82,23 @@ enum PlaylistCommands {
         }
         return try SpotifyReference.fromArgumentsOrInput(
             arguments, expectingOneOf: kinds, input: context.stdin, make: make)
+    }
+
+    static func nothingNamed(tool: String) -> ToolError {
+        ToolError.usage(
+            "name a PLAYLIST (its name, id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
+    }
+
+    /// With no PLAYLIST arguments, the playlists of standard input as they arrive, so the run
+    /// starts on the first line while the rest still comes (the stages of a pipeline overlap);
+    /// nil when there are arguments.
+    static func arrivingReferences<T: Sendable>(
+        _ command: ParsedCommand, _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist],
+        make: @escaping @Sendable (SpotifyReference, String) -> T
+    ) throws -> LineFeed<T>? {
+        guard command.positionals.isEmpty else { return nil }
+        if context.terminal.stdinIsTerminal { throw nothingNamed(tool: tool) }
+        return SpotifyReference.arriving(expectingOneOf: kinds, input: context.stdin, make: make)
     }
 
     /// An empty standard input is a pipeline gone wrong (a filter that matched nothing), not an

@@ -16,6 +16,15 @@ extension SpotifyReference {
         }
     }
 
+    /// The references on standard input as they arrive, one per non-blank line, each handed to
+    /// `make` with its line (`StandardInput.feed`: a bad line is exit 65 naming it, in its turn).
+    static func arriving<T: Sendable>(
+        expectingOneOf kinds: [Kind], input: StandardInput,
+        make: @escaping @Sendable (SpotifyReference, String) -> T
+    ) -> LineFeed<T> {
+        input.feed { line in make(try parseLine(line, expectingOneOf: kinds), line) }
+    }
+
     /// References from the arguments, or when there are none, one per non-blank line of standard
     /// input (ids, URIs, URLs or JSON records), handing `make` each with the text it was read from
     /// (spotify-tracks wants a record's snapshot_id too).

@@ -172,6 +172,7 @@ package enum SpotifyPlaylists {
                         listed.append(PlaylistNames.Listed(id: id, name: name))
                     }
                 }
+                try context.stdout.endBatch()  // each page downstream as it arrives
             })
         progress.clear()
         if withDuration {
@@ -240,6 +241,7 @@ package enum SpotifyPlaylists {
                     ).first ?? .null
             }
             try output.write(record)
+            try context.stdout.endBatch()  // each playlist downstream as it is read
             return nil
         }
         try output.finish()

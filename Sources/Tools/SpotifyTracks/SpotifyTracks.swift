@@ -10,9 +10,9 @@ package enum SpotifyTracks {
         abstract:
             "print the tracks of playlists, albums, artists and shows, or your liked songs, as track records in order; or search for tracks",
         discussion: [
-            "spotify-tracks reads each SOURCE named on the command line, or when there are none (or for an argument -), one per line of standard input: playlists, albums, artists, shows, tracks and episodes, named by spotify:KIND:ID URIs, open.spotify.com/KIND/ID URLs (also with an /intl-xx/ segment), records with a type and uri or id (so spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks works), a bare id (a playlist's) or the name of one of your playlists. Several sources, of any kinds, are read together, under one limit of requests in flight, and printed one after the other in input order, exactly as reading them one at a time would print them.",
+            "spotify-tracks reads each SOURCE named on the command line, or when there are none (or for an argument -), one per line of standard input: playlists, albums, artists, shows, tracks and episodes, named by spotify:KIND:ID URIs, open.spotify.com/KIND/ID URLs (also with an /intl-xx/ segment), records with a type and uri or id (so spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks works), a bare id (a playlist's) or the name of one of your playlists. Several sources, of any kinds, are read together, under one limit of requests in flight, and printed one after the other in input order, exactly as reading them one at a time would print them. Standard input is read as it arrives: the first source is read (and printed) while later lines are still coming, so the stages of spotify-playlists | spotify-tracks overlap; a bad line fails the run in its turn, after the sources before it.",
             "An album prints its tracks in order, disc by disc: GET /albums/{id} brings the album and its first 50 tracks, /albums/{id}/tracks the rest (a 60-track album costs 2 requests). An artist prints the tracks of its releases, newest release first (by release date), each album's tracks in order: /artists/{id}/albums lists them (10 a page, as Spotify allows since 2026), --include-groups chooses which (album,single by default), then each album is read as above. The same song on an album, a single and a compilation is printed each time (they are different tracks to Spotify): jq -s 'unique_by([.name, [.artists[].name]])' keeps one of each, or see the README. A show prints its episodes, newest first as Spotify lists them (GET /shows/{id}, then /shows/{id}/episodes); a track or an episode prints itself (GET /tracks/{id}, /episodes/{id}). Only playlists are cached.",
-            "A playlist's first request is GET /playlists/{id}, which brings its snapshot_id and its first 100 entries; the rest come from /playlists/{id}/items, 50 to a page (a playlist whose object has no entries, one you neither own nor collaborate on, is asked through its items pages). A piped playlist record tells items_total, so all of its pages are asked for at once; otherwise the first answer tells the total. Pages of all the playlists are fetched concurrently, lowest output position first, at most 8 requests in flight (the window starts at 4 and doubles while Spotify answers cleanly, so the first clean answer takes it to 8; a 429 halves it for the whole run, and it then grows back one at a time), and written strictly in order as soon as the next page in order has arrived; pages that arrive early wait in a bounded look-ahead, so memory stays flat however long the run is. Only the fields the records need are asked for.",
+            "A playlist's first request is GET /playlists/{id}, which brings its snapshot_id and its first 100 entries; the rest come from /playlists/{id}/items, 50 to a page (a playlist whose object has no entries, one you neither own nor collaborate on, is asked through its items pages). A piped playlist record tells items_total, so all of its pages are asked for at once; otherwise the first answer tells the total. Pages of all the playlists are fetched concurrently, lowest output position first, at most 8 requests in flight (the window starts at 4 and doubles while Spotify answers cleanly, so the first clean answer takes it to 8; a 429 with a Retry-After pauses every request of the run once, until then, and the window resumes as it was; a 429 without one halves it for the whole run, and it then grows back one at a time), and written strictly in order as soon as the next page in order has arrived; pages that arrive early wait in a bounded look-ahead, so memory stays flat however long the run is. Only the fields the records need are asked for.",
             "Faults are retried: a 429 waits for its Retry-After (up to the wait cap); 5xx answers, reset or timed-out connections, and truncated or unreadable pages are tried again with exponential backoff and jitter. The output is then exactly what a clean run prints, or the run fails with a message that says what failed after how many tries; it never ends successfully with an item missing or repeated. If the playlist's total changes while it is read (someone edited it), a note on stderr says so.",
             "Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers 403, and spotify-tracks says so and goes on with the next source. Spotify's own editorial and algorithmic playlists answer 404 to apps in Development Mode, as does an album, artist, show, track or episode that does not exist. Either way the others still print, and the exit status says that something failed.",
             PlaylistCacheOptions.cacheDiscussion,
@@ -140,10 +140,17 @@ package enum SpotifyTracks {
             throw ToolError.usage("--liked reads your saved tracks; it takes no SOURCE")
         }
         let includeGroups = try Sources.includeGroups(command)
+        // Standard input is read as it arrives: the first source is read while the rest still come.
+        let arriving =
+            liked ? nil : try PlaylistCacheOptions.arrivingSelectors(command, context, tool: spec.name, kinds: Sources.kinds)
         let playlists =
-            liked
+            liked || arriving != nil
             ? [] : try await PlaylistCacheOptions.selectors(command, context, tool: spec.name, kinds: Sources.kinds)
-        if !liked && playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: spec.name) }
+        if let arriving {
+            guard try await arriving.awaitFirst() else { return PlaylistCommands.nothingRead(context, tool: spec.name) }
+        } else if !liked && playlists.isEmpty {
+            return PlaylistCommands.nothingRead(context, tool: spec.name)
+        }
         let human =
             !selection.raw
             && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
@@ -168,7 +175,7 @@ package enum SpotifyTracks {
             progress: progress, edits: edits)
         do {
             try await source.read(
-                playlists, wanted: selection.raw ? .full : .records,
+                playlists, arriving: arriving, wanted: selection.raw ? .full : .records,
                 uncachedFields: selection.raw ? nil : PlaylistEntry.itemFields, includeGroups: includeGroups,
                 into: &handler)
         } catch {
@@ -185,7 +192,7 @@ package enum SpotifyTracks {
         let context: ToolContext
         let selection: Selection
         let human: Bool
-        let playlists: [SpotifyReference]
+        var playlists: [SpotifyReference]
         let progress: ProgressLine
         let edits: EditedWhileRead
         var current: Output?
@@ -246,6 +253,10 @@ package enum SpotifyTracks {
             }
         }
 
+        mutating func arrived(_ reference: SpotifyReference, playlist index: Int) {
+            playlists.append(reference)
+        }
+
         mutating func progress(_ run: PlaylistItemsReader.Progress) {
             let noun = playlists.allSatisfy { $0.kind == .playlist } ? "playlists" : "sources"
             progress.update(done: run.items, total: run.itemsKnown, lists: (run.playlists, run.playlistsTotal, noun))
@@ -300,7 +311,7 @@ package enum SpotifyTracks {
                     try writeRow(record, position: position)
                 }
             }
-            try context.stdout.flush()  // each page downstream as it arrives (`| head` stops us early)
+            try context.stdout.endBatch()  // each page downstream as it arrives (`| head` stops us early)
         }
 
         /// An album's or a show's tracks or episodes, or a track or an episode read on its own:
@@ -367,6 +378,7 @@ package enum SpotifyTracks {
                 try context.stdout.writeText(
                     "\(groupedThousands(written)) \(noun), \(formatClock(milliseconds: durationMs))\n")
             }
+            try context.stdout.endBatch()  // a cached copy's lines, written at once, go on too
             if unavailable > 0 {
                 let what = playlist.map(Sources.what) ?? "your liked songs"
                 context.warn(

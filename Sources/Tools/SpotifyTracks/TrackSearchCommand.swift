@@ -86,7 +86,7 @@ extension SpotifyTracks {
             context: context, selection: Selection(raw: false, noLocal: false, tracksOnly: false), human: human,
             playlist: nil)
         if human { try output.startTable(total: (items.last?.position ?? 0) + 1, title: nil) }
-        let limit = SpotifyWebAPI.inFlightLimit(fixed: concurrency)
+        let limit = api.inFlightLimit(concurrency: concurrency)
         var status = ExitCode.success
 
         typealias Found = [(track: JSONValue, score: TrackMatch.Score)]
@@ -130,7 +130,7 @@ extension SpotifyTracks {
                     }
                     written += 1
                 }
-                try context.stdout.flush()
+                try context.stdout.endBatch()
                 launch()
             }
         }
