@@ -36,7 +36,7 @@ enum PlaylistCommands {
         EnvironmentSpec("COLUMNS", "The table's width on a terminal."),
         EnvironmentSpec(
             "XDG_CONFIG_HOME", "Where the login's tokens live (under spotify-toolkit/). Default: ~/.config."),
-    ]
+    ] + NetworkEnvironment.all
 
     static let networkExitCodes = [
         ExitCodeSpec(

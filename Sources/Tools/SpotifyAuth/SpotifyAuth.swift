@@ -33,7 +33,7 @@ package enum SpotifyAuth {
             "XDG_CONFIG_HOME", "Where the config and token files live (under spotify-toolkit/). Default: ~/.config."),
         EnvironmentSpec(
             "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
-    ]
+    ] + NetworkEnvironment.all
 
     package static let spec = CommandSpec(
         name: "spotify-auth",
