@@ -38,7 +38,9 @@ package struct CertificateTrust: Sendable, Equatable {
         } else {
             self.init(
                 file: environment[Self.fileVariable].map { Setting(variable: Self.fileVariable, path: $0) },
-                directory: environment[Self.directoryVariable].map { Setting(variable: Self.directoryVariable, path: $0) })
+                directory: environment[Self.directoryVariable].map {
+                    Setting(variable: Self.directoryVariable, path: $0)
+                })
         }
     }
 

@@ -286,7 +286,8 @@ final class CurlTransfer {
             }
             return exchange.completed(nil)
         }
-        let message = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: tk_curl_easy_strerror(result))
+        let message =
+            errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: tk_curl_easy_strerror(result))
         if let tls = Self.tlsFailure(result, message: message, trust: settings.trust) {
             return exchange.completed(HTTPFailure.tls(host: exchange.host, failure: tls))
         }
@@ -318,7 +319,8 @@ final class CurlTransfer {
                 return TLSFailure(
                     kind: .wrongHost, detail: trimmed("SSL: "),
                     fix:
-                        "check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE; a proxy that inspects TLS must sign for this host")
+                        "check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE; a proxy that inspects TLS must sign for this host"
+                )
             }
             let detail = trimmed("SSL certificate problem: ")
             return TLSFailure(kind: .untrusted, detail: detail, fix: TLSFailure.untrustedFix(trust, detail: detail))

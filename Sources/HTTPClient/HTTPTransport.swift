@@ -78,7 +78,8 @@ package struct HTTPTransport: Sendable {
         let trust: CertificateTrust
         private let made = Locked(false)
 
-        init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int, proxy: ProxyUse, trust: CertificateTrust) {
+        init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int, proxy: ProxyUse, trust: CertificateTrust)
+        {
             self.timeout = timeout
             self.deadline = deadline
             self.maxBodyBytes = maxBodyBytes

@@ -15,13 +15,16 @@ import CCurl
     @Test func theCASettingsFollowCurlsRules() {
         #expect(CertificateTrust(environment: ToolEnvironment([:])) == CertificateTrust())
         #expect(CertificateTrust(environment: ToolEnvironment(["SSL_CERT_FILE": ""])) == CertificateTrust())
-        let both = CertificateTrust(environment: ToolEnvironment(["SSL_CERT_FILE": "/c/a.pem", "SSL_CERT_DIR": "/c/d"]))
+        let both = CertificateTrust(
+            environment: ToolEnvironment(["SSL_CERT_FILE": "/c/a.pem", "SSL_CERT_DIR": "/c/d"]))
         #expect(both.file == .init(variable: "SSL_CERT_FILE", path: "/c/a.pem"))
         #expect(both.directory == .init(variable: "SSL_CERT_DIR", path: "/c/d"))
         #expect(both.inForce == "SSL_CERT_FILE=/c/a.pem and SSL_CERT_DIR=/c/d")
         // CURL_CA_BUNDLE, when set, is the only one read, as the curl program does.
         let bundle = CertificateTrust(
-            environment: ToolEnvironment(["CURL_CA_BUNDLE": "/b.pem", "SSL_CERT_FILE": "/c/a.pem", "SSL_CERT_DIR": "/d"]))
+            environment: ToolEnvironment([
+                "CURL_CA_BUNDLE": "/b.pem", "SSL_CERT_FILE": "/c/a.pem", "SSL_CERT_DIR": "/d",
+            ]))
         #expect(bundle == CertificateTrust(file: .init(variable: "CURL_CA_BUNDLE", path: "/b.pem")))
     }
 
@@ -46,26 +49,32 @@ import CCurl
         let set = CertificateTrust(file: .init(variable: "SSL_CERT_FILE", path: "/tmp/wrong.pem"))
         let untrusted = try #require(
             CurlTransfer.tlsFailure(
-                TK_CURLE_PEER_FAILED_VERIFICATION, message: "SSL certificate problem: self-signed certificate in certificate chain",
+                TK_CURLE_PEER_FAILED_VERIFICATION,
+                message: "SSL certificate problem: self-signed certificate in certificate chain",
                 trust: set))
         #expect(untrusted.kind == .untrusted)
         #expect(untrusted.detail == "self-signed certificate in certificate chain")
-        #expect(untrusted.fix == "SSL_CERT_FILE=/tmp/wrong.pem holds no CA that signed it; point it at a bundle that does")
+        #expect(
+            untrusted.fix == "SSL_CERT_FILE=/tmp/wrong.pem holds no CA that signed it; point it at a bundle that does")
         let expired = try #require(
             CurlTransfer.tlsFailure(
-                TK_CURLE_PEER_FAILED_VERIFICATION, message: "SSL certificate problem: certificate has expired", trust: none))
+                TK_CURLE_PEER_FAILED_VERIFICATION, message: "SSL certificate problem: certificate has expired",
+                trust: none))
         #expect(expired.fix.hasPrefix("check this machine's date and time"))
         let wrongHost = try #require(
             CurlTransfer.tlsFailure(
                 TK_CURLE_PEER_FAILED_VERIFICATION,
-                message: "SSL: no alternative certificate subject name matches target host name 'api.test'", trust: none))
+                message: "SSL: no alternative certificate subject name matches target host name 'api.test'", trust: none
+            ))
         #expect(wrongHost.kind == .wrongHost)
         #expect(wrongHost.detail == "no alternative certificate subject name matches target host name 'api.test'")
         let unreadable = try #require(
             CurlTransfer.tlsFailure(
                 TK_CURLE_SSL_CACERT_BADFILE, message: "error setting certificate file: /tmp/wrong.pem", trust: set))
         #expect(unreadable.kind == .unreadableCA)
-        #expect(unreadable.fix == "SSL_CERT_FILE=/tmp/wrong.pem names no readable PEM certificates; point it at a CA bundle")
+        #expect(
+            unreadable.fix == "SSL_CERT_FILE=/tmp/wrong.pem names no readable PEM certificates; point it at a CA bundle"
+        )
         let notTLS = try #require(
             CurlTransfer.tlsFailure(
                 TK_CURLE_SSL_CONNECT_ERROR, message: "error:0A00010B:SSL routines::wrong version number", trust: none))
@@ -73,7 +82,8 @@ import CCurl
         // The network failing in the middle of a handshake is no TLS failure: tried again.
         #expect(
             CurlTransfer.tlsFailure(
-                TK_CURLE_SSL_CONNECT_ERROR, message: "OpenSSL SSL_connect: Connection reset by peer in connection to x:443",
+                TK_CURLE_SSL_CONNECT_ERROR,
+                message: "OpenSSL SSL_connect: Connection reset by peer in connection to x:443",
                 trust: none) == nil)
         #expect(CurlTransfer.tlsFailure(TK_CURLE_GOT_NOTHING, message: "Empty reply from server", trust: none) == nil)
     }

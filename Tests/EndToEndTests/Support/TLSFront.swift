@@ -41,7 +41,8 @@ final class TLSFront: @unchecked Sendable {  // immutable after init, but for th
         var absent: [String] = []
         if nginxPath == nil { absent.append("nginx") }
         if opensslPath == nil { absent.append("openssl") }
-        return absent.isEmpty ? nil : "\(absent.joined(separator: " and ")) not installed (apt-get install nginx openssl)"
+        return absent.isEmpty
+            ? nil : "\(absent.joined(separator: " and ")) not installed (apt-get install nginx openssl)"
     }()
 
     /// Whether the TLS front tests run: wherever nginx and openssl are, and always in CI
@@ -61,7 +62,8 @@ final class TLSFront: @unchecked Sendable {  // immutable after init, but for th
             try FileManager.default.createDirectory(atPath: path + "/" + folder, withIntermediateDirectories: true)
         }
         // A hashed directory (`openssl rehash`'s layout: <subject hash>.0) for SSL_CERT_DIR.
-        let hash = try Self.openssl(["x509", "-hash", "-noout", "-in", caFile]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let hash = try Self.openssl(["x509", "-hash", "-noout", "-in", caFile]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         try FileManager.default.copyItem(atPath: caFile, toPath: "\(caDirectory)/\(hash).0")
 
         // Free ports now, nginx binds them a moment later: another process may take one
@@ -259,7 +261,8 @@ final class TLSFront: @unchecked Sendable {  // immutable after init, but for th
         for (name, subject) in [("ca", "spotify-toolkit test CA"), ("wrong-ca", "spotify-toolkit other CA")] {
             _ = try openssl(
                 ["req", "-x509"] + ec + [
-                    "-keyout", "\(path)/\(name).key", "-out", "\(path)/\(name).pem", "-days", "2", "-subj", "/CN=\(subject)",
+                    "-keyout", "\(path)/\(name).key", "-out", "\(path)/\(name).pem", "-days", "2", "-subj",
+                    "/CN=\(subject)",
                 ] + caExtensions)
         }
         _ = try openssl(
@@ -286,7 +289,8 @@ final class TLSFront: @unchecked Sendable {  // immutable after init, but for th
         process.arguments = arguments
         let result = try ToolProcess.capture(process, stdin: nil, timeout: 60)
         guard result.status == 0 else {
-            throw ToolError.unavailable("openssl \(arguments.prefix(2).joined(separator: " ")) failed: \(result.stderr)")
+            throw ToolError.unavailable(
+                "openssl \(arguments.prefix(2).joined(separator: " ")) failed: \(result.stderr)")
         }
         return result.stdout
     }
@@ -313,7 +317,9 @@ final class TLSFront: @unchecked Sendable {  // immutable after init, but for th
     static func waitForListening(_ ports: [Int], errorLog: String) -> Bool {
         for _ in 0..<200 {  // bounded: 10 s
             if ports.allSatisfy(accepts) { return true }
-            if let log = try? String(contentsOfFile: errorLog, encoding: .utf8), log.contains("[emerg]") { return false }
+            if let log = try? String(contentsOfFile: errorLog, encoding: .utf8), log.contains("[emerg]") {
+                return false
+            }
             usleep(50_000)
         }
         return false
