@@ -6,36 +6,34 @@ import ToolkitCore
 
 /// `spotify-auth`: log in with OAuth PKCE, look after the tokens every other tool uses.
 package enum SpotifyAuth {
-    static let authEnvironment =
-        [
-            EnvironmentSpec("SPOTIFY_CLIENT_ID", "The app's client id (beats the config file; --client-id beats it)."),
-            EnvironmentSpec(
-                "SPOTIFY_REDIRECT_URI",
-                "The redirect URI registered for the app. Default: \(LoopbackRedirect.defaultURI). Only http://127.0.0.1 and http://[::1] work; Spotify refuses localhost."
-            ),
-            EnvironmentSpec(
-                "SPOTIFY_ACCESS_TOKEN", "Use this access token as is, for every tool; it is never stored or refreshed."),
-            EnvironmentSpec(
-                "SPOTIFY_ACCOUNTS_BASE",
-                "The accounts service: https, or http only to a loopback address (127.0.0.1, [::1]); a login is kept with the services it was made against and sent nowhere else. Default: \(AccountsClient.defaultBase)."
-            ),
-            EnvironmentSpec(
-                "SPOTIFY_API_BASE",
-                "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
-            ),
-            EnvironmentSpec(
-                "SPOTIFY_TOOLKIT_TOKEN_STORE",
-                "Set to 'file' on macOS to keep tokens in the file store instead of the Keychain."),
-            EnvironmentSpec(
-                "BROWSER",
-                "The command that opens the login page (the first of a colon-separated list; %s marks the URL). Default: xdg-open, or open on macOS."
-            ),
-            EnvironmentSpec(
-                "XDG_CONFIG_HOME", "Where the config and token files live (under spotify-toolkit/). Default: ~/.config."
-            ),
-            EnvironmentSpec(
-                "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
-        ] + NetworkEnvironment.all
+    static let authEnvironment = [
+        EnvironmentSpec("SPOTIFY_CLIENT_ID", "The app's client id (beats the config file; --client-id beats it)."),
+        EnvironmentSpec(
+            "SPOTIFY_REDIRECT_URI",
+            "The redirect URI registered for the app. Default: \(LoopbackRedirect.defaultURI). Only http://127.0.0.1 and http://[::1] work; Spotify refuses localhost."
+        ),
+        EnvironmentSpec(
+            "SPOTIFY_ACCESS_TOKEN", "Use this access token as is, for every tool; it is never stored or refreshed."),
+        EnvironmentSpec(
+            "SPOTIFY_ACCOUNTS_BASE",
+            "The accounts service: https, or http only to a loopback address (127.0.0.1, [::1]); a login is kept with the services it was made against and sent nowhere else. Default: \(AccountsClient.defaultBase)."
+        ),
+        EnvironmentSpec(
+            "SPOTIFY_API_BASE",
+            "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
+        ),
+        EnvironmentSpec(
+            "SPOTIFY_TOOLKIT_TOKEN_STORE",
+            "Set to 'file' on macOS to keep tokens in the file store instead of the Keychain."),
+        EnvironmentSpec(
+            "BROWSER",
+            "The command that opens the login page (the first of a colon-separated list; %s marks the URL). Default: xdg-open, or open on macOS."
+        ),
+        EnvironmentSpec(
+            "XDG_CONFIG_HOME", "Where the config and token files live (under spotify-toolkit/). Default: ~/.config."),
+        EnvironmentSpec(
+            "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+    ]
 
     package static let spec = CommandSpec(
         name: "spotify-auth",
@@ -109,7 +107,7 @@ package enum SpotifyAuth {
         output: [
             "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one. whoami writes Spotify's user object as it comes."
         ],
-        environment: authEnvironment,
+        environment: authEnvironment + NetworkEnvironment.all,
         files: [
             FileSpec(
                 "$XDG_CONFIG_HOME/spotify-toolkit/tokens.json",

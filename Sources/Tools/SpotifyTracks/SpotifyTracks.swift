@@ -47,7 +47,7 @@ package enum SpotifyTracks {
             "With --search, one record per match, in query order: the track record (added_at null, playlist null, position the query's line number, or its number among the arguments, counting from 1), then query (the text it answers: the line, or 'Artists - name' for a JSON record), match (the score from 0 to 1, two decimals) and match_quality (exact from 0.95, good from 0.8, else fair). --candidates N gives up to N records per query, best first, all with the query's position.",
             "On a terminal: a table of position, name, artists and duration, then the number of items and their total duration.",
         ],
-        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment,
+        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + NetworkEnvironment.all,
         files: [
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
             PlaylistCacheOptions.cacheFile,
