@@ -37,7 +37,9 @@ final class CurlLoop: @unchecked Sendable {  // `multi`, `running`: loop thread 
         _ = tk_curl_multi_setopt_long(multi, TK_CURLMOPT_MAX_HOST_CONNECTIONS, ConcurrencyWindow.ceiling)
         // Idle connections kept for reuse: libcurl's default (4 per handle in flight) closes
         // HTTP/1.1 connections mid-run whenever few requests are in flight, to reopen them later.
-        _ = tk_curl_multi_setopt_long(multi, TK_CURLMOPT_MAXCONNECTS, 2 * ConcurrencyWindow.ceiling)
+        // A tool talks to one or two hosts (8 connections each at most); room for many more, so
+        // that a process serving many hosts at once (the test suite) keeps each one's warm too.
+        _ = tk_curl_multi_setopt_long(multi, TK_CURLMOPT_MAXCONNECTS, 16 * ConcurrencyWindow.ceiling)
     }
 
     /// What a transport asks of each of its requests.
@@ -155,8 +157,10 @@ final class CurlTransfer {
         check("".withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_ACCEPT_ENCODING, $0) })
         // A request that finds a connection to its host being made (or in use, on HTTP/2) waits
         // for it rather than opening another: a burst of requests at the start shares one
-        // connection and one handshake.
-        check(tk_curl_setopt_long(handle, TK_CURLOPT_PIPEWAIT, 1))
+        // connection and one handshake. Only over https, where ALPN may give HTTP/2 (and says
+        // at the handshake when it does not); plain http is HTTP/1.1, where waiting would
+        // serialise a burst behind the first answer.
+        if request.url.scheme?.lowercased() == "https" { check(tk_curl_setopt_long(handle, TK_CURLOPT_PIPEWAIT, 1)) }
         if let share = tk_curl_share_make() { check(tk_curl_setopt_pointer(handle, TK_CURLOPT_SHARE, share)) }
         if let file = settings.trust.file {
             check(file.path.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_CAINFO, $0) })
