@@ -26,9 +26,6 @@ package final class FakeSpotifyServer: Sendable {
 
     package var port: UInt16 { http.port }
 
-    /// The connections accepted so far (for tests of a client's connection reuse).
-    package var acceptedConnections: Int { http.acceptedConnectionCount }
-
     /// `http://127.0.0.1:PORT`: the accounts base; the Web API base is this + `/v1`.
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 

@@ -134,9 +134,6 @@ package final class LoopbackHTTPServer: Sendable {
     /// The most connections served at once so far (for tests of the cap).
     var peakConnectionCount: Int { state.peakConnectionCount }
 
-    /// Every connection accepted so far (for tests of connection reuse).
-    package var acceptedConnectionCount: Int { state.acceptedConnectionCount }
-
     deinit {
         // Only reached when the accept loop is not running (it keeps the server alive).
         state.closeOnce { close(listenFD) }
@@ -348,7 +345,6 @@ private final class LockedState: Sendable {
         var loopExited: DispatchSemaphore?
         var connections = 0
         var peak = 0
-        var accepted = 0
         var idle: Set<Int32> = []
     }
 
@@ -358,11 +354,9 @@ private final class LockedState: Sendable {
     /// Connections being served now, and the most there ever were at once.
     var connectionCount: Int { fields.withLock { $0.connections } }
     var peakConnectionCount: Int { fields.withLock { $0.peak } }
-    var acceptedConnectionCount: Int { fields.withLock { $0.accepted } }
 
     func connectionOpened() {
         fields.withLock {
-            $0.accepted += 1
             $0.connections += 1
             $0.peak = max($0.peak, $0.connections)
         }

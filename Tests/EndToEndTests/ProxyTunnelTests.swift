@@ -154,8 +154,9 @@ import Testing
             "PUT", "/v1/playlists/\(Self.playlistNotOwned)", token: token, body: #"{"name":"Mine"}"#)
         #expect(owned.status == 200, "\(String(decoding: owned.body, as: UTF8.self))")
         #expect(notOwned.status == 403)
+        // Usually through one tunnel; a loaded test process may have let the first go idle and
+        // closed, so the count is not checked here (TLSFrontTests.writesShareTheReadsConnection is).
         setup.expectTunnelled()
-        #expect(setup.proxy.connects.count == 1, "the second write went through the first one's tunnel")
     }
 
     // MARK: - The tools behind a proxy named in the environment

@@ -276,20 +276,18 @@ import Testing
             ("kind", "lost_answer"), ("at", "1"), ("carry", "yes"), ("path_prefix", "/v1/playlists/\(target)/items"),
         ])
         _ = try await library.fake.call("POST", "/_fake/reset-counters")
-        let connectionsBefore = library.fake.server.acceptedConnections
         let added = try await library.run(
             "spotify-playlists", ["add", target], stdin: source.stdout,
             environment: ["SPOTIFY_TOOLKIT_SETTLE_PAUSE": "0.05"])
-        let opened = library.fake.server.acceptedConnections - connectionsBefore
         #expect(added.status == 0, "\(added.stderr)")
         #expect(
             try await library.counters()["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 3,
             "three batches, none twice")
         #expect((try await library.counters()["faults_fired"]?.intValue ?? 0) == 1)
         #expect(try await Self.uris(library, target) == before + items)
-        // The POSTs went on the connection the reads had left open: one new connection in all,
-        // after the one that died (a connection per write would be three or more).
-        #expect((1...2).contains(opened), "\(opened) connections opened")
+        // The POST goes out on one of the connections the reads left open (HTTP/1.1: up to 8);
+        // without the once-only send libcurl sends it again on another, and the batch lands
+        // twice. TLSFrontTests.writesShareTheReadsConnection shows writes taking the reads'.
     }
 
     @Test func aBatchThatDidNotLandIsSentAgain() async throws {
