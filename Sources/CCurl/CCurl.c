@@ -28,6 +28,8 @@ struct curl_functions {
     const tk_curl_message *(*multi_info_read)(tk_curl_multi *, int *);
     tk_curl_multi_code (*multi_poll)(tk_curl_multi *, void *extra_fds, unsigned extra_count, int timeout_ms, int *ready);
     tk_curl_multi_code (*multi_wakeup)(tk_curl_multi *);
+    void *(*share_init)(void);
+    int (*share_setopt)(void *, tk_curl_share_option, ...);
 };
 
 /// Why `library` could not be bound, and what to install.
@@ -74,6 +76,8 @@ static const char *bind_curl(const char *library, struct curl_functions *into, c
     TK_BIND(multi_info_read);
     TK_BIND(multi_poll);
     TK_BIND(multi_wakeup);
+    TK_BIND(share_init);
+    TK_BIND(share_setopt);
 #undef TK_BIND
     return NULL;
 }
@@ -130,6 +134,10 @@ tk_curl_code tk_curl_getinfo_long(tk_curl_easy *handle, tk_curl_info info, long 
     return curl.easy_getinfo(handle, info, value);
 }
 
+tk_curl_code tk_curl_setopt_prereq(tk_curl_easy *handle, tk_curl_prereq_callback value) {
+    return curl.easy_setopt(handle, TK_CURLOPT_PREREQFUNCTION, value);
+}
+
 tk_curl_slist *tk_curl_slist_append(tk_curl_slist *list, const char *line) { return curl.slist_append(list, line); }
 void tk_curl_slist_free_all(tk_curl_slist *list) { curl.slist_free_all(list); }
 
@@ -161,6 +169,41 @@ tk_curl_multi_code tk_curl_multi_poll(tk_curl_multi *multi, int timeout_ms) {
 }
 
 tk_curl_multi_code tk_curl_multi_wakeup(tk_curl_multi *multi) { return curl.multi_wakeup(multi); }
+
+/// One mutex per kind of shared data (curl_lock_data: the share itself, the TLS sessions; room
+/// for the kinds a later libcurl adds), for the share handle's callbacks.
+#define TK_SHARE_LOCKS 16
+static pthread_mutex_t share_locks[TK_SHARE_LOCKS];
+
+static void share_lock(void *handle, int data, int access, void *user) {
+    (void)handle, (void)access, (void)user;
+    if (data >= 0 && data < TK_SHARE_LOCKS) pthread_mutex_lock(&share_locks[data]);
+}
+
+static void share_unlock(void *handle, int data, void *user) {
+    (void)handle, (void)user;
+    if (data >= 0 && data < TK_SHARE_LOCKS) pthread_mutex_unlock(&share_locks[data]);
+}
+
+static void *share;
+static pthread_once_t share_once = PTHREAD_ONCE_INIT;
+
+static void make_share(void) {
+    for (int i = 0; i < TK_SHARE_LOCKS; i++) pthread_mutex_init(&share_locks[i], NULL);
+    void *made = curl.share_init();
+    if (made == NULL) return;
+    if (curl.share_setopt(made, TK_CURLSHOPT_LOCKFUNC, share_lock) != 0 ||
+        curl.share_setopt(made, TK_CURLSHOPT_UNLOCKFUNC, share_unlock) != 0 ||
+        curl.share_setopt(made, TK_CURLSHOPT_SHARE, (int)TK_CURL_LOCK_DATA_SSL_SESSION) != 0) {
+        return;  // left unused (a handle or two of memory): each connection then negotiates anew
+    }
+    share = made;
+}
+
+void *tk_curl_share_make(void) {
+    pthread_once(&share_once, make_share);
+    return share;
+}
 
 tk_curl_easy *tk_curl_message_handle(const tk_curl_message *message) {
     return message->msg == TK_CURLMSG_DONE ? message->easy_handle : NULL;

@@ -14,6 +14,10 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
     /// The body passed `limit` bytes (`HTTPTransport.maxBodyBytes`): not retried, the same server
     /// would send it again.
     case tooLarge(host: String, limit: Int)
+    /// No TLS connection could be made: the certificate is not trusted or not for this host, the
+    /// CA settings could not be read, or the handshake failed. Nothing was sent, and trying again
+    /// would fail the same way, so it is never retried; the message names the setting that fixes it.
+    case tls(host: String, failure: TLSFailure)
     /// On Linux, libcurl could not be loaded (`reason` says why and what to install, `CCurl.h`):
     /// nothing was sent, and trying again would not help.
     case clientMissing(reason: String)
@@ -33,7 +37,7 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
     /// What the failure says about a write: a request that never left cannot have landed.
     package var requestOutcome: RequestOutcome {
         switch self {
-        case .clientMissing: .notCarriedOut
+        case .clientMissing, .tls: .notCarriedOut
         case _ where isTimeout: .timedOut
         default: .unknown
         }
@@ -51,6 +55,8 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
             )
         case .clientMissing(let reason):
             .unavailable(reason)
+        case .tls(let host, let failure):
+            .unavailable("\(host): \(failure.what) (\(failure.detail)); \(failure.fix)")
         case .refusedRedirect(let origin, let method, let path, let status, let target):
             .unavailable(
                 "\(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"

@@ -38,10 +38,17 @@ struct HTTPResponseHead: Sendable, Equatable {
     var status: Int
     var headers: [String: String]
 
-    /// The length the answer announced (Content-Length), if it did.
+    /// The length of the body as it will be read, when the answer announced it (Content-Length)
+    /// and is not compressed: a compressed one's Content-Length counts the bytes on the wire, and
+    /// the size cap applies to the decoded body, as it arrives.
     var expectedLength: Int64? {
-        headers.first { $0.key.caseInsensitiveCompare("Content-Length") == .orderedSame }
-            .flatMap { Int64($0.value.trimmingCharacters(in: .whitespaces)) }
+        let encoding = header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard encoding == nil || encoding == "identity" || encoding == "" else { return nil }
+        return header("Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }
 

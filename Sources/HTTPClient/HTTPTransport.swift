@@ -23,12 +23,21 @@ package struct HTTPTransport: Sendable {
 
     /// `timeout`: the idle timeout; `deadline`: the most one exchange may take in all (default
     /// twice the idle timeout, 60 s by default).
+    /// `trust`: the CA settings (`CertificateTrust`; Linux only).
     package init(
         timeout: TimeInterval = 30, deadline: TimeInterval? = nil, maxBodyBytes: Int = defaultMaxBodyBytes,
-        proxy: ProxyUse = ProxyUse()
+        proxy: ProxyUse = ProxyUse(), trust: CertificateTrust = CertificateTrust()
     ) {
         session = LazySession(
-            timeout: timeout, deadline: deadline ?? timeout * 2, maxBodyBytes: maxBodyBytes, proxy: proxy)
+            timeout: timeout, deadline: deadline ?? timeout * 2, maxBodyBytes: maxBodyBytes, proxy: proxy,
+            trust: trust)
+    }
+
+    /// This transport with another idle timeout and deadline, and the same proxy and CA settings.
+    package func with(timeout: TimeInterval, deadline: TimeInterval) -> HTTPTransport {
+        HTTPTransport(
+            timeout: timeout, deadline: deadline, maxBodyBytes: session.maxBodyBytes, proxy: session.proxy,
+            trust: session.trust)
     }
 
     /// How requests go through a proxy. On Linux libcurl takes the proxy from the environment
@@ -64,54 +73,64 @@ package struct HTTPTransport: Sendable {
     /// The URLSession (on Linux the `CurlLoop`), made on the first request. Making one starts
     /// URLSession or libcurl (about 5 MB; on Linux libcurl is only loaded then, `CCurl.h`), which
     /// every run that builds a client but never sends (no input, not logged in) would otherwise
-    /// pay for. Copies of the transport share one.
+    /// pay for. Copies of the transport share one, and so do all transports of a process: on
+    /// Linux the one `CurlLoop.shared`, on macOS one URLSession per idle timeout, so reads,
+    /// writes and token requests share their connections (one TLS handshake per host).
     final class LazySession: Sendable {
         let timeout: TimeInterval
         let deadline: TimeInterval
         let maxBodyBytes: Int
         let proxy: ProxyUse
-        #if os(Linux)
-        private let made = Locked<CurlLoop?>(nil)
-        #else
-        private let made = Locked<URLSession?>(nil)
-        let receiver = Receiver()
-        #endif
+        let trust: CertificateTrust
+        private let made = Locked(false)
 
-        init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int, proxy: ProxyUse) {
+        init(timeout: TimeInterval, deadline: TimeInterval, maxBodyBytes: Int, proxy: ProxyUse, trust: CertificateTrust)
+        {
             self.timeout = timeout
             self.deadline = deadline
             self.maxBodyBytes = maxBodyBytes
             self.proxy = proxy
+            self.trust = trust
         }
 
         /// Whether a request has needed the session yet.
-        var isMade: Bool { made.withLock { $0 != nil } }
+        var isMade: Bool { made.withLock { $0 } }
 
         /// What sends: the same object for every copy of the transport.
         var engine: AnyObject {
             #if os(Linux)
             curl
             #else
-            urlSession
+            urlSession.session
             #endif
         }
 
         #if os(Linux)
         var curl: CurlLoop {
-            made.withLock {
-                if let loop = $0 { return loop }
-                let loop = CurlLoop(timeout: timeout, deadline: deadline, proxy: proxy)
-                $0 = loop
-                return loop
-            }
+            made.withLock { $0 = true }
+            return CurlLoop.shared
+        }
+
+        var settings: CurlLoop.Settings {
+            CurlLoop.Settings(timeout: timeout, deadline: deadline, proxy: proxy, trust: trust)
         }
         #else
-        var urlSession: URLSession {
-            made.withLock {
-                if let session = $0 { return session }
-                let session = Self.make(timeout: timeout, delegate: receiver)
-                $0 = session
-                return session
+        /// The process's sessions, one per idle timeout (a URLSession's is set when it is made).
+        private static let sessions = Locked<[TimeInterval: SharedSession]>([:])
+
+        struct SharedSession: Sendable {
+            let session: URLSession
+            let receiver: Receiver
+        }
+
+        var urlSession: SharedSession {
+            made.withLock { $0 = true }
+            return Self.sessions.withLock { sessions in
+                if let shared = sessions[timeout] { return shared }
+                let receiver = Receiver()
+                let shared = SharedSession(session: Self.make(timeout: timeout, delegate: receiver), receiver: receiver)
+                sessions[timeout] = shared
+                return shared
             }
         }
 
@@ -348,6 +367,9 @@ package struct HTTPTransport: Sendable {
                     host: Self.hostAndPort(request.url),
                     reason: "timed out after \(max(1, Int(saturating: session.timeout.rounded(.up)))) s")
             }
+            if let error = error as? URLError, let failure = Self.tlsFailure(error) {
+                throw HTTPFailure.tls(host: Self.hostAndPort(request.url), failure: failure)
+            }
             #endif
             #if canImport(FoundationEssentials)
             let reason = String(describing: error)
@@ -375,10 +397,11 @@ package struct HTTPTransport: Sendable {
             let exchange = Exchange(host: host, maxBodyBytes: lazy.maxBodyBytes, finish: finish)
             exchange.arm(deadline: lazy.deadline)
             #if os(Linux)
-            lazy.curl.start(request, exchange: exchange)
+            lazy.curl.start(request, exchange: exchange, settings: lazy.settings)
             #else
-            let task = lazy.urlSession.dataTask(with: request.urlRequest)
-            lazy.receiver.register(exchange, for: task)
+            let shared = lazy.urlSession
+            let task = shared.session.dataTask(with: request.urlRequest)
+            shared.receiver.register(exchange, for: task)
             task.resume()
             #endif
         }
@@ -418,6 +441,30 @@ package struct HTTPTransport: Sendable {
             limit.withdraw(ticket: ticket)
         }
     }
+
+    #if !os(Linux)
+    /// A certificate or handshake failure URLSession reported, or nil for any other. On macOS the
+    /// system's trust store decides, not SSL_CERT_FILE: the fix is the keychain.
+    static func tlsFailure(_ error: URLError) -> TLSFailure? {
+        let keychain =
+            "add your CA to the System keychain, trusted for SSL (Keychain Access, or: sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ca.pem)"
+        let detail = error.localizedDescription
+        switch error.code {
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
+            return TLSFailure(kind: .untrusted, detail: detail, fix: keychain)
+        case .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            return TLSFailure(
+                kind: .untrusted, detail: detail,
+                fix: "check this machine's date and time; if they are right, the server's certificate is out of date")
+        case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
+            return TLSFailure(
+                kind: .handshake, detail: detail,
+                fix: "check that SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE name https servers, and the proxy settings")
+        default:
+            return nil
+        }
+    }
+    #endif
 
     /// Who redirected which request, and where to (host and port only: a query could carry anything).
     static func refusedRedirect(_ result: HTTPResult, request: HTTPClientRequest) -> HTTPFailure {

@@ -142,8 +142,9 @@ import Testing
         setup.expectTunnelled()
     }
 
-    /// Every write takes a connection, so a tunnel, of its own (`CurlTransfer`): each one's own answer counts.
-    @Test func eachWriteOnItsOwnTunnelGetsItsOwnStatus() async throws {
+    /// Writes share the connection, so the tunnel, that the one before opened (issue 27: one pool
+    /// per process), and each still gets its own answer, not the first one's or the proxy's.
+    @Test func writesOnOneTunnelGetTheirOwnStatus() async throws {
         let setup = try BehindProxy()
         defer { setup.proxy.stop() }
         let token = try setup.mintToken(scope: "playlist-modify-public playlist-modify-private")
@@ -153,7 +154,9 @@ import Testing
             "PUT", "/v1/playlists/\(Self.playlistNotOwned)", token: token, body: #"{"name":"Mine"}"#)
         #expect(owned.status == 200, "\(String(decoding: owned.body, as: UTF8.self))")
         #expect(notOwned.status == 403)
-        setup.expectTunnelled(atLeast: 2)
+        // Usually through one tunnel; a loaded test process may have let the first go idle and
+        // closed, so the count is not checked here (TLSFrontTests.writesShareTheReadsConnection is).
+        setup.expectTunnelled()
     }
 
     // MARK: - The tools behind a proxy named in the environment
@@ -173,27 +176,8 @@ import Testing
         setup.expectTunnelled()
     }
 
-    /// `https_proxy` and `HTTPS_PROXY` apply to https URLs only, and fake-spotify has no TLS, so
-    /// this shows only that an https base goes to the proxy those name, as a CONNECT. The target
-    /// port is closed (the proxy answers 502): a tunnel into fake-spotify would stall each try
-    /// until fake-spotify gave up on a TLS hello that is no HTTP request.
-    @Test(arguments: ["https_proxy", "HTTPS_PROXY"])
-    func anHTTPSBaseGoesThroughTheProxyAsCONNECT(proxyVariable: String) throws {
-        let setup = try BehindProxy()
-        defer { setup.proxy.stop() }
-        try setup.fake.seedLogin(expiresIn: 3600)
-        let closed = try LoopbackHTTPServer { _ in .text("never\n") }
-        let closedPort = closed.port
-        closed.stop()
-        let result = try setup.run(
-            "spotify-tracks", [Self.editorialPlaylist], proxyVariable: proxyVariable,
-            extra: ["SPOTIFY_API_BASE": "https://\(Self.apiHost):\(closedPort)/v1"])
-        #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("spotify-tracks: cannot reach \(Self.apiHost):\(closedPort): "))
-        #expect(!setup.proxy.connects.isEmpty)
-        #expect(setup.proxy.connects.allSatisfy { $0 == "CONNECT \(Self.apiHost):\(closedPort) HTTP/1.1" })
-        #expect(setup.proxy.others.isEmpty)
-    }
+    // `https_proxy` and `HTTPS_PROXY`, which apply to https URLs only, are TLSFrontTests': an
+    // https base through the tunnel to fake-spotify behind a TLS front.
 
     @Test func aRefusedEditFailsAndChangesNothing() async throws {
         let setup = try BehindProxy()

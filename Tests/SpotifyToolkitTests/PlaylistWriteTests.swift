@@ -261,6 +261,35 @@ import Testing
         #expect(try await Self.uris(library, target) == before + items)
     }
 
+    /// Issue 27: writes reuse the connection reads opened. On HTTP/1.1 libcurl sends a request
+    /// again by itself when a reused connection dies before any byte of the answer, which would
+    /// land a batch twice; the toolkit lets a write go out once only, and settles the lost
+    /// answer by reading the playlist.
+    @Test func aWriteOnAReusedConnectionThatDiesAfterItWasSentLandsOnce() async throws {
+        let library = try await Self.editor()
+        let target = generated(40)
+        let before = try await Self.uris(library, target)
+        let source = try await library.tracks(["--no-cache", generated(250)])
+        let items = try records(source).compactMap { $0["uri"]?.stringValue }
+        // The first POST is carried out, then its connection closes without a byte of the answer.
+        try await library.fault([
+            ("kind", "lost_answer"), ("at", "1"), ("carry", "yes"), ("path_prefix", "/v1/playlists/\(target)/items"),
+        ])
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let added = try await library.run(
+            "spotify-playlists", ["add", target], stdin: source.stdout,
+            environment: ["SPOTIFY_TOOLKIT_SETTLE_PAUSE": "0.05"])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(
+            try await library.counters()["requests"]?["POST /v1/playlists/{id}/items"]?.intValue == 3,
+            "three batches, none twice")
+        #expect((try await library.counters()["faults_fired"]?.intValue ?? 0) == 1)
+        #expect(try await Self.uris(library, target) == before + items)
+        // The POST goes out on one of the connections the reads left open (HTTP/1.1: up to 8);
+        // without the once-only send libcurl sends it again on another, and the batch lands
+        // twice. TLSFrontTests.writesShareTheReadsConnection shows writes taking the reads'.
+    }
+
     @Test func aBatchThatDidNotLandIsSentAgain() async throws {
         let library = try await Self.editor()
         let target = generated(40)

@@ -37,7 +37,22 @@ typedef enum tk_curl_code {
     TK_CURLE_OK = 0,
     TK_CURLE_FAILED_INIT = 2,
     TK_CURLE_OPERATION_TIMEDOUT = 28,
+    TK_CURLE_SSL_CONNECT_ERROR = 35,
+    TK_CURLE_ABORTED_BY_CALLBACK = 42,
+    TK_CURLE_UNKNOWN_OPTION = 48,
     TK_CURLE_GOT_NOTHING = 52,
+    TK_CURLE_SSL_ENGINE_NOTFOUND = 53,
+    TK_CURLE_SSL_ENGINE_SETFAILED = 54,
+    TK_CURLE_SSL_CERTPROBLEM = 58,
+    TK_CURLE_SSL_CIPHER = 59,
+    TK_CURLE_PEER_FAILED_VERIFICATION = 60,
+    TK_CURLE_USE_SSL_FAILED = 64,
+    TK_CURLE_SSL_ENGINE_INITFAILED = 66,
+    TK_CURLE_SSL_CACERT_BADFILE = 77,
+    TK_CURLE_SSL_CRL_BADFILE = 82,
+    TK_CURLE_SSL_ISSUER_ERROR = 83,
+    TK_CURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
+    TK_CURLE_SSL_INVALIDCERTSTATUS = 91,
 } tk_curl_code;
 
 /// CURLMcode.
@@ -58,6 +73,7 @@ typedef enum tk_curl_option {
     TK_CURLOPT_CONNECTTIMEOUT = 78,
     TK_CURLOPT_NOSIGNAL = 99,
     TK_CURLOPT_TIMEOUT_MS = 155,
+    TK_CURLOPT_PIPEWAIT = 237,
     TK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     TK_CURLOPT_WRITEDATA = 10001,
     TK_CURLOPT_URL = 10002,
@@ -67,10 +83,16 @@ typedef enum tk_curl_option {
     TK_CURLOPT_HEADERDATA = 10029,
     TK_CURLOPT_CUSTOMREQUEST = 10036,
     TK_CURLOPT_XFERINFODATA = 10057,
+    TK_CURLOPT_CAINFO = 10065,
+    TK_CURLOPT_CAPATH = 10097,
+    TK_CURLOPT_SHARE = 10100,
+    TK_CURLOPT_ACCEPT_ENCODING = 10102,
     TK_CURLOPT_COPYPOSTFIELDS = 10165,
+    TK_CURLOPT_PREREQDATA = 10313,
     TK_CURLOPT_WRITEFUNCTION = 20011,
     TK_CURLOPT_HEADERFUNCTION = 20079,
     TK_CURLOPT_XFERINFOFUNCTION = 20219,
+    TK_CURLOPT_PREREQFUNCTION = 20312,
     TK_CURLOPT_POSTFIELDSIZE_LARGE = 30120,
 } tk_curl_option;
 
@@ -81,8 +103,24 @@ typedef enum tk_curl_info {
 
 /// CURLMoption.
 typedef enum tk_curl_multi_option {
+    TK_CURLMOPT_MAXCONNECTS = 6,
     TK_CURLMOPT_MAX_HOST_CONNECTIONS = 7,
 } tk_curl_multi_option;
+
+/// CURLSHoption and curl_lock_data: what tk_curl_share_make sets up.
+typedef enum tk_curl_share_option {
+    TK_CURLSHOPT_SHARE = 1,
+    TK_CURLSHOPT_LOCKFUNC = 3,
+    TK_CURLSHOPT_UNLOCKFUNC = 4,
+} tk_curl_share_option;
+typedef enum tk_curl_lock_data {
+    TK_CURL_LOCK_DATA_SHARE = 1,
+    TK_CURL_LOCK_DATA_SSL_SESSION = 4,
+} tk_curl_lock_data;
+
+/// CURL_PREREQFUNC_OK and CURL_PREREQFUNC_ABORT: what a pre-request callback answers.
+#define TK_CURL_PREREQFUNC_OK 0
+#define TK_CURL_PREREQFUNC_ABORT 1
 
 /// CURLMSG.
 typedef enum tk_curl_message_kind {
@@ -109,6 +147,10 @@ typedef size_t (*tk_curl_write_callback)(char *buffer, size_t size, size_t count
 typedef int (*tk_curl_xferinfo_callback)(
     void *user, tk_curl_off_t download_total, tk_curl_off_t downloaded, tk_curl_off_t upload_total,
     tk_curl_off_t uploaded);
+/// curl_prereq_callback (libcurl 7.80): called each time the request is about to be sent, on a
+/// new or a reused connection, so also when libcurl sends it again by itself.
+typedef int (*tk_curl_prereq_callback)(
+    void *user, char *remote_ip, char *local_ip, int remote_port, int local_port);
 
 /// Loads libcurl.so.4 and calls curl_global_init, once, whichever thread asks first. NULL when
 /// libcurl is ready; otherwise why it is not ("libcurl.so.4 not found: install ..."), the same
@@ -132,6 +174,8 @@ tk_curl_code tk_curl_setopt_pointer(tk_curl_easy *handle, tk_curl_option option,
 tk_curl_code tk_curl_setopt_off_t(tk_curl_easy *handle, tk_curl_option option, tk_curl_off_t value);
 tk_curl_code tk_curl_setopt_write(tk_curl_easy *handle, tk_curl_option option, tk_curl_write_callback value);
 tk_curl_code tk_curl_setopt_xferinfo(tk_curl_easy *handle, tk_curl_xferinfo_callback value);
+/// CURLE_UNKNOWN_OPTION from a libcurl older than 7.80.
+tk_curl_code tk_curl_setopt_prereq(tk_curl_easy *handle, tk_curl_prereq_callback value);
 tk_curl_code tk_curl_getinfo_long(tk_curl_easy *handle, tk_curl_info info, long *value);
 
 tk_curl_slist *tk_curl_slist_append(tk_curl_slist *list, const char *line);
@@ -147,6 +191,11 @@ const tk_curl_message *tk_curl_multi_info_read(tk_curl_multi *multi, int *left);
 /// curl_multi_poll with no extra descriptors.
 tk_curl_multi_code tk_curl_multi_poll(tk_curl_multi *multi, int timeout_ms);
 tk_curl_multi_code tk_curl_multi_wakeup(tk_curl_multi *multi);
+
+/// A share handle (CURLSH) that keeps TLS sessions for every easy handle given it with
+/// CURLOPT_SHARE, so a new connection to a host resumes the session of an earlier one; locked
+/// with mutexes of its own, as handles may be set up on any thread. NULL if libcurl refused.
+void *tk_curl_share_make(void);
 
 /// The finished transfer's handle, or NULL for any other message.
 tk_curl_easy *tk_curl_message_handle(const tk_curl_message *message);

@@ -27,7 +27,8 @@ package struct AccountsClient: Sendable {
         try ServiceBase.refuseCleartext(
             url, variable: "SPOTIFY_ACCOUNTS_BASE", allowsInsecure: ServiceBase.allowsInsecure(environment))
         self.baseURL = url
-        self.transport = transport ?? HTTPTransport(proxy: .init(environment: environment))
+        self.transport =
+            transport ?? HTTPTransport(proxy: .init(environment: environment), trust: .init(environment: environment))
     }
 
     package func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String])

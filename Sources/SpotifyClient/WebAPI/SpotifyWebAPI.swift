@@ -46,8 +46,12 @@ package struct SpotifyWebAPI: Sendable {
             $0 > 0 && $0 <= 300 ? $0 : nil
         }
         // SPOTIFY_TOOLKIT_PROXY_TUNNEL=1, another test hook, puts http requests behind a proxy's
-        // CONNECT tunnel too (`HTTPTransport.ProxyUse`).
-        self.transport = transport ?? HTTPTransport(timeout: timeout ?? 30, proxy: .init(environment: environment))
+        // CONNECT tunnel too (`HTTPTransport.ProxyUse`). The CA settings are SSL_CERT_FILE's
+        // (`CertificateTrust`).
+        self.transport =
+            transport
+            ?? HTTPTransport(
+                timeout: timeout ?? 30, proxy: .init(environment: environment), trust: .init(environment: environment))
         self.tokens = tokens
         do throws(ToolError) {
             self.maxRetryWait = try Self.maxRetryWait(environment[Self.maxRetryWaitVariable])
@@ -66,7 +70,7 @@ package struct SpotifyWebAPI: Sendable {
         var api = self
         api.retry = RetryPolicy(maxAttempts: 1, maxRateLimitWaits: 0)
         api.maxRetryWait = 0
-        api.transport = HTTPTransport(timeout: deadline, deadline: deadline)
+        api.transport = transport.with(timeout: deadline, deadline: deadline)
         api.note = nil
         return api
     }

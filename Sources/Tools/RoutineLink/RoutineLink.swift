@@ -201,7 +201,7 @@ package enum RoutineLink {
             ),
             EnvironmentSpec(
                 "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
-        ],
+        ] + NetworkEnvironment.all,
         files: [
             FileSpec(
                 "$XDG_DATA_HOME/spotify-toolkit/\(RoutineStore.fileName)",

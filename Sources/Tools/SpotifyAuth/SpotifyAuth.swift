@@ -120,7 +120,7 @@ package enum SpotifyAuth {
         output: [
             "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one (with --json, in an access_token record). whoami writes Spotify's user object as it comes."
         ],
-        environment: authEnvironment,
+        environment: authEnvironment + NetworkEnvironment.all,
         files: [
             FileSpec(
                 "$XDG_CONFIG_HOME/spotify-toolkit/tokens.json",

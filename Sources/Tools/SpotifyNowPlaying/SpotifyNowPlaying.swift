@@ -156,7 +156,7 @@ package enum SpotifyNowPlaying {
             ),
             EnvironmentSpec(
                 "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
-        ],
+        ] + NetworkEnvironment.all,
         exitCodes: [
             ExitCodeSpec(
                 .notFound,

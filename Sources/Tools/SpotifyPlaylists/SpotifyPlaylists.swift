@@ -77,7 +77,7 @@ package enum SpotifyPlaylists {
             EnvironmentSpec(
                 "XDG_STATE_HOME", "Where the undo journal lives (under spotify-toolkit/undo/). Default: ~/.local/state."
             ),
-        ],
+        ] + NetworkEnvironment.all,
         files: [
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
             FileSpec(

@@ -53,7 +53,7 @@ package enum SpotifyTracks {
             "On a terminal: a table of position (counting from 1, as people do; the records keep Spotify's zero-based position), name, artists and duration, then the number of items and their total duration.",
             libraryOutput,
         ],
-        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment,
+        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + NetworkEnvironment.all,
         files: [
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
             PlaylistCacheOptions.cacheFile,
