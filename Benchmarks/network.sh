@@ -208,14 +208,47 @@ for name in $cases; do
 done
 
 # ---- With a rate-limit front ---------------------------------------------------------------
-# Rows for the library read under a rolling window (180 requests / 30 s, 429 with Retry-After):
-# requests, refused requests, time against the limit's own minimum (requests / rate). They need
-# fake-spotify's rolling-window limiter (issue 27, item 4), which this branch does not have yet.
-if "$bin/fake-spotify" --help 2>&1 | grep -q -- '--rate-window'; then
-    echo "with a rate-limit front: fake-spotify has a limiter, but these rows are not written yet"
-else
-    echo "with a rate-limit front: not measured yet (fake-spotify here has no rolling-window limiter)"
-fi
+# The library read again, through the same TLS front, with fake-spotify's rolling window on
+# (BENCH_RATE_WINDOW, default 180 requests / 30 s, 429 with Retry-After: issue 27, item 4), once
+# each (BENCH_RATE_RUNS): time, requests, refused requests, and the floor the limit itself sets
+# for the R requests admitted: (ceil(R/N) - 1) x window + the last window's requests, 8 at a time
+# for the toolkit, one at a time for spotipy. Benchmarks/rate-limit.sh is the same over plain HTTP.
+rate_window=${BENCH_RATE_WINDOW:-180/30s}
+rate_runs=${BENCH_RATE_RUNS:-1}
+rate_n=${rate_window%%/*}
+rate_s=$(python3 -c '
+import re, sys
+m = re.fullmatch(r"([0-9.]+)(ms|s|m)", sys.argv[1])
+print(float(m[1]) * {"ms": 0.001, "s": 1, "m": 60}[m[2]])' "${rate_window#*/}")
+refused_count() { curl -s "$base/_fake/counters" | python3 -c 'import json, sys; print(json.load(sys.stdin)["rate_limited"])'; }
+rate_floor() {
+    awk -v r="$1" -v n="$rate_n" -v w="$rate_s" -v c="$2" -v l="$latency" 'BEGIN {
+        full = int((r + n - 1) / n) - 1; rest = r - full * n
+        printf "%.3f", full * w + int((rest + c - 1) / c) * l / 1000 }'
+}
+for name in library library-spotipy; do : > "$work/$name-limited.figures"; done
+for ((i = 1; i <= rate_runs; i++)); do
+    for name in library library-spotipy; do
+        # Setting the window starts it empty; the counters say how many it refused.
+        curl -s -X POST -d "rate_window=$rate_window" "$base/_fake/library" > /dev/null
+        curl -s -X POST "$base/_fake/reset-counters" > /dev/null
+        run_case "$name"
+        echo "$(tail -1 "$work/$name.figures") $(refused_count)" >> "$work/$name-limited.figures"
+        cmp -s "$work/$name.ids" "$work/library.ids" || [ "$name" = library ] \
+            || { echo "bench: under the rate limit, spotipy printed other ids than the toolkit" >&2; exit 70; }
+    done
+done
+curl -s -X POST -d "rate_window=off" "$base/_fake/library" > /dev/null
+echo "with a rate-limit front: rolling window $rate_window (N = $rate_n per ${rate_s} s), $rate_runs run(s) each, same TLS front"
+printf '%-16s %9s %9s %8s %9s %10s\n' case time requests refused floor time/floor
+for name in library library-spotipy; do
+    t=$(median_of "$name-limited" 1); requests=$(median_of "$name-limited" 2); refused=$(median_of "$name-limited" 8)
+    concurrent=$([ "$name" = library ] && echo "$in_flight_limit" || echo 1)
+    f=$(rate_floor $((requests - refused)) "$concurrent")
+    printf '%-16s %8ss %9s %8s %8ss %9sx\n' "$name" "$t" "$requests" "$refused" "$f" \
+        "$(awk -v a="$t" -v b="$f" 'BEGIN { printf "%.2f", a / b }')"
+done
+limited_refused=$(median_of library-limited 8)
 
 nc=$(median_of library 1); sp=$(median_of library-spotipy 1)
 conns=$(median_of library 3); sent=$(median_of library 5); plain=$(median_of library 6)
@@ -225,3 +258,4 @@ echo "  within 1.25x of its floor: $(awk -v a="$nc" -v b="$library_floor" 'BEGIN
 echo "  at least 7x spotipy: $(awk -v a="$sp" -v b="$nc" 'BEGIN { printf "%.2f", a / b }')x, $(verdict "$sp / $nc >= 7")"
 echo "  1 TLS handshake per process (2 processes): $conns connections, $(verdict "$conns <= 2")"
 echo "  at least 5x fewer bytes than uncompressed: $(awk -v a="$plain" -v b="$sent" 'BEGIN { printf "%.1f", a / b }')x, $(verdict "$plain / $sent >= 5")"
+echo "  at most 20 refused requests under the rolling window: $limited_refused, $(verdict "$limited_refused <= 20")"

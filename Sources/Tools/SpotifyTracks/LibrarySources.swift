@@ -47,7 +47,11 @@ extension SpotifyTracks {
     }
 
     static let libraryDiscussion =
-        "What Spotify knows about you: --top reads your top tracks (GET /me/top/tracks, ranked from 1, 50 to a page) over --range short (about 4 weeks), medium (about 6 months; the default, as Spotify's) or long (about a year); --saved-albums reads the tracks of your saved albums (GET /me/albums; newest saved first, each album's tracks in order: the first 50 come with the album, the rest from /albums/{id}/tracks). They print track records, so they compose with songcount, spotify-playlists create and spotify-nowplaying play like any other; an album's name and cover are on each of its tracks' records (jq 'unique_by(.album.id)' lists the albums). --top-artists (GET /me/top/artists, ranked, with --range) and --followed (GET /me/following, cursor paging) print artist records instead. --top and --top-artists need the user-top-read scope, --followed user-follow-read: spotify-auth login --scope history adds both."
+        "What Spotify knows about you: --top prints your top tracks, ranked from 1, over --range short (about 4 weeks), medium (about 6 months; the default, as Spotify's) or long (about a year); --saved-albums prints the tracks of your saved albums (newest saved first, each album's tracks in order). They print track records, so they compose with songcount, spotify-playlists create and spotify-nowplaying play like any other; an album's name and cover are on each of its tracks' records (jq 'unique_by(.album.id)' lists the albums). --top-artists (ranked, with --range) and --followed print artist records instead. --top and --top-artists need the user-top-read scope, --followed user-follow-read: spotify-auth login --scope history adds both."
+
+    /// Which endpoints the library reads ask (the man page's HOW IT WORKS).
+    static let libraryNotes =
+        "--top reads GET /me/top/tracks (50 to a page), --top-artists /me/top/artists, --saved-albums /me/albums (the first 50 tracks of each album come with it, the rest from /albums/{id}/tracks), --followed /me/following (cursor paging)."
 
     /// The records the library reads print (for the spec's output section).
     static let libraryOutput =
