@@ -1,4 +1,3 @@
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -50,7 +50,8 @@ import Testing
         #expect(refused >= 1, "the window was hit")
         // Each window of 20 admitted requests ends in a wall; at each, at most the 8 in flight.
         let walls = (admitted + 19) / 20 - 1
-        #expect(refused <= walls * 8 + 4, "at most the 8 in flight at each of the \(walls) walls, and a few for rounding")
+        #expect(
+            refused <= walls * 8 + 4, "at most the 8 in flight at each of the \(walls) walls, and a few for rounding")
 
         // The same read without a limit: the requests a run needs.
         _ = try await library.fake.call("POST", "/_fake/library", form: [("rate_window", "off")])

@@ -1,4 +1,3 @@
-
 /// The non-blank lines of an input as they arrive, each turned into an element, read on a thread
 /// of its own so that a tool can start on the first line while the rest still arrives (the next
 /// stage of a pipeline starts with the previous one's first page, not after its last), without a
