@@ -54,7 +54,7 @@ import Tools
         let makefile = try Self.text("Makefile")
         #expect(
             makefile.contains(
-                "SHIP_FLAGS := -c release --scratch-path .build/ship $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)"
+                "SHIP_FLAGS := $(LAYERS) -c release --scratch-path .build/ship $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)"
             ))
         #expect(makefile.contains("install: ship\n") && makefile.contains("dist: ship\n\tscripts/dist.sh"))
         #expect(makefile.contains("TOOLS := \(ToolCatalog.names.joined(separator: " "))\n"))
