@@ -13,7 +13,7 @@ import ToolkitCore
         let token =
             try await fake.post("/_fake/tokens", [("scope", "user-modify-playback-state")]).json()
             .string("access_token") ?? ""
-        return try await HTTPClient.fetch(
+        return try await HTTPTestClient.fetch(
             fake.url("/v1/me/player/play"), method: "PUT", body: Data(body.utf8),
             headers: ["Authorization": "Bearer \(token)"])
     }

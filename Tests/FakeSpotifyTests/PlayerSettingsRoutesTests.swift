@@ -17,7 +17,7 @@ import ToolkitCore
     func put(_ fake: Fake, _ pathAndQuery: String, token: String, body: String? = nil, method: String = "PUT")
         async throws -> Reply
     {
-        try await HTTPClient.fetch(
+        try await HTTPTestClient.fetch(
             fake.url(pathAndQuery), method: method, body: body.map { Data($0.utf8) },
             headers: ["Authorization": "Bearer \(token)"])
     }

@@ -33,7 +33,7 @@ import ToolkitCore
         let fake = try Fake()
         defer { fake.stop() }
         for header in ["Bearer nonsense", "Basic abc", "Bearer"] {
-            let reply = try await HTTPClient.fetch(fake.url("/v1/me"), headers: ["Authorization": header])
+            let reply = try await HTTPTestClient.fetch(fake.url("/v1/me"), headers: ["Authorization": header])
             #expect(reply.status == 401)
             #expect(try reply.json() == ["error": ["status": 401, "message": "Invalid access token"]], "\(header)")
             #expect(
