@@ -11,7 +11,7 @@ import Testing
 /// Extreme and random values through the spawned songcount, with a fixed seed (a failure replays
 /// exactly): no exit may be a signal. The same logs through its logic in process, and the token
 /// store's fuzz, are SongcountFuzzTests and TokenStoreFuzzTests.
-@Suite struct FuzzTests {
+@Suite(.tags(.large)) struct FuzzTests {
     @Test func bothSongcountModesAsProcesses() throws {
         var random = SplitMix64(seed: FuzzInput.seed ^ 1)
         for round in 0..<6 {

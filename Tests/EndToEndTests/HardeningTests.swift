@@ -10,7 +10,7 @@ import Testing
 
 /// Reproductions from the adversarial review (issue 6) that need a process: a signal during a
 /// refresh, a file size limit, a pipe that stays open. The others run in process (AuthHardeningTests).
-@Suite struct HardeningTests {
+@Suite(.tags(.large)) struct HardeningTests {
     // MARK: - An interrupted refresh keeps the session
 
     /// A signal while the (rotating) refresh is in flight: the process finishes saving the new

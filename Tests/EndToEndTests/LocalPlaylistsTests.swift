@@ -10,7 +10,7 @@ import Testing
 
 /// `spotify-playlists local ...` against a private XDG_DATA_HOME, spawned for real: writers at
 /// once and writers killed (the rest runs in process, LocalPlaylistsCommandTests).
-@Suite struct LocalPlaylistsEndToEndTests {
+@Suite(.tags(.large)) struct LocalPlaylistsEndToEndTests {
     struct Local {
         let library: Library
         let data: String

@@ -68,7 +68,7 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
 
 /// routine-link where a process is needed: a terminal's question, twenty writers at once, kill -9.
 /// Records, links, sessions and the store's errors run in process (RoutineLinkCommandTests).
-@Suite struct RoutineLinkEndToEndTests {
+@Suite(.tags(.large)) struct RoutineLinkEndToEndTests {
     static let playlist = RoutineHome.playlistURI
 
     // MARK: Routines
@@ -142,7 +142,7 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
 
 /// run against fake-spotify: it spawns the watch and songcount (start --play runs in process,
 /// RoutineLinkPlayCommandTests).
-@Suite struct RoutineLinkSpotifyTests {
+@Suite(.tags(.large)) struct RoutineLinkSpotifyTests {
     static let allScopes =
         "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
 

@@ -76,7 +76,7 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
 /// spotify-nowplaying where a process is needed: a watch ended by SIGINT or SIGTERM, and an empty
 /// pipe told from /dev/null. Records, refusals and usage errors run in process
 /// (SpotifyNowPlayingCommandTests).
-@Suite struct SpotifyNowPlayingEndToEndTests {
+@Suite(.tags(.large)) struct SpotifyNowPlayingEndToEndTests {
     static let allScopes =
         "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
 

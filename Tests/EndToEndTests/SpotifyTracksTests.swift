@@ -50,7 +50,7 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
     return prefix + String(repeating: "0", count: 19 - digits.count) + digits
 }
 
-@Suite struct SpotifyTracksEndToEndTests {
+@Suite(.tags(.large)) struct SpotifyTracksEndToEndTests {
     @Test func aClosedPipeStopsItEarlyAndQuietly() throws {
         let library = try Library(["--latency-ms", "20"])
         let result = try ToolProcess.shell(

@@ -10,7 +10,7 @@ import Testing
 
 /// The snapshot cache where it needs processes: two spotify-tracks filling one entry at once, and
 /// the README's Makefile. The rest runs in process (TracksCacheCommandTests).
-@Suite struct TracksCacheEndToEndTests {
+@Suite(.tags(.large)) struct TracksCacheEndToEndTests {
     static let small = "gen0000000000000000120"  // 3 pages
 
     /// A fake-spotify, a login and a private cache directory for one test.

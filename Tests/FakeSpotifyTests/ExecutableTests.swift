@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Spawns the built `fake-spotify` (beside the test bundle; `swift test` builds it).
-@Suite struct ExecutableTests {
+@Suite(.tags(.large)) struct ExecutableTests {
     static let binary: URL? = {
         let candidates =
             [

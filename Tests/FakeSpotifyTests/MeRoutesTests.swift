@@ -8,7 +8,7 @@ import ToolkitCore
 /// fake-spotify's reads of what Spotify knows about the user (issue 28): `/me/top/{type}`,
 /// `/me/albums` and `/albums/{id}/tracks`, `/me/following`, `/me/player/queue`: Spotify's shapes,
 /// paging limits and scopes.
-@Suite struct MeRoutesTests {
+@Suite(.tags(.medium)) struct MeRoutesTests {
     static let everything =
         "user-top-read user-follow-read user-library-read user-read-playback-state user-read-currently-playing"
 

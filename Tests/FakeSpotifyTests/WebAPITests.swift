@@ -6,7 +6,7 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-@Suite struct WebAPITests {
+@Suite(.tags(.medium)) struct WebAPITests {
     @Test func meWithAValidToken() async throws {
         let fake = try Fake()
         defer { fake.stop() }
@@ -69,7 +69,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct ControlTests {
+@Suite(.tags(.medium)) struct ControlTests {
     @Test func countersCountRequestsGrantsAndUnauthorized() async throws {
         let fake = try Fake()
         defer { fake.stop() }
@@ -289,7 +289,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct RoutingTests {
+@Suite(.tags(.small)) struct RoutingTests {
     @Test func patternsMatchSegments() {
         let route = Route("GET", "/v1/playlists/{id}/items", .bearer) { _, _ in WebAPI.notFound }
         #expect(route.match(path: "/v1/playlists/abc/items") == ["id": "abc"])

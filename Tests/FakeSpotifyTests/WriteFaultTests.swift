@@ -15,7 +15,7 @@ import Darwin
 /// late (`carry=late`), and reads that lag a write (`stale_read`); and what entries keep across
 /// moves, removes and replaces. Every request closes its connection, so a client library cannot
 /// quietly send a request again on a reused connection that was dropped (counted below).
-@Suite struct WriteFaultTests {
+@Suite(.tags(.medium)) struct WriteFaultTests {
     static let id = "gen0000000000000000010"
     static let itemsPath = "/v1/playlists/\(id)/items"
     static let scope = "playlist-read-private playlist-modify-private playlist-modify-public"

@@ -4,7 +4,7 @@ import Testing
 @testable import ToolkitCore
 
 /// `spotify-playlists local ...` in process, against a private XDG_DATA_HOME.
-@Suite struct LocalPlaylistsCommandTests {
+@Suite(.tags(.medium)) struct LocalPlaylistsCommandTests {
     struct Local {
         let library: Library
         let data: String

@@ -7,7 +7,7 @@ import Testing
 @testable import Tools
 
 /// Times for people follow TZ; records keep UTC (issue 20, item 11).
-@Suite struct LocalTimeTests {
+@Suite(.tags(.medium)) struct LocalTimeTests {
     static let tokyo = LocalTime.zone("Asia/Tokyo")
 
     @Test func zonesAsTZNamesThem() {

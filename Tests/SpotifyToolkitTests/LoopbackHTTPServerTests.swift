@@ -21,7 +21,7 @@ import Darwin
 // Every test talks to a server on a loopback address with an ephemeral port, and every client
 // operation has a timeout, so nothing here can hang or reach the network.
 
-@Suite struct LoopbackHTTPServerTests {
+@Suite(.tags(.medium)) struct LoopbackHTTPServerTests {
     /// Echoes what it received, or answers specially for a few paths.
     static let echo: @Sendable (HTTPRequest) -> HTTPResponse = { request in
         switch request.path {
