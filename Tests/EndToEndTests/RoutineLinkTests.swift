@@ -8,45 +8,10 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// A private data directory, a `$BROWSER` that records what it was given, and fake `xdg-mime` /
-/// `xdg-open` on PATH, so `open` and `start` are tested without a desktop.
-final class RoutineHome: @unchecked Sendable {  // immutable after init
-    static let playlistID = "3cEYpjA9oz9GiPac4AsH4n"
-    static let playlistURI = "spotify:playlist:\(playlistID)"
-    let home: TemporaryDirectory
-    var bin: String { home.path + "/bin" }
-    var storePath: String { home.path + "/data/spotify-toolkit/routines.json" }
-    var browserLog: String { home.path + "/browser.log" }
-    var recorder: String { bin + "/record-browser" }
-
-    init() throws {
-        home = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: home.path + "/bin", withIntermediateDirectories: true)
-        try script("record-browser", "printf '%s\\n' \"$1\" >> '\(home.path)/browser.log'")
-        // Says a handler is registered only when the test wrote one into ./handler.
-        try script(
-            "xdg-mime",
-            "[ \"$*\" = 'query default x-scheme-handler/spotify' ] && cat '\(home.path)/handler' 2>/dev/null; exit 0")
-        try script("xdg-open", "exit 3")
-    }
-
-    func script(_ name: String, _ body: String) throws {
-        let path = bin + "/" + name
-        try "#!/bin/sh\n\(body)\n".write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
-    }
-
-    /// Offline by default: the Web API is a closed port and there is no login.
-    func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        var env = [
-            "XDG_DATA_HOME": home.path + "/data", "XDG_CONFIG_HOME": home.path + "/config",
-            "BROWSER": recorder, "PATH": bin + ":" + ToolProcess.binDirectory.path + ":/usr/bin:/bin",
-            "SPOTIFY_API_BASE": "http://127.0.0.1:9/v1",
-            "SPOTIFY_ACCESS_TOKEN": "", "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
-        ]
-        for (key, value) in extra { env[key] = value }
-        return env
-    }
+/// routine-link's home (TestSupport), with the built tools on PATH (run spawns its siblings), and
+/// routine-link spawned.
+extension RoutineHome {
+    convenience init() throws { try self.init(onPath: [ToolProcess.binDirectory.path]) }
 
     @discardableResult
     func rl(_ arguments: [String], stdin: String? = nil, _ extra: [String: String] = [:]) throws -> ToolResult {
@@ -58,12 +23,6 @@ final class RoutineHome: @unchecked Sendable {  // immutable after init
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try result.stdoutLines.map { try JSONValue.parse($0) }
     }
-
-    var browserCalls: [String] {
-        ((try? String(contentsOfFile: browserLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
-
-    var storeBytes: Data? { FileManager.default.contents(atPath: storePath) }
 }
 
 /// routine-link where a process is needed: a terminal's question, twenty writers at once, kill -9.
