@@ -73,9 +73,10 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
     }
 }
 
-/// spotify-nowplaying where a process is needed: a watch ended by SIGINT or SIGTERM, and an empty
-/// pipe told from /dev/null. Records, refusals and usage errors run in process
-/// (SpotifyNowPlayingCommandTests).
+/// spotify-nowplaying where a process is needed: watches (a watch at a time scale races the wall
+/// clock, which a loaded test process starves, and holds SIGINT, SIGTERM and SIGHUP while it
+/// runs), a watch ended by a signal, and an empty pipe told from /dev/null. Records, refusals
+/// and usage errors run in process (SpotifyNowPlayingCommandTests).
 @Suite(.tags(.large)) struct SpotifyNowPlayingEndToEndTests {
     static let allScopes =
         "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
@@ -92,6 +93,23 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
     }
 
     // MARK: Watch
+
+    /// 5 songs from 0:50 into the first, 15 minutes at 60x: 0.75 + 1 + 1 + 1 + 120/190 ≈ 4.38 songs.
+    @Test func aWatchOverAKnownSessionCountsRight() throws {
+        let (fake, env) = try fakeWithToken()
+        try fake.call(
+            "POST", "/_fake/playback",
+            form: [("durations", "200,180,240,210,190,300"), ("position_ms", "50000"), ("speed", "60")])
+        let watch = try ToolProcess.shell(
+            "spotify-nowplaying --watch --for 15m | songcount",
+            environment: env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 })
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let count = try JSONValue.parse(watch.stdout)
+        #expect(count["track_count"] == 5)
+        #expect(count["label"] == "4.5 songs")
+        let songs = count["songs"]?.doubleValue ?? 0
+        #expect(songs > 4.3 && songs < 4.45, "\(songs)")
+    }
 
     @Test func aWatchPrintsExactlyTheChangesInOrderAndEndsOnSIGINTWithAFinalRecord() throws {
         let (fake, env) = try fakeWithToken()
@@ -134,6 +152,29 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         #expect(final["final"] == true)
         #expect(final["name"] == "Sunrise Drive")
         #expect((final["progress_ms"]?.intValue ?? 0) >= 10_000)
+    }
+
+    @Test func aWatchSurvivesServerErrorsRateLimitsAndAnExpiredToken() throws {
+        let fake = try FakeSpotifyProcess()
+        try fake.seedLogin(expiresIn: 3600)
+        let env = fake.environment(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"])
+        try fake.call("POST", "/_fake/playback", form: [("durations", "300,120,900"), ("speed", "60")])
+        let watch = try BackgroundTool("spotify-nowplaying", ["--watch", "--for", "10m"], environment: env)
+        #expect(watch.waitForLines(1))
+        let path = "/v1/me/player/currently-playing"
+        try fake.call("POST", "/_fake/fail", form: [("path", path), ("status", "503"), ("count", "3")])
+        try fake.call("POST", "/_fake/fail", form: [("path", path), ("status", "429"), ("retry_after", "5")])
+        try fake.call("POST", "/_fake/expire-access-tokens")
+        let (status, lines, stderr) = watch.finish()
+        #expect(status == 0, "\(stderr)")
+        let names = try lines.map { try JSONValue.parse($0)["name"]?.stringValue ?? "-" }
+        #expect(names == ["Sunrise Drive", "Coffee First", "Open Windows", "Open Windows"])
+        // Each failure streak once, not once per retry; the token never shows.
+        #expect(stderr.components(separatedBy: "HTTP 503").count - 1 == 1, "\(stderr)")
+        #expect(stderr.contains("rate limiting; waiting the 5 s it asked for"))
+        let stored = try #require(try fake.store.load())
+        #expect(!stderr.contains(stored.accessToken))
+        #expect(try fake.counters()["refreshes"] == 1)
     }
 
     // MARK: Playback control

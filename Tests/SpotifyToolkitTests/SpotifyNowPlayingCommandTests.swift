@@ -5,8 +5,8 @@ import Testing
 @testable import ToolkitCore
 
 /// spotify-nowplaying's records, refusals and usage errors, in process against an in-process
-/// fake-spotify. What needs a process (a watch ended by SIGINT or SIGTERM, an empty pipe told
-/// from /dev/null) is SpotifyNowPlayingEndToEndTests.
+/// fake-spotify. The watches (timed against the wall clock, and holding the process's signals),
+/// and an empty pipe told from /dev/null, are SpotifyNowPlayingEndToEndTests.
 @Suite(.tags(.medium)) struct SpotifyNowPlayingCommandTests {
     static let allScopes =
         "user-read-currently-playing user-read-playback-state user-modify-playback-state user-read-recently-played"
@@ -143,57 +143,6 @@ import Testing
         let scale = try await nowplaying(fake, ["--watch"], env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "0"]) { $1 })
         #expect(scale.status == 78)
         #expect(try await fake.counters()["requests"] == [:])
-    }
-
-    // MARK: Watch
-
-    /// 5 songs from 0:50 into the first, 15 minutes at 60x: 0.75 + 1 + 1 + 1 + 120/190 ≈ 4.38 songs.
-    @Test func aWatchOverAKnownSessionCountsRight() async throws {
-        let (fake, env) = try await fakeWithToken()
-        try await fake.call(
-            "POST", "/_fake/playback",
-            form: [("durations", "200,180,240,210,190,300"), ("position_ms", "50000"), ("speed", "60")])
-        // spotify-nowplaying --watch --for 15m | songcount
-        let watched = try await nowplaying(
-            fake, ["--watch", "--for", "15m"], env.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]) { $1 })
-        #expect(watched.status == 0, "\(watched.stderr)")
-        let watch = try await songcount([], reading: watched)
-        #expect(watch.status == 0, "\(watch.stderr)")
-        let count = try JSONValue.parse(watch.stdout)
-        #expect(count["track_count"] == 5)
-        #expect(count["label"] == "4.5 songs")
-        let songs = count["songs"]?.doubleValue ?? 0
-        #expect(songs > 4.3 && songs < 4.45, "\(songs)")
-    }
-
-    @Test func aWatchSurvivesServerErrorsRateLimitsAndAnExpiredToken() async throws {
-        let fake = try InProcessFake()
-        defer { fake.stop() }
-        try await fake.seedLogin(expiresIn: 3600)
-        let env = ["SPOTIFY_TOOLKIT_TIME_SCALE": "60"]
-        try await fake.call("POST", "/_fake/playback", form: [("durations", "300,120,900"), ("speed", "60")])
-        async let watched = fake.run("spotify-nowplaying", ["--watch", "--for", "10m"], environment: env)
-        let path = "/v1/me/player/currently-playing"
-        // The faults come after the first poll (bounded wait: 10 s).
-        for _ in 0..<500 {
-            let requests = try await fake.counters()["requests"]?.objectValue ?? [:]
-            if requests.keys.contains(where: { $0.hasSuffix(path) }) { break }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        try await fake.call("POST", "/_fake/fail", form: [("path", path), ("status", "503"), ("count", "3")])
-        try await fake.call("POST", "/_fake/fail", form: [("path", path), ("status", "429"), ("retry_after", "5")])
-        try await fake.call("POST", "/_fake/expire-access-tokens")
-        let watch = try await watched
-        let (status, lines, stderr) = (watch.status, watch.stdoutLines, watch.stderr)
-        #expect(status == 0, "\(stderr)")
-        let names = try lines.map { try JSONValue.parse($0)["name"]?.stringValue ?? "-" }
-        #expect(names == ["Sunrise Drive", "Coffee First", "Open Windows", "Open Windows"])
-        // Each failure streak once, not once per retry; the token never shows.
-        #expect(stderr.components(separatedBy: "HTTP 503").count - 1 == 1, "\(stderr)")
-        #expect(stderr.contains("rate limiting; waiting the 5 s it asked for"))
-        let stored = try #require(try fake.store.load())
-        #expect(!stderr.contains(stored.accessToken))
-        #expect(try await fake.counters()["refreshes"] == 1)
     }
 
     // MARK: Playback control
