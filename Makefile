@@ -21,7 +21,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all preflight sync-version ship ship-path demo build release test lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-network bench-startup bench-rate-limit bench-pipeline sandbox dist clean
+.PHONY: all preflight sync-version ship ship-path demo build release test test-small test-medium lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-network bench-startup bench-rate-limit bench-pipeline sandbox dist clean
 
 all: build
 
@@ -65,6 +65,15 @@ ship-path:
 # The end-to-end tests spawn the built executables, so build them first.
 test: build
 	$(SWIFT) test $(LAYERS)
+
+# The inner loop (docs/ARCHITECTURE.md, "Tests"): the pure suites, or everything that runs in
+# process. Neither spawns a tool, so neither builds the executables first. Swift Testing selects
+# by test ID only, so scripts/test-size.sh turns the suites' size tags into an ID filter.
+test-small: sync-version
+	$(SWIFT) test $(LAYERS) --filter "$$(scripts/test-size.sh small)"
+
+test-medium: sync-version
+	$(SWIFT) test $(LAYERS) --filter "$$(scripts/test-size.sh small medium)"
 
 # Lints what ships, as committed: the Swift sources with swift format (its configuration is
 # .swift-format), every man page with groff, every completion script with its own shell. A missing

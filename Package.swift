@@ -8,6 +8,7 @@
 //   ToolkitCore ← LoopbackHTTP, HTTPClient ← SpotifyClient ← Tools ← spotify-toolkit, the six executables
 //   ToolkitCore ← ToolkitCLI ← Tools
 //   ToolkitCore, LoopbackHTTP, ToolkitCLI ← FakeSpotify (never the client it stands in for)
+//   ToolkitCore, SpotifyClient ← TestSupport ← the three test targets (in no product)
 // No library product: across targets, code is `package`, not `public`.
 import PackageDescription
 
@@ -50,19 +51,27 @@ let package = Package(
         .executableTarget(name: "toolkit-docs", dependencies: ["Tools", "ToolkitCLI"]),
         // Development only: writes a DocumentStore from another process (concurrency and kill -9 tests).
         .executableTarget(name: "document-store-writer", dependencies: ["ToolkitCore"]),
+        // Development only: what the three test targets share (the HTTP client for loopback servers,
+        // the result of a tool run, scratch directories, the fake's environment and login, the size
+        // tags). A plain target under Tests/, in no product: nothing that ships links it.
+        .target(
+            name: "TestSupport", dependencies: ["ToolkitCore", "SpotifyClient"], path: "Tests/TestSupport"),
         .testTarget(
             name: "SpotifyToolkitTests",
             dependencies: [
                 "ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify",
+                "TestSupport",
             ]),
         // Spawns the built executables; `make test` builds them first.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify",
+                "TestSupport",
             ]),
         .testTarget(
-            name: "FakeSpotifyTests", dependencies: ["FakeSpotify", "ToolkitCore", "LoopbackHTTP", "SpotifyClient"]),
+            name: "FakeSpotifyTests",
+            dependencies: ["FakeSpotify", "ToolkitCore", "LoopbackHTTP", "SpotifyClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,7 @@ import Testing
 
 /// `make demo` runs scripts/demo.sh with the release build; this runs the same script with the
 /// built tools the tests use, so the demo cannot rot.
-@Suite(.serialized) struct DemoTests {
+@Suite(.serialized, .tags(.large)) struct DemoTests {
     @Test func theDemoRunsEndToEndAndLeavesNothingBehind() async throws {
         let root = InstallTests.repositoryRoot
         let scratch = try TemporaryDirectory()

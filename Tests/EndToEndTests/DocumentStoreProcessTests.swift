@@ -9,7 +9,7 @@ import Testing
 @testable import Tools
 
 /// DocumentStore shared by real processes (`document-store-writer`, a development executable).
-@Suite struct DocumentStoreProcessTests {
+@Suite(.tags(.large)) struct DocumentStoreProcessTests {
     struct TestLog: Codable, Sendable {
         var generation = 0
         var entries: [String] = []

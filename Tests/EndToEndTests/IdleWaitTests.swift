@@ -11,7 +11,7 @@ import Darwin
 /// waited. On Linux URLSession spent about 6.7 s of CPU in 8 s of waiting (a stale write
 /// DispatchSource in FoundationNetworking; see CurlLoop.swift). The CPU is read from the tool's
 /// own rusage (wait4), so tests running alongside in this process do not count.
-@Suite struct IdleWaitTests {
+@Suite(.tags(.large)) struct IdleWaitTests {
     @Test func waitingForAServerThatNeverAnswersIsIdleAndTimesOutSayingSo() throws {
         let server = try SilentListener(closesAtOnce: false)
         defer { server.stop() }

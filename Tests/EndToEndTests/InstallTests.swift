@@ -11,7 +11,7 @@ import Tools
 /// beside it, and each tool's man page and three completion scripts where each program looks for
 /// them; `make uninstall` removes exactly that. Uses the debug build the tests already have (the
 /// `install-files` half of `make install`; `make dist` stages its tarball with the same target).
-@Suite struct InstallTests {
+@Suite(.tags(.large)) struct InstallTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let version = (try? String(contentsOfFile: repositoryRoot + "/VERSION", encoding: .utf8))?

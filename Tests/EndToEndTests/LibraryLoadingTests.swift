@@ -5,7 +5,7 @@ import Testing
 /// Issue 26: on Linux a run that sends no request loads neither libcurl nor FoundationNetworking
 /// (nor the ~30 libraries libcurl brings); the first request loads libcurl.so.4 (CCurl.h). Seen
 /// through the dynamic loader's own log (LD_DEBUG=files lists every library it opens).
-@Suite struct LibraryLoadingTests {
+@Suite(.tags(.large)) struct LibraryLoadingTests {
     static let loaderLog = ["LD_DEBUG": "files"]
 
     @Test func aRunThatSendsNothingLoadsNoHTTPLibrary() throws {

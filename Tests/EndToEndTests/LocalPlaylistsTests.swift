@@ -8,8 +8,9 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// `spotify-playlists local ...` against a private XDG_DATA_HOME, spawned for real.
-@Suite struct LocalPlaylistsEndToEndTests {
+/// `spotify-playlists local ...` against a private XDG_DATA_HOME, spawned for real: writers at
+/// once and writers killed (the rest runs in process, LocalPlaylistsCommandTests).
+@Suite(.tags(.large)) struct LocalPlaylistsEndToEndTests {
     struct Local {
         let library: Library
         let data: String
@@ -30,27 +31,6 @@ import Testing
         func shell(_ script: String) throws -> ToolResult {
             try ToolProcess.shell(script, environment: environment, timeout: 120)
         }
-    }
-
-    @Test func whatGoesInComesOutByAnySpellingOfTheName() throws {
-        let local = try Local()
-        let tracks = try local.library.tracks(["3cEYpjA9oz9GiPac4AsH4n"])
-        let created = try local.run(["create", "Café Mix 🎧"], stdin: tracks.stdout)
-        #expect(created.status == 0, "\(created.stderr)")
-        let record = try JSONValue.parse(created.stdout)
-        #expect(record.objectValue?.keys == ["type", "name", "items_total", "duration_ms", "created_at", "updated_at"])
-        #expect(record["type"] == "local_playlist" && record["name"] == "Café Mix 🎧" && record["items_total"] == 5)
-        #expect(record["duration_ms"] == 3_960_406)
-
-        for spelling in ["Café Mix 🎧", "CAFÉ MIX 🎧", "cafe\u{301} mix 🎧", " café mix 🎧 "] {
-            let shown = try local.run(["show", spelling])
-            #expect(shown.status == 0, "\(spelling): \(shown.stderr)")
-            #expect(shown.stdout == tracks.stdout, "\(spelling): the records as they came, in order")
-        }
-        let counted = try local.shell("spotify-playlists local show 'café mix 🎧' | songcount --target 15m --label")
-        #expect(counted.stdout == "4 songs\n", "\(counted.stderr)")
-        let mode = try FileManager.default.attributesOfItem(atPath: local.file)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
     }
 
     @Test func twentyWritersAtOnceLoseNothing() throws {

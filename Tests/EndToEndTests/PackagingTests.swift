@@ -5,7 +5,7 @@ import Tools
 /// Packaging and the README as a user guide (issue 20, items 14 and 15; issue 26, items 2, 3
 /// and 5): what ships around the tools says what it should, the shell can read the scripts, and
 /// the tarball's install.sh installs and uninstalls.
-@Suite struct PackagingTests {
+@Suite(.tags(.large)) struct PackagingTests {
     static let root = InstallTests.repositoryRoot
     static func text(_ path: String) throws -> String { try String(contentsOfFile: root + "/" + path, encoding: .utf8) }
     static let tools = [
@@ -42,7 +42,7 @@ import Tools
     @Test func theScriptsAreSoundShell() throws {
         for (script, shell) in [
             ("scripts/dist.sh", "bash"), ("scripts/preflight.sh", "sh"), ("scripts/sync-version.sh", "sh"),
-            ("Benchmarks/startup.sh", "bash"),
+            ("scripts/test-size.sh", "sh"), ("Benchmarks/startup.sh", "bash"),
         ] {
             #expect(FileManager.default.isExecutableFile(atPath: Self.root + "/" + script), "\(script)")
             let check = try ToolProcess.shell("\(shell) -n '\(Self.root)/\(script)'")

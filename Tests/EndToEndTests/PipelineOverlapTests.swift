@@ -7,7 +7,7 @@ import Testing
 /// page is done, and spotify-tracks starts on the first line of standard input while the rest
 /// still arrives. Shown by the order of events, never by a time: a record read while the input
 /// is still open, or while the producer is still waiting for a later page.
-@Suite struct PipelineOverlapTests {
+@Suite(.tags(.large)) struct PipelineOverlapTests {
     /// A tool with its three streams as pipes the test holds.
     final class Running: @unchecked Sendable {  // the pipes and the process are used from the test's thread
         let process = Process()

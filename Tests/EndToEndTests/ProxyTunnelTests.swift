@@ -14,7 +14,7 @@ import Testing
 /// proxy, so these tests ask for the tunnel an https request always takes
 /// (`SPOTIFY_TOOLKIT_PROXY_TUNNEL=1`, `ProxyUse.tunnelsPlainHTTP`), and name fake-spotify by made-up
 /// host names only the proxy resolves: a request that skipped the proxy could not connect at all.
-@Suite struct ProxyTunnelTests {
+@Suite(.tags(.large)) struct ProxyTunnelTests {
     static let apiHost = "api.spotify.test"
     static let accountsHost = "accounts.spotify.test"
     static let playlistNotOwned = "5MlKAGFZNoN2d0Up8sQc0N"

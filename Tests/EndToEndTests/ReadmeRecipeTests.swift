@@ -13,7 +13,7 @@ import Testing
 /// built tools first on PATH, a throwaway XDG home, and a login seeded through fake-spotify's
 /// `/_fake/tokens`. A marked recipe without a check here fails, and so does a check without its
 /// recipe, so the guide cannot rot.
-@Suite struct ReadmeRecipeTests {
+@Suite(.tags(.large)) struct ReadmeRecipeTests {
     struct Recipe: Sendable {
         var name: String
         var language: String

@@ -6,7 +6,7 @@ import Testing
 /// (`--device` of every playback command, `transfer`, `routine-link start|run --device`); fish
 /// offers only the names where a name goes (never the subcommands before it), and describes an
 /// option once, not again beside each of its values.
-@Suite(.serialized) struct ShellCompletionTests {
+@Suite(.serialized, .tags(.large)) struct ShellCompletionTests {
     static let root = InstallTests.repositoryRoot
     static let devices = ["Fixture MacBook Pro", "Kitchen", "Living Room"]
 

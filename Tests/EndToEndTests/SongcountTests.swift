@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Spawns the built `songcount` and checks stdout, stderr and exit status.
-@Suite struct SongcountEndToEndTests {
+@Suite(.tags(.large)) struct SongcountEndToEndTests {
     static let examplePlaylist = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("examples/morning-playlist.jsonl").path

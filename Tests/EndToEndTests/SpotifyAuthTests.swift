@@ -9,7 +9,7 @@ import Testing
 @testable import Tools
 
 /// Spawns the built `spotify-auth` against a spawned `fake-spotify` over loopback sockets.
-@Suite struct SpotifyAuthEndToEndTests {
+@Suite(.tags(.large)) struct SpotifyAuthEndToEndTests {
     static let userID = "31kx7ufdeznvfbgxsw2ocqc2ql4e"
 
     /// A "browser" that fetches /favicon.ico from the callback first (as browsers do), then
@@ -245,7 +245,7 @@ extension String {
 /// A login that cannot reach a browser says so (issue 20, item 8): a failing `BROWSER` is
 /// reported at once, a pasted redirect URL completes a login that waits for the browser, and a
 /// bad paste is explained and asked for again, in both modes.
-@Suite struct LoginWithoutABrowserTests {
+@Suite(.tags(.large)) struct LoginWithoutABrowserTests {
     /// `spotify-auth login` with its stdin, stdout and stderr as pipes the test drives.
     final class InteractiveLogin {
         let process = Process()

@@ -50,55 +50,7 @@ func generated(_ count: Int, _ prefix: String = "gen") -> String {
     return prefix + String(repeating: "0", count: 19 - digits.count) + digits
 }
 
-@Suite struct SpotifyTracksEndToEndTests {
-    @Test func playlistRecordsFromStdinAndBadInput() throws {
-        let library = try Library()
-        let piped = try ToolProcess.shell(
-            "spotify-playlists | grep -v Top | spotify-tracks | wc -l", environment: library.fake.environment())
-        #expect(
-            piped.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(5 + 143 + 0 + 10_000 + 108)",
-            "\(piped.stderr)")
-
-        let stdin = try library.tracks(
-            [],
-            stdin:
-                "\(generated(2))\n\nspotify:playlist:\(generated(1))\n{\"type\":\"playlist\",\"id\":\"\(generated(3))\"}\n"
-        )
-        #expect(stdin.status == 0)
-        #expect(stdin.stdoutLines.count == 6)
-
-        let badLine = try library.tracks([], stdin: "\(generated(2))\nspotify:user:someone\n")
-        #expect(badLine.status == 65)
-        #expect(
-            badLine.stderr
-                == "spotify-tracks: standard input: line 2: not a playlist, album, artist, show, track or episode id, URI or URL\n"
-        )
-        // Standard input is read as it arrives (issue 27): the playlist before the bad line is
-        // printed, as a one-at-a-time run prints it before failing; the error and status are the same.
-        #expect(badLine.stdoutLines.count == 2, "the playlist before the bad line, and nothing after it")
-
-        let badArgument = try library.tracks(["spotify:playlist:nope"])
-        #expect(badArgument.status == 64)
-        #expect(
-            badArgument.stderr.hasPrefix("spotify-tracks: 'spotify:playlist:nope': a playlist URI with a malformed id"))
-        // Plain text is a playlist's name (issue 20): one you do not have is "not found", with a hint.
-        let unknownName = try library.tracks(["nope"])
-        #expect(unknownName.status == 1)
-        #expect(unknownName.stderr.contains("'nope' is not a playlist id, URI or URL, and none of your"))
-        for value in ["0", "9", "x"] {
-            let result = try library.tracks(["--concurrency", value, generated(1)])
-            #expect(result.status == 64)
-            #expect(result.stderr.hasPrefix("spotify-tracks: --concurrency must be a whole number from 1 to 8"))
-        }
-    }
-
-    @Test func notLoggedIn() throws {
-        let fake = try FakeSpotifyProcess()
-        let result = try ToolProcess.run("spotify-tracks", [generated(3)], environment: fake.environment())
-        #expect(result.status == 77)
-        #expect(result.stderr == "spotify-tracks: not logged in; run 'spotify-auth login'\n")
-    }
-
+@Suite(.tags(.large)) struct SpotifyTracksEndToEndTests {
     @Test func aClosedPipeStopsItEarlyAndQuietly() throws {
         let library = try Library(["--latency-ms", "20"])
         let result = try ToolProcess.shell(

@@ -7,7 +7,7 @@ import Testing
 /// particular not the empty directories Foundation's shared URL cache and cookie storage create
 /// (`$XDG_CACHE_HOME/org.swift.foundation.URLCache/<tool>/`, `$XDG_DATA_HOME/<its directory>/`).
 /// A process of its own: Foundation creates them once per process.
-@Suite struct StrayDirectoryTests {
+@Suite(.tags(.large)) struct StrayDirectoryTests {
     @Test func aNetworkedRunLeavesNoStrayDirectories() throws {
         let fake = try FakeSpotifyProcess()
         try fake.seedLogin(expiresIn: 3600)

@@ -10,12 +10,10 @@ import Testing
 /// second connection where there is one), compressed answers, and output identical to plain
 /// HTTP. Without nginx or openssl the suite is skipped, saying why; in CI (`CI=true`) it runs and
 /// a missing one fails it.
-@Suite(
-    .enabled(
-        if: TLSFront.runs,
-        "the TLS front needs nginx and openssl: \(TLSFront.missing ?? "")")
-)
-struct TLSFrontTests {
+/// Why the suite is skipped where nginx or openssl is missing (CI requires them: TLSFront).
+private let tlsFrontNeeds: Comment = "the TLS front needs nginx and openssl: \(TLSFront.missing ?? "")"
+
+@Suite(.tags(.large), .enabled(if: TLSFront.runs, tlsFrontNeeds)) struct TLSFrontTests {
     static let editScope =
         "playlist-read-private playlist-read-collaborative user-library-read playlist-modify-private playlist-modify-public"
 

@@ -4,7 +4,7 @@ import Testing
 /// Whatever the umask, nothing the tools create is wider than 0700 (directories, missing parents
 /// included) or 0600 (files). Tried in a shell of its own: the umask belongs to a process, and
 /// this test process creates directories in many tests at once.
-@Suite struct UmaskTests {
+@Suite(.tags(.large)) struct UmaskTests {
     func mode(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? Int) ?? -1
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// Signals and failing children around `--watch` and `routine-link run`, with real processes
 /// (review R3, R14, R15).
-@Suite(.serialized) struct WatchSignalTests {
+@Suite(.serialized, .tags(.large)) struct WatchSignalTests {
     /// A logged-in fake, a routine `morning` (15 min) linked to a playlist, a song playing at 60x.
     func setUp() throws -> (FakeSpotifyProcess, RoutineHome, [String: String]) {
         let fake = try FakeSpotifyProcess()

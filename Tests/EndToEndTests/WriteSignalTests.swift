@@ -6,7 +6,7 @@ import Testing
 /// Interrupted writes say what landed (issue 24, item 5), with real processes: Ctrl-C in an
 /// interactive shell sends SIGINT to the whole foreground pipeline, so the write runs in a
 /// process group of its own (setsid) with SIGINT at its default, and the signal goes to the group.
-@Suite(.serialized) struct WriteSignalTests {
+@Suite(.serialized, .tags(.large)) struct WriteSignalTests {
     static let editScope =
         "playlist-read-private playlist-read-collaborative user-library-read user-library-modify playlist-modify-private playlist-modify-public"
 
@@ -111,7 +111,7 @@ import Testing
 
 /// Empty input never creates (issue 24, item 6): an empty pipe is a pipeline that went wrong; a
 /// terminal or /dev/null means no input was given, and makes the empty playlist asked for.
-@Suite struct EmptyInputCreateTests {
+@Suite(.tags(.large)) struct EmptyInputCreateTests {
     @Test func anEmptyPipeCreatesNothingAndDevNullMakesAnEmptyPlaylist() throws {
         let (fake, env) = try WriteSignalTests().setUp()
         defer { withExtendedLifetime(fake) {} }

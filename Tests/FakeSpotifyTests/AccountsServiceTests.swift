@@ -6,7 +6,7 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-@Suite struct AuthorizeTests {
+@Suite(.tags(.medium)) struct AuthorizeTests {
     @Test func consentRedirectsWithCodeAndState() async throws {
         let fake = try Fake()
         defer { fake.stop() }
@@ -121,7 +121,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct TokenExchangeTests {
+@Suite(.tags(.medium)) struct TokenExchangeTests {
     @Test func codeExchangeWithTheRightVerifierGivesTokens() async throws {
         let fake = try Fake()
         defer { fake.stop() }
@@ -255,7 +255,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct RefreshTests {
+@Suite(.tags(.medium)) struct RefreshTests {
     @Test func rotationKillsTheOldRefreshToken() async throws {
         let fake = try Fake()
         defer { fake.stop() }

@@ -8,7 +8,7 @@ import ToolkitCore
 
 /// fake-spotify's catalogue over HTTP: albums, artists, shows, tracks and episodes in the 2026
 /// shapes, with Spotify's paging limits and errors.
-@Suite struct CatalogRoutesTests {
+@Suite(.tags(.medium)) struct CatalogRoutesTests {
     func fakeWithToken() async throws -> (Fake, String) {
         let fake = try Fake()
         return (fake, try await fake.login().string("access_token"))

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Spawns the built `fake-spotify` (beside the test bundle; `swift test` builds it).
-@Suite struct ExecutableTests {
+@Suite(.tags(.large)) struct ExecutableTests {
     static let binary: URL? = {
         let candidates =
             [
@@ -51,7 +51,7 @@ import Darwin
         let found = try #require(port, "no port file after 3,000 looks 20 ms apart")
         #expect(UInt16(found) != nil)
 
-        let reply = try await HTTPClient.fetch(URL(string: "http://127.0.0.1:\(found)/v1/me")!)
+        let reply = try await HTTPTestClient.fetch(URL(string: "http://127.0.0.1:\(found)/v1/me")!)
         #expect(reply.status == 401)
 
         process.terminate()  // SIGTERM

@@ -8,7 +8,7 @@ import ToolkitCore
 /// fake-spotify's reads of what Spotify knows about the user (issue 28): `/me/top/{type}`,
 /// `/me/albums` and `/albums/{id}/tracks`, `/me/following`, `/me/player/queue`: Spotify's shapes,
 /// paging limits and scopes.
-@Suite struct MeRoutesTests {
+@Suite(.tags(.medium)) struct MeRoutesTests {
     static let everything =
         "user-top-read user-follow-read user-library-read user-read-playback-state user-read-currently-playing"
 
@@ -114,7 +114,7 @@ import ToolkitCore
             queue["queue"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == PlaybackClock.catalog[4...].map(\.id))
         // What is added to the queue plays next.
         let added = "spotify:track:" + PlaybackClock.catalog[0].id
-        let enqueue = try await HTTPClient.fetch(
+        let enqueue = try await HTTPTestClient.fetch(
             fake.url("/v1/me/player/queue?uri=\(added)"), method: "POST", headers: ["Authorization": "Bearer \(token)"])
         #expect(enqueue.status == 204)
         let after = try await fake.get("/v1/me/player/queue", token: token).json()

@@ -8,12 +8,12 @@ import ToolkitCore
 /// fake-spotify's player plays what it is asked to play (issue 30, item 1; review 27): a playlist
 /// of the library plays its own tracks, from `offset`, and `POST /_fake/playback/speed` speeds a
 /// session up without starting it again.
-@Suite struct PlayerContextRoutesTests {
+@Suite(.tags(.medium)) struct PlayerContextRoutesTests {
     func play(_ fake: Fake, _ body: String) async throws -> Reply {
         let token =
             try await fake.post("/_fake/tokens", [("scope", "user-modify-playback-state")]).json()
             .string("access_token") ?? ""
-        return try await HTTPClient.fetch(
+        return try await HTTPTestClient.fetch(
             fake.url("/v1/me/player/play"), method: "PUT", body: Data(body.utf8),
             headers: ["Authorization": "Bearer \(token)"])
     }

@@ -7,7 +7,7 @@ import ToolkitCore
 
 /// fake-spotify's player settings and library writes over HTTP: the parameters it refuses (400
 /// in Spotify's error shape) and the scopes it asks for.
-@Suite struct PlayerSettingsRoutesTests {
+@Suite(.tags(.medium)) struct PlayerSettingsRoutesTests {
     static let scope = "user-read-playback-state user-modify-playback-state user-library-modify user-library-read"
 
     func token(_ fake: Fake, scope: String = Self.scope) async throws -> String {
@@ -17,7 +17,7 @@ import ToolkitCore
     func put(_ fake: Fake, _ pathAndQuery: String, token: String, body: String? = nil, method: String = "PUT")
         async throws -> Reply
     {
-        try await HTTPClient.fetch(
+        try await HTTPTestClient.fetch(
             fake.url(pathAndQuery), method: method, body: body.map { Data($0.utf8) },
             headers: ["Authorization": "Bearer \(token)"])
     }

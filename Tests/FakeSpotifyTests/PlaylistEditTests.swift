@@ -7,7 +7,7 @@ import ToolkitCore
 @testable import FakeSpotify
 
 /// `POST /_fake/edit-playlist` and the `fields=snapshot_id` filter that caches check it with.
-@Suite struct PlaylistEditTests {
+@Suite(.tags(.medium)) struct PlaylistEditTests {
     static let id = "gen0000000000000000120"
 
     @Test func anEditChangesTheSnapshotAndOneItemEverywhere() async throws {

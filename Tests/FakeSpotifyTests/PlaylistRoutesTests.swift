@@ -6,7 +6,7 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-@Suite struct FieldsFilterTests {
+@Suite(.tags(.small)) struct FieldsFilterTests {
     let entry: JSONValue = [
         "added_at": "2026-01-01T00:00:00Z", "added_by": ["id": "me"], "is_local": false,
         "item": [
@@ -60,7 +60,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct PlaylistRoutesTests {
+@Suite(.tags(.medium)) struct PlaylistRoutesTests {
     func token(_ fake: Fake) async throws -> String { try await fake.login().string("access_token") }
 
     @Test func libraryPagesByOffsetWithNextOnTheRemovedEndpoint() async throws {
@@ -223,7 +223,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct FaultTests {
+@Suite(.tags(.medium)) struct FaultTests {
     @Test func scheduledFaultsHitTheRequestsNamed() async throws {
         let fake = try Fake()
         defer { fake.stop() }

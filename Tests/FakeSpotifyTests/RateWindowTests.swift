@@ -6,7 +6,7 @@ import ToolkitCore
 @testable import FakeSpotify
 
 /// The rolling rate limit: Spotify's documented count of requests over a rolling window.
-@Suite struct RateWindowTests {
+@Suite(.tags(.medium)) struct RateWindowTests {
     @Test func theSlidingLogAdmitsNPerWindowAndSaysWhenTheOldestLeaves() throws {
         var limit = RollingRateLimit(try RateWindow(parsing: "3/30s"))
         #expect([0.0, 1, 2].map { limit.admit(now: $0) } == [nil, nil, nil])

@@ -6,7 +6,7 @@ import ToolkitCore
 @testable import FakeSpotify
 
 /// fake-spotify's `GET /v1/search`: the limits REFERENCE.md gives, and the filters.
-@Suite struct SearchRouteTests {
+@Suite(.tags(.medium)) struct SearchRouteTests {
     func names(_ answer: JSONValue) -> [String] {
         (answer["tracks"]?["items"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
     }

@@ -1,6 +1,9 @@
 import Foundation
 import LoopbackHTTP
 import SpotifyClient
+// The shared harness (ToolRun, TemporaryDirectory, HTTPTestClient, FakeHome, the size tags) for
+// every file of this target, as when it was defined here.
+@_exported import TestSupport
 import Testing
 import ToolkitCore
 
@@ -13,75 +16,9 @@ import FoundationNetworking
 // Every test starts its own fake-spotify on 127.0.0.1 with an ephemeral port and talks to it over
 // HTTP; every request has a timeout, so nothing here can hang or reach the network.
 
-/// One HTTP answer.
-struct Reply: Sendable {
-    var status: Int
-    var data: Data
-    var headers: [String: String]
-
-    var text: String { String(decoding: data, as: UTF8.self) }
-    func json() throws -> JSONValue { try JSONValue.parse(text) }
-    func header(_ name: String) -> String? {
-        headers.first { $0.key.lowercased() == name.lowercased() }?.value
-    }
-    /// The query of the `Location` header, decoded.
-    var locationQuery: [(name: String, value: String)] {
-        guard let location = header("Location"), let q = location.firstIndex(of: "?") else { return [] }
-        return URLForm.decode(String(location[location.index(after: q)...]))
-    }
-    func locationValue(_ name: String) -> String? { URLForm.value(name, in: locationQuery) }
-}
-
-enum HTTPClient {
-    /// Refuses redirects, so a 302 and its `Location` reach the test.
-    final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            completionHandler(nil)
-        }
-    }
-
-    static let session: URLSession = {
-        let config = URLSessionConfiguration.ephemeral
-        config.connectionProxyDictionary = [:]
-        config.timeoutIntervalForRequest = 10
-        config.timeoutIntervalForResource = 20
-        config.httpMaximumConnectionsPerHost = 32
-        return URLSession(configuration: config, delegate: NoRedirects(), delegateQueue: nil)
-    }()
-
-    static func fetch(
-        _ url: URL, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
-        timeout: TimeInterval = 10
-    ) async throws -> Reply {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = method
-        request.httpBody = body
-        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        return try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let http = response as? HTTPURLResponse {
-                    var headers: [String: String] = [:]
-                    for (key, value) in http.allHeaderFields {
-                        if let key = key as? String, let value = value as? String { headers[key] = value }
-                    }
-                    continuation.resume(
-                        returning: Reply(status: http.statusCode, data: data ?? Data(), headers: headers))
-                } else {
-                    continuation.resume(throwing: URLError(.badServerResponse))
-                }
-            }.resume()
-        }
-    }
-}
-
 /// A running fake-spotify for one test. Call `stop()` when done (`defer`).
 final class Fake: Sendable {
-    static let clientID = "test-client"
+    static let clientID = FakeHome.clientID
     static let redirectURI = "http://127.0.0.1:8888/callback"
     static let scope = "playlist-read-private user-read-currently-playing"
 
@@ -100,11 +37,12 @@ final class Fake: Sendable {
     func url(_ pathAndQuery: String) -> URL { URL(string: server.baseURL + pathAndQuery)! }
 
     func get(_ pathAndQuery: String, token: String? = nil) async throws -> Reply {
-        try await HTTPClient.fetch(url(pathAndQuery), headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+        try await HTTPTestClient.fetch(
+            url(pathAndQuery), headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
     }
 
     func post(_ path: String, _ form: [(String, String)] = []) async throws -> Reply {
-        try await HTTPClient.fetch(
+        try await HTTPTestClient.fetch(
             url(path), method: "POST", body: Data(URLForm.encode(form).utf8),
             headers: ["Content-Type": "application/x-www-form-urlencoded"])
     }

@@ -6,7 +6,7 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-@Suite struct WebAPITests {
+@Suite(.tags(.medium)) struct WebAPITests {
     @Test func meWithAValidToken() async throws {
         let fake = try Fake()
         defer { fake.stop() }
@@ -33,7 +33,7 @@ import ToolkitCore
         let fake = try Fake()
         defer { fake.stop() }
         for header in ["Bearer nonsense", "Basic abc", "Bearer"] {
-            let reply = try await HTTPClient.fetch(fake.url("/v1/me"), headers: ["Authorization": header])
+            let reply = try await HTTPTestClient.fetch(fake.url("/v1/me"), headers: ["Authorization": header])
             #expect(reply.status == 401)
             #expect(try reply.json() == ["error": ["status": 401, "message": "Invalid access token"]], "\(header)")
             #expect(
@@ -69,7 +69,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct ControlTests {
+@Suite(.tags(.medium)) struct ControlTests {
     @Test func countersCountRequestsGrantsAndUnauthorized() async throws {
         let fake = try Fake()
         defer { fake.stop() }
@@ -290,7 +290,7 @@ import ToolkitCore
     }
 }
 
-@Suite struct RoutingTests {
+@Suite(.tags(.small)) struct RoutingTests {
     @Test func patternsMatchSegments() {
         let route = Route("GET", "/v1/playlists/{id}/items", .bearer) { _, _ in WebAPI.notFound }
         #expect(route.match(path: "/v1/playlists/abc/items") == ["id": "abc"])

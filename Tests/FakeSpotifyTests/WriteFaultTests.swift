@@ -15,7 +15,7 @@ import Darwin
 /// late (`carry=late`), and reads that lag a write (`stale_read`); and what entries keep across
 /// moves, removes and replaces. Every request closes its connection, so a client library cannot
 /// quietly send a request again on a reused connection that was dropped (counted below).
-@Suite struct WriteFaultTests {
+@Suite(.tags(.medium)) struct WriteFaultTests {
     static let id = "gen0000000000000000010"
     static let itemsPath = "/v1/playlists/\(id)/items"
     static let scope = "playlist-read-private playlist-modify-private playlist-modify-public"
@@ -351,7 +351,7 @@ extension Fake {
     func send(
         _ method: String, _ path: String, _ body: JSONValue, token: String, timeout: TimeInterval = 10
     ) async throws -> Reply {
-        try await HTTPClient.fetch(
+        try await HTTPTestClient.fetch(
             url(path), method: method, body: Data(body.serialized().utf8),
             headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json", "Connection": "close"],
             timeout: timeout)
@@ -359,7 +359,7 @@ extension Fake {
 
     /// `GET /v1/playlists/{id}` (with its first 100 entries embedded).
     func playlist(_ id: String, token: String) async throws -> JSONValue {
-        let reply = try await HTTPClient.fetch(
+        let reply = try await HTTPTestClient.fetch(
             url("/v1/playlists/\(id)"), headers: ["Authorization": "Bearer \(token)", "Connection": "close"])
         #expect(reply.status == 200, "\(reply.text)")
         return try reply.json()
@@ -369,7 +369,7 @@ extension Fake {
     func entries(_ id: String, token: String) async throws -> [JSONValue] {
         var entries: [JSONValue] = []
         for _ in 0..<200 {  // 10,000 items at most
-            let reply = try await HTTPClient.fetch(
+            let reply = try await HTTPTestClient.fetch(
                 url("/v1/playlists/\(id)/items?offset=\(entries.count)&limit=50"),
                 headers: ["Authorization": "Bearer \(token)", "Connection": "close"])
             let page = try #require(try reply.json()["items"]?.arrayValue)

@@ -12,7 +12,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct RedirectURITests {
+@Suite(.tags(.small)) struct RedirectURITests {
     @Test func loopbackURIs() throws {
         #expect(
             try LoopbackRedirect.parse("http://127.0.0.1:8888/callback")
@@ -55,7 +55,7 @@ import Glibc
     }
 }
 
-@Suite struct StoredTokensTests {
+@Suite(.tags(.medium)) struct StoredTokensTests {
     let tokens = StoredTokens(
         accessToken: "A1", scope: "a b", expiresAt: 1000, refreshToken: "R1", clientID: "c", authorizedAt: 0)
 
@@ -90,7 +90,7 @@ import Glibc
     }
 }
 
-@Suite struct FileTokenStoreTests {
+@Suite(.tags(.medium)) struct FileTokenStoreTests {
     func scratch() throws -> String {
         let path = NSTemporaryDirectory() + "token-store-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

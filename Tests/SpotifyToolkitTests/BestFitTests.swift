@@ -3,7 +3,7 @@ import Testing
 @testable import ToolkitCore
 
 /// `BestFit`: the closest subsequence, against brute force over every subset.
-@Suite struct BestFitTests {
+@Suite(.tags(.small)) struct BestFitTests {
     /// Every subset, judged by the same rules: closest, then fewest, then earliest.
     static func bruteForce(_ durations: [Int], target: Int) -> BestFit.Result {
         var best = BestFit.Result(indices: [], totalMs: 0, targetMs: target)

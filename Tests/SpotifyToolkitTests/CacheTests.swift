@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct CachePolicyTests {
+@Suite(.tags(.small)) struct CachePolicyTests {
     typealias P = CachePolicy
     static func header(_ snapshot: String = "S1", view: CacheView = .records) -> CacheEntryHeader {
         CacheEntryHeader(
@@ -100,7 +100,7 @@ import Testing
     }
 }
 
-@Suite struct CacheEntryFormatTests {
+@Suite(.tags(.small)) struct CacheEntryFormatTests {
     static let id = "gen0000000000000000003"
     static let entries: [JSONValue] = [
         ["added_at": "2025-01-01T00:00:00Z", "item": ["id": "a", "name": "Ä \"quoted\"\nline", "duration_ms": 1000]],
@@ -194,7 +194,7 @@ import Testing
 }
 
 /// The cache's files, in a temporary XDG_CACHE_HOME.
-@Suite struct PlaylistCacheTests {
+@Suite(.tags(.medium)) struct PlaylistCacheTests {
     final class Home {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("cache-test-\(UUID().uuidString)").path
         deinit { try? FileManager.default.removeItem(atPath: path) }

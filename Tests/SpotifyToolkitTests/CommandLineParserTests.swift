@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct CommandLineParserTests {
+@Suite(.tags(.small)) struct CommandLineParserTests {
     let tool = CommandSpec(
         name: "tool",
         abstract: "a test tool",

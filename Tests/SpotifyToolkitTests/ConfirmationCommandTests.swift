@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 30 items 5 and 7: destructive commands ask on a terminal (with --yes for scripts), and
 /// the small notes that say what a command left behind or what to do next.
-@Suite struct ConfirmationCommandTests {
+@Suite(.tags(.medium)) struct ConfirmationCommandTests {
     /// Standard input is a terminal (the answer is what the test types into it); output is piped.
     static let typing = Terminal(stdinIsTerminal: true, stdoutIsTerminal: false, stderrIsTerminal: false)
     static let quietBrowser = ["BROWSER": "true"]

@@ -8,7 +8,7 @@ import Testing
 /// under the playlists' durations; `token --json` a record; a missing scope with
 /// SPOTIFY_ACCESS_TOKEN says that token lacks it; a lone local file is named, not "no items";
 /// songcount's chosen songs as a table on a terminal; routine names without quotes in a table.
-@Suite struct CopySlipsCommandTests {
+@Suite(.tags(.medium)) struct CopySlipsCommandTests {
     static let table = ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "100"]
 
     /// A table line's cells, one space apart (the widths are the table's business).

@@ -7,7 +7,7 @@ import Testing
 /// On Linux the toolkit declares the libcurl it uses (Sources/CCurl/include/CCurl.h) and loads
 /// libcurl.so.4 at the first request: its numbers are held to <curl/curl.h>'s wherever that is
 /// installed, and a missing or too old libcurl is one clear message, exit 69.
-@Suite struct CurlLibraryTests {
+@Suite(.tags(.medium)) struct CurlLibraryTests {
     #if os(Linux)
     /// Where clang finds <curl/curl.h> on Linux, if it is installed (CI installs libcurl4-openssl-dev).
     static var installedCurlHeader: String? {

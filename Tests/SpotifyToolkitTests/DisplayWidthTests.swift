@@ -4,7 +4,7 @@ import Testing
 @testable import ToolkitCore
 
 /// Tables measure what the terminal draws (issue 20, item 12).
-@Suite struct DisplayWidthTests {
+@Suite(.tags(.small)) struct DisplayWidthTests {
     @Test(arguments: [
         ("Morning", 7), ("朝のプレイリスト", 16), ("ＡＢＣ", 6), ("한국어", 6), ("e\u{301}te\u{301}", 3), ("Café", 4),
         ("🎵", 2), ("👨‍👩‍👧", 2), ("🇯🇵", 2), ("a\u{200B}b", 2), ("", 0),

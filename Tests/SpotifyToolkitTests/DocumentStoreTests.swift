@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct DocumentStoreTests {
+@Suite(.tags(.medium)) struct DocumentStoreTests {
     struct Notes: Codable, Sendable, Equatable {
         var notes: [String] = []
         var owner: String?

@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct DurationTests {
+@Suite(.tags(.small)) struct DurationTests {
     @Test(arguments: [
         ("0s", 0),
         ("90s", 90_000),

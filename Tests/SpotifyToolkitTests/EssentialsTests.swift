@@ -9,7 +9,7 @@ import Testing
 // own. Where this test target links full Foundation, it serves as the oracle.
 
 /// Timestamps written and read without `ISO8601DateFormatter`.
-@Suite struct ISOTimestampTests {
+@Suite(.tags(.small)) struct ISOTimestampTests {
     /// FoundationEssentials' `Date.ISO8601FormatStyle` truncates: about half of all exact
     /// milliseconds printed 1 ms low (…00.123 as …00.122).
     @Test func everyExactMillisecondPrintsAsItself() {
@@ -76,7 +76,7 @@ import Testing
 }
 
 /// Accent, width and case folding for track matching, without Foundation's `folding`.
-@Suite struct MatchFoldingTests {
+@Suite(.tags(.small)) struct MatchFoldingTests {
     @Test func accentsWidthsAndLigatures() {
         #expect(MatchFolding.fold("Beyoncé") == "beyonce")
         #expect(MatchFolding.fold("Déjà Vu") == "deja vu")
@@ -130,7 +130,7 @@ import Testing
 }
 
 /// Processes without Foundation's `Process`: posix_spawn, pipes and a writer thread.
-@Suite struct ChildProcessTests {
+@Suite(.tags(.large)) struct ChildProcessTests {
     @Test func aFilterSeesItsInputAndEnvironment() throws {
         let run = try FilterProcess.run(
             "/bin/sh", arguments: ["-c", "tr a-z A-Z; printf %s \"$ONLY\""], input: Data("abc\n".utf8),

@@ -7,11 +7,13 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Test func exitCodesFollowSysexits() {
-    #expect(ExitCode.usage.rawValue == 64)
-    #expect(ExitCode.dataError.rawValue == 65)
-    #expect(ExitCode.noPermission.rawValue == 77)
-    #expect(ExitCode.config.rawValue == 78)
-    #expect(ToolError.usage("x").showsUsageHint)
-    #expect(!ToolError.dataError("x").showsUsageHint)
+@Suite(.tags(.small)) struct ExitCodeTests {
+    @Test func exitCodesFollowSysexits() {
+        #expect(ExitCode.usage.rawValue == 64)
+        #expect(ExitCode.dataError.rawValue == 65)
+        #expect(ExitCode.noPermission.rawValue == 77)
+        #expect(ExitCode.config.rawValue == 78)
+        #expect(ToolError.usage("x").showsUsageHint)
+        #expect(!ToolError.dataError("x").showsUsageHint)
+    }
 }

@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct FileTrustTests {
+@Suite(.tags(.small)) struct FileTrustTests {
     @Test func ownPrivateObjectsAreTrusted() {
         #expect(
             FileTrust.directory.problem(ownerID: 1000, mode: 0o40700, userID: 1000, userName: "me", path: "/d") == nil)
@@ -57,7 +57,7 @@ import Testing
     }
 }
 
-@Suite struct PrivateDirectoryTests {
+@Suite(.tags(.medium)) struct PrivateDirectoryTests {
     func scratch() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("file-safety-\(UUID().uuidString)")
             .path

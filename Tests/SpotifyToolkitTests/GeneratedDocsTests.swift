@@ -9,7 +9,7 @@ import Testing
 @testable import Tools
 
 /// The committed man pages and completion scripts must be exactly what the specs generate now.
-@Suite struct GeneratedDocsTests {
+@Suite(.tags(.large)) struct GeneratedDocsTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

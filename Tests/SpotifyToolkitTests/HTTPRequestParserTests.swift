@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct HTTPRequestParserTests {
+@Suite(.tags(.small)) struct HTTPRequestParserTests {
     private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     private func parseError(_ s: String, maxHeaderBytes: Int = 64 << 10, maxBodyBytes: Int = 8 << 20) -> HTTPParseError?
@@ -157,7 +157,7 @@ import Testing
     }
 }
 
-@Suite struct HTTPResponseTests {
+@Suite(.tags(.small)) struct HTTPResponseTests {
     private func text(_ r: HTTPResponse, omitBody: Bool = false) -> String {
         String(decoding: r.serialized(omitBody: omitBody), as: UTF8.self)
     }

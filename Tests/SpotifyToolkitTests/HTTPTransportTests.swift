@@ -10,7 +10,7 @@ import Testing
 
 /// The transport makes its URLSession (on Linux loads libcurl) on the first request, which a run
 /// that never sends (no input, not logged in) should not pay for.
-@Suite struct HTTPTransportTests {
+@Suite(.tags(.medium)) struct HTTPTransportTests {
     @Test func buildingTheClientsMakesNoSession() async throws {
         let environment = ToolEnvironment(["XDG_CONFIG_HOME": NSTemporaryDirectory() + "transport-\(UUID().uuidString)"]
         )

@@ -7,7 +7,7 @@ import Testing
 /// Help for users first (issue 30, item 6; review 17, 24): `-h` shows each option's first
 /// sentence whole, never cut at "e.g."; an argument a command's handler refuses prints that
 /// command's usage line, as an option error does, not the tool's.
-@Suite struct HelpForUsersTests {
+@Suite(.tags(.medium)) struct HelpForUsersTests {
     @Test func shortHelpNeverCutsASentenceAtAnAbbreviation() async throws {
         #expect(
             HelpRenderer.firstSentence("Print only the label, e.g. \"4.5 songs\" (for prompts). More.")

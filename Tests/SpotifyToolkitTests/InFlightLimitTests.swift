@@ -16,7 +16,7 @@ final class StartLog: @unchecked Sendable {  // `entries` behind `lock`
     var all: [String] { lock.withLock { entries } }
 }
 
-@Suite struct InFlightLimitTests {
+@Suite(.tags(.medium)) struct InFlightLimitTests {
     /// Enters ticket `name` with `order`, logging "start NAME" or "abandon NAME".
     func enter(_ limit: InFlightLimit, _ log: StartLog, order: Int, name: String) -> Int {
         let ticket = limit.ticket()

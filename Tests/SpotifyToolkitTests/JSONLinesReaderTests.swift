@@ -66,7 +66,7 @@ private func lines(
     try lines(Array(input.utf8), chunkSize: chunkSize, maxLineBytes: maxLineBytes, displayName: displayName)
 }
 
-@Suite struct JSONLinesReaderTests {
+@Suite(.tags(.medium)) struct JSONLinesReaderTests {
     @Test func splitsLines() throws {
         #expect(
             try lines("{\"a\":1}\n{\"b\":2}\n") == [

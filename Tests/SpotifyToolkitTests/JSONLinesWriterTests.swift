@@ -61,7 +61,7 @@ private final class TestPipe: @unchecked Sendable {
     }
 }
 
-@Suite struct JSONLinesWriterTests {
+@Suite(.tags(.medium)) struct JSONLinesWriterTests {
     @Test func writesRecordsAsLines() throws {
         let pipe = TestPipe()
         let writer = JSONLinesWriter(fileDescriptor: pipe.writeEnd)

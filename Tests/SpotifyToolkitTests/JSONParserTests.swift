@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct JSONParserTests {
+@Suite(.tags(.small)) struct JSONParserTests {
     @Test func scalars() throws {
         #expect(try JSONValue.parse("null") == .null)
         #expect(try JSONValue.parse("true") == .bool(true))

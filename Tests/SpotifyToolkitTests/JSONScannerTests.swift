@@ -84,7 +84,7 @@ private func scanError(bytes: [UInt8]) -> JSONParseError? {
     }
 }
 
-@Suite struct JSONScannerTests {
+@Suite(.tags(.small)) struct JSONScannerTests {
     @Test func extractsFieldsFromATrack() throws {
         let fields = try extract(JSONLinesFixtures.track)
         #expect(fields.durationMs == 322506)
@@ -335,7 +335,7 @@ enum JSONLinesFixtures {
         + #","currently_playing_type":"track","is_playing":true}"#
 }
 
-@Suite struct SongRecordFieldsTests {
+@Suite(.tags(.small)) struct SongRecordFieldsTests {
     func fields(_ line: String) throws -> SongRecordFields {
         var line = line
         return try line.withUTF8 { try SongRecordFields.extract(from: UnsafeRawBufferPointer($0)) }

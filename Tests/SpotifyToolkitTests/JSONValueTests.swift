@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct JSONValueTests {
+@Suite(.tags(.small)) struct JSONValueTests {
     @Test func objectKeepsInsertionOrder() {
         var object: JSONObject = ["zeta": 1, "alpha": 2]
         object["mid"] = 3

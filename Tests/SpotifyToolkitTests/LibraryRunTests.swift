@@ -9,7 +9,7 @@ import Testing
 
 /// spotify-tracks over many playlists in one run (issue 18): one scheduler for all of them, and
 /// output exactly what reading them one at a time prints.
-@Suite struct LibraryRunTests {
+@Suite(.tags(.medium)) struct LibraryRunTests {
     /// Playlists of every kind a library holds: empty, one item, a page and a bit, one the user
     /// does not own (403), a Spotify editorial one (404), mixed items (local files, episodes,
     /// null items), the fixture, a big one, and small ones after it.

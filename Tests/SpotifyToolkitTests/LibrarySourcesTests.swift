@@ -9,7 +9,7 @@ import Testing
 /// What Spotify knows about you (issue 28, item 2): `spotify-tracks --top`, `--saved-albums`,
 /// `--top-artists` and `--followed` against fake-spotify: offset and cursor paging, ranks across
 /// pages, scopes, the table.
-@Suite struct LibrarySourcesTests {
+@Suite(.tags(.medium)) struct LibrarySourcesTests {
     static let defaults =
         "playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state user-library-read"
     static let withHistory = defaults + " user-read-recently-played user-top-read user-follow-read"

@@ -12,7 +12,7 @@ import Darwin
 
 /// Standard input read as it arrives (`LineFeed`, `StandardInput.feed`): every wait here is for
 /// an event (a line written, the pipe closed), bounded, never a timed window.
-@Suite struct LineFeedTests {
+@Suite(.tags(.medium)) struct LineFeedTests {
     final class Pipe: @unchecked Sendable {
         let readEnd: Int32
         let writeEnd: Int32

@@ -128,7 +128,7 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
 
 // MARK: Planning and order
 
-@Suite struct ListReadTests {
+@Suite(.tags(.small)) struct ListReadTests {
     @Test func anObjectStartAsksForTheObjectAloneThenForThePagesItsTotalNeeds() {
         let reader = Reader(ListRead(target: .playlist(id: "p"), start: .playlistObject))
         #expect(reader.sendAll() == [.playlistObject])

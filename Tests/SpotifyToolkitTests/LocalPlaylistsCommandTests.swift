@@ -4,7 +4,7 @@ import Testing
 @testable import ToolkitCore
 
 /// `spotify-playlists local ...` in process, against a private XDG_DATA_HOME.
-@Suite struct LocalPlaylistsCommandTests {
+@Suite(.tags(.medium)) struct LocalPlaylistsCommandTests {
     struct Local {
         let library: Library
         let data: String
@@ -94,5 +94,28 @@ import Testing
             }
             #expect(try String(contentsOfFile: local.file, encoding: .utf8) == contents, "never overwritten")
         }
+    }
+
+    @Test func whatGoesInComesOutByAnySpellingOfTheName() async throws {
+        let local = try await Local()
+        let tracks = try await local.library.tracks(["3cEYpjA9oz9GiPac4AsH4n"])
+        let created = try await local.run(["create", "Café Mix 🎧"], stdin: tracks.stdout)
+        #expect(created.status == 0, "\(created.stderr)")
+        let record = try JSONValue.parse(created.stdout)
+        #expect(record.objectValue?.keys == ["type", "name", "items_total", "duration_ms", "created_at", "updated_at"])
+        #expect(record["type"] == "local_playlist" && record["name"] == "Café Mix 🎧" && record["items_total"] == 5)
+        #expect(record["duration_ms"] == 3_960_406)
+
+        for spelling in ["Café Mix 🎧", "CAFÉ MIX 🎧", "cafe\u{301} mix 🎧", " café mix 🎧 "] {
+            let shown = try await local.run(["show", spelling])
+            #expect(shown.status == 0, "\(spelling): \(shown.stderr)")
+            #expect(shown.stdout == tracks.stdout, "\(spelling): the records as they came, in order")
+        }
+        // spotify-playlists local show 'café mix 🎧' | songcount --target 15m --label
+        let show = try await local.run(["show", "café mix 🎧"])
+        let counted = try await InProcess.run("songcount", ["--target", "15m", "--label"], stdin: show.stdout)
+        #expect(counted.stdout == "4 songs\n", "\(counted.stderr)")
+        let mode = try FileManager.default.attributesOfItem(atPath: local.file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
     }
 }

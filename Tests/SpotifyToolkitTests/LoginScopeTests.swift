@@ -10,7 +10,7 @@ import Testing
 /// defaults, what the last login was granted and what --scope adds; named sets and comma lists;
 /// --reset-scopes; and every missing-scope hint is one command. The "browser" is a script that
 /// follows fake-spotify's consent redirect to the login's loopback listener.
-@Suite struct LoginScopeTests {
+@Suite(.tags(.medium)) struct LoginScopeTests {
     static let playback = "user-modify-playback-state"
     static let history = ["user-read-recently-played", "user-top-read", "user-follow-read"]
     static let edit = ["playlist-modify-private", "playlist-modify-public", "user-library-modify"]
@@ -181,7 +181,7 @@ import Testing
 
 /// A browser command that fails is reported while the login waits (issue 20, item 8), in
 /// process; the timing and the paste that follows are end to end (LoginWithoutABrowserTests).
-@Suite struct LoginBrowserFailureTests {
+@Suite(.tags(.medium)) struct LoginBrowserFailureTests {
     @Test(arguments: [
         ("/nonexistent/browser", "'/nonexistent/browser': not found (exit status 127)"),
         ("false", "'false': exit status 1"),
@@ -214,7 +214,7 @@ import Testing
 /// The newcomer review's smaller login findings (7 and 9): the client-id guide names the
 /// redirect URI this login would use, a client id that cannot be one is refused before the
 /// browser opens, and a busy port says what to do.
-@Suite struct LoginSetupMessageTests {
+@Suite(.tags(.medium)) struct LoginSetupMessageTests {
     @Test func theClientIDGuideNamesTheRedirectURIInUse() async throws {
         let fake = try InProcessFake()
         defer { fake.stop() }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPClient
@@ -20,7 +21,7 @@ import Darwin
 // Every test talks to a server on a loopback address with an ephemeral port, and every client
 // operation has a timeout, so nothing here can hang or reach the network.
 
-@Suite struct LoopbackHTTPServerTests {
+@Suite(.tags(.medium)) struct LoopbackHTTPServerTests {
     /// Echoes what it received, or answers specially for a few paths.
     static let echo: @Sendable (HTTPRequest) -> HTTPResponse = { request in
         switch request.path {
@@ -65,9 +66,9 @@ import Darwin
 
     @Test func getWithQuery() async throws {
         try await withServer { server in
-            let (status, data, _) = try await HTTPTestClient.fetch(url(server, "/callback?code=abc%2F1&state=x+y"))
-            #expect(status == 200)
-            #expect(String(decoding: data, as: UTF8.self) == "method=GET\npath=/callback\nq:code=abc/1\nq:state=x y")
+            let reply = try await HTTPTestClient.fetch(url(server, "/callback?code=abc%2F1&state=x+y"))
+            #expect(reply.status == 200)
+            #expect(reply.text == "method=GET\npath=/callback\nq:code=abc/1\nq:state=x y")
         }
     }
 
@@ -77,13 +78,13 @@ import Darwin
                 ("grant_type", "authorization_code"), ("redirect_uri", "http://127.0.0.1:8888/callback"),
                 ("name", "Björk & co"),
             ])
-            let (status, data, response) = try await HTTPTestClient.fetch(
+            let reply = try await HTTPTestClient.fetch(
                 url(server, "/api/token"), method: "POST", body: Data(body.utf8),
                 headers: ["Content-Type": "application/x-www-form-urlencoded"])
-            #expect(status == 200)
-            #expect(response.value(forHTTPHeaderField: "Content-Type") == "text/plain; charset=utf-8")
+            #expect(reply.status == 200)
+            #expect(reply.header("Content-Type") == "text/plain; charset=utf-8")
             #expect(
-                String(decoding: data, as: UTF8.self)
+                reply.text
                     == "method=POST\npath=/api/token\nf:grant_type=authorization_code\nf:redirect_uri=http://127.0.0.1:8888/callback\nf:name=Björk & co"
             )
         }
@@ -92,27 +93,27 @@ import Darwin
     @Test func largePostBody() async throws {
         try await withServer { server in
             let value = String(repeating: "z", count: 1 << 20)
-            let (status, data, _) = try await HTTPTestClient.fetch(
+            let reply = try await HTTPTestClient.fetch(
                 url(server, "/upload"), method: "POST", body: Data(URLForm.encode([("v", value)]).utf8))
-            #expect(status == 200)
-            #expect(data.count == "method=POST\npath=/upload\nf:v=".utf8.count + value.utf8.count)
+            #expect(reply.status == 200)
+            #expect(reply.data.count == "method=POST\npath=/upload\nf:v=".utf8.count + value.utf8.count)
         }
     }
 
     @Test func jsonStatusAndContentType() async throws {
         try await withServer { server in
-            let (status, data, response) = try await HTTPTestClient.fetch(url(server, "/json"))
-            #expect(status == 201)
-            #expect(String(decoding: data, as: UTF8.self) == #"{"ok":true}"#)
-            #expect(response.value(forHTTPHeaderField: "Content-Type") == "application/json; charset=utf-8")
+            let reply = try await HTTPTestClient.fetch(url(server, "/json"))
+            #expect(reply.status == 201)
+            #expect(reply.text == #"{"ok":true}"#)
+            #expect(reply.header("Content-Type") == "application/json; charset=utf-8")
         }
     }
 
     @Test func noContentHasNoBody() async throws {
         try await withServer { server in
-            let (status, data, _) = try await HTTPTestClient.fetch(url(server, "/empty"))
-            #expect(status == 204)
-            #expect(data.isEmpty)
+            let reply = try await HTTPTestClient.fetch(url(server, "/empty"))
+            #expect(reply.status == 204)
+            #expect(reply.data.isEmpty)
             let raw = try #require(RawClient.exchange("GET /empty HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port))
             #expect(raw == "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
         }
@@ -120,9 +121,9 @@ import Darwin
 
     @Test func redirectIsSentNotFollowed() async throws {
         try await withServer { server in
-            let (status, _, response) = try await HTTPTestClient.fetch(url(server, "/go"))
-            #expect(status == 302)
-            #expect(response.value(forHTTPHeaderField: "Location") == "http://127.0.0.1:1/elsewhere?x=1")
+            let reply = try await HTTPTestClient.fetch(url(server, "/go"))
+            #expect(reply.status == 302)
+            #expect(reply.header("Location") == "http://127.0.0.1:1/elsewhere?x=1")
             let raw = try #require(RawClient.exchange("GET /go HTTP/1.1\r\n\r\n", port: server.port))
             #expect(raw.hasPrefix("HTTP/1.1 302 Found\r\n"))
             #expect(raw.contains("\r\nLocation: http://127.0.0.1:1/elsewhere?x=1\r\n"))
@@ -184,8 +185,8 @@ import Darwin
             let results = try await withThrowingTaskGroup(of: (Int, Int, String).self) { group in
                 for i in 0..<30 {
                     group.addTask {
-                        let (status, data, _) = try await HTTPTestClient.fetch(url(server, "/n?i=\(i)"))
-                        return (i, status, String(decoding: data, as: UTF8.self))
+                        let reply = try await HTTPTestClient.fetch(url(server, "/n?i=\(i)"))
+                        return (i, reply.status, reply.text)
                     }
                 }
                 var all: [(Int, Int, String)] = []
@@ -205,7 +206,7 @@ import Darwin
             let silent = try #require(RawClient.connect(port: server.port))
             defer { close(silent) }
             #expect(RawClient.send(silent, "GET /partial HTTP/1.1\r\n"))  // never finishes the head
-            let (status, _, _) = try await HTTPTestClient.fetch(url(server, "/other"))
+            let status = try await HTTPTestClient.fetch(url(server, "/other")).status
             #expect(status == 200)
         }
     }
@@ -258,7 +259,7 @@ import Darwin
                 close(fd)  // the server's 4 MiB write now hits a closed socket (EPIPE/ECONNRESET, never SIGPIPE)
             }
             try await Task.sleep(nanoseconds: 200_000_000)
-            let (status, _, _) = try await HTTPTestClient.fetch(url(server, "/still-alive"))
+            let status = try await HTTPTestClient.fetch(url(server, "/still-alive")).status
             #expect(status == 200)
         }
     }
@@ -371,7 +372,7 @@ import Darwin
     @Test func stopClosesTheListeningSocket() async throws {
         let server = try LoopbackHTTPServer(handler: Self.echo)
         server.start()
-        let (status, _, _) = try await HTTPTestClient.fetch(url(server, "/before"))
+        let status = try await HTTPTestClient.fetch(url(server, "/before")).status
         #expect(status == 200)
         server.stop()
         server.stop()  // idempotent
@@ -392,9 +393,9 @@ import Darwin
         }
         box.server = server
         server.start()
-        let (status, data, _) = try await HTTPTestClient.fetch(url(server, "/callback?code=c0de"))
-        #expect(status == 200)
-        #expect(String(decoding: data, as: UTF8.self) == "<p>done c0de</p>")
+        let reply = try await HTTPTestClient.fetch(url(server, "/callback?code=c0de"))
+        #expect(reply.status == 200)
+        #expect(reply.text == "<p>done c0de</p>")
         #expect(RawClient.connect(port: server.port) == nil)
     }
 
@@ -487,48 +488,6 @@ final class ServerBox: @unchecked Sendable {
             lock.lock()
             defer { lock.unlock() }
             _server = newValue
-        }
-    }
-}
-
-/// URLSession that never follows redirects and never uses a proxy.
-enum HTTPTestClient {
-    final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            completionHandler(nil)
-        }
-    }
-
-    static let session: URLSession = {
-        let config = URLSessionConfiguration.ephemeral
-        config.connectionProxyDictionary = [:]
-        config.timeoutIntervalForRequest = 10
-        config.timeoutIntervalForResource = 20
-        config.httpMaximumConnectionsPerHost = 32
-        return URLSession(configuration: config, delegate: NoRedirects(), delegateQueue: nil)
-    }()
-
-    static func fetch(
-        _ url: URL, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
-        timeout: TimeInterval = 10
-    ) async throws -> (Int, Data, HTTPURLResponse) {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = method
-        request.httpBody = body
-        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        return try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let http = response as? HTTPURLResponse {
-                    continuation.resume(returning: (http.statusCode, data ?? Data(), http))
-                } else {
-                    continuation.resume(throwing: URLError(.badServerResponse))
-                }
-            }.resume()
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import ToolkitCore
 
 /// Issue 17: every `tool: message` line is one clean line, whatever the message quotes.
-@Suite struct MessageSafetyTests {
+@Suite(.tags(.medium)) struct MessageSafetyTests {
     @Test func anErrorQuotingHostileTextIsOneCleanLine() async throws {
         let hostile = "A\u{1B}]0;pwned\u{07}\u{1B}[2J\nB\u{9B}31m\u{202E}C"
         let result = try await InProcess.run("spotify-tracks", [hostile])

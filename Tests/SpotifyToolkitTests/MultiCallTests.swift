@@ -7,7 +7,7 @@ import Testing
 
 /// `spotify-toolkit`, the one shipped binary: which tool a command line runs (issue 26, item 3),
 /// and the one version it reports (item 5).
-@Suite struct MultiCallTests {
+@Suite(.tags(.medium)) struct MultiCallTests {
     let tools = ToolCatalog.names
 
     @Test func theNameItRunsAsWinsSoALinkIsTheTool() {

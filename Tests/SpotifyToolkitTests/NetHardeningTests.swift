@@ -10,7 +10,7 @@ import Testing
 
 /// The reliability review's network, number and cache defects (issue 17), each reproduced in
 /// process against an in-process fake-spotify.
-@Suite struct NetHardeningTests {
+@Suite(.tags(.medium)) struct NetHardeningTests {
     static let intMaxItem =
         #"{"item":{"type":"track","uri":"spotify:track:a","name":"a","duration_ms":9223372036854775807}}"#
 

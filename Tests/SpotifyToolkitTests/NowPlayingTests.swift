@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct PlaybackObservationTests {
+@Suite(.tags(.small)) struct PlaybackObservationTests {
     static func body(
         id: String = "4iV5W9uYEdYUVa79Axb7Rh", playing: Bool = true, progress: Int = 73_512, duration: Int = 322_506,
         type: String = "track"
@@ -95,7 +95,7 @@ import Testing
     }
 }
 
-@Suite struct PollScheduleTests {
+@Suite(.tags(.small)) struct PollScheduleTests {
     let schedule = PollSchedule(interval: 10, idleInterval: 30, endMargin: 0.3, pauseGrace: 60)
 
     func observation(progress: Int, duration: Int, playing: Bool = true) -> PlaybackObservation {
@@ -135,7 +135,7 @@ import Testing
     }
 }
 
-@Suite struct PlayerTests {
+@Suite(.tags(.small)) struct PlayerTests {
     @Test func playTargets() throws {
         #expect(try SpotifyPlayer.PlayTarget.from([]) == .resume)
         let playlist = SpotifyReference(kind: .playlist, id: "3cEYpjA9oz9GiPac4AsH4n")

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct Base64URLTests {
+@Suite(.tags(.small)) struct Base64URLTests {
     /// RFC 4648 §10 vectors, in the URL-safe alphabet without padding.
     @Test(arguments: [
         ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"),
@@ -49,7 +49,7 @@ import Testing
     }
 }
 
-@Suite struct PKCETests {
+@Suite(.tags(.small)) struct PKCETests {
     @Test func rfc7636AppendixB() {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         #expect(PKCE.isValidVerifier(verifier))

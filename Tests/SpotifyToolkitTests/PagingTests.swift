@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct PagePlanTests {
+@Suite(.tags(.small)) struct PagePlanTests {
     @Test(arguments: [
         (0, 0, [Int]()), (1, 1, []), (50, 1, []), (51, 2, [50]),
         (10_000, 200, Array(stride(from: 50, to: 10_000, by: 50))),
@@ -35,7 +35,7 @@ import Testing
     }
 }
 
-@Suite struct ConcurrencyWindowTests {
+@Suite(.tags(.small)) struct ConcurrencyWindowTests {
     @Test func startsAtFourAndTheFirstCleanAnswerTakesItToEightNeverBeyond() {
         var window = ConcurrencyWindow()
         #expect(window.size == 4)
@@ -81,7 +81,7 @@ import Testing
     }
 }
 
-@Suite struct RetryPolicyTests {
+@Suite(.tags(.small)) struct RetryPolicyTests {
     @Test func backoffIsExponentialCappedAndJittered() {
         let policy = RetryPolicy(baseDelay: 0.25, maxDelay: 8)
         #expect(policy.backoff(afterAttempt: 1, random: 0) == 0.125)
@@ -116,7 +116,7 @@ import Testing
     }
 }
 
-@Suite struct PageReadingTests {
+@Suite(.tags(.small)) struct PageReadingTests {
     func body(total: Any, count: Int) -> Data {
         let items = (0..<count).map { "{\"n\":\($0)}" }.joined(separator: ",")
         return Data("{\"items\":[\(items)],\"total\":\(total)}".utf8)
@@ -174,7 +174,7 @@ import Testing
     }
 }
 
-@Suite struct TextTableTests {
+@Suite(.tags(.small)) struct TextTableTests {
     @Test func fixedAndFlexibleColumnsFillTheWidth() {
         let table = TextTable(
             [

@@ -8,7 +8,7 @@ import ToolkitCore
 
 /// spotify-nowplaying's like, unlike, shuffle, repeat, volume, seek and transfer, in process
 /// against fake-spotify: what they print, their exit status, and what the fake's session became.
-@Suite struct PlayerControlTests {
+@Suite(.tags(.medium)) struct PlayerControlTests {
     static let allScopes =
         "user-read-currently-playing user-read-playback-state user-modify-playback-state user-library-modify user-library-read"
     static let kitchen = "a2b7e0c1d3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8"
@@ -377,7 +377,7 @@ import ToolkitCore
 }
 
 /// The pure readers of the settings' arguments.
-@Suite struct PlayerArgumentsTests {
+@Suite(.tags(.medium)) struct PlayerArgumentsTests {
     @Test func volumes() throws {
         #expect(try PlayerArguments.volume("0") == 0)
         #expect(try PlayerArguments.volume("100") == 100)

@@ -14,7 +14,7 @@ import FoundationNetworking
 /// Writes that never destroy (issue 24): least-change replace that keeps every date, dedupe,
 /// sort, rewrite and undo in one process, the guard against a read cut short, and lost answers
 /// settled by what only the write could have done. In-process against fake-spotify.
-@Suite struct PlaylistEditCommandTests {
+@Suite(.tags(.medium)) struct PlaylistEditCommandTests {
     /// Settling reads wait 0.05 s here instead of 1 s.
     static let quick = ["SPOTIFY_TOOLKIT_SETTLE_PAUSE": "0.05"]
 

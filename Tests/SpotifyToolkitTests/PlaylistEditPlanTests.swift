@@ -6,7 +6,7 @@ import Testing
 /// The least-change planner (issue 24, item 1): whatever the input, applying the plan gives the
 /// wanted list, entries that stay keep their identity (their date added), and the moves are the
 /// fewest there can be.
-@Suite struct PlaylistEditPlanTests {
+@Suite(.tags(.small)) struct PlaylistEditPlanTests {
     /// An entry with an identity, as a playlist entry carries its date added.
     struct Entry: Equatable {
         var uri: String?

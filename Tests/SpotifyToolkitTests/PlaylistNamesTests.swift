@@ -8,7 +8,7 @@ import Testing
 @testable import Tools
 
 /// Playlists named by their names (issue 20, item 5).
-@Suite struct PlaylistNamesTests {
+@Suite(.tags(.medium)) struct PlaylistNamesTests {
     typealias Listed = PlaylistNames.Listed
     static let library = [
         Listed(id: "id1", name: "Morning"), Listed(id: "id2", name: "morning run"), Listed(id: "id3", name: "Évening"),

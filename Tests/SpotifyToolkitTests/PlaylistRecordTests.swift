@@ -19,7 +19,7 @@ enum FixtureFiles {
     }
 }
 
-@Suite struct PlaylistRecordTests {
+@Suite(.tags(.small)) struct PlaylistRecordTests {
     static let kinds: [PlaylistEntry.Kind] = [.track, .local, .episode, .unavailable, .track, .track]
 
     @Test func everyLibraryPlaylistBecomesARecord() throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// spotify-playlists' writes (issue 19) against an in-process fake-spotify: what they print,
 /// what the playlist holds afterwards, and what they do when answers are lost.
-@Suite struct PlaylistWriteTests {
+@Suite(.tags(.medium)) struct PlaylistWriteTests {
     static let editScope =
         "playlist-read-private playlist-read-collaborative user-library-read user-library-modify playlist-modify-private playlist-modify-public"
 

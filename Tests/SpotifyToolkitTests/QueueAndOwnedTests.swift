@@ -8,7 +8,7 @@ import Testing
 @testable import Tools
 
 /// `spotify-nowplaying queue` (issue 28, item 3): what plays now and next, as records or a table.
-@Suite struct QueueListingTests {
+@Suite(.tags(.medium)) struct QueueListingTests {
     @Test func theQueueIsWhatPlaysNowThenWhatPlaysNext() async throws {
         let library = try await Library()
         try await library.fake.call("POST", "/_fake/playback", form: [("index", "3"), ("playing", "false")])
@@ -72,7 +72,7 @@ import Testing
 }
 
 /// `spotify-playlists --owned` and `--not-owned` (issue 28, item 4).
-@Suite struct OwnedPlaylistsTests {
+@Suite(.tags(.medium)) struct OwnedPlaylistsTests {
     static let owned = [
         "3cEYpjA9oz9GiPac4AsH4n", "7d2D2S200NyUE5KYs80PwO", "1Cp6VQCKf2VL4sP09jN9oX", generated(10_000),
         generated(120, "mix"),

@@ -11,7 +11,7 @@ import Testing
 /// Rate limiting has one meaning in code, README and man pages: a 429 whose wait is past the cap
 /// exits 75 (try again later); Spotify's QUOTA_EXCEEDED exits 69 (the quota, not a burst). The
 /// code side is exercised end to end in SpotifyTracksEndToEndTests.quotaIs69AndALongRateLimitIs75.
-@Suite struct RateLimitExitCodeTests {
+@Suite(.tags(.medium)) struct RateLimitExitCodeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
         .standardized
 

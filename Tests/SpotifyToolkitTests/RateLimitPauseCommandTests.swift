@@ -9,7 +9,7 @@ import Testing
 /// Retry-After holds every request of the run until then, instead of only the one that got it.
 /// Counted, not timed: the waits are 5 s, and the assertions are on fake-spotify's counters and
 /// the output.
-@Suite struct RateLimitPauseCommandTests {
+@Suite(.tags(.medium)) struct RateLimitPauseCommandTests {
     /// Web API requests that reached fake-spotify.
     func sent(_ counters: JSONValue) throws -> Int {
         try #require(counters["requests"]?.objectValue).reduce(0) { $0 + ($1.value.intValue ?? 0) }

@@ -4,7 +4,7 @@ import Testing
 @testable import ToolkitCLI
 
 /// Issue 20 item 6: a wait before a retry is said on a terminal (stderr), and nowhere else.
-@Suite struct RetryNoteTests {
+@Suite(.tags(.medium)) struct RetryNoteTests {
     static let terminal = Terminal(stdinIsTerminal: false, stdoutIsTerminal: false, stderrIsTerminal: true)
 
     @Test func aRetryIsNotedOnATerminalOnly() async throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct RoutineBookTests {
+@Suite(.tags(.small)) struct RoutineBookTests {
     static let playlistID = "3cEYpjA9oz9GiPac4AsH4n"
     let t0 = "2026-11-22T08:00:00.000Z"
 

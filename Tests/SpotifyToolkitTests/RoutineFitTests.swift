@@ -8,7 +8,7 @@ import Testing
 @testable import Tools
 
 /// routine-link fit (issue 19): the best fit for a routine's duration becomes a playlist, linked.
-@Suite struct RoutineFitTests {
+@Suite(.tags(.medium)) struct RoutineFitTests {
     @Test func fitMakesAPlaylistThatFillsTheRoutineAndLinksIt() async throws {
         let library = try await PlaylistWriteTests.editor()
         let added = try await library.run("routine-link", ["add", "morning", "--duration", "15m"])

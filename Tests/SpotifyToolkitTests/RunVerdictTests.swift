@@ -5,7 +5,7 @@ import Testing
 @testable import Tools
 
 /// What a finished `routine-link run` pipeline means for its session, decided without processes.
-@Suite struct RunVerdictTests {
+@Suite(.tags(.small)) struct RunVerdictTests {
     typealias Outcome = ListeningPipeline.Outcome
 
     func outcome(watch: Int32, count: Int32, output: String = "", interrupted: Bool = false) -> Outcome {

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct SHA256Tests {
+@Suite(.tags(.small)) struct SHA256Tests {
     private func hex(_ s: String) -> String { SHA256.hex(SHA256.hash(s.utf8)) }
 
     @Test func fipsVectors() {

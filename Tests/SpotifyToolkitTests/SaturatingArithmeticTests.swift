@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct SaturatingArithmeticTests {
+@Suite(.tags(.small)) struct SaturatingArithmeticTests {
     @Test func doublesBecomeIntsWithoutTrapping() {
         #expect(Int(saturating: 1e300) == .max)
         #expect(Int(saturating: -1e300) == .min)

@@ -6,7 +6,7 @@ import ToolkitCore
 @testable import SpotifyClient
 
 /// `SavedItems`: library writes in ordered batches of 40, against fake-spotify's `/me/library`.
-@Suite struct SavedItemsTests {
+@Suite(.tags(.medium)) struct SavedItemsTests {
     static let libraryScopes = "user-library-modify user-library-read playlist-modify-public playlist-read-private"
     static let save = SpotifyScope.Need([SpotifyScope.modifyLibrary], for: "saving liked songs")
     static let read = SpotifyScope.Need(["user-library-read"], for: "reading your library")

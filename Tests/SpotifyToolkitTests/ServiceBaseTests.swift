@@ -6,7 +6,7 @@ import Testing
 
 /// Where tokens may go (issue 29, D8): never in clear beyond loopback, and a stored login only to
 /// the services it was made against.
-@Suite struct ServiceBaseTests {
+@Suite(.tags(.medium)) struct ServiceBaseTests {
     @Test func onlyLoopbackLiteralsAreLoopback() {
         for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]"] {
             #expect(ServiceBase.isLoopbackLiteral(host), "\(host)")

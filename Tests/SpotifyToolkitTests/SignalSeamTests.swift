@@ -14,7 +14,7 @@ import Darwin
 /// their dispositions back when it ends, so the test process (or any host of a command) is left
 /// as it was (architecture review 2, 1.5 item 2: one in-process watch left all three routed to
 /// handlers nobody removed).
-@Suite(.serialized) struct SignalSeamTests {
+@Suite(.serialized, .tags(.medium)) struct SignalSeamTests {
     /// The raw disposition of each signal (handler address, SIG_DFL 0, SIG_IGN 1).
     static func dispositions(_ signals: [Int32]) -> [Int] {
         signals.map { number in

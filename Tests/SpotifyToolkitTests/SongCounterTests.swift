@@ -14,7 +14,7 @@ func countSongs(_ observations: [SongObservation]) -> SongCountResult {
     return counter.result
 }
 
-@Suite struct SongCounterTests {
+@Suite(.tags(.small)) struct SongCounterTests {
     private func count(_ observations: [SongObservation]) -> SongCountResult { countSongs(observations) }
 
     @Test func emptyInput() {
@@ -169,26 +169,28 @@ func countSongs(_ observations: [SongObservation]) -> SongCountResult {
     }
 }
 
-@Test func aSongThatStartsAgainIsANewPlay() {
-    var counter = SongCounter()
-    // Repeat-one: A heard from 90 s to the end, then again from the start up to 90 s.
-    for progress in [90_000, 10_000, 90_000] {
-        counter.add(SongObservation(key: "A", durationMs: 100_000, progressMs: progress))
+extension SongCounterTests {
+    @Test func aSongThatStartsAgainIsANewPlay() {
+        var counter = SongCounter()
+        // Repeat-one: A heard from 90 s to the end, then again from the start up to 90 s.
+        for progress in [90_000, 10_000, 90_000] {
+            counter.add(SongObservation(key: "A", durationMs: 100_000, progressMs: progress))
+        }
+        let result = counter.result
+        #expect(result.trackCount == 2)
+        #expect(abs(result.songs - 1.0) < 1e-9)  // 0.1 of the first play + 0.9 of the second
+        // A short seek back stays in the same play.
+        var seek = SongCounter()
+        for progress in [10_000, 60_000, 40_000, 80_000] {
+            seek.add(SongObservation(key: "B", durationMs: 100_000, progressMs: progress))
+        }
+        #expect(seek.result.trackCount == 1)
+        #expect(abs(seek.result.songs - 0.7) < 1e-9)
     }
-    let result = counter.result
-    #expect(result.trackCount == 2)
-    #expect(abs(result.songs - 1.0) < 1e-9)  // 0.1 of the first play + 0.9 of the second
-    // A short seek back stays in the same play.
-    var seek = SongCounter()
-    for progress in [10_000, 60_000, 40_000, 80_000] {
-        seek.add(SongObservation(key: "B", durationMs: 100_000, progressMs: progress))
-    }
-    #expect(seek.result.trackCount == 1)
-    #expect(abs(seek.result.songs - 0.7) < 1e-9)
 }
 
 /// Count mode over real listening logs (issue 8): furthest progress, paused observations.
-@Suite struct SongCounterListeningLogTests {
+@Suite(.tags(.small)) struct SongCounterListeningLogTests {
     private func count(_ observations: [SongObservation]) -> SongCountResult { countSongs(observations) }
 
     @Test func aPlayIsHeardUpToItsFurthestProgress() {

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct SongFitTests {
+@Suite(.tags(.small)) struct SongFitTests {
     @Test func fourTracksOf200sDoNotFill15Minutes() {
         var fit = SongFit(targetMs: 900_000)
         for _ in 1...4 {

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct SongLabelTests {
+@Suite(.tags(.small)) struct SongLabelTests {
     @Test(arguments: [
         (0.0, "less than 1 song"),
         (0.3, "less than 1 song"),
@@ -53,7 +53,7 @@ import Testing
     }
 }
 
-@Suite struct RecordedSongsTests {
+@Suite(.tags(.small)) struct RecordedSongsTests {
     @Test(arguments: [0.4951, 0.499999, 1.2499, 1.24999999, 4.7499, 0.2, 3.0, 2.0 / 3.0, 0.5, 1.25, 12.7499999])
     func theNumberReadsLikeTheLabel(songs: Double) {
         #expect(songLabel(roundedSongs(songs)) == songLabel(songs), "\(songs) → \(roundedSongs(songs))")

@@ -6,7 +6,7 @@ import Testing
 @testable import Tools
 
 /// `songcount --target D --best-fit`, run in process.
-@Suite struct SongcountBestFitCommandTests {
+@Suite(.tags(.medium)) struct SongcountBestFitCommandTests {
     func track(_ id: String, ms: Int) -> String {
         #"{"id":"\#(id)","name":"Song \#(id)","type":"track","uri":"spotify:track:\#(id)","duration_ms":\#(ms)}"#
     }

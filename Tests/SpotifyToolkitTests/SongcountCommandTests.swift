@@ -6,7 +6,7 @@ import Testing
 @testable import Tools
 
 /// Runs `songcount` in process and checks stdout, stderr and exit status.
-@Suite struct SongcountCommandTests {
+@Suite(.tags(.medium)) struct SongcountCommandTests {
     static let examplePlaylist = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("examples/morning-playlist.jsonl").path

@@ -7,7 +7,7 @@ import Testing
 
 /// `spotify-auth` in process against an in-process fake-spotify (the browser login, the IPv6
 /// listener, signals and the twenty racing processes stay end to end).
-@Suite struct SpotifyAuthCommandTests {
+@Suite(.tags(.medium)) struct SpotifyAuthCommandTests {
     static let userID = "31kx7ufdeznvfbgxsw2ocqc2ql4e"
 
     @Test func localhostRedirectURIsAreRefused() async throws {

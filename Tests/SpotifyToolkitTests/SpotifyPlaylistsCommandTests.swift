@@ -9,7 +9,7 @@ import Testing
 @testable import Tools
 
 /// spotify-playlists run in process against an in-process fake-spotify.
-@Suite struct SpotifyPlaylistsCommandTests {
+@Suite(.tags(.medium)) struct SpotifyPlaylistsCommandTests {
     static let libraryNames = [
         "Morning", "Focus — deep work (collab)", "New Playlist", "Today's Top Hits", "Long Run", "Mixed Bag",
     ]

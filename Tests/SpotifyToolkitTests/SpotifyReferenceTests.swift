@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct SpotifyReferenceTests {
+@Suite(.tags(.small)) struct SpotifyReferenceTests {
     static let id = "3cEYpjA9oz9GiPac4AsH4n"
 
     @Test(arguments: [
@@ -73,7 +73,7 @@ import Testing
     }
 }
 
-@Suite struct TrackRecordTests {
+@Suite(.tags(.small)) struct TrackRecordTests {
 
     @Test func trackKeepsSpotifyNamesInOrder() throws {
         let item: JSONValue = [
@@ -118,7 +118,7 @@ import Testing
     }
 }
 
-@Suite struct SpotifyErrorBodyTests {
+@Suite(.tags(.small)) struct SpotifyErrorBodyTests {
     @Test func serverTextCannotReachTheTerminalRaw() {
         let json = HTTPResult(
             status: 403, headers: [:],

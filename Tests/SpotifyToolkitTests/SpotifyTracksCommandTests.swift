@@ -7,7 +7,7 @@ import Testing
 @testable import Tools
 
 /// spotify-tracks run in process against an in-process fake-spotify.
-@Suite struct SpotifyTracksCommandTests {
+@Suite(.tags(.medium)) struct SpotifyTracksCommandTests {
     @Test(arguments: [0, 1, 50, 51, 10_000])
     func everyItemOnceInPlaylistOrder(size: Int) async throws {
         let library = try await Library()

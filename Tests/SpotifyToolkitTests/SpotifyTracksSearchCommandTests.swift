@@ -7,7 +7,7 @@ import Testing
 @testable import Tools
 
 /// `spotify-tracks --search`, in process against fake-spotify's search catalogue.
-@Suite struct SpotifyTracksSearchCommandTests {
+@Suite(.tags(.medium)) struct SpotifyTracksSearchCommandTests {
     func search(_ library: Library, _ arguments: [String], stdin: String? = nil) async throws -> ToolRun {
         try await library.tracks(["--search"] + arguments, stdin: stdin)
     }

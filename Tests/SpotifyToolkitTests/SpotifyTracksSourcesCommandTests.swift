@@ -9,7 +9,7 @@ import Testing
 
 /// spotify-tracks reading albums, artists, shows, tracks and episodes, alone and mixed with
 /// playlists, against an in-process fake-spotify (its catalogue: see CatalogHandlers.swift).
-@Suite struct SpotifyTracksSourcesCommandTests {
+@Suite(.tags(.medium)) struct SpotifyTracksSourcesCommandTests {
     static let album60 = "alb0000000000000000060"
     static let artist20 = "art0000000000000000020"
     static let show55 = "shw0000000000000000055"

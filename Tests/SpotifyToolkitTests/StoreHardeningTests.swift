@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 17, the stores: R8 (unknown fields survive), R10 (temporary files of killed writers are
 /// swept), R11 (links and parents as ssh's StrictModes sees them).
-@Suite struct StoreHardeningTests {
+@Suite(.tags(.medium)) struct StoreHardeningTests {
     struct Notes: Codable, Sendable, Equatable { var notes: [String] = [] }
 
     func scratch() throws -> String {

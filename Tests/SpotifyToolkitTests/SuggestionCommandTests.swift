@@ -7,7 +7,7 @@ import Testing
 @testable import Tools
 
 /// Issue 30, item 3 (review finding 15): typos get the suggestion a person meant.
-@Suite struct SuggestionCommandTests {
+@Suite(.tags(.medium)) struct SuggestionCommandTests {
     @Test(arguments: [
         (["hist"], "routine-link: unknown command 'hist'; did you mean 'history'?"),
         (["lsit"], "routine-link: unknown command 'lsit'; did you mean 'list'?"),

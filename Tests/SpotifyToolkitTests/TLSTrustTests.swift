@@ -11,7 +11,7 @@ import CCurl
 /// Issue 27, item 1: the CA settings curl and OpenSSL users already have, and certificate
 /// failures that say what failed and what fixes it, never retried. (The real handshakes, against
 /// nginx with a CA made for the test, are TLSFrontTests'.)
-@Suite struct TLSTrustTests {
+@Suite(.tags(.medium)) struct TLSTrustTests {
     @Test func theCASettingsFollowCurlsRules() {
         #expect(CertificateTrust(environment: ToolEnvironment([:])) == CertificateTrust())
         #expect(CertificateTrust(environment: ToolEnvironment(["SSL_CERT_FILE": ""])) == CertificateTrust())

@@ -8,7 +8,7 @@ import Testing
 
 /// Spotify strings on a terminal, dropped and mislabelled player state, and what a browser child
 /// inherits (issue 17 items 2-4, review R12 and R22).
-@Suite(.serialized) struct TerminalSafetyTests {
+@Suite(.serialized, .tags(.medium)) struct TerminalSafetyTests {
     /// OSC title, BEL, clear screen, C1 CSI, blink, a newline and a bidi override.
     static let evilName = #"A\u001b]0;pwned\u0007\u001b[2J\u009b31mB\n\u202eC"#
     static let evilArtist = #"\u001b[5mX\u2066"#

@@ -9,7 +9,7 @@ import Testing
 @testable import Tools
 
 /// TokenProvider against a minimal accounts service on loopback (in process).
-@Suite struct TokenProviderTests {
+@Suite(.tags(.medium)) struct TokenProviderTests {
     final class Counter: @unchecked Sendable {  // guarded by lock
         let lock = NSLock()
         var count = 0

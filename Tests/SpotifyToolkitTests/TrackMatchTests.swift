@@ -4,7 +4,7 @@ import Testing
 @testable import ToolkitCore
 
 /// `SearchQuery` parsing and `TrackMatch` scoring: pure.
-@Suite struct TrackMatchTests {
+@Suite(.tags(.small)) struct TrackMatchTests {
     func track(_ name: String, _ artists: [String], ms: Int = 200_000) -> JSONValue {
         ["name": .string(name), "artists": .array(artists.map { ["name": .string($0)] }), "duration_ms": .int(ms)]
     }

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-@Suite struct URLFormTests {
+@Suite(.tags(.small)) struct URLFormTests {
     private func flat(_ pairs: [(name: String, value: String)]) -> [String] {
         pairs.map { "\($0.name)=\($0.value)" }
     }

@@ -9,7 +9,7 @@ import Testing
 /// does and its common uses come first; how it pages, schedules and caches is a later section
 /// (`notes`: HOW IT WORKS, the end of --help, never -h); `help`, `ls` and `rm` work; each option's
 /// help is about its own command; fake-spotify's help does not send anyone to a man page.
-@Suite struct UserFirstHelpTests {
+@Suite(.tags(.small)) struct UserFirstHelpTests {
     /// Words that belong to how a tool works, not to what it does for its user.
     static let internals = ["GET /", "PUT /", "POST /", "DELETE /", "/me/", "in flight", "look-ahead", "backoff"]
 

@@ -7,7 +7,7 @@ import Testing
 
 /// `spotify-nowplaying --watch` against a hostile or broken server: it never traps, honours the
 /// retry-wait cap and `--for`, and keeps watching through unreadable answers (review R1, R4, R5, R13).
-@Suite(.serialized) struct WatchHardeningTests {
+@Suite(.serialized, .tags(.medium)) struct WatchHardeningTests {
     static let currentlyPlaying = "/v1/me/player/currently-playing"
 
     /// A fake with a song playing and a logged-in user.

@@ -37,11 +37,15 @@ package struct CacheEntryHeader: Sendable, Equatable {
     /// Whose copy it is (`PlaylistCache.account`): another account's entry is never served. nil
     /// in entries written before entries had owners, which then belong to nobody.
     package var account: String?
+    /// The playlist's name when it was fetched, so a copy heads its table as a fetch does.
+    package var name: String?
 
     package init(
-        playlistID: String, snapshotID: String, view: CacheView, fetchedAt: Double, total: Int, account: String? = nil
+        playlistID: String, snapshotID: String, view: CacheView, fetchedAt: Double, total: Int, account: String? = nil,
+        name: String? = nil
     ) {
         self.account = account
+        self.name = name
         self.playlistID = playlistID
         self.snapshotID = snapshotID
         self.view = view
@@ -93,6 +97,7 @@ package enum CacheEntryFormat {
             "fetched_at": .double(header.fetchedAt),
             "total": .int(header.total),
             "account": header.account.map(JSONValue.string) ?? .null,
+            "name": header.name.map(JSONValue.string) ?? .null,
         ]
         var bytes: [UInt8] = []
         value.serialize(into: &bytes)
@@ -241,7 +246,7 @@ package enum CacheEntryFormat {
             return Validated(
                 header: CacheEntryHeader(
                     playlistID: playlistID, snapshotID: snapshot, view: view, fetchedAt: fetchedAt, total: total,
-                    account: header["account"]?.stringValue),
+                    account: header["account"]?.stringValue, name: header["name"]?.stringValue),
                 body: body, count: count)
         }
     }

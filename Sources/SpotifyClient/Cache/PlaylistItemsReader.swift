@@ -207,7 +207,7 @@ package struct PlaylistItemsReader {
         var keptCount = 0
         var started: Set<Int> = []
         /// Entries of playlists already printed, kept once their snapshot check proves them.
-        var awaitingCheck: [Int: (entries: [UInt8], count: Int)] = [:]
+        var awaitingCheck: [Int: (entries: [UInt8], count: Int, name: String?)] = [:]
         /// Each playlist's name, as the records carry it: the piped record's, then its object's.
         var names: [Int: String] = [:]
 
@@ -318,18 +318,21 @@ package struct PlaylistItemsReader {
             case .failed(let error):
                 throw annotated(error, playlist: index)
             case .checked(let keepUnder):
-                if let (kept, count) = awaitingCheck.removeValue(forKey: index), let keepUnder {
-                    store(kept, count: count, under: keepUnder, playlist: id)
+                if let (kept, count, name) = awaitingCheck.removeValue(forKey: index), let keepUnder {
+                    store(kept, count: count, under: keepUnder, playlist: id, name: name)
                 }
             case .end(let total, let keep):
                 if let kept, let cache = reader.cache, keptCount == total, kept.count <= cache.maxBytes {
                     switch keep {
-                    case .under(let snapshot): store(kept, count: keptCount, under: snapshot, playlist: id)
+                    case .under(let snapshot):
+                        store(kept, count: keptCount, under: snapshot, playlist: id, name: names[index])
                     case .afterCheck:
                         // Held until the check answers; while checks are slow, no more than the
                         // cache could keep anyway.
                         let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.count }
-                        if held + kept.count <= cache.maxBytes { awaitingCheck[index] = (kept, keptCount) }
+                        if held + kept.count <= cache.maxBytes {
+                            awaitingCheck[index] = (kept, keptCount, names[index])
+                        }
                     case .no: break
                     }
                 }
@@ -339,14 +342,14 @@ package struct PlaylistItemsReader {
         }
 
         /// Keeps a playlist's entries under the snapshot_id they provably belong to.
-        func store(_ kept: [UInt8], count: Int, under snapshot: String, playlist id: String) {
+        func store(_ kept: [UInt8], count: Int, under snapshot: String, playlist id: String, name: String?) {
             guard let cache = reader.cache,
                 CachePolicy.mayKeep(
                     provenSnapshot: snapshot, count: count, total: count, bytes: kept.count, maxBytes: cache.maxBytes)
             else { return }
             let header = CacheEntryHeader(
                 playlistID: id, snapshotID: snapshot, view: wanted == .records ? .records : .full, fetchedAt: cache.now,
-                total: count)
+                total: count, name: name)
             do {
                 try cache.store(header, body: kept, count: count)
             } catch let error as ToolError {
@@ -399,6 +402,11 @@ package struct PlaylistItemsReader {
                 return false
             default:
                 return false
+            }
+            // The name it had when fetched heads its table, as a fetch's does (unless a piped record named it).
+            if names[index] == nil, let name = entry.header.name {
+                names[index] = name
+                handler.named(name, playlist: index)
             }
             var served = 0
             // A local copy: the line handler is an escaping closure, which cannot hold `self`.

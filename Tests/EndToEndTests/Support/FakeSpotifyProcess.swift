@@ -1,4 +1,7 @@
 import Foundation
+// The shared harness (ToolRun, TemporaryDirectory, HTTPTestClient, FakeHome, the size tags) for
+// every file of this target, as when it was defined here.
+@_exported import TestSupport
 
 @testable import HTTPClient
 @testable import LoopbackHTTP
@@ -52,27 +55,12 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
 
     var base: String { "http://127.0.0.1:\(port)" }
 
-    /// The environment that points the tools at this server, with a private config directory.
+    /// The environment that points the tools at this server (`FakeHome`), with a private config directory.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        var env = [
-            "SPOTIFY_ACCOUNTS_BASE": base,
-            "SPOTIFY_API_BASE": base + "/v1",
-            "XDG_CONFIG_HOME": home.url.appendingPathComponent("config").path,
-            // The snapshot cache is off unless a test turns it on (TracksCacheTests): request
-            // counts and fault schedules then stay those of plain fetches, and nothing reaches ~/.cache.
-            "XDG_CACHE_HOME": home.url.appendingPathComponent("cache").path,
-            "XDG_STATE_HOME": home.url.appendingPathComponent("state").path,
-            "SPOTIFY_TOOLKIT_CACHE_SIZE": "0",
-            "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
-            "SPOTIFY_CLIENT_ID": "test-client",
-            "BROWSER": "",
-        ]
-        env["SPOTIFY_ACCESS_TOKEN"] = ""
-        for (key, value) in extra { env[key] = value }
-        return env
+        FakeHome.environment(base: base, home: home.url, extra)
     }
 
-    var configDirectory: String { home.url.appendingPathComponent("config/spotify-toolkit").path }
+    var configDirectory: String { FakeHome.configDirectory(home: home.url) }
     var store: FileTokenStore { FileTokenStore(directory: configDirectory) }
 
     /// Synchronous HTTP to the fake's test controls (curl keeps the test free of async plumbing).
@@ -94,19 +82,12 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
 
     func counters() throws -> JSONValue { try call("GET", "/_fake/counters") }
 
-    /// Seeds the token store as if the user had logged in, with an access token living `expiresIn` seconds.
+    /// Seeds the token store as if the user had logged in (`FakeHome.tokens`), with an access token
+    /// living `expiresIn` seconds.
     @discardableResult
     func seedLogin(expiresIn: Int, storeExpiresIn: Int? = nil, scope: String? = nil) throws -> StoredTokens {
-        var form = [("expires_in", String(expiresIn)), ("client_id", "test-client")]
-        if let scope { form.append(("scope", scope)) }
-        let minted = try call("POST", "/_fake/tokens", form: form)
-        let now = Date().timeIntervalSince1970
-        let tokens = StoredTokens(
-            accessToken: minted["access_token"]?.stringValue ?? "", scope: minted["scope"]?.stringValue ?? "",
-            expiresAt: now + Double(storeExpiresIn ?? expiresIn), refreshToken: minted["refresh_token"]?.stringValue,
-            clientID: "test-client", authorizedAt: now, userID: "31kx7ufdeznvfbgxsw2ocqc2ql4e",
-            displayName: "Fixture User"
-        )
+        let minted = try call("POST", "/_fake/tokens", form: FakeHome.tokenForm(expiresIn: expiresIn, scope: scope))
+        let tokens = FakeHome.tokens(minted: minted, expiresIn: expiresIn, storeExpiresIn: storeExpiresIn)
         try store.save(tokens)
         return tokens
     }

@@ -1,15 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// What a spawned tool did.
-struct ToolResult: Sendable {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var stdoutLines: [String] {
-        stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-    }
-}
+/// What a spawned tool did: the same `ToolRun` an in-process run returns.
+typealias ToolResult = ToolRun
 
 enum ToolProcess {
     /// A tool that exits before reading all its stdin (on purpose, or on bad input) must not
@@ -114,21 +108,4 @@ final class LockedData: @unchecked Sendable {  // guarded by lock
     func set(_ value: Data) { lock.withLock { data = value } }
     var isSet: Bool { lock.withLock { data != nil } }
     var value: Data { lock.withLock { data ?? Data() } }
-}
-
-/// A scratch directory removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("spotify-toolkit-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        chmod(url.path, 0o700)  // the tools refuse a home others could write, whatever the umask
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func file(_ name: String, contents: String) throws -> String {
-        let path = url.appendingPathComponent(name).path
-        try contents.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-    var path: String { url.path }
 }
