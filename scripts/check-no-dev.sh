@@ -100,8 +100,10 @@ step "swift build"
 swift build
 for tool in "${tools[@]}"; do needs_no_http_library ".build/debug/$tool"; done
 
-step "swift build -c release --static-swift-stdlib"
-swift build -c release --static-swift-stdlib
+# Product by product: TestSupport (Tests/TestSupport, for the test targets only) imports Testing,
+# which the static Swift runtime does not ship, so `swift build` of every target cannot be static.
+step "swift build -c release --static-swift-stdlib, each shipped product"
+for product in "${tools[@]}" spotify-toolkit; do swift build -c release --static-swift-stdlib --product "$product"; done
 release=$(swift build -c release --static-swift-stdlib --show-bin-path)
 for tool in "${tools[@]}"; do needs_no_http_library "$release/$tool"; done
 
