@@ -315,18 +315,10 @@ extension SpotifyWebAPI {
     }
 }
 
-/// Spotify's error body: `{"error":{"status":403,"message":"...","reason":"..."}}`, or plain text
-/// (some Development Mode 403s).
 extension SpotifyWebAPI {
     /// The most requests a tool may keep in flight (`--concurrency`'s upper bound), so the tools
     /// need not reach into the HTTP layer for it.
     package static let concurrencyCeiling = ConcurrencyWindow.ceiling
-
-    /// A limit of exactly `count` requests in flight (nil: the adaptive window), for work the
-    /// pager does not schedule (search).
-    package static func inFlightLimit(fixed count: Int?) -> InFlightLimit {
-        InFlightLimit(window: ConcurrencyWindow(fixed: count))
-    }
 }
 
 extension InFlightLimit {
@@ -334,6 +326,8 @@ extension InFlightLimit {
     package func slot(order: Int) -> InFlightSlot { InFlightSlot(self, order: order) }
 }
 
+/// Spotify's error body: `{"error":{"status":403,"message":"...","reason":"..."}}`, or plain text
+/// (some Development Mode 403s).
 package struct SpotifyErrorBody: Sendable, Equatable {
     package var status: Int
     package var message: String

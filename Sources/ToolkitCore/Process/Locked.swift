@@ -48,16 +48,13 @@ package final class PlainLock: @unchecked Sendable {
     }
 }
 
-/// A pthread condition with its mutex (NSCondition's lock, unlock, wait and broadcast): what a
+/// A pthread condition on a `PlainLock` (NSCondition's lock, unlock, wait and broadcast): what a
 /// thread that hands work to another waits on, without Foundation.
 package final class PlainCondition: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = PlainLock()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     package init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         pthread_cond_init(condition, nil)
@@ -66,13 +63,11 @@ package final class PlainCondition: @unchecked Sendable {
     deinit {
         pthread_cond_destroy(condition)
         condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
-    package func lock() { pthread_mutex_lock(mutex) }
-    package func unlock() { pthread_mutex_unlock(mutex) }
+    package func lock() { mutex.lock() }
+    package func unlock() { mutex.unlock() }
     /// Waits for a `broadcast`, with the lock held (released while waiting).
-    package func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() { pthread_cond_wait(condition, mutex.mutex) }
     package func broadcast() { pthread_cond_broadcast(condition) }
 }
