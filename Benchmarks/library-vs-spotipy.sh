@@ -30,34 +30,7 @@ in_flight_limit=8   # spotify-tracks' default --concurrency, and the floor's
 . Benchmarks/spotipy-peer.sh  # after the cd above: paths are from the repository root
 spotipy_peer_setup library-vs-spotipy spotify-playlists spotify-tracks -- --library-shape real --latency-ms "$latency"
 
-# spotipy as its documentation pages: the user's playlists, then each playlist's items with
-# playlist_items and next() until there is none. The list goes by offset, not next(): its next
-# link points at /users/{id}/playlists, which Spotify (and fake-spotify) no longer serve.
-cat > "$work/spotipy_library.py" <<'EOF'
-import sys
-import spotipy
-
-base, token = sys.argv[1:3]
-sp = spotipy.Spotify(auth=token, requests_timeout=30)
-sp.prefix = base + "/v1/"
-playlists, offset = [], 0
-while True:
-    page = sp.current_user_playlists(limit=50, offset=offset)
-    playlists += [p["id"] for p in page["items"]]
-    offset += 50
-    if offset >= page["total"]:
-        break
-out = []
-for playlist in playlists:
-    page = sp.playlist_items(playlist, limit=50, additional_types=("track", "episode"))
-    while page:
-        for entry in page["items"]:
-            item = entry.get("item") or entry.get("track")
-            if item:
-                out.append(item["id"] or item["uri"])
-        page = sp.next(page) if page["next"] else None
-sys.stdout.write("".join(i + "\n" for i in out))
-EOF
+# spotipy as its documentation pages: Benchmarks/spotipy_library.py.
 
 # "requests max_in_flight" of the Web API since the last reset.
 counters() {
@@ -86,7 +59,7 @@ run_case() { # name: runs it, timed, and records its time, requests and most in 
             tools env XDG_CACHE_HOME="$work/cache" "$bin/spotify-tracks" < "$work/all.jsonl" > "$work/cache.jsonl"
             ;;
         spotipy)
-            "$work/venv/bin/python" "$work/spotipy_library.py" "$base" "$token" > "$work/spotipy.ids"
+            "$work/venv/bin/python" Benchmarks/spotipy_library.py "$base" "$token" > "$work/spotipy.ids"
             ;;
         warm)
             tools env XDG_CACHE_HOME="$work/cache" "$bin/spotify-tracks" < "$work/all.jsonl" > "$work/warm.jsonl"

@@ -35,33 +35,7 @@ print(float(m[1]) * {"ms": 0.001, "s": 1, "m": 60}[m[2]])' "${window#*/}")
 spotipy_peer_setup rate-limit spotify-playlists spotify-tracks -- \
     --library-shape real --latency-ms "$latency" --rate-window "$window"
 
-# spotipy as its documentation pages (as in library-vs-spotipy.sh): the list by offset, then
-# each playlist's items with playlist_items and next().
-cat > "$work/spotipy_library.py" <<'PY'
-import sys
-import spotipy
-
-base, token = sys.argv[1:3]
-sp = spotipy.Spotify(auth=token, requests_timeout=60)
-sp.prefix = base + "/v1/"
-playlists, offset = [], 0
-while True:
-    page = sp.current_user_playlists(limit=50, offset=offset)
-    playlists += [p["id"] for p in page["items"]]
-    offset += 50
-    if offset >= page["total"]:
-        break
-out = []
-for playlist in playlists:
-    page = sp.playlist_items(playlist, limit=50, additional_types=("track", "episode"))
-    while page:
-        for entry in page["items"]:
-            item = entry.get("item") or entry.get("track")
-            if item:
-                out.append(item["id"] or item["uri"])
-        page = sp.next(page) if page["next"] else None
-sys.stdout.write("".join(i + "\n" for i in out))
-PY
+# spotipy as its documentation pages: Benchmarks/spotipy_library.py.
 
 # "requests refused sent_during_retry_after" of the Web API since the last reset.
 counters() {
@@ -85,7 +59,7 @@ run_case() { # name
                 bench "$bin" > "$work/toolkit.jsonl" 2> "$work/toolkit.err" || true
             ;;
         spotipy)
-            "$work/venv/bin/python" "$work/spotipy_library.py" "$base" "$token" > "$work/spotipy.ids"
+            "$work/venv/bin/python" Benchmarks/spotipy_library.py "$base" "$token" > "$work/spotipy.ids"
             ;;
     esac
     seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
