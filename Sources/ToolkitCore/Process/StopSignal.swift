@@ -16,7 +16,6 @@ package final class StopSignal: Sendable {
         var nextID = 0
         /// Waiters cancelled before they got to wait.
         var cancelled: Set<Int> = []
-        var handlers: [SignalHandlers] = []
     }
 
     private let state = Locked(State())
@@ -83,12 +82,10 @@ package final class StopSignal: Sendable {
 
     /// The stop signals stop instead of killing the process, so a watch ends with its final
     /// record and exit status 0, and a server shuts down before it exits. Cancel the result to
-    /// let them go before this signal is dropped.
+    /// give the signals back (the relay holds the handler until then).
     @discardableResult
     package func stopOnSignals(_ signals: [Int32] = StopSignal.signals) -> SignalHandlers {
-        let handlers = SignalHandlers(signals) { [self] _ in stop() }
-        state.withLock { $0.handlers.append(handlers) }
-        return handlers
+        SignalHandlers(signals) { [self] _ in stop() }
     }
 }
 
