@@ -63,13 +63,11 @@ package enum FakeSpotifyCommand {
     )
 
     package static func main() async -> Never {
-        var spec = spec
-        spec.run = run
-        await ToolRunner.main(spec)
+        await ToolRunner.main(spec.running(run))
     }
 
     /// What the command line asks for.
-    struct Launch {
+    struct Launch: CommandOptions {
         var settings = FakeSpotifySettings()
         var port: UInt16 = 0
         var portFile: String?
@@ -77,61 +75,58 @@ package enum FakeSpotifyCommand {
         var exitAfter = 3600
         var verbose = false
         var faults: [FaultRule] = []
+
+        init(_ command: ParsedCommand) throws {
+            if let text = try command.value(Option.port) {
+                guard let port = UInt16(text) else { throw ToolError.usage("--port must be 0...65535, not '\(text)'") }
+                self.port = port
+            }
+            self.portFile = try command.value(Option.portFile)
+            let clientIDs = try command.values(Option.clientId)
+            if clientIDs.contains("") { throw ToolError.usage("--client-id must not be empty") }
+            self.settings.clientIDs = clientIDs
+            let redirectURIs = try command.values(Option.redirectUri)
+            if redirectURIs.contains("") { throw ToolError.usage("--redirect-uri must not be empty") }
+            if !redirectURIs.isEmpty { self.settings.redirectURIs = redirectURIs }
+            func seconds(_ option: OptionSpec) throws -> Int? {
+                guard let text = try command.value(option) else { return nil }
+                guard let value = Int(text), value >= 0 else {
+                    throw ToolError.usage("--\(option.long) must be a whole number of seconds, not '\(text)'")
+                }
+                return value
+            }
+            if let lifetime = try seconds(Option.accessTokenLifetime) { self.settings.accessTokenLifetime = lifetime }
+            self.settings.refreshTokenLifetime = try seconds(Option.refreshTokenLifetime)
+            self.settings.rotation = try !command.flag(Option.noRotation)
+            self.settings.omitRefreshToken = try command.flag(Option.omitRefreshToken)
+            self.settings.deny = try command.flag(Option.deny)
+            if let text = try command.value(Option.tokenDelayMs) {
+                guard let ms = Int(text), ms >= 0 else {
+                    throw ToolError.usage("--token-delay-ms must be a whole number of milliseconds, not '\(text)'")
+                }
+                self.settings.tokenDelayMs = ms
+            }
+            if let text = try command.value(Option.exitAfter) { self.exitAfter = try parseDuration(text) / 1000 }
+            self.verbose = try command.flag(Option.verbose)
+            var library: [(name: String, value: String)] = []
+            if try command.flag(Option.legacy) { library.append(("legacy", "true")) }
+            for (option, field) in [
+                (Option.latencyMs, "latency_ms"), (Option.savedTracks, "saved_tracks"),
+                (Option.extraPlaylists, "extra_playlists"), (Option.libraryShape, "library_shape"),
+                (Option.rateWindow, "rate_window"),
+            ] {
+                if let value = try command.value(option) { library.append((field, value)) }
+            }
+            do {
+                try self.settings.library.apply(library)
+                self.faults = try command.values(Option.fault).map(FaultRule.init(launchSpec:))
+            } catch let error as ControlError {
+                throw ToolError.usage(error.message)
+            }
+        }
     }
 
-    static func parseLaunch(_ command: ParsedCommand) throws -> Launch {
-        var launch = Launch()
-        if let text = command.value(Option.port) {
-            guard let port = UInt16(text) else { throw ToolError.usage("--port must be 0...65535, not '\(text)'") }
-            launch.port = port
-        }
-        launch.portFile = command.value(Option.portFile)
-        let clientIDs = command.values(Option.clientId)
-        if clientIDs.contains("") { throw ToolError.usage("--client-id must not be empty") }
-        launch.settings.clientIDs = clientIDs
-        let redirectURIs = command.values(Option.redirectUri)
-        if redirectURIs.contains("") { throw ToolError.usage("--redirect-uri must not be empty") }
-        if !redirectURIs.isEmpty { launch.settings.redirectURIs = redirectURIs }
-        func seconds(_ option: OptionSpec) throws -> Int? {
-            guard let text = command.value(option) else { return nil }
-            guard let value = Int(text), value >= 0 else {
-                throw ToolError.usage("--\(option.long) must be a whole number of seconds, not '\(text)'")
-            }
-            return value
-        }
-        if let lifetime = try seconds(Option.accessTokenLifetime) { launch.settings.accessTokenLifetime = lifetime }
-        launch.settings.refreshTokenLifetime = try seconds(Option.refreshTokenLifetime)
-        launch.settings.rotation = !command.flag(Option.noRotation)
-        launch.settings.omitRefreshToken = command.flag(Option.omitRefreshToken)
-        launch.settings.deny = command.flag(Option.deny)
-        if let text = command.value(Option.tokenDelayMs) {
-            guard let ms = Int(text), ms >= 0 else {
-                throw ToolError.usage("--token-delay-ms must be a whole number of milliseconds, not '\(text)'")
-            }
-            launch.settings.tokenDelayMs = ms
-        }
-        if let text = command.value(Option.exitAfter) { launch.exitAfter = try parseDuration(text) / 1000 }
-        launch.verbose = command.flag(Option.verbose)
-        var library: [(name: String, value: String)] = []
-        if command.flag(Option.legacy) { library.append(("legacy", "true")) }
-        for (option, field) in [
-            (Option.latencyMs, "latency_ms"), (Option.savedTracks, "saved_tracks"),
-            (Option.extraPlaylists, "extra_playlists"), (Option.libraryShape, "library_shape"),
-            (Option.rateWindow, "rate_window"),
-        ] {
-            if let value = command.value(option) { library.append((field, value)) }
-        }
-        do {
-            try launch.settings.library.apply(library)
-            launch.faults = try command.values(Option.fault).map(FaultRule.init(launchSpec:))
-        } catch let error as ControlError {
-            throw ToolError.usage(error.message)
-        }
-        return launch
-    }
-
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let launch = try parseLaunch(command)
+    static func run(_ launch: Launch, _ context: ToolContext) async throws -> ExitCode {
         let name = context.toolName
         var log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)?
         if launch.verbose {

@@ -9,6 +9,9 @@ package struct ParsedCommand: Sendable {
     package var positionals: [String]
     var values: [String: [String]]
     var flagCounts: [String: Int]
+    /// The options this command line could carry (the innermost command's own, its parent's
+    /// global ones), by name: whether each takes a value. Reading any other is a bug, reported.
+    var declared: [String: Bool] = [:]
     package var wantsHelp: Bool
     package var wantsVersion: Bool
 
@@ -23,10 +26,32 @@ package struct ParsedCommand: Sendable {
 
     package var commandName: String { path.joined(separator: " ") }
 
-    /// Lookups by the option's own spec, so its name is written once, where it is declared.
-    package func flag(_ option: OptionSpec) -> Bool { flag(option.long) }
-    package func value(_ option: OptionSpec) -> String? { value(option.long) }
-    package func values(_ option: OptionSpec) -> [String] { values(option.long) }
+    /// Lookups by the option's own spec, so its name is written once, where it is declared. An
+    /// option the command does not declare cannot be read: it throws, so a handler never reads
+    /// an option that was never parsed (always absent) or one of the same name that means
+    /// something else.
+    package func flag(_ option: OptionSpec) throws -> Bool {
+        try checkDeclared(option)
+        return flag(option.long)
+    }
+    package func value(_ option: OptionSpec) throws -> String? {
+        try checkDeclared(option)
+        return value(option.long)
+    }
+    package func values(_ option: OptionSpec) throws -> [String] {
+        try checkDeclared(option)
+        return values(option.long)
+    }
+
+    /// Whether this command line could carry `option` (for option groups shared by commands that
+    /// offer different parts of them).
+    package func declares(_ option: OptionSpec) -> Bool { declared[option.long] == option.takesValue }
+
+    func checkDeclared(_ option: OptionSpec) throws {
+        guard declares(option) else {
+            throw ToolError.software("\(commandName) reads --\(option.long), which it does not declare")
+        }
+    }
 }
 
 package enum CommandLineParser {
@@ -159,6 +184,8 @@ package enum CommandLineParser {
             error.commandPath = result.path
             throw error
         }
+        result.declared = Dictionary(
+            options().map { ($0.long, $0.takesValue) }, uniquingKeysWith: { first, _ in first })
         if result.wantsHelp || result.wantsVersion { return result }
         do {
             if let firstError { throw firstError }

@@ -1,6 +1,26 @@
 import ToolkitCore
 
-/// What a command does once its arguments are parsed: the exit status, or a thrown `ToolError`.
+/// A command's options and arguments, read from its parsed command line and checked in one
+/// place, so a handler reads fields, never option names. `Songcount.Options` is the model.
+package protocol CommandOptions: Sendable {
+    init(_ command: ParsedCommand) throws
+}
+
+// TRANSITION (issue 25): handlers not yet given an Options struct take the parsed command.
+extension ParsedCommand: CommandOptions {
+    package init(_ command: ParsedCommand) { self = command }
+}
+
+/// For a command that takes no options and no arguments.
+package struct NoOptions: CommandOptions {
+    package init(_ command: ParsedCommand) {}
+}
+
+/// The one handler shape: a command's options, and the context it runs in; the exit status, or a
+/// thrown `ToolError`.
+package typealias Handler<Options: CommandOptions> = @Sendable (Options, ToolContext) async throws -> ExitCode
+
+/// A handler with its options type erased, as the spec keeps it.
 package typealias CommandHandler = @Sendable (ParsedCommand, ToolContext) async throws -> ExitCode
 
 /// The one declaration of a command. The parser, `--help`, the man page and the bash, zsh and
@@ -35,8 +55,9 @@ package struct CommandSpec: Sendable {
     /// A development tool (fake-spotify): never installed and without a man page, so its help
     /// points nowhere else.
     package var developmentOnly = false
-    /// Runs the command (for a tool with subcommands: the tool alone, if `runsWithoutSubcommand`).
-    package var run: CommandHandler?
+    /// Runs the command (for a tool with subcommands: the tool alone, if `runsWithoutSubcommand`);
+    /// set by `running(_:)`.
+    var run: CommandHandler?
 
     package init(
         name: String,
@@ -55,8 +76,7 @@ package struct CommandSpec: Sendable {
         examples: [ExampleSpec] = [],
         seeAlso: [String] = [],
         runsWithoutSubcommand: Bool = false,
-        developmentOnly: Bool = false,
-        run: CommandHandler? = nil
+        developmentOnly: Bool = false
     ) {
         self.name = name
         self.abstract = abstract
@@ -75,13 +95,14 @@ package struct CommandSpec: Sendable {
         self.seeAlso = seeAlso
         self.runsWithoutSubcommand = runsWithoutSubcommand
         self.developmentOnly = developmentOnly
-        self.run = run
     }
 
-    /// The same spec with its handler: `CommandSpec(name: "list", ...).running(list)`.
-    package func running(_ handler: @escaping CommandHandler) -> CommandSpec {
+    /// The same spec with its handler: `CommandSpec(name: "list", ...).running(list)`, where
+    /// `list` takes the command's `Options` and the context. The options are read before the
+    /// handler runs, so a usage error never leaves half a command done.
+    package func running<Options: CommandOptions>(_ handler: @escaping Handler<Options>) -> CommandSpec {
         var spec = self
-        spec.run = handler
+        spec.run = { command, context in try await handler(try Options(command), context) }
         return spec
     }
 
@@ -170,9 +191,12 @@ package struct OptionSpec: Sendable {
 
     package static let help = OptionSpec("help", short: "h", help: "Show this help and exit.")
     package static let version = OptionSpec("version", help: "Show the version and exit.")
-    /// `--json` as the record-writing tools offer it.
-    package static let jsonRecords = OptionSpec(
-        "json", short: "j", help: "Write records as JSON Lines even on a terminal.", global: true)
+    /// `--json`, the one declaration: JSON Lines even on a terminal. Tools with subcommands offer it
+    /// to all of them; `help` says what the records are where a tool needs to.
+    package static func json(help: String = "Write records as JSON Lines even on a terminal.") -> OptionSpec {
+        OptionSpec("json", short: "j", help: help, global: true)
+    }
+    package static let jsonRecords = json()
 }
 
 package struct ArgumentSpec: Sendable {

@@ -64,8 +64,8 @@ import ToolkitCore
 
     @Test func theCommandLineSetsIt() throws {
         let command = try CommandLineParser.parse(["--rate-window", "180/30s"], spec: FakeSpotifyCommand.spec)
-        #expect(try FakeSpotifyCommand.parseLaunch(command).settings.library.rateWindow?.limit == 180)
+        #expect(try FakeSpotifyCommand.Launch(command).settings.library.rateWindow?.limit == 180)
         let bad = try CommandLineParser.parse(["--rate-window", "lots"], spec: FakeSpotifyCommand.spec)
-        #expect(throws: ToolError.self) { try FakeSpotifyCommand.parseLaunch(bad) }
+        #expect(throws: ToolError.self) { try FakeSpotifyCommand.Launch(bad) }
     }
 }

@@ -7,6 +7,12 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @Suite(.tags(.small)) struct CommandLineParserTests {
     let tool = CommandSpec(
         name: "tool",
@@ -156,5 +162,58 @@ import Testing
         let spec = CommandSpec(name: "get", abstract: "x", arguments: [ArgumentSpec("ID", help: "id")])
         #expect(usageMessage([], spec: spec) == "missing argument ID")
         #expect(usageMessage(["a", "b"], spec: spec) == "unexpected argument 'b'")
+    }
+}
+
+@Suite(.tags(.small)) struct TypedOptionsTests {
+    static let select = OptionSpec("select", short: "s", help: "select")
+    static let target = OptionSpec("target", short: "t", value: "DURATION", help: "target")
+    static let other = OptionSpec("other", help: "declared by no command")
+    static let sameNameOtherMeaning = OptionSpec("target", help: "a flag of the same name")
+    let root = CommandSpec(
+        name: "tool", abstract: "a test tool", options: [.jsonRecords],
+        subcommands: [CommandSpec(name: "pick", abstract: "pick", options: [Self.select, Self.target])])
+
+    @Test func aDeclaredOptionAndTheParentsGlobalOnesCanBeRead() throws {
+        let parsed = try CommandLineParser.parse(["pick", "-s", "--target", "5m", "--json"], spec: root)
+        #expect(try parsed.flag(Self.select) && parsed.flag(.jsonRecords))
+        #expect(try parsed.value(Self.target) == "5m")
+    }
+
+    @Test func anUndeclaredOptionCannotBeReadNorOneOfTheSameNameThatMeansSomethingElse() throws {
+        let parsed = try CommandLineParser.parse(["pick"], spec: root)
+        for read in [{ _ = try parsed.flag(Self.other) }, { _ = try parsed.flag(Self.sameNameOtherMeaning) }] {
+            let error = #expect(throws: ToolError.self) { try read() }
+            #expect(error?.exitCode == .software)
+            #expect(error?.message.contains("does not declare") == true)
+        }
+    }
+
+    struct Pick: CommandOptions {
+        var select: Bool
+        var target: String?
+        init(_ command: ParsedCommand) throws {
+            select = try command.flag(TypedOptionsTests.select)
+            target = try command.value(TypedOptionsTests.target)
+            if select && target == nil { throw ToolError.usage("--select needs --target") }
+        }
+    }
+
+    @Test func aHandlerGetsItsOptionsReadOnceAndAUsageErrorBeforeItRuns() async throws {
+        let ran = Locked<[String]>([])
+        let spec = CommandSpec(name: "pick", abstract: "pick", options: [Self.select, Self.target]).running {
+            (options: Pick, _) in
+            ran.withLock { $0.append(options.target ?? "none") }
+            return .success
+        }
+        let quiet = open("/dev/null", O_RDWR)
+        defer { close(quiet) }
+        let streams = ToolStreams(stdin: quiet, stdout: quiet, stderr: quiet, terminal: .none)
+        let environment = ToolEnvironment([:])
+        #expect(
+            await ToolRunner.execute(spec, arguments: ["-s", "-t", "1m"], environment: environment, streams: streams)
+                == 0)
+        #expect(await ToolRunner.execute(spec, arguments: ["-s"], environment: environment, streams: streams) == 64)
+        #expect(ran.withLock { $0 } == ["1m"])
     }
 }

@@ -13,12 +13,12 @@ extension RoutineLink {
 
     static func add(_ invocation: Invocation) async throws -> ExitCode {
         var durationMs: Int?
-        if let text = invocation.command.value(Option.duration) {
+        if let text = try invocation.command.value(Option.duration) {
             let milliseconds = try parseDuration(text)
             guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
             durationMs = milliseconds
         }
-        let note = invocation.command.value(Option.note)
+        let note = try invocation.command.value(Option.note)
         let routine = try invocation.store.update {
             try $0.add(
                 name: invocation.name, durationMs: durationMs, note: note, now: isoTimestamp(invocation.context.now))
@@ -46,8 +46,8 @@ extension RoutineLink {
     /// whatever the routine.
     static func editRequest(_ command: ParsedCommand) throws -> RoutineEdit {
         var change = RoutineEdit()
-        let durationText = command.value(Option.newDuration)
-        if command.flag(Option.noDuration) {
+        let durationText = try command.value(Option.newDuration)
+        if try command.flag(Option.noDuration) {
             guard durationText == nil else {
                 throw ToolError.usage("--duration and --no-duration cannot be used together")
             }
@@ -64,7 +64,7 @@ extension RoutineLink {
                 change.durationMs = .set(milliseconds)
             }
         }
-        if let note = command.value(Option.newNote) {
+        if let note = try command.value(Option.newNote) {
             change.note = note.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? .clear : .set(note)
         }
         change.name = try command.value(Option.rename).map(RoutineBook.validatedName)
@@ -78,7 +78,7 @@ extension RoutineLink {
 
     static func list(_ invocation: Invocation) throws -> ExitCode {
         let routines = try book(invocation).routines
-        if invocation.command.flag(namesOption) {
+        if try invocation.command.flag(namesOption) {
             for routine in routines { try invocation.context.stdout.writeText(TerminalText.clean(routine.name) + "\n") }
             return .success
         }
@@ -128,7 +128,7 @@ extension RoutineLink {
     }
 
     static func remove(_ invocation: Invocation) async throws -> ExitCode {
-        let skipQuestion = invocation.command.flag(Option.yes)
+        let skipQuestion = try invocation.command.flag(Option.yes)
         if !skipQuestion {
             // Unlike spotify-playlists delete, remove has always refused to guess without a
             // terminal: a script says --yes.
@@ -264,7 +264,7 @@ extension RoutineLink {
         let playlist = try linkedPlaylist(book.routines[try book.existingIndex(of: invocation.name)])
         let opener = LinkOpener(environment: invocation.context.environment)
         let link = LinkOpener.playlistLink(playlist, schemeHasHandler: opener.spotifySchemeHasHandler())
-        if invocation.command.flag(Option.print) {
+        if try invocation.command.flag(Option.print) {
             try invocation.context.stdout.writeText(link + "\n")
             return .success
         }

@@ -44,8 +44,8 @@ extension RoutineLink {
     static func fit(_ invocation: Invocation) async throws -> ExitCode {
         let command = invocation.command
         let context = invocation.context
-        let from = command.value(FitOption.from)
-        let liked = command.flag(FitOption.liked)
+        let from = try command.value(FitOption.from)
+        let liked = try command.flag(FitOption.liked)
         guard (from != nil) != liked else {
             throw ToolError.usage("fit chooses from one source: --from PLAYLIST or --liked")
         }
@@ -58,7 +58,7 @@ extension RoutineLink {
         }
         var source: SpotifyReference?
         if let from { source = try await PlaylistNames.reference(from, context, exact: false) }
-        let name = command.value(FitOption.name) ?? "\(routine.name) \(formatClock(milliseconds: targetMs))"
+        let name = try command.value(FitOption.name) ?? "\(routine.name) \(formatClock(milliseconds: targetMs))"
         guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
 
         let api = try context.webAPI()

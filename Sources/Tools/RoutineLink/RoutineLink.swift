@@ -262,7 +262,7 @@ package enum RoutineLink {
             try await body(
                 Invocation(
                     context: context, command: command,
-                    mode: context.outputMode(forcedJSON: command.flag(.jsonRecords)),
+                    mode: context.outputMode(forcedJSON: try command.flag(.jsonRecords)),
                     store: RoutineStore.make(environment: context.environment, clock: context.clock)))
         }
     }

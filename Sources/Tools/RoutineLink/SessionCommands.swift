@@ -24,7 +24,7 @@ extension RoutineLink {
 
     /// `--device` says where `--play` plays: alone, it would be silently ignored.
     static func checkPlayOptions(_ command: ParsedCommand) throws {
-        if command.value(Option.device) != nil && !command.flag(playOption) {
+        if try command.value(Option.device) != nil && !command.flag(playOption) {
             throw ToolError.usage("--device goes with --play (it names the device to play on)")
         }
     }
@@ -65,10 +65,10 @@ extension RoutineLink {
             context.warn("'\(routine.name)' has no playlist linked; nothing to open")
             return (routine, started)
         }
-        if invocation.command.flag(playOption) {
+        if try invocation.command.flag(playOption) {
             do {
                 let player = try context.player()
-                let device = try await player.commandTarget(invocation.command.value(Option.device))
+                let device = try await player.commandTarget(try invocation.command.value(Option.device))
                 // A track is played as itself; a playlist or an album as the context it is.
                 let target: SpotifyPlayer.PlayTarget =
                     playlist.kind == .track ? .items([playlist.uri]) : .context(uri: playlist.uri, offsetURI: nil)
@@ -138,7 +138,7 @@ extension RoutineLink {
         let book = try book(invocation)
         let routine = book.routines[try book.existingIndex(of: invocation.name)]
         let watchMs: Int
-        if let text = invocation.command.value(Option.watchFor) {
+        if let text = try invocation.command.value(Option.watchFor) {
             watchMs = try parseDuration(text)
         } else if let duration = routine.durationMs {
             watchMs = duration

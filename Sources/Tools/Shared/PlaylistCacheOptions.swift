@@ -27,14 +27,37 @@ enum PlaylistCacheOptions {
         "The snapshot cache: one file per playlist (its latest snapshot_id), private to you (0700, files 0600), and beside it playlist-names.json, your playlists' names for --offline; safe to delete at any time."
     )
 
+    /// `--no-cache` and `--offline`, read once, for the options of a command that offers them
+    /// (each only where it is declared: `spotify-playlists get` offers no `--offline`, and the
+    /// listing's `--duration` neither).
+    struct Choice: Sendable, Equatable {
+        var bypass = false
+        var offline = false
+
+        init(bypass: Bool = false, offline: Bool = false) {
+            (self.bypass, self.offline) = (bypass, offline)
+        }
+
+        init(_ command: ParsedCommand) throws {
+            bypass = try command.declares(noCacheOption) && command.flag(noCacheOption)
+            offline = try command.declares(offlineOption) && command.flag(offlineOption)
+            if bypass && offline {
+                throw ToolError.usage("--offline prints from the cache, which --no-cache turns off; use one of them")
+            }
+        }
+    }
+
+    // TRANSITION (issue 25): for handlers not yet given an Options struct.
     static func reader(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) throws
         -> PlaylistItemsReader
     {
-        let bypass = command.flag(noCacheOption)
-        let offline = command.flag(offlineOption)
-        if bypass && offline {
-            throw ToolError.usage("--offline prints from the cache, which --no-cache turns off; use one of them")
-        }
+        try reader(Choice(command), context, concurrency: concurrency)
+    }
+
+    /// The reader the choice asks for: through the logged-in account's cache, past it, or from
+    /// it alone.
+    static func reader(_ choice: Choice, _ context: ToolContext, concurrency: Int?) throws -> PlaylistItemsReader {
+        let (bypass, offline) = (choice.bypass, choice.offline)
         // Entries belong to the account that fetched them: with no account known (not logged in),
         // nothing is read or written, and --offline has nothing to print.
         let account =
@@ -59,18 +82,20 @@ enum PlaylistCacheOptions {
     /// The playlists named by the arguments or standard input, with what a playlist record among
     /// them tells before any request: its snapshot_id and items_total.
     static func selectors(
-        _ command: ParsedCommand, _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist]
+        _ arguments: [String], offline: Bool, _ context: ToolContext, tool: String,
+        kinds: [SpotifyReference.Kind] = [.playlist]
     ) async throws -> [PlaylistItemsReader.Selector] {
-        try await PlaylistCommands.references(command, context, tool: tool, kinds: kinds) { reference, text in
+        try await PlaylistCommands.references(arguments, offline: offline, context, tool: tool, kinds: kinds) {
+            reference, text in
             selector(reference, record: text)
         }
     }
 
     /// With no SOURCE arguments, the same from standard input as it arrives (nil with arguments).
     static func arrivingSelectors(
-        _ command: ParsedCommand, _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist]
+        _ arguments: [String], _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist]
     ) throws -> LineFeed<PlaylistItemsReader.Selector>? {
-        try PlaylistCommands.arrivingReferences(command, context, tool: tool, kinds: kinds) { reference, text in
+        try PlaylistCommands.arrivingReferences(arguments, context, tool: tool, kinds: kinds) { reference, text in
             selector(reference, record: text)
         }
     }

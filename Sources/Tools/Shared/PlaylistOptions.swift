@@ -52,7 +52,7 @@ enum PlaylistCommands {
 
     /// `--concurrency N`: nil (adaptive) when not given.
     static func concurrency(_ command: ParsedCommand) throws -> Int? {
-        guard let text = command.value(concurrencyOption) else { return nil }
+        guard let text = try command.value(concurrencyOption) else { return nil }
         guard let value = Int(text), (1...SpotifyWebAPI.concurrencyCeiling).contains(value) else {
             throw ToolError.usage(
                 "--concurrency must be a whole number from 1 to \(SpotifyWebAPI.concurrencyCeiling), not '\(text)'")
@@ -61,27 +61,33 @@ enum PlaylistCommands {
     }
 
     /// Playlist references from the arguments, or from stdin when there are none (not a terminal).
-    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) async throws
-        -> [SpotifyReference]
+    static func references(_ arguments: [String], offline: Bool = false, _ context: ToolContext, tool: String)
+        async throws -> [SpotifyReference]
     {
-        try await references(command, context, tool: tool) { reference, _ in reference }
+        try await references(arguments, offline: offline, context, tool: tool) { reference, _ in reference }
     }
 
     /// The same, with the text each reference came from (see `SpotifyReference.fromArgumentsOrInput`).
-    /// A PLAYLIST argument may also be a playlist's name (`PlaylistNames`).
+    /// A PLAYLIST argument may also be a playlist's name (`PlaylistNames`), looked up without a
+    /// request when `offline`.
     static func references<T>(
-        _ command: ParsedCommand, _ context: ToolContext, tool: String,
+        _ arguments: [String], offline: Bool = false, _ context: ToolContext, tool: String,
         kinds: [SpotifyReference.Kind] = [.playlist], make: (SpotifyReference, String) -> T
     ) async throws -> [T] {
-        if command.positionals.isEmpty && context.terminal.stdinIsTerminal { throw nothingNamed(tool: tool) }
-        let offline =
-            command.spec.options.contains { $0.long == PlaylistCacheOptions.offlineOption.long }
-            && command.flag(PlaylistCacheOptions.offlineOption)
-        let arguments = try await PlaylistNames.resolve(command.positionals, context, offline: offline) {
+        if arguments.isEmpty && context.terminal.stdinIsTerminal { throw nothingNamed(tool: tool) }
+        let resolved = try await PlaylistNames.resolve(arguments, context, offline: offline) {
             (try? SpotifyReference.parse($0, expectingOneOf: kinds)) != nil
         }
         return try SpotifyReference.fromArgumentsOrInput(
-            arguments, expectingOneOf: kinds, input: context.stdin, make: make)
+            resolved, expectingOneOf: kinds, input: context.stdin, make: make)
+    }
+
+    // TRANSITION (issue 25): for handlers not yet given an Options struct.
+    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) async throws
+        -> [SpotifyReference]
+    {
+        try await references(
+            command.positionals, offline: PlaylistCacheOptions.Choice(command).offline, context, tool: tool)
     }
 
     static func nothingNamed(tool: String) -> ToolError {
@@ -93,10 +99,10 @@ enum PlaylistCommands {
     /// starts on the first line while the rest still comes (the stages of a pipeline overlap);
     /// nil when there are arguments.
     static func arrivingReferences<T: Sendable>(
-        _ command: ParsedCommand, _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist],
+        _ arguments: [String], _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist],
         make: @escaping @Sendable (SpotifyReference, String) -> T
     ) throws -> LineFeed<T>? {
-        guard command.positionals.isEmpty else { return nil }
+        guard arguments.isEmpty else { return nil }
         if context.terminal.stdinIsTerminal { throw nothingNamed(tool: tool) }
         return SpotifyReference.arriving(expectingOneOf: kinds, input: context.stdin, make: make)
     }

@@ -68,9 +68,8 @@ package enum Songcount {
                 "spotify-tracks Morning > morning.jsonl && songcount --target 1h30m morning.jsonl",
                 "Keep a playlist in a file, then count it as often as you like, offline."),
         ],
-        seeAlso: ["spotify-tracks", "spotify-nowplaying", "routine-link", "jq"],
-        run: run
-    )
+        seeAlso: ["spotify-tracks", "spotify-nowplaying", "routine-link", "jq"]
+    ).running(run)
 
     /// The command line, read and checked once.
     struct Options {
@@ -106,10 +105,10 @@ package enum Songcount {
 
         init(_ command: ParsedCommand) throws {
             target = try command.value(Self.target).map(Songcount.parseTarget)
-            select = command.flag(Self.select)
-            bestFit = command.flag(Self.bestFit)
-            labelOnly = command.flag(Self.label)
-            json = command.flag(Self.json)
+            select = try command.flag(Self.select)
+            bestFit = try command.flag(Self.bestFit)
+            labelOnly = try command.flag(Self.label)
+            json = try command.flag(Self.json)
             sources = command.positionals.isEmpty ? ["-"] : command.positionals
             if select && target == nil { throw ToolError.usage("--select needs --target") }
             if select && labelOnly { throw ToolError.usage("--select and --label cannot be used together") }

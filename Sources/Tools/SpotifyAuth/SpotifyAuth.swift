@@ -161,7 +161,7 @@ package enum SpotifyAuth {
         _ body: @escaping @Sendable (ParsedCommand, ToolContext, TokenStore, OutputMode) async throws -> ExitCode
     ) -> CommandHandler {
         { command, context in
-            let mode = context.outputMode(forcedJSON: command.flag(.jsonRecords))
+            let mode = context.outputMode(forcedJSON: try command.flag(.jsonRecords))
             return try await body(command, context, TokenStores.make(environment: context.environment), mode)
         }
     }
@@ -171,7 +171,7 @@ package enum SpotifyAuth {
     {
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         // Bare unless --json is asked for: `| sed` and `$(...)` want the token alone, piped or not.
-        if command.flag(.jsonRecords) {
+        if try command.flag(.jsonRecords) {
             try context.stdout.write(try await provider.accessTokenRecord())
         } else {
             try context.stdout.writeText(try await provider.accessToken() + "\n")
@@ -217,7 +217,7 @@ package enum SpotifyAuth {
         }
         let removed = try PlaylistCache.removeAll(environment: context.environment)
         if removed > 0 { context.warn("removed the snapshot cache (\(plural(removed, "playlist")))") }
-        if command.flag(Option.forgetLinks) {
+        if try command.flag(Option.forgetLinks) {
             let cleared = try RoutineStore.forgetLinks(environment: context.environment, clock: context.clock)
             context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         }
@@ -230,10 +230,10 @@ package enum SpotifyAuth {
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
         let redirectText =
-            command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
+            try command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
             ?? LoopbackRedirect.defaultURI
         guard
-            let clientID = command.value(Option.clientId) ?? context.environment["SPOTIFY_CLIENT_ID"]
+            let clientID = try command.value(Option.clientId) ?? context.environment["SPOTIFY_CLIENT_ID"]
                 ?? settings.clientID
         else {
             // The redirect URI this login would use, so the app is registered with the right one.
@@ -256,10 +256,10 @@ package enum SpotifyAuth {
             )
         }
         let redirect = try LoopbackRedirect.parse(redirectText)
-        let timeout = try parseDuration(command.value(Option.timeout) ?? "5m")
+        let timeout = try parseDuration(try command.value(Option.timeout) ?? "5m")
         guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
         guard timeout <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
-        let asked = try SpotifyScope.expand(command.values(Option.scope))
+        let asked = try SpotifyScope.expand(try command.values(Option.scope))
         // An unreadable store is an error before anything happens, never silently overwritten.
         let previous = try store.load()
 
@@ -267,7 +267,7 @@ package enum SpotifyAuth {
         // the last login was granted (its tokens, or the config when Spotify ended that session
         // and the tokens went with it) and what --scope adds. Otherwise each hint's login would
         // drop the scope the previous hint added.
-        let kept = command.flag(Option.resetScopes) ? [] : (previous?.scopes ?? []) + (settings.scopes ?? [])
+        let kept = try command.flag(Option.resetScopes) ? [] : (previous?.scopes ?? []) + (settings.scopes ?? [])
         var scopes = LoginFlow.defaultScopes
         for scope in kept + asked where !scopes.contains(scope) { scopes.append(scope) }
         let keptExtras = scopes.filter {
@@ -280,8 +280,8 @@ package enum SpotifyAuth {
         }
         let accounts = try AccountsClient(environment: context.environment)
         let flow = LoginFlow(
-            clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: command.flag(Option.noBrowser),
-            timeoutSeconds: Double(timeout) / 1000, showDialog: command.flag(Option.showDialog),
+            clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: try command.flag(Option.noBrowser),
+            timeoutSeconds: Double(timeout) / 1000, showDialog: try command.flag(Option.showDialog),
             accounts: accounts, environment: context.environment, input: context.stdin.fileDescriptor,
             inputIsTerminal: context.terminal.stdinIsTerminal,
             say: { [stderr = context.stderr] in stderr.write($0 + "\n") }

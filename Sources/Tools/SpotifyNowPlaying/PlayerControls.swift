@@ -28,15 +28,15 @@ extension SpotifyNowPlaying {
             notes: [
                 "Reads what plays now (GET /me/player/currently-playing), then saves that track with PUT /me/library."
             ],
-            examples: [ExampleSpec("spotify-nowplaying like", "Like the song you are hearing.")],
-            run: { _, context in try await like(context, save: true) }),
+            examples: [ExampleSpec("spotify-nowplaying like", "Like the song you are hearing.")]
+        ).running({ (_: NoOptions, context) in try await like(context, save: true) }),
         CommandSpec(
             name: "unlike", abstract: "remove the track that plays now from your Liked Songs",
             discussion: [
                 "Needs the user-library-modify scope (spotify-auth login --scope edit adds it). Removing a song that is not liked changes nothing."
             ],
-            notes: ["Reads what plays now, then removes that track with DELETE /me/library."],
-            run: { _, context in try await like(context, save: false) }),
+            notes: ["Reads what plays now, then removes that track with DELETE /me/library."]
+        ).running({ (_: NoOptions, context) in try await like(context, save: false) }),
         control(
             "shuffle", "turn shuffle on or off",
             arguments: [ArgumentSpec("on|off", help: "on or off.", completion: .choices(["on", "off"]))],
@@ -112,8 +112,8 @@ extension SpotifyNowPlaying {
             ],
             examples: [
                 ExampleSpec("spotify-nowplaying transfer kitchen", "Carry on listening on the kitchen speaker.")
-            ],
-            run: { command, context in try await transfer(command, context) }),
+            ]
+        ).running({ (command: ParsedCommand, context) in try await transfer(command, context) }),
     ]
 
     // MARK: Transfer

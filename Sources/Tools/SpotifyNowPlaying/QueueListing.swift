@@ -25,14 +25,14 @@ extension SpotifyNowPlaying {
                 "spotify-nowplaying queue | jq -c 'select(.current | not)' | songcount --label",
                 "How many songs are lined up after this one."),
             ExampleSpec("spotify-nowplaying queue spotify:track:4uLU6hMCjMI75M1A2tKUQC", "Add a track to the queue."),
-        ],
-        run: { command, context in
-            guard command.positionals.isEmpty else { return try await control(command, context, send: queue) }
-            if command.value(deviceOption) != nil {
-                throw ToolError.usage("--device goes with URIs to add; the queue printed is your account's")
-            }
-            return try await listQueue(context, player: try context.player(), mode: outputMode(command, context))
-        })
+        ]
+    ).running({ (command: ParsedCommand, context) in
+        guard command.positionals.isEmpty else { return try await control(command, context, send: queue) }
+        if try command.value(deviceOption) != nil {
+            throw ToolError.usage("--device goes with URIs to add; the queue printed is your account's")
+        }
+        return try await listQueue(context, player: try context.player(), mode: outputMode(command, context))
+    })
 
     /// The queue as records, or a table on a terminal; nothing at all is exit 1.
     static func listQueue(_ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {

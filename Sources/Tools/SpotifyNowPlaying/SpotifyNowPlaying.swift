@@ -36,11 +36,11 @@ package enum SpotifyNowPlaying {
         CommandSpec(
             name: name, abstract: abstract, discussion: discussion, notes: notes, arguments: arguments,
             options: [deviceOption],
-            examples: examples,
-            run: { command, context in
-                try check(command)
-                return try await control(command, context, send: send)
-            })
+            examples: examples
+        ).running({ (command: ParsedCommand, context) in
+            try check(command)
+            return try await control(command, context, send: send)
+        })
     }
 
     package static let spec = CommandSpec(
@@ -102,23 +102,23 @@ package enum SpotifyNowPlaying {
         ] + settingCommands + [
             CommandSpec(
                 name: "devices", abstract: "list the devices Spotify can play on, as device records",
-                options: [deviceNamesOption],
-                run: { command, context in
-                    if command.flag(deviceNamesOption) {
-                        // For a shell's Tab: one quick try, and nothing printed when it fails (D15).
-                        guard let api = try? context.webAPI().forCompletion(),
-                            let devices = try? await SpotifyPlayer(api: api).devices()
-                        else { return .unavailable }
-                        for device in devices {
-                            if let name = device["name"]?.stringValue {
-                                try context.stdout.writeText(TerminalText.clean(name) + "\n")
-                            }
+                options: [deviceNamesOption]
+            ).running({ (command: ParsedCommand, context) in
+                if try command.flag(deviceNamesOption) {
+                    // For a shell's Tab: one quick try, and nothing printed when it fails (D15).
+                    guard let api = try? context.webAPI().forCompletion(),
+                        let devices = try? await SpotifyPlayer(api: api).devices()
+                    else { return .unavailable }
+                    for device in devices {
+                        if let name = device["name"]?.stringValue {
+                            try context.stdout.writeText(TerminalText.clean(name) + "\n")
                         }
-                        return .success
                     }
-                    let player = try context.player()
-                    return try await devices(context, player: player, mode: outputMode(command, context))
-                }),
+                    return .success
+                }
+                let player = try context.player()
+                return try await devices(context, player: player, mode: outputMode(command, context))
+            }),
             CommandSpec(
                 name: "recent",
                 abstract: "recently played tracks, oldest first, as played records",
@@ -134,12 +134,11 @@ package enum SpotifyNowPlaying {
                     ExampleSpec(
                         "spotify-nowplaying recent --since 1h | songcount --label",
                         "How many songs you heard in the last hour.")
-                ],
-                run: { command, context in
-                    try await recent(
-                        command, context, player: try context.player(), mode: outputMode(command, context))
-                }
-            ),
+                ]
+            ).running({ (command: ParsedCommand, context) in
+                try await recent(
+                    command, context, player: try context.player(), mode: outputMode(command, context))
+            }),
         ],
         input: [
             "play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."
@@ -181,19 +180,18 @@ package enum SpotifyNowPlaying {
                 "How many songs you get through in the next fifteen minutes."),
         ],
         seeAlso: ["songcount", "spotify-auth", "spotify-tracks", "spotify-playlists", "routine-link"],
-        runsWithoutSubcommand: true,
-        run: nowPlaying
-    )
+        runsWithoutSubcommand: true
+    ).running(nowPlaying)
 
-    static func outputMode(_ command: ParsedCommand, _ context: ToolContext) -> OutputMode {
-        context.outputMode(forcedJSON: command.flag(.jsonRecords))
+    static func outputMode(_ command: ParsedCommand, _ context: ToolContext) throws -> OutputMode {
+        context.outputMode(forcedJSON: try command.flag(.jsonRecords))
     }
 
     /// The tool alone: one look at what plays, or `--watch`.
     static func nowPlaying(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let mode = outputMode(command, context)
-        if !command.flag(Option.watch) {
-            for option in [Option.watchFor, Option.interval] where command.value(option) != nil {
+        let mode = try outputMode(command, context)
+        if try !command.flag(Option.watch) {
+            for option in [Option.watchFor, Option.interval] where try command.value(option) != nil {
                 throw ToolError.usage("--\(option.long) needs --watch")
             }
         }
@@ -202,7 +200,7 @@ package enum SpotifyNowPlaying {
         let watchFor = try command.value(Option.watchFor).map { try Double(parseDuration($0)) / 1000 }
         let clock = try WatchClock.from(context.environment)
         let player = try context.player()
-        if command.flag(Option.watch) {
+        if try command.flag(Option.watch) {
             return try await watch(
                 command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
         }
@@ -212,7 +210,7 @@ package enum SpotifyNowPlaying {
     static func pollSchedule(_ command: ParsedCommand) throws -> PollSchedule {
         let interval = try command.value(Option.interval).map { Double(try parseDuration($0)) / 1000 } ?? 10
         guard interval >= 1 else { throw ToolError.usage("--interval must be at least 1s") }
-        if command.flag(Option.fixedInterval) {
+        if try command.flag(Option.fixedInterval) {
             return PollSchedule(interval: interval, idleInterval: interval, endMargin: 0, pauseGrace: 0, adapts: false)
         }
         return PollSchedule(interval: interval)
@@ -223,10 +221,10 @@ package enum SpotifyNowPlaying {
     static func oneShot(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
     {
-        let withDevice = command.flag(Option.device)
+        let withDevice = try command.flag(Option.device)
         let observation = PlaybackObservation(
             try await player.current(withDevice: withDevice), ofWholePlayer: withDevice)
-        guard observation.hasItem, observation.isPlaying || !command.flag(Option.playingOnly) else {
+        guard observation.hasItem, try observation.isPlaying || !command.flag(Option.playingOnly) else {
             if context.terminal.stderrIsTerminal { context.warn(observation.hasItem ? "paused" : "nothing playing") }
             return .notFound
         }
@@ -247,7 +245,7 @@ package enum SpotifyNowPlaying {
         let signals = stop.stopOnSignals()
         defer { signals.cancel() }  // the run owns them: a host process gets its own back
         let watcher = PlaybackWatcher(
-            player: player, schedule: schedule, clock: clock, withDevice: command.flag(Option.device),
+            player: player, schedule: schedule, clock: clock, withDevice: try command.flag(Option.device),
             duration: duration)
         try await watcher.run(stop: stop, warn: context.warn) { record in
             if mode == .human {
@@ -267,7 +265,7 @@ package enum SpotifyNowPlaying {
     /// A playback command: to `--device` or the active device, then a note of what was sent.
     static func control(_ command: ParsedCommand, _ context: ToolContext, send: Send) async throws -> ExitCode {
         let player = try context.player()
-        let device = try await player.commandTarget(command.value(deviceOption))
+        let device = try await player.commandTarget(try command.value(deviceOption))
         let what = try await send(command, context, player, device.id)
         context.warn("sent to \(device.name): \(what) (Spotify carries it out on the device)")
         return .success
@@ -371,13 +369,13 @@ package enum SpotifyNowPlaying {
     static func recent(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
     {
-        if command.value(Option.since) != nil && command.value(Option.after) != nil {
+        if try command.value(Option.since) != nil && command.value(Option.after) != nil {
             throw ToolError.usage("--since and --after cannot be used together")
         }
         var after: Double?
-        if let since = command.value(Option.since) {
+        if let since = try command.value(Option.since) {
             after = context.now - Double(try parseDuration(since)) / 1000
-        } else if let text = command.value(Option.after) {
+        } else if let text = try command.value(Option.after) {
             // A duration ago, a local time (today's, or with a date), or ISO 8601 with an offset.
             if let ago = try? parseDuration(text) {
                 after = context.now - Double(ago) / 1000

@@ -51,7 +51,7 @@ extension SpotifyPlaylists {
         case "list":
             _ = try names(0, "no NAME")
             let playlists = try store.read()?.playlists ?? []
-            if command.flag(localNamesOption) {
+            if try command.flag(localNamesOption) {
                 for playlist in playlists { try context.stdout.writeText(TerminalText.clean(playlist.name) + "\n") }
             } else {
                 try writeLocalList(playlists, context, human: human)
@@ -68,7 +68,7 @@ extension SpotifyPlaylists {
                 )
             }
             let records = try readTrackRecords(context.stdin)
-            if records.isEmpty && action == "create" && context.stdin.carriesData
+            if try records.isEmpty && action == "create" && context.stdin.carriesData
                 && !command.flag(WriteOption.allowEmpty)
             {
                 // An empty pipe is a pipeline that went wrong upstream, not a wish for an empty playlist.
@@ -114,7 +114,7 @@ extension SpotifyPlaylists {
             guard
                 context.confirmed(
                     "delete local playlist '\(asked.name)' (\(countText(asked.tracks.count)))? It is kept only on this machine and cannot be brought back.",
-                    skipQuestion: command.flag(WriteOption.yes))
+                    skipQuestion: try command.flag(WriteOption.yes))
             else {
                 context.warn("kept local playlist '\(asked.name)'; nothing was deleted")
                 return .notFound

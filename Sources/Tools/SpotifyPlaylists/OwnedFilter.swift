@@ -23,7 +23,7 @@ extension SpotifyPlaylists {
         static let options = [ownedOption, notOwnedOption]
 
         static func chosen(_ command: ParsedCommand) throws -> Ownership? {
-            switch (command.flag(ownedOption), command.flag(notOwnedOption)) {
+            switch (try command.flag(ownedOption), try command.flag(notOwnedOption)) {
             case (true, true): throw ToolError.usage("--owned and --not-owned cannot be used together")
             case (true, false): return .owned
             case (false, true): return .notOwned

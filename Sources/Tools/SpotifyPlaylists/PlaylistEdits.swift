@@ -140,17 +140,17 @@ extension SpotifyPlaylists {
 
         init(_ command: ParsedCommand) throws {
             let options = command.spec.options.map(\.long)
-            dryRun = command.flag(WriteOption.dryRun)
-            if options.contains(EditOption.resetDates.long) { resetDates = command.flag(EditOption.resetDates) }
+            dryRun = try command.flag(WriteOption.dryRun)
+            if options.contains(EditOption.resetDates.long) { resetDates = try command.flag(EditOption.resetDates) }
             if options.contains(EditOption.dropUnavailable.long) {
-                dropUnavailable = command.flag(EditOption.dropUnavailable)
+                dropUnavailable = try command.flag(EditOption.dropUnavailable)
                 if dropUnavailable && !resetDates {
                     throw ToolError.usage(
                         "--drop-unavailable goes with --reset-dates: without it, local files and unavailable entries stay where they are"
                     )
                 }
             }
-            if let text = command.value(EditOption.maxMoves) {
+            if command.declares(EditOption.maxMoves), let text = try command.value(EditOption.maxMoves) {
                 guard let value = Int(text), (0...PlaylistWriter.maxItems).contains(value) else {
                     throw ToolError.usage(
                         "--max-moves must be a whole number from 0 to \(PlaylistWriter.maxItems), not '\(text)'")
@@ -175,7 +175,7 @@ extension SpotifyPlaylists {
 
     static func sort(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let settings = try EditSettings(command)
-        guard let keyText = command.value(EditOption.sortKey) else {
+        guard let keyText = try command.value(EditOption.sortKey) else {
             throw ToolError.usage("sort needs --by KEY: duration, name, artist, album, added or random")
         }
         guard let key = SortKey(rawValue: keyText) else {
@@ -193,7 +193,7 @@ extension SpotifyPlaylists {
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let wanted = PlaylistOrder.sorted(
-            contents.entries, by: key, reverse: command.flag(EditOption.reverse), seed: seed)
+            contents.entries, by: key, reverse: try command.flag(EditOption.reverse), seed: seed)
         return try await applyEdit(
             "sort", to: playlist, contents: contents, wanted: wanted, settings: settings, writer: writer,
             context: context, human: human)
@@ -266,7 +266,7 @@ extension SpotifyPlaylists {
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let now = contents.writableURIs
-        if now != last.after && !command.flag(EditOption.force) {
+        if try now != last.after && !command.flag(EditOption.force) {
             throw ToolError.tempFail(
                 "playlist \(playlist.id) changed since the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)): \(changeText(from: last.after, to: now)); undo would lose that too; add --force to undo anyway"
             )

@@ -169,14 +169,14 @@ extension SpotifyPlaylists {
         guard let name = command.positionals.first, command.positionals.count == 1, !name.isEmpty else {
             throw ToolError.usage("create takes one NAME")
         }
-        let collaborative = command.flag(WriteOption.collaborative)
-        let isPublic = command.flag(WriteOption.makePublic)
+        let collaborative = try command.flag(WriteOption.collaborative)
+        let isPublic = try command.flag(WriteOption.makePublic)
         if collaborative && isPublic {
             throw ToolError.usage(
                 "a collaborative playlist is private: --public and --collaborative do not go together")
         }
         let items = context.terminal.stdinIsTerminal ? ItemInput() : try ItemInput.read(context.stdin)
-        if items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) && context.stdin.carriesData {
+        if try items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) && context.stdin.carriesData {
             if let held = items.skippedSummary {
                 context.warn(
                     "nothing to add: standard input held only \(held), which the Web API cannot add; nothing was created (add --allow-empty to make an empty playlist)"
@@ -188,8 +188,8 @@ extension SpotifyPlaylists {
             }
             return .notFound
         }
-        let description = command.value(WriteOption.description)
-        if command.flag(WriteOption.dryRun) {
+        let description = try command.value(WriteOption.description)
+        if try command.flag(WriteOption.dryRun) {
             var details: JSONObject = [
                 "name": .string(name), "public": .bool(isPublic), "collaborative": .bool(collaborative),
             ]
@@ -225,7 +225,7 @@ extension SpotifyPlaylists {
     }
 
     static func add(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        if command.flag(WriteOption.liked) { return try await liked(save: true, command, context) }
+        if try command.flag(WriteOption.liked) { return try await liked(save: true, command, context) }
         let items = try itemsFromInput(context, action: "add")
         let position = try command.value(WriteOption.position).map { text -> Int in
             guard let value = Int(text), (0...PlaylistWriter.maxItems).contains(value) else {
@@ -235,7 +235,7 @@ extension SpotifyPlaylists {
             return value
         }
         let playlist = try await target(command, context, exact: false)
-        if command.flag(WriteOption.dryRun) {
+        if try command.flag(WriteOption.dryRun) {
             try writeAddChanges(items.uris, playlist: playlist.id, position: position, context)
             return skipped(items, context)
         }
@@ -298,10 +298,10 @@ extension SpotifyPlaylists {
     }
 
     static func remove(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        if command.flag(WriteOption.liked) { return try await liked(save: false, command, context) }
+        if try command.flag(WriteOption.liked) { return try await liked(save: false, command, context) }
         let items = try itemsFromInput(context, action: "remove")
         let playlist = try await target(command, context, exact: true)
-        if items.uris.isEmpty && !command.flag(WriteOption.dryRun) {
+        if try items.uris.isEmpty && !command.flag(WriteOption.dryRun) {
             return nothingToDo(items, context, action: "remove")
         }
         let writer = try context.playlistWriter()
@@ -319,7 +319,7 @@ extension SpotifyPlaylists {
         let settings = try EditSettings(command)
         let items = try itemsFromInput(context, action: "replace")
         let playlist = try await target(command, context, exact: true)
-        if items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) {
+        if try items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) {
             throw ToolError.usage(
                 "replace got no items on standard input and would empty playlist \(playlist.id); add --allow-empty to mean that"
             )
@@ -332,7 +332,7 @@ extension SpotifyPlaylists {
         }
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
-        if !command.flag(WriteOption.force) {
+        if try !command.flag(WriteOption.force) {
             try ReplaceGuard.check(items, against: contents)
         }
         let status = try await applyEdit(
@@ -343,18 +343,18 @@ extension SpotifyPlaylists {
 
     static func edit(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         var details: JSONObject = [:]
-        if let name = command.value(WriteOption.name) {
+        if let name = try command.value(WriteOption.name) {
             guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
             details["name"] = .string(name)
         }
-        if let description = command.value(WriteOption.description) { details["description"] = .string(description) }
-        switch (command.flag(WriteOption.makePublic), command.flag(WriteOption.makePrivate)) {
+        if let description = try command.value(WriteOption.description) { details["description"] = .string(description) }
+        switch (try command.flag(WriteOption.makePublic), try command.flag(WriteOption.makePrivate)) {
         case (true, true): throw ToolError.usage("--public and --private do not go together")
         case (true, false): details["public"] = true
         case (false, true): details["public"] = false
         case (false, false): break
         }
-        if command.flag(WriteOption.collaborative) {
+        if try command.flag(WriteOption.collaborative) {
             if details["public"] == .bool(true) {
                 throw ToolError.usage(
                     "a collaborative playlist is private: --public and --collaborative do not go together")
@@ -367,7 +367,7 @@ extension SpotifyPlaylists {
                 "edit needs something to change: --name, --description, --public, --private or --collaborative")
         }
         let playlist = try await target(command, context, exact: true)
-        if command.flag(WriteOption.dryRun) {
+        if try command.flag(WriteOption.dryRun) {
             try context.stdout.write(.object(change("edit", playlist: playlist.id, details)))
             return .success
         }
@@ -391,7 +391,7 @@ extension SpotifyPlaylists {
 
     static func delete(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
         let playlist = try await target(command, context, exact: true)
-        if command.flag(WriteOption.dryRun) {
+        if try command.flag(WriteOption.dryRun) {
             try context.stdout.write(.object(change("delete", playlist: playlist.id, [:])))
             return .success
         }
@@ -401,7 +401,7 @@ extension SpotifyPlaylists {
         let items = record["items_total"]?.intValue.map { " (\(countText($0)))" } ?? ""
         guard
             context.confirmed(
-                "delete playlist \(name)\(items) from your library?", skipQuestion: command.flag(WriteOption.yes))
+                "delete playlist \(name)\(items) from your library?", skipQuestion: try command.flag(WriteOption.yes))
         else {
             context.warn("kept playlist \(name) (\(playlist.id)); nothing was deleted")
             return .notFound
@@ -422,10 +422,10 @@ extension SpotifyPlaylists {
         guard command.positionals.isEmpty else {
             throw ToolError.usage("\(action) --liked changes your Liked Songs; it takes no PLAYLIST")
         }
-        if command.value(WriteOption.position) != nil { throw ToolError.usage("--position does not go with --liked") }
+        if try command.value(WriteOption.position) != nil { throw ToolError.usage("--position does not go with --liked") }
         let items = try itemsFromInput(context, action: "\(action) --liked")
         let uris = save ? items.uris : items.uris.uniqued()
-        if command.flag(WriteOption.dryRun) {
+        if try command.flag(WriteOption.dryRun) {
             for batch in SavedItems.batches(uris) {
                 try context.stdout.write(
                     .object(change(save ? "save" : "unsave", playlist: nil, ["items": uriList(batch)])))

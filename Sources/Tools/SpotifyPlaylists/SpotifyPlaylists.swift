@@ -132,16 +132,15 @@ package enum SpotifyPlaylists {
                 "How many songs of the playlist called Morning fill fifteen minutes."),
         ],
         seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"],
-        runsWithoutSubcommand: true,  // alone, it lists
-        run: handler(list)
-    )
+        runsWithoutSubcommand: true  // alone, it lists
+    ).running(handler(list))
 
     /// A handler told whether the output is the human form (a terminal, no --json).
     static func handler(
         _ body: @escaping @Sendable (ParsedCommand, ToolContext, _ human: Bool) async throws -> ExitCode
     ) -> CommandHandler {
         { command, context in
-            let mode = context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption))
+            let mode = context.outputMode(forcedJSON: try command.flag(PlaylistCommands.jsonOption))
             return try await body(command, context, mode == .human)
         }
     }
@@ -152,7 +151,7 @@ package enum SpotifyPlaylists {
             api: try context.webAPI(), concurrency: try PlaylistCommands.concurrency(command))
         let userID = ownership == nil ? "" : try await LibraryReads.userID(api: pager.api)
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
-        let withDuration = command.flag(Option.listDuration)
+        let withDuration = try command.flag(Option.listDuration)
         var output = Output(context: context, human: human, withDuration: withDuration)
         let edits = EditedWhileRead()
         var listed: [PlaylistNames.Listed] = []
@@ -207,7 +206,7 @@ package enum SpotifyPlaylists {
         let source = try PlaylistCacheOptions.reader(
             command, context, concurrency: try PlaylistCommands.concurrency(command))
         let api = try source.requirePager(for: "playlists").api
-        let withDuration = command.flag(Option.duration)
+        let withDuration = try command.flag(Option.duration)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         var output = Output(context: context, human: human, withDuration: withDuration)
         let edits = EditedWhileRead()

@@ -25,15 +25,15 @@ extension SpotifyTracks {
 
         /// The one asked for, if any; nil when none is. Checks what they cannot be combined with.
         static func chosen(_ command: ParsedCommand) throws -> LibrarySource? {
-            let chosen = allCases.filter { command.flag($0.option) }
-            if command.value(LibraryOption.range) != nil && !chosen.contains(where: \.ranked) {
+            let chosen = try allCases.filter { try command.flag($0.option) }
+            if try command.value(LibraryOption.range) != nil && !chosen.contains(where: \.ranked) {
                 throw ToolError.usage("--range goes with --top or --top-artists")
             }
             guard let source = chosen.first else { return nil }
             let others =
-                chosen.dropFirst().map { "--\($0.rawValue)" }
+                try chosen.dropFirst().map { "--\($0.rawValue)" }
                 + [Option.liked, SearchOption.search, SearchOption.candidates].filter {
-                    command.flag($0) || command.value($0) != nil
+                    try command.flag($0) || command.value($0) != nil
                 }.map { "--\($0.long)" }
             if let other = others.first {
                 throw ToolError.usage(
@@ -64,7 +64,7 @@ extension SpotifyTracks {
     ) async throws -> ExitCode {
         let range = try topRange(command)
         let human =
-            !selection.raw && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
+            try !selection.raw && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
         let pager = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency).requirePager(
             for: source == .followed ? "followed artists" : "your top tracks, artists and saved albums")
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
@@ -122,7 +122,7 @@ extension SpotifyTracks {
     }
 
     static func topRange(_ command: ParsedCommand) throws -> LibraryReads.TopRange {
-        guard let text = command.value(LibraryOption.range) else { return .medium }
+        guard let text = try command.value(LibraryOption.range) else { return .medium }
         guard let range = LibraryReads.TopRange(rawValue: text) else {
             throw ToolError.usage("--range must be short, medium or long, not '\(text.prefix(40))'")
         }

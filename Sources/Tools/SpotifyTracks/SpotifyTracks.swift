@@ -112,9 +112,8 @@ package enum SpotifyTracks {
                 "spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl",
                 "Keep Spotify's own entry objects."),
         ],
-        seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"],
-        run: run
-    )
+        seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"]
+    ).running(run)
 
     /// Which entries to write, and how.
     struct Selection {
@@ -135,15 +134,17 @@ package enum SpotifyTracks {
 
     static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
         let selection = Selection(
-            raw: command.flag(Option.raw), noLocal: command.flag(Option.noLocal),
-            tracksOnly: command.flag(Option.tracksOnly))
+            raw: try command.flag(Option.raw), noLocal: try command.flag(Option.noLocal),
+            tracksOnly: try command.flag(Option.tracksOnly))
         let concurrency = try PlaylistCommands.concurrency(command)
         if let source = try LibrarySource.chosen(command) {
             return try await runLibrary(source, command, context, selection: selection, concurrency: concurrency)
         }
-        if command.flag(SearchOption.search) { return try await runSearch(command, context, concurrency: concurrency) }
-        if command.value(SearchOption.candidates) != nil { throw ToolError.usage("--candidates needs --search") }
-        let liked = command.flag(Option.liked)
+        if try command.flag(SearchOption.search) {
+            return try await runSearch(command, context, concurrency: concurrency)
+        }
+        if try command.value(SearchOption.candidates) != nil { throw ToolError.usage("--candidates needs --search") }
+        let liked = try command.flag(Option.liked)
         if liked && !command.positionals.isEmpty {
             throw ToolError.usage("--liked reads your saved tracks; it takes no SOURCE")
         }
@@ -151,17 +152,22 @@ package enum SpotifyTracks {
         // Standard input is read as it arrives: the first source is read while the rest still come.
         let arriving =
             liked
-            ? nil : try PlaylistCacheOptions.arrivingSelectors(command, context, tool: spec.name, kinds: Sources.kinds)
+            ? nil
+            : try PlaylistCacheOptions.arrivingSelectors(
+                command.positionals, context, tool: spec.name, kinds: Sources.kinds)
         let playlists =
             liked || arriving != nil
-            ? [] : try await PlaylistCacheOptions.selectors(command, context, tool: spec.name, kinds: Sources.kinds)
+            ? []
+            : try await PlaylistCacheOptions.selectors(
+                command.positionals, offline: PlaylistCacheOptions.Choice(command).offline, context, tool: spec.name,
+                kinds: Sources.kinds)
         if let arriving {
             guard try await arriving.awaitFirst() else { return PlaylistCommands.nothingRead(context, tool: spec.name) }
         } else if !liked && playlists.isEmpty {
             return PlaylistCommands.nothingRead(context, tool: spec.name)
         }
         let human =
-            !selection.raw
+            try !selection.raw
             && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
         let source = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)

@@ -33,7 +33,7 @@ extension SpotifyTracks {
     static let searchLookAhead = 4 * SpotifyWebAPI.concurrencyCeiling
 
     static func candidates(_ command: ParsedCommand) throws -> Int {
-        guard let text = command.value(SearchOption.candidates) else { return 1 }
+        guard let text = try command.value(SearchOption.candidates) else { return 1 }
         guard let value = Int(text), (1...10).contains(value) else {
             throw ToolError.usage("--candidates must be a whole number from 1 to 10, not '\(text)'")
         }
@@ -75,17 +75,17 @@ extension SpotifyTracks {
     static func runSearch(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) async throws
         -> ExitCode
     {
-        for option in [Option.liked, Option.raw, Option.noLocal, Option.tracksOnly] where command.flag(option) {
+        for option in [Option.liked, Option.raw, Option.noLocal, Option.tracksOnly] where try command.flag(option) {
             throw ToolError.usage("--search and --\(option.long) cannot be used together")
         }
         for option in [PlaylistCacheOptions.noCacheOption, PlaylistCacheOptions.offlineOption]
-        where command.flag(option) {
+        where try command.flag(option) {
             throw ToolError.usage("--search always asks Spotify; it cannot be used with --\(option.long)")
         }
         let perQuery = try candidates(command)
         let api = try context.webAPI()
         let items = try searchItems(command, context)
-        let human = context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
+        let human = context.outputMode(forcedJSON: try command.flag(PlaylistCommands.jsonOption)) == .human
         var output = Output(
             context: context, selection: Selection(raw: false, noLocal: false, tracksOnly: false), human: human,
             playlist: nil)

@@ -17,7 +17,7 @@ extension SpotifyTracks {
 
         /// `--include-groups`, checked: known groups only, each once, in the order given.
         static func includeGroups(_ command: ParsedCommand) throws -> String {
-            guard let text = command.value(includeGroupsOption) else { return "album,single" }
+            guard let text = try command.value(includeGroupsOption) else { return "album,single" }
             var groups: [String] = []
             for group in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
                 guard PlaylistItemsReader.albumGroups.contains(group) else {

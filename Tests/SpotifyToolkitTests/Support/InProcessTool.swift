@@ -57,7 +57,7 @@ final class InProcessFake: Sendable {
     init(_ arguments: [String] = []) throws {
         let command = try CommandLineParser.parse(
             ["--client-id", "test-client"] + arguments, spec: FakeSpotifyCommand.spec)
-        let launch = try FakeSpotifyCommand.parseLaunch(command)
+        let launch = try FakeSpotifyCommand.Launch(command)
         server = try FakeSpotifyServer(settings: launch.settings)
         server.service.addFaults(launch.faults)
         server.start()
