@@ -347,7 +347,9 @@ extension SpotifyPlaylists {
             guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
             details["name"] = .string(name)
         }
-        if let description = try command.value(WriteOption.description) { details["description"] = .string(description) }
+        if let description = try command.value(WriteOption.description) {
+            details["description"] = .string(description)
+        }
         switch (try command.flag(WriteOption.makePublic), try command.flag(WriteOption.makePrivate)) {
         case (true, true): throw ToolError.usage("--public and --private do not go together")
         case (true, false): details["public"] = true
@@ -422,7 +424,9 @@ extension SpotifyPlaylists {
         guard command.positionals.isEmpty else {
             throw ToolError.usage("\(action) --liked changes your Liked Songs; it takes no PLAYLIST")
         }
-        if try command.value(WriteOption.position) != nil { throw ToolError.usage("--position does not go with --liked") }
+        if try command.value(WriteOption.position) != nil {
+            throw ToolError.usage("--position does not go with --liked")
+        }
         let items = try itemsFromInput(context, action: "\(action) --liked")
         let uris = save ? items.uris : items.uris.uniqued()
         if try command.flag(WriteOption.dryRun) {
