@@ -255,9 +255,9 @@ package enum CompletionRenderer {
             return out
         }
         out += "complete -c \(tool) -f\n"
-        // Global options complete everywhere; --help and --version only before a command.
-        out += spec.options.filter { !$0.isHidden }.map { fishOption($0, tool: tool, condition: nil) }.joined()
-        out += [OptionSpec.help, .version].map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }
+        // The tool's own options before a command; after one, that command's, as bash and zsh
+        // offer them (its own, the tool's global ones, --help): one list, `visibleOptions`.
+        out += visibleOptions(spec, parent: nil).map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }
             .joined()
         for command in spec.subcommands {
             for name in [command.name] + command.aliases {
@@ -273,9 +273,8 @@ package enum CompletionRenderer {
         }
         for command in spec.subcommands {
             let condition = "__fish_seen_subcommand_from \(([command.name] + command.aliases).joined(separator: " "))"
-            out += (command.options.filter { !$0.isHidden } + [.help]).map {
-                fishOption($0, tool: tool, condition: condition)
-            }.joined()
+            out += visibleOptions(command, parent: spec).map { fishOption($0, tool: tool, condition: condition) }
+                .joined()
             if completesFiles(command) { out += "complete -c \(tool) -n '\(condition)' -F\n" }
             out += fishPositionals(command, tool: tool, condition: condition, wordsBefore: 2)
         }
