@@ -5,11 +5,11 @@ import Foundation
 #endif
 
 /// bash, zsh and fish completion scripts, derived from the spec.
-package enum Shell: String, Sendable, CaseIterable {
+enum Shell: String, Sendable, CaseIterable {
     case bash, zsh, fish
 
     /// Where the generated script lives in the repository and, under PREFIX/share, once installed.
-    package func scriptPath(for tool: String) -> String {
+    func scriptPath(for tool: String) -> String {
         switch self {
         case .bash: "completions/bash/\(tool)"
         case .zsh: "completions/zsh/_\(tool)"
@@ -18,8 +18,8 @@ package enum Shell: String, Sendable, CaseIterable {
     }
 }
 
-package enum CompletionRenderer {
-    package static func render(_ spec: CommandSpec, for shell: Shell) -> String {
+enum CompletionRenderer {
+    static func render(_ spec: CommandSpec, for shell: Shell) -> String {
         switch shell {
         case .bash: bash(spec)
         case .zsh: zsh(spec)

@@ -40,7 +40,7 @@ package actor TokenProvider {
 
     package var usesEnvironmentToken: Bool { environmentToken != nil }
 
-    package static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
+    static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
 
     /// After `invalid_grant`: what Spotify said, and the six-month rule only when this login is
     /// about that old (otherwise it was revoked, or the token was used elsewhere).
