@@ -15,13 +15,6 @@ package enum RoutineLink {
     static let nameArgument = ArgumentSpec(
         "NAME", help: "The routine's name (any text; matched case-insensitively).",
         completion: .command("routine-link list --names"))
-    static let namesOption = OptionSpec(
-        "names", help: "Print only the names, one per line (what shell completion offers).")
-    static let playOption = OptionSpec(
-        "play",
-        help:
-            "Ask Spotify to play the playlist on the active device, or on --device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown device, a missing scope, offline) open it instead and say why."
-    )
 
     package static let spec = CommandSpec(
         name: "routine-link",
@@ -53,7 +46,7 @@ package enum RoutineLink {
                         "routine-link add morning --duration 15m --note 'stretch, then coffee'",
                         "A fifteen-minute routine.")
                 ]
-            ).running(handler(add)),
+            ).running(add),
             CommandSpec(
                 name: "edit", abstract: "change a routine's duration, note or name, and only what is given",
                 discussion: [
@@ -70,27 +63,28 @@ package enum RoutineLink {
                     ExampleSpec("routine-link edit morning --duration 20m", "Twenty minutes from now on."),
                     ExampleSpec("routine-link edit morning --no-duration --note ''", "No duration and no note."),
                 ]
-            ).running(handler(edit)),
+            ).running(edit),
             CommandSpec(
-                name: "list", abstract: "list the routines, as routine records", aliases: ["ls"], options: [namesOption]
+                name: "list", abstract: "list the routines, as routine records", aliases: ["ls"],
+                options: [Option.names]
             )
-            .running(handler(list)),
+            .running(list),
             CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
-                .running(handler(show)),
+                .running(show),
             CommandSpec(
                 name: "rename", abstract: "rename a routine (its sessions follow)",
                 arguments: [
                     ArgumentSpec("OLD", help: "The routine's current name."),
                     ArgumentSpec("NEW", help: "Its new name."),
                 ]
-            ).running(handler(rename)),
+            ).running(rename),
             CommandSpec(
                 name: "remove", abstract: "remove a routine and its sessions", aliases: ["rm"],
                 arguments: [nameArgument],
                 options: [
                     Option.yes
                 ]
-            ).running(handler(remove)),
+            ).running(remove),
             CommandSpec(
                 name: "link", abstract: "link a playlist, an album or a single track to a routine",
                 discussion: [
@@ -116,32 +110,32 @@ package enum RoutineLink {
                         "routine-link link breathe https://open.spotify.com/track/4iV5W9uYEdYUVa79Axb7Rh",
                         "A session of a single song."),
                 ]
-            ).running(handler(link)),
+            ).running(link),
             CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument])
-                .running(handler(unlink)),
-            fitCommand.running(handler(fit)),
+                .running(unlink),
+            fitCommand.running(fit),
             CommandSpec(
                 name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument],
                 options: [
                     Option.print
                 ]
-            ).running(handler(open)),
+            ).running(open),
             CommandSpec(
                 name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument],
-                options: [playOption, Option.device],
+                options: [Option.play, Option.device],
                 examples: [
                     ExampleSpec(
                         "routine-link start morning --play --device Kitchen", "Play the routine on the kitchen speaker."
                     )
                 ]
-            ).running(handler(start)),
+            ).running(start),
             CommandSpec(
                 name: "stop", abstract: "end the running session without a song count",
                 discussion: [
                     "For a session that will not be logged (you stopped early, the pipeline was interrupted): it ends now, with no songs and the label \"not logged\", and history no longer shows it running. Prints the session record. To keep a count instead, pipe songcount's record to log. No running session: exit 1."
                 ],
                 arguments: [nameArgument]
-            ).running(handler(stop)),
+            ).running(stop),
             CommandSpec(
                 name: "log",
                 abstract: "end the running session (or record a finished one) with a song count from standard input",
@@ -154,13 +148,13 @@ package enum RoutineLink {
                         "spotify-nowplaying --watch --for 15m | songcount | routine-link log morning",
                         "Log what the next fifteen minutes got through.")
                 ]
-            ).running(handler(log)),
+            ).running(log),
             CommandSpec(
                 name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count",
                 arguments: [nameArgument],
                 options: [
                     Option.watchFor,
-                    playOption,
+                    Option.play,
                     Option.device,
                 ],
                 examples: [
@@ -168,16 +162,16 @@ package enum RoutineLink {
                         "routine-link run morning",
                         "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")
                 ]
-            ).running(handler(runRoutine)),
+            ).running(RoutineRun.run),
             CommandSpec(
                 name: "history", abstract: "the sessions, newest first, as session records",
                 arguments: [
                     ArgumentSpec("NAME", help: "Only this routine's sessions.", optional: true)
                 ]
-            ).running(handler(history)),
+            ).running(history),
             CommandSpec(
                 name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions"
-            ).running(handler(forgetLinks)),
+            ).running(forgetLinks),
         ],
         input: [
             "link reads one playlist record (as spotify-playlists prints them: id, uri, name, images), a Spotify playlist object, or an id, URI or URL, when it is given no PLAYLIST. log reads one song_count record (as songcount prints it)."
@@ -236,89 +230,32 @@ package enum RoutineLink {
         seeAlso: ["spotify-nowplaying", "songcount", "spotify-playlists", "spotify-auth"]
     )
 
-    struct Invocation {
-        let context: ToolContext
-        let command: ParsedCommand
-        let mode: OutputMode
-        let store: DocumentStore<RoutineBook>
-
-        var name: String { command.positionals.first ?? "" }
-
-        func write(_ record: JSONValue, human: @autoclosure () -> String) throws {
-            if mode == .human {
-                // Routine and playlist names reach the terminal cleaned, line by line.
-                let lines = human().split(separator: "\n", omittingEmptySubsequences: false)
-                try context.stdout.writeText(
-                    lines.map { TerminalText.clean(String($0)) }.joined(separator: "\n") + "\n")
-            } else {
-                try context.stdout.write(record)
-            }
-        }
-    }
-
-    /// A handler that gets the session: the command, its context, output mode and store.
-    static func handler(_ body: @escaping @Sendable (Invocation) async throws -> ExitCode) -> CommandHandler {
-        { command, context in
-            try await body(
-                Invocation(
-                    context: context, command: command,
-                    mode: context.outputMode(forcedJSON: try command.flag(.jsonRecords)),
-                    store: RoutineStore.make(environment: context.environment, clock: context.clock)))
-        }
-    }
-
-    static func rename(_ invocation: Invocation) throws -> ExitCode {
-        let command = invocation.command
-        let routine = try invocation.store.update { try $0.rename(command.positionals[0], to: command.positionals[1]) }
-        try invocation.write(routine.record, human: "renamed '\(command.positionals[0])' to '\(routine.name)'")
+    static func rename(_ options: RenameOptions, _ context: ToolContext) throws -> ExitCode {
+        let routine = try store(context).update { try $0.rename(options.old, to: options.new) }
+        try Printer(context, json: options.json).write(
+            routine.record, human: "renamed '\(options.old)' to '\(routine.name)'")
         return .success
     }
 
-    static func unlink(_ invocation: Invocation) throws -> ExitCode {
-        let routine = try invocation.store.update { try $0.link(invocation.name, to: nil) }
-        try invocation.write(routine.record, human: "'\(routine.name)' has no playlist now")
+    static func unlink(_ options: RoutineOptions, _ context: ToolContext) throws -> ExitCode {
+        let routine = try store(context).update { try $0.link(options.name, to: nil) }
+        try Printer(context, json: options.json).write(routine.record, human: "'\(routine.name)' has no playlist now")
         return .success
     }
 
-    static func forgetLinks(_ invocation: Invocation) throws -> ExitCode {
-        let cleared = try RoutineStore.forgetLinks(
-            environment: invocation.context.environment, clock: invocation.context.clock)
-        invocation.context.warn(
-            "cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+    static func forgetLinks(_ options: NoOptions, _ context: ToolContext) throws -> ExitCode {
+        let cleared = try RoutineStore.forgetLinks(environment: context.environment, clock: context.clock)
+        context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         return .success
+    }
+
+    /// The routines file, as this run sees it (its environment and clock).
+    static func store(_ context: ToolContext) -> DocumentStore<RoutineBook> {
+        RoutineStore.make(environment: context.environment, clock: context.clock)
     }
 
     /// The saved book, or an empty one; a read never locks and never creates the file.
-    static func book(_ invocation: Invocation) throws -> RoutineBook {
-        try invocation.store.read() ?? RoutineBook()
-    }
-}
-
-extension RoutineLink {
-    /// The options, each declared once: the spec lists them and the handlers look them up by them.
-    enum Option {
-        static let duration = OptionSpec(
-            "duration", short: "d", value: "DURATION",
-            help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long.")
-        static let note = OptionSpec("note", value: "TEXT", help: "A note to keep with the routine.")
-        static let newDuration = OptionSpec(
-            "duration", short: "d", value: "DURATION",
-            help: "The new duration (\(acceptedDurationForms)); none clears it.")
-        static let noDuration = OptionSpec("no-duration", help: "Clear the duration (run then needs --for).")
-        static let newNote = OptionSpec("note", value: "TEXT", help: "The new note; --note '' clears it.")
-        static let rename = OptionSpec(
-            "rename", value: "NEW", help: "A new name (unique, case-insensitively, as rename requires).")
-        static let device = OptionSpec(
-            "device", value: "NAME|ID",
-            help:
-                "With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.",
-            completion: .command("spotify-nowplaying devices --names")
-        )
-        static let yes = OptionSpec(
-            "yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")
-        static let print = OptionSpec("print", help: "Print the link instead of opening it.")
-        static let watchFor = OptionSpec(
-            "for", value: "DURATION",
-            help: "Watch this long instead of the routine's duration (\(acceptedDurationForms)).")
+    static func book(_ context: ToolContext) throws -> RoutineBook {
+        try store(context).read() ?? RoutineBook()
     }
 }
