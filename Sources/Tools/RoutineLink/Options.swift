@@ -76,7 +76,10 @@ extension RoutineLink {
             change.name = try command.value(Option.rename).map(RoutineBook.validatedName)
             guard !change.isEmpty else {
                 throw ToolError.usage(
-                    "nothing to change; give --duration DURATION, --no-duration, --note TEXT (--note '' clears it) or --rename NEW"
+                    """
+                    nothing to change; give --duration DURATION, --no-duration, --note TEXT (--note '' clears it) or \
+                    --rename NEW
+                    """
                 )
             }
             return change
@@ -208,7 +211,11 @@ extension RoutineLink {
         static let play = OptionSpec(
             "play",
             help:
-                "Ask Spotify to play the playlist on the active device, or on --device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown device, a missing scope, offline) open it instead and say why."
+                """
+                Ask Spotify to play the playlist on the active device, or on --device (Premium, \
+                user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown \
+                device, a missing scope, offline) open it instead and say why.
+                """
         )
         static let duration = OptionSpec(
             "duration", short: "d", value: "DURATION",
@@ -224,7 +231,10 @@ extension RoutineLink {
         static let device = OptionSpec(
             "device", value: "NAME|ID",
             help:
-                "With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.",
+                """
+                With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix \
+                will do) instead of the active one.
+                """,
             completion: .command("spotify-nowplaying devices --names")
         )
         static let yes = OptionSpec(

@@ -28,7 +28,11 @@ extension RoutineLink {
         if case .set(let durationMs) = options.change.durationMs, let playlist = routine.playlist {
             // A playlist fit made for the old duration no longer fills the new one.
             context.warn(
-                "'\(routine.name)' is linked to \(playlistName(playlist)) (\(playlist.id)), which may fill the old duration; to fit \(formatClock(milliseconds: durationMs)): routine-link fit \(shellQuoted(TerminalText.clean(routine.name))) --from PLAYLIST (or --liked)"
+                """
+                '\(routine.name)' is linked to \(playlistName(playlist)) (\(playlist.id)), which may fill the old \
+                duration; to fit \(formatClock(milliseconds: durationMs)): routine-link fit \
+                \(shellQuoted(TerminalText.clean(routine.name))) --from PLAYLIST (or --liked)
+                """
             )
         }
         return .success
@@ -67,7 +71,10 @@ extension RoutineLink {
             // terminal: a script says --yes.
             guard context.terminal.stdinIsTerminal else {
                 throw ToolError.usage(
-                    "remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking"
+                    """
+                    remove asks before deleting; standard input is not a terminal, so pass --yes to remove without \
+                    asking
+                    """
                 )
             }
             let book = try book(context)
@@ -105,7 +112,10 @@ extension RoutineLink {
         } else {
             guard !context.terminal.stdinIsTerminal || options.saysStandardInput else {
                 throw ToolError.usage(
-                    "give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link NAME"
+                    """
+                    give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c \
+                    'select(.name=="Morning")' | routine-link link NAME
+                    """
                 )
             }
             playlist = try playlistFromInput(context.stdin)

@@ -46,8 +46,18 @@ extension RoutineLink {
         name: "fit",
         abstract: "make a playlist that fills the routine's duration, from a playlist or your liked songs, and link it",
         discussion: [
-            "Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are not chosen. Needs the playlist write scopes: spotify-auth login --scope edit. A playlist linked before stays in your library (fit never deletes); fit says so, with the spotify-playlists delete that removes it.",
-            "Prints the routine record, as link does; standard error says what was made: the playlist's name and id, the songs, their total and how far it is from the duration.",
+            """
+            Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's \
+            duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes \
+            them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a \
+            duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are \
+            not chosen. Needs the playlist write scopes: spotify-auth login --scope edit. A playlist linked before \
+            stays in your library (fit never deletes); fit says so, with the spotify-playlists delete that removes it.
+            """,
+            """
+            Prints the routine record, as link does; standard error says what was made: the playlist's name and id, \
+            the songs, their total and how far it is from the duration.
+            """,
         ],
         arguments: [nameArgument],
         options: [FitOptions.from, FitOptions.liked, FitOptions.name],
@@ -66,7 +76,10 @@ extension RoutineLink {
         let routine = book.routines[try book.existingIndex(of: options.name)]
         guard let targetMs = routine.durationMs, targetMs > 0 else {
             throw ToolError.usage(
-                "'\(routine.name)' has no duration to fill; give it one: routine-link add '\(routine.name)' --duration 15m"
+                """
+                '\(routine.name)' has no duration to fill; give it one: routine-link add '\(routine.name)' --duration \
+                15m
+                """
             )
         }
         var source: SpotifyReference?
@@ -100,7 +113,10 @@ extension RoutineLink {
         } catch let stopped as PlaylistWriter.AddStopped {
             var error = stopped.toolError
             error.message +=
-                "; made playlist '\(TerminalText.clean(name))' (\(id)) with \(stopped.landed) of the \(uris.count) songs chosen, and linked nothing (spotify-playlists delete \(id) removes it)"
+                """
+                ; made playlist '\(TerminalText.clean(name))' (\(id)) with \(stopped.landed) of the \(uris.count) \
+                songs chosen, and linked nothing (spotify-playlists delete \(id) removes it)
+                """
             throw error
         }
         let record = try await writer.record(of: id)
@@ -113,7 +129,10 @@ extension RoutineLink {
         if let previous = routine.playlist, previous.id != id {
             // fit never deletes: the playlist it replaces in the link is still in the library.
             context.warn(
-                "the playlist linked before, \(playlistName(previous)) (\(previous.id)), stays in your library; if you no longer want it: spotify-playlists delete \(previous.id)"
+                """
+                the playlist linked before, \(playlistName(previous)) (\(previous.id)), stays in your library; if you \
+                no longer want it: spotify-playlists delete \(previous.id)
+                """
             )
         }
         try Printer(context, json: options.json).write(
@@ -169,7 +188,10 @@ extension RoutineLink {
                     result.status == 404
                     ? ToolError(.notFound, "playlist \(playlist.id): not found (404: \(body.message))")
                     : ToolError.noPermission(
-                        "playlist \(playlist.id): Spotify shows the items only of playlists you own or collaborate on (\(result.status): \(body.message))"
+                        """
+                        playlist \(playlist.id): Spotify shows the items only of playlists you own or collaborate on \
+                        (\(result.status): \(body.message))
+                        """
                     )
             case .failed(let error): refusal = error
             }

@@ -28,11 +28,10 @@ extension RoutineLink {
         }
         let printer = Printer(context, json: options.json)
         for session in closed {
+            let started = localTime(session.startedAt, context.timeZone)
             try printer.write(
                 routine.record(of: session),
-                human:
-                    "stopped the session of '\(routine.name)' started \(localTime(session.startedAt, context.timeZone)); not logged"
-            )
+                human: "stopped the session of '\(routine.name)' started \(started); not logged")
         }
         return .success
     }
@@ -47,10 +46,14 @@ extension RoutineLink {
         }
         // Said once: the earlier session is closed now, so no later start finds it running.
         if let latest = closed.last {
+            let when = localTime(latest.startedAt, context.timeZone)
             let what =
                 closed.count == 1
-                ? "the earlier session (started \(localTime(latest.startedAt, context.timeZone))), which was never logged; history shows it"
-                : "\(closed.count) earlier sessions (the latest started \(localTime(latest.startedAt, context.timeZone))), which were never logged; history shows them"
+                ? "the earlier session (started \(when)), which was never logged; history shows it"
+                : """
+                \(closed.count) earlier sessions (the latest started \(when)), which were never logged; history \
+                shows them
+                """
             context.warn("closed \(what) as not logged")
         }
         guard let playlist = started.playlist else {
@@ -80,7 +83,10 @@ extension RoutineLink {
     static func log(_ options: RoutineOptions, _ context: ToolContext) throws -> ExitCode {
         guard !context.terminal.stdinIsTerminal else {
             throw ToolError.usage(
-                "log reads a song_count record from standard input: spotify-nowplaying --watch --for 15m | songcount | routine-link log NAME"
+                """
+                log reads a song_count record from standard input: spotify-nowplaying --watch --for 15m | songcount | \
+                routine-link log NAME
+                """
             )
         }
         _ = try book(context).existingIndex(of: options.name)
