@@ -42,6 +42,13 @@ package actor TokenProvider {
 
     static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
 
+    /// Whether there is a login to hand tokens out from (SPOTIFY_ACCESS_TOKEN, or a stored one),
+    /// asked without a refresh or the network: for a command that must say "log in" before it
+    /// starts anything (`routine-link run`). Whether Spotify still takes the tokens is not known.
+    package func hasLogin() throws -> Bool {
+        try environmentToken != nil || cached != nil || store.load() != nil
+    }
+
     /// After `invalid_grant`: what Spotify said, and the six-month rule only when this login is
     /// about that old (otherwise it was revoked, or the token was used elsewhere).
     static func sessionEnded(reason: String, authorizedAt: Double, now: Double) -> ToolError {
