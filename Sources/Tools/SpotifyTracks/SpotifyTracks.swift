@@ -160,7 +160,7 @@ package enum SpotifyTracks {
                 reading = .library(library)
             } else if try command.flag(SearchOption.search) {
                 reading = .search(try SearchOptions(command))
-                return
+                return  // it refuses --no-cache and --offline: the cache choice stays the default
             } else {
                 if try command.value(SearchOption.candidates) != nil {
                     throw ToolError.usage("--candidates needs --search")
