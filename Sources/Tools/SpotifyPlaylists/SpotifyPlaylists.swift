@@ -182,7 +182,8 @@ package enum SpotifyPlaylists {
             })
         progress.clear()
         if options.withDuration {
-            let source = try PlaylistCacheOptions.reader(.init(), context, concurrency: options.concurrency)
+            let source = try PlaylistCacheOptions.reader(
+                PlaylistCacheOptions.Choice(), context, concurrency: options.concurrency)
             let selectors = waiting.compactMap { record -> PlaylistItemsReader.Selector? in
                 guard let id = record.id else { return nil }
                 // The listing's snapshot_id is current: a cached copy of it needs no request.
