@@ -371,7 +371,7 @@ extension SpotifyPlaylists {
         }
         context.warn("playlist \(playlist.id): \(planSummary(plan, resetDates: settings.resetDates))")
         if settings.dryRun {
-            for step in plan.steps { try context.stdout.write(.object(changeRecord(step, playlist: playlist.id))) }
+            for step in plan.steps { try context.stdout.write(changeRecord(step, playlist: playlist.id)) }
             return .success
         }
         if !settings.resetDates && plan.moveRequests > settings.maxMoves {
@@ -474,16 +474,13 @@ extension SpotifyPlaylists {
         return text
     }
 
-    static func changeRecord(_ step: PlaylistEditPlan.Step, playlist: String) -> JSONObject {
+    static func changeRecord(_ step: PlaylistEditPlan.Step, playlist: String) -> ChangeRecord {
         switch step {
-        case .remove(let uris): change("remove", playlist: playlist, ["items": uriList(uris)])
-        case .insert(let uris, let position):
-            change("add", playlist: playlist, ["position": .int(position), "items": uriList(uris)])
-        case .replace(let uris): change("replace", playlist: playlist, ["items": uriList(uris)])
+        case .remove(let uris): ChangeRecord("remove", playlist: playlist, .items(uris))
+        case .insert(let uris, let position): ChangeRecord("add", playlist: playlist, .positioned(position, uris))
+        case .replace(let uris): ChangeRecord("replace", playlist: playlist, .items(uris))
         case .move(let start, let insertBefore, let length):
-            change(
-                "move", playlist: playlist,
-                ["range_start": .int(start), "insert_before": .int(insertBefore), "range_length": .int(length)])
+            ChangeRecord("move", playlist: playlist, .move(start: start, insertBefore: insertBefore, length: length))
         }
     }
 

@@ -346,7 +346,7 @@ extension SpotifyPlaylists {
                 "name": .string(name), "public": .bool(options.isPublic), "collaborative": .bool(options.collaborative),
             ]
             if let description = options.description { details["description"] = .string(description) }
-            try context.stdout.write(.object(change("create", playlist: nil, details)))
+            try context.stdout.write(ChangeRecord("create", playlist: nil, .details(details)))
             try writeAddChanges(items.uris, playlist: nil, position: nil, context)
             return skipped(items, context)
         }
@@ -497,7 +497,7 @@ extension SpotifyPlaylists {
         let details = options.details
         let playlist = try await writeTarget(options.playlist, context, exact: true)
         if options.dryRun {
-            try context.stdout.write(.object(change("edit", playlist: playlist.id, details)))
+            try context.stdout.write(ChangeRecord("edit", playlist: playlist.id, .details(details)))
             return .success
         }
         let writer = try context.playlistWriter()
@@ -521,7 +521,7 @@ extension SpotifyPlaylists {
     static func delete(_ options: DeleteOptions, _ context: ToolContext) async throws -> ExitCode {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
         if options.dryRun {
-            try context.stdout.write(.object(change("delete", playlist: playlist.id, [:])))
+            try context.stdout.write(ChangeRecord("delete", playlist: playlist.id, .details([:])))
             return .success
         }
         let writer = try PlaylistWriter(api: context.webAPI())
@@ -549,8 +549,7 @@ extension SpotifyPlaylists {
         let uris = save ? items.uris : items.uris.uniqued()
         if dryRun {
             for batch in SavedItems.batches(uris) {
-                try context.stdout.write(
-                    .object(change(save ? "save" : "unsave", playlist: nil, ["items": uriList(batch)])))
+                try context.stdout.write(ChangeRecord(save ? "save" : "unsave", playlist: nil, .items(batch)))
             }
             return skipped(items, context)
         }
@@ -587,27 +586,54 @@ extension SpotifyPlaylists {
         return try ItemInput.read(context.stdin)
     }
 
-    static func change(_ action: String, playlist: String?, _ fields: JSONObject) -> JSONObject {
-        var record: JSONObject = [
-            "type": "change", "action": .string(action), "playlist": playlist.map(JSONValue.string) ?? .null,
-        ]
-        for (key, value) in fields { record[key] = value }
-        return record
+    /// A change record (--dry-run): type ("change"), action, playlist (its id; null for the one
+    /// create would make), then what the request carries.
+    struct ChangeRecord: JSONRecord {
+        enum Carried: Sendable {
+            /// create's and edit's details, in the order the request sends them (delete: none).
+            case details(JSONObject)
+            case items([String])
+            /// position (null: at the end), then items.
+            case positioned(Int?, [String])
+            case move(start: Int, insertBefore: Int, length: Int)
+        }
+
+        let action: String
+        let playlist: String?
+        let carried: Carried
+
+        init(_ action: String, playlist: String?, _ carried: Carried) {
+            (self.action, self.playlist, self.carried) = (action, playlist, carried)
+        }
+
+        var json: JSONValue {
+            var record: JSONObject = [
+                "type": "change", "action": .string(action), "playlist": playlist.map(JSONValue.string) ?? .null,
+            ]
+            switch carried {
+            case .details(let details):
+                for (key, value) in details { record[key] = value }
+            case .items(let uris):
+                record["items"] = .array(uris.map(JSONValue.string))
+            case .positioned(let position, let uris):
+                record["position"] = position.map(JSONValue.int) ?? .null
+                record["items"] = .array(uris.map(JSONValue.string))
+            case .move(let start, let insertBefore, let length):
+                record["range_start"] = .int(start)
+                record["insert_before"] = .int(insertBefore)
+                record["range_length"] = .int(length)
+            }
+            return .object(record)
+        }
     }
 
     static func writeAddChanges(_ uris: [String], playlist: String?, position: Int?, _ context: ToolContext) throws {
         var at = position
         for batch in uris.chunked(PlaylistWriter.batchSize) {
-            try context.stdout.write(
-                .object(
-                    change(
-                        "add", playlist: playlist,
-                        ["position": at.map(JSONValue.int) ?? .null, "items": uriList(batch)])))
+            try context.stdout.write(ChangeRecord("add", playlist: playlist, .positioned(at, batch)))
             at = at.map { $0 + batch.count }
         }
     }
-
-    static func uriList(_ uris: [String]) -> JSONValue { .array(uris.map(JSONValue.string)) }
 
     static func countText(_ count: Int, noun: String = "item", plural: String? = nil) -> String {
         "\(groupedThousands(count)) \(count == 1 ? noun : plural ?? noun + "s")"
