@@ -82,14 +82,6 @@ enum PlaylistCommands {
             resolved, expectingOneOf: kinds, input: context.stdin, make: make)
     }
 
-    // TRANSITION (issue 25): for handlers not yet given an Options struct.
-    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) async throws
-        -> [SpotifyReference]
-    {
-        try await references(
-            command.positionals, offline: PlaylistCacheOptions.Choice(command).offline, context, tool: tool)
-    }
-
     static func nothingNamed(tool: String) -> ToolError {
         ToolError.usage(
             "name a PLAYLIST (its name, id, URI or URL), or pipe playlist records in: spotify-playlists | \(tool)")
