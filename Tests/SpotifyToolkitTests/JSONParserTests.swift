@@ -162,7 +162,7 @@ import Testing
         let value = try JSONValue.parse(JSONLinesFixtures.playlistItem)
         #expect(value["item"]?["duration_ms"] == 322506)
         #expect(value["item"]?["album"]?["images"]?.arrayValue?.count == 3)
-        #expect(value["primary_color"]?.isNull == true)
+        #expect(value["primary_color"] == .null)
         #expect(value.serialized() == JSONLinesFixtures.playlistItem)
     }
 }

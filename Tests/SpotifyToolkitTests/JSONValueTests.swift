@@ -41,7 +41,7 @@ import Testing
         // Storing JSON null is not removing.
         object["n"] = .null
         #expect(object.keys == ["c", "n"])
-        #expect(object["n"]?.isNull == true)
+        #expect(object["n"] == .null)
     }
 
     @Test func largeObjectsUseTheIndexConsistently() {
@@ -88,7 +88,7 @@ import Testing
         #expect(value["whole"]?.intValue == 3)
         #expect(JSONValue.double(1e300).intValue == nil)
         #expect(value["b"]?.boolValue == false)
-        #expect(value["n"]?.isNull == true)
+        #expect(value["n"] == .null)
         #expect(value["a"]?.arrayValue == [1])
         #expect(value["o"]?.objectValue == ["k": 1])
         #expect(value["o"]?["k"] == 1)

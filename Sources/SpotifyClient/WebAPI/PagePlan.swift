@@ -23,9 +23,6 @@ package struct PagePlan: Sendable, Equatable {
         self.pageSize = pageSize
     }
 
-    /// How many pages hold `total` items (0 for an empty list; the first page is still fetched).
-    var pageCount: Int { (total + pageSize - 1) / pageSize }
-
     /// The offsets after the first page, in order.
     var remainingOffsets: [Int] {
         total > pageSize ? Array(stride(from: pageSize, to: total, by: pageSize)) : []

@@ -22,13 +22,6 @@ package enum PKCE {
         return s
     }
 
-    /// Whether `s` is a syntactically valid code verifier: 43...128 unreserved ASCII characters.
-    static func isValidVerifier(_ s: String) -> Bool {
-        let bytes = Array(s.utf8)
-        guard verifierLengths.contains(bytes.count) else { return false }
-        return bytes.allSatisfy(URLForm.isUnreserved)
-    }
-
     /// The S256 code challenge: BASE64URL(SHA256(ASCII(verifier))), without padding.
     package static func challenge(for verifier: String) -> String {
         Base64URL.encode(SHA256.hash(verifier.utf8))

@@ -17,10 +17,6 @@ package enum JSONValue: Sendable, Equatable {
 // MARK: - Accessors
 
 extension JSONValue {
-    var isNull: Bool {
-        if case .null = self { return true }
-        return false
-    }
 
     package var boolValue: Bool? {
         if case .bool(let b) = self { return b }

@@ -25,13 +25,6 @@ package func saturatingAdd(_ a: Int, _ b: Int) -> Int {
     return b > 0 ? .max : .min
 }
 
-/// a - b, stopping at `Int.max`/`Int.min` instead of trapping.
-func saturatingSubtract(_ a: Int, _ b: Int) -> Int {
-    let (difference, overflow) = a.subtractingReportingOverflow(b)
-    guard overflow else { return difference }
-    return b < 0 ? .max : .min
-}
-
 /// `value` limited to `range`; NaN gives the lower bound.
 package func clamped(_ value: Double, to range: ClosedRange<Double>) -> Double {
     guard !value.isNaN else { return range.lowerBound }

@@ -21,9 +21,9 @@ import Darwin
 /// Both children run in a process group of their own, so a terminal's Ctrl-C reaches only
 /// routine-link, which then asks the watch to stop (SIGINT, then SIGTERM on a second signal):
 /// the watch prints its final record, songcount counts, and the count is still logged.
-package struct ListeningPipeline {
-    package var watchCommand: [String]
-    package var countCommand: [String]
+struct ListeningPipeline {
+    var watchCommand: [String]
+    var countCommand: [String]
     package var environment: [String: String]
     /// Where the watch's own messages go: the run's stderr (`ToolContext.stderr`), not fd 2.
     package var errors: Int32
@@ -37,10 +37,10 @@ package struct ListeningPipeline {
 
     package struct Outcome: Sendable {
         /// Exit statuses; a child killed by a signal gets 128 + the signal number, as shells say.
-        package var watchStatus: Int32
-        package var countStatus: Int32
-        package var countOutput: Data
-        package var countErrors: Data
+        var watchStatus: Int32
+        var countStatus: Int32
+        var countOutput: Data
+        var countErrors: Data
         /// Whether a signal asked us to stop early.
         package var interrupted: Bool
 
@@ -72,7 +72,7 @@ package struct ListeningPipeline {
     }
 
     /// Log the count, or discard the session and say why.
-    package enum RunVerdict: Equatable {
+    enum RunVerdict: Equatable {
         case log(SongCountSummary, interrupted: Bool)
         /// The watch failed (it said why on stderr: not logged in, Spotify down...). `heard`: what
         /// songcount counted before, printed so the user can still `routine-link log` it.
@@ -90,7 +90,7 @@ package struct ListeningPipeline {
     /// through a link on `$PATH` or Homebrew's chain of them; a build directory keeps the per-tool
     /// executables together); else the multi-call binary itself, told which tool to be; else
     /// `name` on `$PATH`.
-    package static func sibling(
+    static func sibling(
         _ name: String, environment: ToolEnvironment, executable: URL? = ToolEnvironment.executableURL
     ) -> [String]? {
         if let own = executable?.resolvingSymlinksInPath() {

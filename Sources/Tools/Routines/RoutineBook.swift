@@ -18,7 +18,7 @@ package struct PlaylistLink: Codable, Sendable, Equatable {
     package var uri: String
     /// nil when the link was made offline from an id alone.
     package var name: String?
-    package var imageURL: String?
+    var imageURL: String?
     /// The total length, when the link was made from a record that tells it (a `get --duration`
     /// playlist record, a track record) or Spotify's answer did (a track, a short album).
     package var durationMs: Int?
@@ -56,7 +56,7 @@ package struct PlaylistLink: Codable, Sendable, Equatable {
 
     /// The name, cover and duration of an object or record, whatever its `uri` and `type` say:
     /// the caller knows what it asked for.
-    package mutating func takeMetadata(from value: JSONValue) {
+    mutating func takeMetadata(from value: JSONValue) {
         name = value["name"]?.stringValue
         imageURL =
             value["image_url"]?.stringValue
@@ -85,8 +85,8 @@ package struct PlaylistLink: Codable, Sendable, Equatable {
 /// with the song count of what was heard.
 package struct RoutineSession: Codable, Sendable, Equatable {
     package var id: String
-    package var startedAt: String
-    package var endedAt: String?
+    var startedAt: String
+    var endedAt: String?
     /// The playlist linked when the session started (kept when the routine is relinked later).
     package var playlist: PlaylistLink?
     package var songs: Double?
@@ -106,12 +106,12 @@ package struct RoutineSession: Codable, Sendable, Equatable {
 
     /// The label of a session closed without a count (`stop`, or a later `start`): history shows
     /// it ended, and says why it has no songs.
-    package static let notLoggedLabel = "not logged"
+    static let notLoggedLabel = "not logged"
 }
 
 /// What `routine-link edit` changes; a nil field is left as it is.
-package struct RoutineEdit: Sendable, Equatable {
-    package enum Change<Value: Sendable & Equatable>: Sendable, Equatable {
+struct RoutineEdit: Sendable, Equatable {
+    enum Change<Value: Sendable & Equatable>: Sendable, Equatable {
         case set(Value)
         case clear
     }
@@ -136,7 +136,7 @@ package struct Routine: Codable, Sendable, Equatable {
     package var durationMs: Int?
     package var note: String?
     package var playlist: PlaylistLink?
-    package var createdAt: String
+    var createdAt: String
     /// Oldest first, as they happened.
     package var sessions: [RoutineSession]
 
@@ -160,12 +160,12 @@ package struct Routine: Codable, Sendable, Equatable {
     }
 
     /// The latest session that was started and not logged yet.
-    package var runningSessionIndex: Int? { sessions.lastIndex { $0.isRunning } }
+    var runningSessionIndex: Int? { sessions.lastIndex { $0.isRunning } }
 }
 
 /// The routines document: every routine with its sessions. All operations are pure (the time is
 /// passed in); `RoutineStore` runs them under the store's lock.
-package struct RoutineBook: Codable, Sendable, Equatable {
+struct RoutineBook: Codable, Sendable, Equatable {
     package var routines: [Routine] = []
 
     package init(routines: [Routine] = []) {
@@ -173,12 +173,12 @@ package struct RoutineBook: Codable, Sendable, Equatable {
     }
 
     /// Names compare case-insensitively (`DocumentNames.key`).
-    package static func nameKey(_ name: String) -> String {
+    static func nameKey(_ name: String) -> String {
         DocumentNames.key(name)
     }
 
     /// A name as stored (`DocumentNames.validated`).
-    package static func validatedName(_ raw: String) throws -> String {
+    static func validatedName(_ raw: String) throws -> String {
         try DocumentNames.validated(raw, noun: "routine")
     }
 
@@ -188,7 +188,7 @@ package struct RoutineBook: Codable, Sendable, Equatable {
     }
 
     /// The routine named `name`, or exit 1 with the names there are.
-    package func existingIndex(of name: String) throws -> Int {
+    func existingIndex(of name: String) throws -> Int {
         if let index = index(of: name) { return index }
         let known =
             routines.isEmpty
@@ -237,7 +237,7 @@ package struct RoutineBook: Codable, Sendable, Equatable {
     /// The disconnect: every routine's playlist link goes; routines and sessions (with the
     /// playlists they were played with) stay. Returns how many links were cleared.
     @discardableResult
-    package mutating func forgetLinks() -> Int {
+    mutating func forgetLinks() -> Int {
         var cleared = 0
         for index in routines.indices where routines[index].playlist != nil {
             routines[index].playlist = nil
@@ -336,7 +336,7 @@ package struct RoutineBook: Codable, Sendable, Equatable {
 
     /// Drops the session `id` (a `run` that heard nothing). True when it was there.
     @discardableResult
-    package mutating func discardSession(_ id: String) -> Bool {
+    mutating func discardSession(_ id: String) -> Bool {
         for index in routines.indices {
             if let position = routines[index].sessions.firstIndex(where: { $0.id == id }) {
                 routines[index].sessions.remove(at: position)

@@ -23,7 +23,7 @@ import Foundation
 ///
 /// Optional fields may be absent (read as null). A later version that only adds optional fields
 /// can keep version 1; anything else bumps the version and adds a step to `migrate`.
-package enum RoutineStore {
+enum RoutineStore {
     package static let fileName = "routines.json"
     package static let schemaVersion = 1
 
@@ -88,7 +88,7 @@ package enum RoutineStore {
     /// `routine-link forget-links` and `spotify-auth logout --forget-links`: clears every
     /// routine's playlist, keeping routines and sessions. No file: nothing to clear, nothing created.
     /// Returns how many links were cleared.
-    package static func forgetLinks(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double) throws
+    static func forgetLinks(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double) throws
         -> Int
     {
         let store = make(environment: environment, clock: clock)
