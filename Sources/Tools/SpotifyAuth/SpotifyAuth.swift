@@ -155,13 +155,13 @@ package enum SpotifyAuth {
         seeAlso: ["spotify-playlists", "spotify-tracks", "spotify-nowplaying", "songcount", "routine-link"]
     )
 
-    /// The token store every subcommand uses, and where its records go.
-    static func storeAndMode(_ options: some OutputOptions, _ context: ToolContext) throws -> (TokenStore, OutputMode) {
-        (try TokenStores.make(environment: context.environment), context.outputMode(forcedJSON: options.json))
+    /// The token store every subcommand uses.
+    static func tokenStore(_ context: ToolContext) throws -> TokenStore {
+        try TokenStores.make(environment: context.environment)
     }
 
     static func token(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
-        let (store, _) = try storeAndMode(options, context)
+        let store = try tokenStore(context)
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         // Bare unless --json is asked for: `| sed` and `$(...)` want the token alone, piped or not.
         if options.json {
@@ -173,7 +173,8 @@ package enum SpotifyAuth {
     }
 
     static func refresh(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
-        let (store, mode) = try storeAndMode(options, context)
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         if await provider.usesEnvironmentToken {
             throw ToolError.usage(
@@ -185,7 +186,7 @@ package enum SpotifyAuth {
     }
 
     static func logout(_ options: LogoutOptions, _ context: ToolContext) async throws -> ExitCode {
-        let (store, _) = try storeAndMode(options, context)
+        let store = try tokenStore(context)
         // Under the refresh lock, so a refresh running in another process cannot write the
         // tokens back after they are gone. A damaged store counts as present: logout clears it.
         let existed = try await TokenStores.refreshLock(environment: context.environment).withLock {
@@ -216,7 +217,8 @@ package enum SpotifyAuth {
     }
 
     static func login(_ options: LoginOptions, _ context: ToolContext) async throws -> ExitCode {
-        let (store, mode) = try storeAndMode(options, context)
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
         let redirectText =
@@ -246,7 +248,6 @@ package enum SpotifyAuth {
             )
         }
         let redirect = try LoopbackRedirect.parse(redirectText)
-        let asked = options.scopes
         // An unreadable store is an error before anything happens, never silently overwritten.
         let previous = try store.load()
 
@@ -256,9 +257,9 @@ package enum SpotifyAuth {
         // drop the scope the previous hint added.
         let kept = options.resetScopes ? [] : (previous?.scopes ?? []) + (settings.scopes ?? [])
         var scopes = LoginFlow.defaultScopes
-        for scope in kept + asked where !scopes.contains(scope) { scopes.append(scope) }
+        for scope in kept + options.askedScopes where !scopes.contains(scope) { scopes.append(scope) }
         let keptExtras = scopes.filter {
-            kept.contains($0) && !LoginFlow.defaultScopes.contains($0) && !asked.contains($0)
+            kept.contains($0) && !LoginFlow.defaultScopes.contains($0) && !options.askedScopes.contains($0)
         }
         if !keptExtras.isEmpty {
             context.stderr.write(
@@ -305,7 +306,8 @@ package enum SpotifyAuth {
     }
 
     static func status(_ options: Options, _ context: ToolContext) throws -> ExitCode {
-        let (store, mode) = try storeAndMode(options, context)
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         if context.environment["SPOTIFY_ACCESS_TOKEN"] != nil {
             try write(AuthStatus(environmentTokenWith: store), context, mode)
             return .success
@@ -319,7 +321,8 @@ package enum SpotifyAuth {
     }
 
     static func whoami(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
-        let (store, mode) = try storeAndMode(options, context)
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         let api = try context.webAPI(store: store)
         let me = SpotifyUser(try JSONValue.parse(try await api.get("/me").body))
         if mode == .human {
@@ -407,13 +410,8 @@ extension SpotifyAuth {
         )
     }
 
-    /// What every subcommand reads: whether records are forced to JSON Lines.
-    protocol OutputOptions: CommandOptions {
-        var json: Bool { get }
-    }
-
     /// `status`, `whoami`, `token`, `refresh`: nothing but `--json`.
-    struct Options: OutputOptions {
+    struct Options: CommandOptions {
         var json: Bool
 
         init(_ command: ParsedCommand) throws {
@@ -421,12 +419,13 @@ extension SpotifyAuth {
         }
     }
 
-    struct LoginOptions: OutputOptions {
+    /// `login`: the app, the scopes and how to wait for the browser.
+    struct LoginOptions: CommandOptions {
         var json: Bool
         var clientID: String?
         var redirectURI: String?
         /// What `--scope` asks for, sets expanded.
-        var scopes: [String]
+        var askedScopes: [String]
         var resetScopes: Bool
         var noBrowser: Bool
         var timeoutMs: Int
@@ -439,19 +438,18 @@ extension SpotifyAuth {
             timeoutMs = try parseDuration(try command.value(Option.timeout) ?? "5m")
             guard timeoutMs > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
             guard timeoutMs <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
-            scopes = try SpotifyScope.expand(try command.values(Option.scope))
+            askedScopes = try SpotifyScope.expand(try command.values(Option.scope))
             resetScopes = try command.flag(Option.resetScopes)
             noBrowser = try command.flag(Option.noBrowser)
             showDialog = try command.flag(Option.showDialog)
         }
     }
 
-    struct LogoutOptions: OutputOptions {
-        var json: Bool
+    /// `logout`: it prints no record.
+    struct LogoutOptions: CommandOptions {
         var forgetLinks: Bool
 
         init(_ command: ParsedCommand) throws {
-            json = try command.flag(.jsonRecords)
             forgetLinks = try command.flag(Option.forgetLinks)
         }
     }
