@@ -2,7 +2,7 @@ import LoopbackHTTP
 
 /// fake-spotify on a socket: a `FakeSpotifyService` behind a `LoopbackHTTPServer` on 127.0.0.1.
 /// Tests start one in process; the `fake-spotify` executable runs one until a signal.
-package final class FakeSpotifyServer: Sendable {
+final class FakeSpotifyServer: Sendable {
     package let service: FakeSpotifyService
     private let http: LoopbackHTTPServer
 

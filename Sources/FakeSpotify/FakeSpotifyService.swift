@@ -5,7 +5,7 @@ import ToolkitCore
 /// fake-spotify's logic: routes a request through the table in Routes.swift, with the shared
 /// steps around it (injected failures, the bearer check, counting). Thread-safe: the HTTP server
 /// calls `handle` from a thread per connection; all state is in one `Locked`.
-package final class FakeSpotifyService: Sendable {
+final class FakeSpotifyService: Sendable {
     let state: Locked<FakeSpotifyState>
 
     package init(settings: FakeSpotifySettings = FakeSpotifySettings()) {
@@ -16,17 +16,17 @@ package final class FakeSpotifyService: Sendable {
     package var settings: FakeSpotifySettings { state.withLock { $0.settings } }
 
     /// Changes settings at run time (as `POST /_fake/settings` does).
-    package func updateSettings(_ change: (inout FakeSpotifySettings) -> Void) {
+    func updateSettings(_ change: (inout FakeSpotifySettings) -> Void) {
         state.withLock { change(&$0.settings) }
     }
 
     /// Moves fake-spotify's clock forward (or back), so tokens and codes expire without waiting.
-    package func advanceClock(by seconds: TimeInterval) {
+    func advanceClock(by seconds: TimeInterval) {
         state.withLock { $0.clockOffset += seconds }
     }
 
     /// What `GET /_fake/counters` answers.
-    package var counters: JSONValue { state.withLock { $0.countersJSON } }
+    var counters: JSONValue { state.withLock { $0.countersJSON } }
 
     /// Answers one request: an injected failure if one matches (even on a path no route serves yet),
     /// else the route's answer, behind the bearer check for `.bearer` routes, with the plan's

@@ -2,28 +2,28 @@ import ToolkitCore
 
 /// How fake-spotify behaves. Set from the command line at launch; everything but the client ids and
 /// redirect URIs can also be changed while it runs (`POST /_fake/settings`).
-package struct FakeSpotifySettings: Sendable, Equatable {
+struct FakeSpotifySettings: Sendable, Equatable {
     /// Registered client ids; empty accepts any non-empty client_id.
-    package var clientIDs: [String] = []
+    var clientIDs: [String] = []
     /// Registered redirect URIs. A loopback http URI without a port matches any port.
-    package var redirectURIs: [String] = FakeSpotifySettings.defaultRedirectURIs
+    var redirectURIs: [String] = FakeSpotifySettings.defaultRedirectURIs
     /// `expires_in` of issued access tokens, in seconds; they stop working after it.
-    package var accessTokenLifetime = 3600
+    var accessTokenLifetime = 3600
     /// Seconds after the original authorization (not the last refresh) after which refresh answers
     /// invalid_grant "Refresh token revoked"; nil: never.
     package var refreshTokenLifetime: Int?
     /// Each refresh returns a new refresh token and the old one dies.
-    package var rotation = true
+    var rotation = true
     /// Refresh responses carry no refresh_token (and the old one keeps working). Wins over `rotation`.
-    package var omitRefreshToken = false
+    var omitRefreshToken = false
     /// /authorize answers `error=access_denied` instead of a code.
-    package var deny = false
+    var deny = false
     /// Sleep inside POST /api/token before answering (after the grant took effect).
-    package var tokenDelayMs = 0
+    var tokenDelayMs = 0
     /// The music library's shape and the Web API's pace (PlaylistHandlers.swift).
     package var library = LibrarySettings()
 
-    package static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://[::1]/callback"]
+    static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://[::1]/callback"]
 
     package init() {}
 

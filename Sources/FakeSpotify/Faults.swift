@@ -7,7 +7,7 @@ import ToolkitCore
 /// delay (to provoke client timeouts), or a read served from a replica one write behind. Whether
 /// the request itself is carried out (now, never, or late) is the rule's `carry`. Rules come from
 /// `--fault` at launch or `POST /_fake/faults`.
-package struct FaultRule: Sendable, Equatable {
+struct FaultRule: Sendable, Equatable {
     package enum Kind: String, Sendable, CaseIterable {
         case rateLimit = "rate_limit"
         case quota
@@ -39,7 +39,7 @@ package struct FaultRule: Sendable, Equatable {
         case late
     }
 
-    package enum Trigger: Sendable, Equatable {
+    enum Trigger: Sendable, Equatable {
         /// Each matching request with this probability (from a seeded generator: reproducible).
         case rate(Double)
         /// Every Nth matching request.
@@ -49,19 +49,19 @@ package struct FaultRule: Sendable, Equatable {
     }
 
     package var kind: Kind
-    package var trigger: Trigger
+    var trigger: Trigger
     /// Requests whose path starts with this are matched.
-    package var pathPrefix = "/v1/"
+    var pathPrefix = "/v1/"
     /// For server_error, and for the error whose breakage answers a request not carried out.
     package var status = 503
     /// For rate_limit and quota: the Retry-After header.
     package var retryAfter = "1"
     /// For delay: how long to wait before answering.
-    package var delayMs = 0
+    var delayMs = 0
     /// For the kinds that break an answer: whether the request is carried out (Carry).
     package var carry = Carry.yes
     /// For carry=late: how long after it arrived the request is carried out.
-    package var lateMs = 0
+    var lateMs = 0
     /// Fire at most this many times; nil: no limit.
     package var limit: Int?
     var seen = 0
@@ -308,7 +308,7 @@ extension FakeSpotifyState {
 
 extension FakeSpotifyService {
     /// Adds fault rules (from --fault at launch).
-    package func addFaults(_ rules: [FaultRule]) {
+    func addFaults(_ rules: [FaultRule]) {
         state.withLock { $0.faults += rules }
     }
 

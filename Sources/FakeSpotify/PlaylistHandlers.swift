@@ -4,9 +4,9 @@ import ToolkitCore
 
 /// The library's shape and the Web API's pace; `--legacy`, `--latency-ms`, `--saved-tracks`,
 /// `--extra-playlists`, `--library-shape` at launch, `POST /_fake/library` while running.
-package struct LibrarySettings: Sendable, Equatable {
+struct LibrarySettings: Sendable, Equatable {
     /// Which playlists `/me/playlists` lists before the extra ones.
-    package enum Shape: String, Sendable, CaseIterable {
+    enum Shape: String, Sendable, CaseIterable {
         /// The fixture playlists (with a 403 and a 404 among them), a 10,000-item one and a mixed one.
         case fixtures
         /// `RealLibrary`: 150 generated playlists, mostly small, all the user's.
@@ -18,14 +18,14 @@ package struct LibrarySettings: Sendable, Equatable {
     /// for Development Mode apps since 2026.
     package var legacy = false
     /// Added to every Web API request before it is answered.
-    package var latencyMs = 0
+    var latencyMs = 0
     /// How many liked songs `/me/tracks` holds.
-    package var savedTracks = 120
+    var savedTracks = 120
     /// Generated playlists (gen…0000 to gen…N-1, sizes 0 to N-1) after the usual ones in `/me/playlists`.
-    package var extraPlaylists = 0
+    var extraPlaylists = 0
     package var shape = Shape.fixtures
     /// Spotify's rolling rate limit (RollingRateLimit.swift); nil: none.
-    package var rateWindow: RateWindow?
+    var rateWindow: RateWindow?
 
     package init() {}
 

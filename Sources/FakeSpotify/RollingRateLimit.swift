@@ -8,11 +8,11 @@ import ToolkitCore
 /// `{"error":{"status":429,"message":"API rate limit exceeded"}}` with `Retry-After` the whole
 /// seconds until the oldest admitted request leaves the window (at least 1). Refused requests are
 /// not counted against the window; `GET /_fake/counters` reports them as `rate_limited`.
-package struct RateWindow: Sendable, Equatable {
+struct RateWindow: Sendable, Equatable {
     /// Requests admitted per window.
     package var limit: Int
     /// The window, in milliseconds.
-    package var windowMs: Int
+    var windowMs: Int
 
     package init(limit: Int, windowMs: Int) {
         self.limit = limit

@@ -66,7 +66,7 @@ package struct TLSFailure: Sendable, Equatable {
     }
 
     package var kind: Kind
-    package var detail: String
+    var detail: String
     package var fix: String
 
     package init(kind: Kind, detail: String, fix: String) {

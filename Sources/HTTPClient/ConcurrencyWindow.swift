@@ -27,7 +27,7 @@ package struct ConcurrencyWindow: Sendable, Equatable {
     }
 
     /// An answer came back clean (2xx), without Spotify asking us to slow down.
-    package mutating func recordClean() {
+    mutating func recordClean() {
         guard size < maximum else { return }
         guard wasRateLimited else {
             size = min(maximum, size * 2)
@@ -41,7 +41,7 @@ package struct ConcurrencyWindow: Sendable, Equatable {
     }
 
     /// Spotify answered 429: halve, and start counting clean answers again.
-    package mutating func recordRateLimited() {
+    mutating func recordRateLimited() {
         size = max(1, size / 2)
         cleanStreak = 0
         wasRateLimited = true

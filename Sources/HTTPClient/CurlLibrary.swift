@@ -3,7 +3,7 @@ import CCurl
 
 /// libcurl.so.4, loaded at the first request rather than linked (Sources/CCurl/include/CCurl.h
 /// says why, and what it assumes of libcurl's ABI).
-package enum CurlLibrary {
+enum CurlLibrary {
     /// Loads libcurl, once: nil when it is ready, otherwise why not and what to install.
     static func load() -> String? { tk_curl_load().map { String(cString: $0) } }
 
@@ -13,6 +13,6 @@ package enum CurlLibrary {
 
     /// Whether this build compared CCurl.h's numbers with <curl/curl.h> (CCurlABICheck.c): only
     /// where that header was installed.
-    package static var abiWasChecked: Bool { tk_curl_abi_checked() != 0 }
+    static var abiWasChecked: Bool { tk_curl_abi_checked() != 0 }
 }
 #endif

@@ -24,7 +24,7 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
 
     /// The server held the request past the time-out: unlike a reset or a 5xx, it may still be
     /// carrying it out. (`reason` is this module's own words, made in `CurlLoop` and `HTTPTransport`.)
-    package var isTimeout: Bool {
+    var isTimeout: Bool {
         if case .unreachable(_, let reason) = self { reason.hasPrefix("timed out") } else { false }
     }
 

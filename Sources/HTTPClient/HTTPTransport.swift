@@ -19,7 +19,7 @@ package struct HTTPTransport: Sendable {
     let session: LazySession
 
     /// 64 MiB: a page is about 50 KB, so only a broken or hostile server comes near it.
-    package static let defaultMaxBodyBytes = 64 << 20
+    static let defaultMaxBodyBytes = 64 << 20
 
     /// `timeout`: the idle timeout; `deadline`: the most one exchange may take in all (default
     /// twice the idle timeout, 60 s by default).
@@ -48,10 +48,10 @@ package struct HTTPTransport: Sendable {
         /// Tunnels http requests through CONNECT too (curl's `-p`), as https ones always are: the
         /// only way to put fake-spotify, which speaks plain http, behind the tunnel every real
         /// request takes. Not the default: many proxies allow CONNECT to port 443 only.
-        package var tunnelsPlainHTTP: Bool
+        var tunnelsPlainHTTP: Bool
         /// This proxy instead of the environment's, for tests in a process whose environment
         /// every test shares.
-        package var fixedProxy: String?
+        var fixedProxy: String?
 
         package init(tunnelsPlainHTTP: Bool = false, fixedProxy: String? = nil) {
             self.tunnelsPlainHTTP = tunnelsPlainHTTP
@@ -60,7 +60,7 @@ package struct HTTPTransport: Sendable {
 
         /// `SPOTIFY_TOOLKIT_PROXY_TUNNEL=1` (a test and diagnostic hook, not a user setting) sets
         /// `tunnelsPlainHTTP`, so a tool against fake-spotify behind a proxy takes the tunnel.
-        package static let tunnelVariable = "SPOTIFY_TOOLKIT_PROXY_TUNNEL"
+        static let tunnelVariable = "SPOTIFY_TOOLKIT_PROXY_TUNNEL"
 
         package init(environment: ToolEnvironment) {
             self.init(tunnelsPlainHTTP: environment[Self.tunnelVariable] == "1")

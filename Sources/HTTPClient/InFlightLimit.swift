@@ -124,7 +124,7 @@ package final class InFlightLimit: Sendable {
     }
 
     /// Whether the run is paused now.
-    package var isPaused: Bool { lockedState.withLock { $0.pause.isPaused } }
+    var isPaused: Bool { lockedState.withLock { $0.pause.isPaused } }
 
     /// True for the first caller of each pause: who tells the user about it.
     package func claimPauseNote() -> Bool {

@@ -5,7 +5,7 @@
 /// limit is hit add nothing but the same deadline again: a later deadline moves the hold, an
 /// earlier or equal one is the same hold. One pause per wall, not one wait per refused request,
 /// and requests that would head into the same wall meanwhile are never sent.
-package struct RateLimitPause: Sendable, Equatable {
+struct RateLimitPause: Sendable, Equatable {
     /// When starting may resume, on the limit's clock (seconds); nil: not paused.
     package private(set) var until: Double?
     /// Moves with every new deadline, so the wake-up set for an earlier one does not end a later one.
@@ -15,7 +15,7 @@ package struct RateLimitPause: Sendable, Equatable {
 
     package init() {}
 
-    package var isPaused: Bool { until != nil }
+    var isPaused: Bool { until != nil }
 
     /// An answer asked every request to hold off `seconds` from `now`. Returns the new deadline and
     /// its generation when the hold starts or moves later (a wake-up is due then), nil when it asks
@@ -39,7 +39,7 @@ package struct RateLimitPause: Sendable, Equatable {
     }
 
     /// True once per pause: for the one request that says "waiting N s" on a terminal.
-    package mutating func claimNote() -> Bool {
+    mutating func claimNote() -> Bool {
         guard isPaused, !noted else { return false }
         noted = true
         return true

@@ -14,7 +14,7 @@ package struct HTTPRequest: Sendable {
     package var headers: [(name: String, value: String)]
     package var body: [UInt8]
     /// The minor HTTP version: 1 for HTTP/1.1, 0 for HTTP/1.0.
-    package var minorVersion = 1
+    var minorVersion = 1
 
     /// Builds a request from its raw target; `path` and `query` are derived from `target`.
     package init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
@@ -33,7 +33,7 @@ package struct HTTPRequest: Sendable {
 
     /// Whether the client lets the connection stay open after the response (RFC 9112 §9.3):
     /// HTTP/1.1 unless it sent `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
-    package var allowsPersistentConnection: Bool {
+    var allowsPersistentConnection: Bool {
         let options = headers.filter { HTTPRequest.lowercasedASCII($0.name) == "connection" }
             .flatMap { HTTPRequest.lowercasedASCII($0.value).split(separator: ",") }
             .map { $0.trimmingSpaces() }
@@ -211,7 +211,7 @@ package struct HTTPResponse: Sendable {
 }
 
 /// Why a request could not be parsed, with the status the server answers.
-package struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
+struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 400, 411, 413, 431 or 505.
     package var status: Int
     package var message: String
@@ -223,7 +223,7 @@ package struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// Parses HTTP/1.x requests from bytes. Pure: no I/O.
-package enum HTTPRequestParser {
+enum HTTPRequestParser {
     /// A parsed request head (everything before the body).
     struct Head {
         var request: HTTPRequest

@@ -31,7 +31,7 @@ package final class LoopbackHTTPServer: Sendable {
     package let port: UInt16
 
     /// Largest request head accepted (431 beyond).
-    package static let maxHeaderBytes = 64 << 10
+    static let maxHeaderBytes = 64 << 10
     /// Largest request body accepted (413 beyond).
     package static let maxBodyBytes = 8 << 20
     /// Send timeout per connection, in seconds.

@@ -5,11 +5,11 @@ import Foundation
 #endif
 
 /// bash, zsh and fish completion scripts, derived from the spec.
-package enum Shell: String, Sendable, CaseIterable {
+enum Shell: String, Sendable, CaseIterable {
     case bash, zsh, fish
 
     /// Where the generated script lives in the repository and, under PREFIX/share, once installed.
-    package func scriptPath(for tool: String) -> String {
+    func scriptPath(for tool: String) -> String {
         switch self {
         case .bash: "completions/bash/\(tool)"
         case .zsh: "completions/zsh/_\(tool)"
@@ -18,8 +18,8 @@ package enum Shell: String, Sendable, CaseIterable {
     }
 }
 
-package enum CompletionRenderer {
-    package static func render(_ spec: CommandSpec, for shell: Shell) -> String {
+enum CompletionRenderer {
+    static func render(_ spec: CommandSpec, for shell: Shell) -> String {
         switch shell {
         case .bash: bash(spec)
         case .zsh: zsh(spec)
@@ -255,9 +255,9 @@ package enum CompletionRenderer {
             return out
         }
         out += "complete -c \(tool) -f\n"
-        // Global options complete everywhere; --help and --version only before a command.
-        out += spec.options.filter { !$0.isHidden }.map { fishOption($0, tool: tool, condition: nil) }.joined()
-        out += [OptionSpec.help, .version].map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }
+        // The tool's own options before a command; after one, that command's, as bash and zsh
+        // offer them (its own, the tool's global ones, --help): one list, `visibleOptions`.
+        out += visibleOptions(spec, parent: nil).map { fishOption($0, tool: tool, condition: "__fish_use_subcommand") }
             .joined()
         for command in spec.subcommands {
             for name in [command.name] + command.aliases {
@@ -273,9 +273,8 @@ package enum CompletionRenderer {
         }
         for command in spec.subcommands {
             let condition = "__fish_seen_subcommand_from \(([command.name] + command.aliases).joined(separator: " "))"
-            out += (command.options.filter { !$0.isHidden } + [.help]).map {
-                fishOption($0, tool: tool, condition: condition)
-            }.joined()
+            out += visibleOptions(command, parent: spec).map { fishOption($0, tool: tool, condition: condition) }
+                .joined()
             if completesFiles(command) { out += "complete -c \(tool) -n '\(condition)' -F\n" }
             out += fishPositionals(command, tool: tool, condition: condition, wordsBefore: 2)
         }

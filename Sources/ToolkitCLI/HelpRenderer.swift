@@ -1,6 +1,6 @@
 /// `--help` text, derived from the spec. Fixed at 79 columns so the output is the same
 /// everywhere (tests and man pages compare it), like ripgrep's.
-package enum HelpRenderer {
+enum HelpRenderer {
     package static let width = 79
 
     /// Full help for the command at `path` (e.g. `["spotify-auth", "login"]`).
@@ -109,11 +109,11 @@ package enum HelpRenderer {
     }
 
     /// The short form shown with usage errors and when a filter waits on a terminal.
-    package static func usageLine(for spec: CommandSpec, path: [String]) -> String {
+    static func usageLine(for spec: CommandSpec, path: [String]) -> String {
         "Usage: \(synopsis(for: spec, path: path))"
     }
 
-    package static func synopsis(for spec: CommandSpec, path: [String]) -> String {
+    static func synopsis(for spec: CommandSpec, path: [String]) -> String {
         var parts = [path.joined(separator: " ")]
         if !spec.subcommands.isEmpty { parts.append(spec.runsWithoutSubcommand ? "[COMMAND]" : "COMMAND") }
         parts.append("[OPTIONS]")

@@ -6,8 +6,8 @@ import Foundation
 
 /// man(7) roff for section 1, derived from the spec. Deterministic (no date) so the committed
 /// pages can be compared with what the spec generates now.
-package enum ManPageRenderer {
-    package static func render(_ spec: CommandSpec, version: String) -> String {
+enum ManPageRenderer {
+    static func render(_ spec: CommandSpec, version: String) -> String {
         var out = ".TH \(spec.name.uppercased()) 1 \"\" \"spotify-toolkit \(version)\" \"User Commands\"\n"
         out += ".SH NAME\n\(escape(spec.name)) \\- \(escape(spec.abstract))\n"
 

@@ -40,7 +40,7 @@ package enum MultiCall {
     }
 
     /// The one line printed when no tool is named.
-    package static func usageLine(tools: [String]) -> String {
+    static func usageLine(tools: [String]) -> String {
         "Usage: \(programName) TOOL [ARGUMENTS]   (TOOL: \(tools.joined(separator: ", ")))"
     }
 

@@ -9,7 +9,7 @@ import Darwin
 /// Facts about the process's standard streams, read once at start-up.
 package struct Terminal: Sendable {
     package var stdinIsTerminal: Bool
-    package var stdoutIsTerminal: Bool
+    var stdoutIsTerminal: Bool
     package var stderrIsTerminal: Bool
 
     package init(stdinIsTerminal: Bool, stdoutIsTerminal: Bool, stderrIsTerminal: Bool) {

@@ -181,7 +181,7 @@ package struct StandardInput: Sendable {
     }
 
     /// One line typed at a prompt, without its newline; nil at end of input.
-    package func readAnswer() -> String? {
+    func readAnswer() -> String? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while true {

@@ -58,7 +58,7 @@ import Testing
         let count = SongCountSummary(songs: 4.5, label: "4.5 songs", trackCount: 5, listenedMs: 900_000)
         let logged = try book.log("m", count: count, now: "2026-11-22T08:15:00.000Z")
         #expect(logged.session.id == "one")
-        let record = logged.routine.record(of: logged.session)
+        let record = logged.routine.record(of: logged.session).json
         #expect(record["duration_ms"] == 900_000)
         #expect(record["playlist"]?["name"] == "Mix")
         #expect(record["label"] == "4.5 songs")
@@ -111,11 +111,11 @@ import Testing
         let stopped = try book.stop("M", now: "2026-11-22T09:00:00.000Z")
         #expect(stopped.closed.map(\.id) == ["a", "b"])
         #expect(stopped.routine.sessions.allSatisfy { !$0.isRunning && $0.songs == nil && $0.label == "not logged" })
-        let record = stopped.routine.record(of: stopped.closed[1])
+        let record = stopped.routine.record(of: stopped.closed[1]).json
         #expect(record["ended_at"] == "2026-11-22T09:00:00.000Z")
         #expect(record["duration_ms"] == 1_800_000)
         #expect(record["songs"] == .null && record["track_count"] == .null && record["listened_ms"] == .null)
-        #expect(try book.history().allSatisfy { $0["ended_at"] != .null })
+        #expect(try book.history().allSatisfy { $0.session.endedAt != nil })
         // Nothing left to stop; an unknown routine is exit 1 with the names there are.
         #expect(try book.stop("m", now: "2026-11-22T09:05:00.000Z").closed.isEmpty)
         let unknown = #expect(throws: ToolError.self) { try book.stop("evening", now: t0) }
@@ -165,7 +165,7 @@ import Testing
         _ = try book.start("b", now: "2026-11-22T09:00:00.000Z")
         _ = try book.start("a", now: "2026-11-22T10:00:00.000Z")
         #expect(
-            try book.history().map { $0["started_at"]?.stringValue ?? "" } == [
+            try book.history().map(\.session.startedAt) == [
                 "2026-11-22T10:00:00.000Z", "2026-11-22T09:00:00.000Z", "2026-11-22T08:00:00.000Z",
             ])
         #expect(try book.history(of: "A").count == 2)

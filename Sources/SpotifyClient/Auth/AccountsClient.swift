@@ -31,7 +31,7 @@ package struct AccountsClient: Sendable {
             transport ?? HTTPTransport(proxy: .init(environment: environment), trust: .init(environment: environment))
     }
 
-    package func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String])
+    func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String])
         -> URL
     {
         let query = URLForm.encode([
@@ -56,7 +56,7 @@ package struct AccountsClient: Sendable {
             })
     }
 
-    package enum RefreshFailure: Error, Sendable {
+    enum RefreshFailure: Error, Sendable {
         /// The refresh token is dead (expired after six months, revoked, or already used): log in again.
         case invalidGrant(String)
     }

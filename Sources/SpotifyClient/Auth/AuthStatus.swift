@@ -9,10 +9,10 @@ import Foundation
 /// The `auth_status` record: who is logged in, with which scopes, until when, and where the
 /// tokens live. Never the tokens themselves.
 package struct AuthStatus: JSONRecord {
-    package var loggedIn: Bool
+    var loggedIn: Bool
     package var source: String?
     package var tokens: StoredTokens?
-    package var storeLocation: String
+    var storeLocation: String
     package var now: Double
 
     /// Refresh tokens expire six months after the original authorization (Spotify, 2026).

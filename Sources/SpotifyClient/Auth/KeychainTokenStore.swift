@@ -6,7 +6,7 @@ import Security
 
 /// Tokens as one generic-password item in the login Keychain (macOS), holding the same JSON the
 /// file store writes. `SPOTIFY_TOOLKIT_TOKEN_STORE=file` switches to the file store instead.
-package struct KeychainTokenStore: TokenStore {
+struct KeychainTokenStore: TokenStore {
     package let service = "spotify-toolkit"
     package let account = "tokens"
     package var location: String { "macOS Keychain (service \(service), account \(account))" }

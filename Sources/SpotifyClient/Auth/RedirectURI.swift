@@ -71,14 +71,14 @@ package struct LoopbackRedirect: Sendable, Equatable {
 }
 
 /// What a request to the redirect URI says, for the listener and for paste mode alike.
-package enum AuthorizationCallback: Sendable, Equatable {
+enum AuthorizationCallback: Sendable, Equatable {
     /// Not the redirect (a favicon, a probe): ignore it and keep waiting.
     case unrelated
     case code(String)
     case denied(String)
     case stateMismatch
 
-    package static func interpret(_ query: [(name: String, value: String)], expectedState: String)
+    static func interpret(_ query: [(name: String, value: String)], expectedState: String)
         -> AuthorizationCallback
     {
         let code = URLForm.value("code", in: query)

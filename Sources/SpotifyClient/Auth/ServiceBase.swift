@@ -14,9 +14,9 @@ import Foundation
 package enum ServiceBase {
     /// `SPOTIFY_TOOLKIT_ALLOW_HTTP=1`: a test hook (the proxy tests reach fake-spotify under a
     /// made-up host name so that the proxy, not the name, routes it).
-    package static let insecureVariable = "SPOTIFY_TOOLKIT_ALLOW_HTTP"
+    static let insecureVariable = "SPOTIFY_TOOLKIT_ALLOW_HTTP"
 
-    package static func allowsInsecure(_ environment: ToolEnvironment) -> Bool {
+    static func allowsInsecure(_ environment: ToolEnvironment) -> Bool {
         environment[insecureVariable] == "1"
     }
 
@@ -32,7 +32,7 @@ package enum ServiceBase {
     }
 
     /// Exit 78 naming `variable` when `url` is http to anything but a loopback literal.
-    package static func refuseCleartext(_ url: URL, variable: String, allowsInsecure: Bool) throws(ToolError) {
+    static func refuseCleartext(_ url: URL, variable: String, allowsInsecure: Bool) throws(ToolError) {
         guard url.scheme?.lowercased() == "http", !allowsInsecure, let host = url.host, !isLoopbackLiteral(host)
         else { return }
         throw ToolError.config(

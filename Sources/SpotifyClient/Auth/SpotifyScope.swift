@@ -4,13 +4,13 @@ import ToolkitCore
 /// login --scope` takes, and the one way a missing scope is reported: exit 77, naming the scope
 /// and the one login command that adds it.
 package enum SpotifyScope {
-    package static let modifyPrivatePlaylists = "playlist-modify-private"
-    package static let modifyPublicPlaylists = "playlist-modify-public"
+    static let modifyPrivatePlaylists = "playlist-modify-private"
+    static let modifyPublicPlaylists = "playlist-modify-public"
     package static let modifyLibrary = "user-library-modify"
-    package static let modifyPlayback = "user-modify-playback-state"
-    package static let readRecentlyPlayed = "user-read-recently-played"
-    package static let readTop = "user-top-read"
-    package static let readFollow = "user-follow-read"
+    static let modifyPlayback = "user-modify-playback-state"
+    static let readRecentlyPlayed = "user-read-recently-played"
+    static let readTop = "user-top-read"
+    static let readFollow = "user-follow-read"
 
     /// The read-only set every login asks for (the README names it, under spotify-auth).
     package static let defaults = [
@@ -59,7 +59,7 @@ package enum SpotifyScope {
 
     /// The `--scope` values that ask for `scopes`: the name of the set holding each, else the
     /// scope itself. Pure.
-    package static func loginArguments(for scopes: [String]) -> [String] {
+    static func loginArguments(for scopes: [String]) -> [String] {
         var names: [String] = []
         for scope in scopes {
             let name = sets.dropLast().first { $0.scopes.contains(scope) }?.name ?? scope
@@ -69,12 +69,12 @@ package enum SpotifyScope {
     }
 
     /// "spotify-auth login --scope edit": the one command that adds `scopes`.
-    package static func loginCommand(for scopes: [String]) -> String {
+    static func loginCommand(for scopes: [String]) -> String {
         (["spotify-auth login"] + loginArguments(for: scopes).map { "--scope \($0)" }).joined(separator: " ")
     }
 
     /// "WHAT needs the S scope; add it with: spotify-auth login --scope SET (...)".
-    package static func missingMessage(_ scopes: [String], for what: String) -> String {
+    static func missingMessage(_ scopes: [String], for what: String) -> String {
         let names = scopes.count == 1 ? "the \(scopes[0]) scope" : "the scopes " + scopes.joined(separator: " and ")
         let pronoun = scopes.count == 1 ? "it" : "them"
         return
@@ -97,7 +97,7 @@ package enum SpotifyScope {
 
         /// The same, when the token came from SPOTIFY_ACCESS_TOKEN: that token is used instead of
         /// any login, so a login alone would not help (review 24).
-        package var environmentTokenError: ToolError {
+        var environmentTokenError: ToolError {
             let names = scopes.count == 1 ? "the \(scopes[0]) scope" : "the scopes " + scopes.joined(separator: " and ")
             return .noPermission(
                 "\(what) needs \(names), which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has \(scopes.count == 1 ? "it" : "them"), or unset SPOTIFY_ACCESS_TOKEN to use your login (\(SpotifyScope.loginCommand(for: scopes)) adds \(scopes.count == 1 ? "it" : "them"))"
@@ -108,5 +108,5 @@ package enum SpotifyScope {
 
 extension SpotifyErrorBody {
     /// Spotify's 403 for a token that lacks a scope ("Insufficient client scope").
-    package var isMissingScope: Bool { status == 403 && message.localizedCaseInsensitiveContains("scope") }
+    var isMissingScope: Bool { status == 403 && message.localizedCaseInsensitiveContains("scope") }
 }

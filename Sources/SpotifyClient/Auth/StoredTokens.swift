@@ -57,9 +57,9 @@ package struct StoredTokens: Codable, Sendable, Equatable {
     }
 
     /// Refresh proactively when less than this remains.
-    package static let refreshMargin: Double = 60
+    static let refreshMargin: Double = 60
 
-    package func needsRefresh(now: Double) -> Bool { expiresAt - now < Self.refreshMargin }
+    func needsRefresh(now: Double) -> Bool { expiresAt - now < Self.refreshMargin }
 
     package var scopes: [String] { scope.split(separator: " ").map(String.init) }
 
@@ -93,7 +93,7 @@ package struct TokenResponse: Decodable, Sendable, Equatable {
 
     /// The longest access-token lifetime believed: a server's `expires_in` beyond it (or below 0)
     /// is limited to it. Spotify's is an hour; a 401 still triggers a refresh either way.
-    package static let maximumLifetimeSeconds: Double = 24 * 3600
+    static let maximumLifetimeSeconds: Double = 24 * 3600
 
     /// `expires_in` (default an hour) limited to 0...`maximumLifetimeSeconds`.
     package var lifetimeSeconds: Double {

@@ -40,7 +40,14 @@ package actor TokenProvider {
 
     package var usesEnvironmentToken: Bool { environmentToken != nil }
 
-    package static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
+    static let notLoggedIn = ToolError.noPermission("not logged in; run 'spotify-auth login'")
+
+    /// Whether there is a login to hand tokens out from (SPOTIFY_ACCESS_TOKEN, or a stored one),
+    /// asked without a refresh or the network: for a command that must say "log in" before it
+    /// starts anything (`routine-link run`). Whether Spotify still takes the tokens is not known.
+    package func hasLogin() throws -> Bool {
+        try environmentToken != nil || cached != nil || store.load() != nil
+    }
 
     /// After `invalid_grant`: what Spotify said, and the six-month rule only when this login is
     /// about that old (otherwise it was revoked, or the token was used elsewhere).

@@ -28,7 +28,7 @@ package protocol TokenStore: Sendable {
 
 extension TokenStore {
     /// For stores with nothing to reserve: saving is all there is.
-    package func reserveSave(like tokens: StoredTokens) throws -> TokenSaveReservation {
+    func reserveSave(like tokens: StoredTokens) throws -> TokenSaveReservation {
         TokenSaveReservation(commit: { try save($0) }, cancel: {})
     }
 }

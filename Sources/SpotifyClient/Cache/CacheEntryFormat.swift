@@ -31,7 +31,7 @@ package struct CacheEntryHeader: Sendable, Equatable {
     package var snapshotID: String
     package var view: CacheView
     /// When the items were fetched (Unix seconds).
-    package var fetchedAt: Double
+    var fetchedAt: Double
     /// The playlist's `total` as its pages reported it (equal to the number of entries kept).
     package var total: Int
     /// Whose copy it is (`PlaylistCache.account`): another account's entry is never served. nil
@@ -71,12 +71,12 @@ package enum CacheEntryFormat {
     package static let version = 2
 
     /// Why an entry was not believed (for the note on stderr).
-    package struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
+    struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
         package var description: String
     }
 
     /// A sound entry an earlier version wrote: not damaged, just fetched again (no note).
-    package struct Outdated: Error, Sendable, Equatable {}
+    struct Outdated: Error, Sendable, Equatable {}
 
     /// A checked entry: its header, and where its entry lines are in the data.
     package struct Validated: Sendable {
@@ -87,7 +87,7 @@ package enum CacheEntryFormat {
     }
 
     /// The header line's bytes (with its `\n`).
-    package static func headerLine(_ header: CacheEntryHeader) -> [UInt8] {
+    static func headerLine(_ header: CacheEntryHeader) -> [UInt8] {
         let value: JSONValue = [
             "format": .string(format),
             "version": .int(version),
@@ -124,7 +124,7 @@ package enum CacheEntryFormat {
 
     /// Appends one playlist entry as a body line: its kind, its record (nil for an unavailable
     /// item) and the entry itself.
-    package static func appendEntry(
+    static func appendEntry(
         _ entry: JSONValue, kind: PlaylistEntry.Kind, record: JSONObject?, to body: inout [UInt8]
     ) {
         body.append(tag(kind))
@@ -198,7 +198,7 @@ package enum CacheEntryFormat {
 
     /// Checks an entry read from disk for `playlistID`: complete (trailer present), unchanged
     /// (checksum), the expected playlist, a known format and version, as many lines as it says.
-    package static func validate(_ data: Data, playlistID: String) throws -> Validated {
+    static func validate(_ data: Data, playlistID: String) throws -> Validated {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Validated in
             let bytes = raw.bindMemory(to: UInt8.self)
             let newline = UInt8(ascii: "\n")
@@ -267,7 +267,7 @@ package enum CacheEntryFormat {
 
     /// FNV-1a, 64 bits: cheap enough for tens of megabytes, and enough to notice a damaged file
     /// (the directory is private, so nobody forges one).
-    package static func fnv1a64(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    static func fnv1a64(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return hash }
         for index in 0..<bytes.count {

@@ -20,7 +20,7 @@ package enum CachePolicy {
     }
 
     /// What to do before any request is made.
-    package enum FirstStep: Sendable, Equatable {
+    enum FirstStep: Sendable, Equatable {
         /// Print the entry: its snapshot is the one a piped record names or the caller knows to
         /// be current, or (offline) it is simply the latest copy.
         case serve
@@ -31,7 +31,7 @@ package enum CachePolicy {
         case unavailable(OfflineMiss)
     }
 
-    package enum OfflineMiss: Sendable, Equatable {
+    enum OfflineMiss: Sendable, Equatable {
         case nothingCached
         /// Only a records entry is cached and the run wants Spotify's untouched objects (`--raw`).
         case needsFull
@@ -40,7 +40,7 @@ package enum CachePolicy {
     /// `entry`: the cached entry's header (nil: none, or damaged). `snapshot`: a snapshot_id
     /// known before any request: from a piped playlist record (a hint that may be stale), or from
     /// an answer of this run.
-    package static func firstStep(mode: Mode, entry: CacheEntryHeader?, wanted: CacheView, snapshot: String?)
+    static func firstStep(mode: Mode, entry: CacheEntryHeader?, wanted: CacheView, snapshot: String?)
         -> FirstStep
     {
         let usable = usableSnapshot(entry, wanted: wanted)
@@ -57,24 +57,24 @@ package enum CachePolicy {
     }
 
     /// The snapshot_id of a cached entry that can serve `wanted`.
-    package static func usableSnapshot(_ entry: CacheEntryHeader?, wanted: CacheView) -> String? {
+    static func usableSnapshot(_ entry: CacheEntryHeader?, wanted: CacheView) -> String? {
         guard let entry, entry.view.serves(wanted), !entry.snapshotID.isEmpty else { return nil }
         return entry.snapshotID
     }
 
     /// Whether a fetch may be kept: its pages provably belong to one version (`ListRead`'s
     /// `keepUnder`), all of them came, and the entry fits the bound.
-    package static func mayKeep(provenSnapshot: String?, count: Int, total: Int, bytes: Int, maxBytes: Int) -> Bool {
+    static func mayKeep(provenSnapshot: String?, count: Int, total: Int, bytes: Int, maxBytes: Int) -> Bool {
         guard let provenSnapshot, !provenSnapshot.isEmpty else { return false }
         return count == total && bytes <= maxBytes
     }
 
     /// One file in the cache directory, for eviction.
-    package struct StoredFile: Sendable, Equatable {
+    struct StoredFile: Sendable, Equatable {
         package var name: String
         package var bytes: Int
         /// When it was last written or printed from (Unix seconds; files are touched on use).
-        package var lastUsed: Double
+        var lastUsed: Double
 
         package init(name: String, bytes: Int, lastUsed: Double) {
             self.name = name
@@ -85,7 +85,7 @@ package enum CachePolicy {
 
     /// The files to delete, least recently used first, until the rest fit in `maxBytes`. `keep`
     /// (the entry just written) goes last of all, and only if it alone is over the bound.
-    package static func evictions(_ files: [StoredFile], maxBytes: Int, keep: String? = nil) -> [String] {
+    static func evictions(_ files: [StoredFile], maxBytes: Int, keep: String? = nil) -> [String] {
         var total = files.reduce(0) { $0 + max($1.bytes, 0) }
         guard total > maxBytes else { return [] }
         let ordered = files.sorted { lhs, rhs in
@@ -102,7 +102,7 @@ package enum CachePolicy {
 
     /// The default bound on the cache's size: room for several 10,000-item playlists, even kept
     /// with Spotify's whole objects (about 30 MB each); records alone take about 6 MB.
-    package static let defaultMaxBytes = 256 << 20
+    static let defaultMaxBytes = 256 << 20
     package static let sizeVariable = "SPOTIFY_TOOLKIT_CACHE_SIZE"
 
     /// `SPOTIFY_TOOLKIT_CACHE_SIZE`: bytes, or a number with K, M or G (powers of 1024); 0 turns the cache off.
@@ -122,7 +122,7 @@ package enum CachePolicy {
     }
 
     /// "12 s", "5 min", "3 h 12 min", "2 d 4 h": how old a cached copy is.
-    package static func age(seconds: Double) -> String {
+    static func age(seconds: Double) -> String {
         let whole = seconds.isFinite ? max(0, Int(min(seconds, 1e12))) : 0
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return "\(whole / 60) min" }

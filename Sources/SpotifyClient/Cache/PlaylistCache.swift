@@ -148,7 +148,7 @@ package struct PlaylistCache: Sendable {
     }
 
     /// Marks an entry as just used, for least-recently-used eviction.
-    package func touch(_ playlistID: String) {
+    func touch(_ playlistID: String) {
         _ = utimensat(AT_FDCWD, path(of: playlistID), nil, AT_SYMLINK_NOFOLLOW)
     }
 
@@ -169,7 +169,7 @@ package struct PlaylistCache: Sendable {
 
     /// Deletes least recently used entries until the directory fits `maxBytes`, and temporary files
     /// an interrupted run left behind (older than an hour: a live writer finishes long before).
-    package func evict(keep: String? = nil) {
+    func evict(keep: String? = nil) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         var files: [CachePolicy.StoredFile] = []
         let now = self.now

@@ -124,7 +124,7 @@ package struct PlaylistItemsReader {
 
     /// A cached entry line: its kind, the record spotify-tracks prints for it (empty for an
     /// unavailable item), and Spotify's entry object, as bytes.
-    package typealias LineHandler = (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    typealias LineHandler = (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
 
     /// Hands every entry of every playlist to `handler`, playlist after playlist, page by page in
     /// order. `wanted`: `.full` for Spotify's untouched objects, `.records` when only what track

@@ -16,7 +16,7 @@ import ToolkitCore
 /// source's pages under the source's index. Catalogue sources are never cached.
 extension PlaylistItemsReader {
     /// Items per page of `/artists/{id}/albums` (Spotify answers 400 above 10 since 2026).
-    package static let artistAlbumsPageSize = 10
+    static let artistAlbumsPageSize = 10
 
     /// The groups `--include-groups` may name, as Spotify names them.
     package static let albumGroups = ["album", "single", "appears_on", "compilation"]

@@ -33,8 +33,8 @@ package enum LibraryReads {
     }
 
     package static let topScope = SpotifyScope.Need([SpotifyScope.readTop], for: "reading your top tracks and artists")
-    package static let followScope = SpotifyScope.Need([SpotifyScope.readFollow], for: "reading the artists you follow")
-    package static let queueScope = SpotifyScope.Need(["user-read-playback-state"], for: "reading the queue")
+    static let followScope = SpotifyScope.Need([SpotifyScope.readFollow], for: "reading the artists you follow")
+    static let queueScope = SpotifyScope.Need(["user-read-playback-state"], for: "reading the queue")
 
     // MARK: Records (pure)
 
@@ -103,7 +103,7 @@ package enum LibraryReads {
     }
 
     /// A simplified track of an album as a track record (see `savedAlbumTracks`).
-    package static func albumTrackRecord(
+    static func albumTrackRecord(
         _ track: JSONValue, album: JSONValue, addedAt: JSONValue?, position: Int
     ) -> JSONObject? {
         guard var object = track.objectValue else { return nil }
@@ -149,7 +149,7 @@ package enum LibraryReads {
     /// The next cursor of a `/me/following` answer (`{"artists": {items, next, cursors: {after}}}`),
     /// or nil at the end: no `next`, no items, or a cursor that does not move (a broken server
     /// must not keep us asking forever).
-    package static func nextCursor(_ page: JSONValue?, after previous: String?) -> String? {
+    static func nextCursor(_ page: JSONValue?, after previous: String?) -> String? {
         guard let page, !(page["items"]?.arrayValue ?? []).isEmpty, page["next"]?.stringValue != nil,
             let cursor = page["cursors"]?["after"]?.stringValue, !cursor.isEmpty, cursor != previous
         else { return nil }

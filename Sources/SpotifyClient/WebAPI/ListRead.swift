@@ -11,9 +11,9 @@ import ToolkitCore
 /// requested at once; a playlist's first request is its object (`GET /playlists/{id}` with a
 /// `fields` filter), whose answer carries the snapshot_id, the total and the first entries
 /// together, so no separate discovery or snapshot round trip is needed.
-package struct ListRead: Sendable {
+struct ListRead: Sendable {
     /// Where the list lives.
-    package enum Target: Sendable, Equatable {
+    enum Target: Sendable, Equatable {
         /// A playlist: its object (`/playlists/{id}`) and its pages (`/playlists/{id}/items`).
         case playlist(id: String)
         /// A plain paged endpoint (`/me/tracks`, `/me/playlists`, `/artists/{id}/albums`).
@@ -24,13 +24,13 @@ package struct ListRead: Sendable {
     }
 
     /// Where a catalogue object and its pages live, and where its object keeps its first page.
-    package struct CatalogObject: Sendable, Equatable {
+    struct CatalogObject: Sendable, Equatable {
         /// `/albums/{id}`, `/shows/{id}`, `/tracks/{id}`, `/episodes/{id}`.
         package var path: String
         /// The key of the embedded page (`tracks`, `episodes`); nil: the object is the one item.
         package var embedded: String?
         /// The rest of the list (`/albums/{id}/tracks`, `/shows/{id}/episodes`).
-        package var pagesPath: String
+        var pagesPath: String
 
         package init(path: String, embedded: String?, pagesPath: String) {
             self.path = path
@@ -60,7 +60,7 @@ package struct ListRead: Sendable {
         }
         package var kind: Kind
         /// Answers of an earlier attempt (before a fallback) are ignored.
-        package var epoch: Int
+        var epoch: Int
     }
 
     /// What an answer was, as the scheduler tells it.
@@ -79,7 +79,7 @@ package struct ListRead: Sendable {
     }
 
     /// What the list hands on, in order.
-    package enum Delivery: Sendable {
+    enum Delivery: Sendable {
         case page(Page)
         /// The list's total moved while it was read (told once, before the page that showed it).
         case totalChanged(was: Int, now: Int)
@@ -124,7 +124,7 @@ package struct ListRead: Sendable {
     /// How many entries the playlist object is assumed to embed when later pages are planned
     /// before it answers (seen: 100; `/items` pages hold 50). A different size is made good
     /// when the object answers: a gap is fetched, an overlap is dropped.
-    package static let assumedEmbeddedCount = 100
+    static let assumedEmbeddedCount = 100
 
     package let target: Target
     package let start: Start
@@ -241,7 +241,7 @@ package struct ListRead: Sendable {
     // MARK: Requests
 
     /// The requests ready to send, in the order to send them.
-    package var readyRequests: [Request] { ready.map { Request(kind: $0, epoch: epoch) } }
+    var readyRequests: [Request] { ready.map { Request(kind: $0, epoch: epoch) } }
 
     /// The scheduler sent `request`.
     package mutating func sending(_ request: Request) {
@@ -255,7 +255,7 @@ package struct ListRead: Sendable {
     }
 
     /// Whether `kind`'s status may be handed back (403, 404) rather than fail: the first request.
-    package func isFirst(_ kind: Request.Kind) -> Bool {
+    func isFirst(_ kind: Request.Kind) -> Bool {
         switch kind {
         case .playlistObject: true
         case .page(let offset): offset == 0
@@ -266,7 +266,7 @@ package struct ListRead: Sendable {
     /// The total a page is checked against when it is asked for: the first answer's, once known.
     /// Before that (pages planned from a record's `items_total`, which may be stale) nil: each
     /// page is then checked against the total it reports itself.
-    package var planTotal: Int? { referenceTotal }
+    var planTotal: Int? { referenceTotal }
 
     /// Where within `lower..<upper` a request sorts among this list's: the first, then by offset,
     /// the snapshot check last.
@@ -280,7 +280,7 @@ package struct ListRead: Sendable {
 
     /// Whether the output waits for `kind` right now (the first request, the next page to hand
     /// on, the snapshot check): such a request is sent even when the look-ahead is full.
-    package func isAwaited(_ kind: Request.Kind) -> Bool {
+    func isAwaited(_ kind: Request.Kind) -> Bool {
         switch kind {
         case .playlistObject, .snapshotCheck: true
         case .page(let offset): handed < sequence.count && sequence[handed] == offset
@@ -289,7 +289,7 @@ package struct ListRead: Sendable {
 
     /// Whether this list will hand on a failure (its first request failed for good, or a page it
     /// needs did): nothing after it is worth sending.
-    package var willFail: Bool {
+    var willFail: Bool {
         if isSettled { return false }
         if case .failed = first { return true }
         guard case .answered = first else { return false }
@@ -312,7 +312,7 @@ package struct ListRead: Sendable {
 
     /// An answer arrived. False when it was not waited for (an earlier attempt's): ignored.
     @discardableResult
-    package mutating func receive(_ request: Request, _ answer: Answer) -> Bool {
+    mutating func receive(_ request: Request, _ answer: Answer) -> Bool {
         guard request.epoch == epoch, !isSettled, sent.remove(request.kind) != nil else { return false }
         switch first {
         case .refused, .failed, .cached, .local: return false  // nothing more of this list is handed on
@@ -440,7 +440,7 @@ package struct ListRead: Sendable {
     // MARK: Handing on
 
     /// Everything that can be handed on now, in order.
-    package mutating func takeDeliveries() -> [Delivery] {
+    mutating func takeDeliveries() -> [Delivery] {
         guard !isSettled else { return [] }
         if isFinished {
             guard case .answered(let after) = check else { return [] }

@@ -9,7 +9,7 @@ import Foundation
 
 /// Where a run's lists come from, and where what they hand on goes. The scheduler asks for the
 /// next list only as its look-ahead allows, and hands on one list after another, in order.
-package protocol ListRunSource {
+protocol ListRunSource {
     /// The run's next list, in output order; nil when there are no more. Called ahead of the
     /// output, so it must not write anything: notes wait for the list's turn.
     mutating func nextList() throws -> ListRead?
@@ -29,10 +29,10 @@ package protocol ListRunSource {
 }
 
 extension ListRunSource {
-    package var isWaiting: Bool { false }
+    var isWaiting: Bool { false }
 
     /// A run whose lists are all known at once.
-    package mutating func moreLists() -> (@Sendable () async -> Void)? { nil }
+    mutating func moreLists() -> (@Sendable () async -> Void)? { nil }
 }
 
 /// One scheduler for every list of a run: all their requests share one `InFlightLimit` (the
@@ -46,12 +46,12 @@ extension ListRunSource {
 /// later lists' pages to drain), and at most `listsAhead` lists are planned ahead of it. A request
 /// that fails for good is handed on as an error in its turn, and nothing after its list is sent
 /// from then on: the output up to it is what a one-at-a-time run prints before failing.
-package struct ListScheduler: Sendable {
+struct ListScheduler: Sendable {
     /// Request ranks within one list (its first request, its pages by offset, the snapshot check);
     /// a request's order is `list index × ranksPerList + rank`.
-    package static let ranksPerList = 1 << 21
+    static let ranksPerList = 1 << 21
     /// Lists planned ahead of the one being handed on.
-    package static let listsAhead = 64
+    static let listsAhead = 64
 
     package let api: SpotifyWebAPI
     package let limit: InFlightLimit
@@ -239,7 +239,7 @@ package struct ListScheduler: Sendable {
         /// Statuses handed back as `.refused` (the list's first request: 403, 404).
         package var passing: Set<Int>
         /// What a page is checked against (nil: the first page sets it).
-        package var planTotal: Int?
+        var planTotal: Int?
         /// Items per page.
         package var pageSize = PagePlan.pageSize
         /// Where the object keeps its first page: a playlist's, or a catalogue object's.
@@ -275,7 +275,7 @@ package struct ListScheduler: Sendable {
     /// `tracks`) when that is a clean first page. A body that is not a JSON object is unreadable
     /// (tried again); an embedded page that is missing or not clean is nil, and the items
     /// endpoint is asked instead.
-    package static func readPlaylistObject(_ body: Data) throws -> ListRead.Answer {
+    static func readPlaylistObject(_ body: Data) throws -> ListRead.Answer {
         guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
             throw SpotifyWebAPI.UnreadableBody(
                 body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
@@ -287,7 +287,7 @@ package struct ListScheduler: Sendable {
 
     /// A catalogue object: an album or a show with its embedded first page (its own `limit`,
     /// 50), or a track or an episode as the one item of its list.
-    package static func readCatalogObject(_ body: Data, _ object: ListRead.CatalogObject) throws -> ListRead.Answer {
+    static func readCatalogObject(_ body: Data, _ object: ListRead.CatalogObject) throws -> ListRead.Answer {
         guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
             throw SpotifyWebAPI.UnreadableBody(
                 body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")

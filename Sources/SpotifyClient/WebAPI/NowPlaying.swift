@@ -18,7 +18,7 @@ package struct PlaybackObservation: Sendable, Equatable {
     package var context: JSONValue
     /// `/me/player` only: device {id, name, type}, shuffle_state, repeat_state.
     package var device: JSONValue?
-    package var shuffleState: JSONValue?
+    var shuffleState: JSONValue?
     package var repeatState: JSONValue?
     /// It is a look at `/me/player` (`--with-device`): the record always carries device,
     /// shuffle_state and repeat_state, null when the answer left them out.
@@ -79,7 +79,7 @@ package struct PlaybackObservation: Sendable, Equatable {
     package var durationMs: Int? { item?["duration_ms"]?.intValue }
 
     /// What tells one song from the next: uri, else id, else name.
-    package var itemKey: String? {
+    var itemKey: String? {
         guard let item else { return nil }
         return item["uri"]?.stringValue ?? item["id"]?.stringValue ?? item["name"]?.stringValue
     }
@@ -108,7 +108,7 @@ package struct PlaybackObservation: Sendable, Equatable {
 
     /// Whether `next` is a change worth a record after `self`: another song, a play state or
     /// type change, or the same song starting again (progress back by more than half of it).
-    package func isChange(to next: PlaybackObservation) -> Bool {
+    func isChange(to next: PlaybackObservation) -> Bool {
         // hasItem too: an item without uri, id or name has no key, as nothing has none.
         if itemKey != next.itemKey || hasItem != next.hasItem || isPlaying != next.isPlaying
             || currentlyPlayingType != next.currentlyPlayingType
@@ -141,7 +141,7 @@ package struct NowPlayingRecord: JSONRecord, Equatable {
     package var observation: PlaybackObservation
     /// ISO 8601, UTC.
     package var observedAt: String
-    package var final: Bool
+    var final: Bool
 
     package init(_ observation: PlaybackObservation, observedAt: String, final: Bool = false) {
         self.observation = observation

@@ -24,15 +24,15 @@ package struct PagePlan: Sendable, Equatable {
     }
 
     /// How many pages hold `total` items (0 for an empty list; the first page is still fetched).
-    package var pageCount: Int { (total + pageSize - 1) / pageSize }
+    var pageCount: Int { (total + pageSize - 1) / pageSize }
 
     /// The offsets after the first page, in order.
-    package var remainingOffsets: [Int] {
+    var remainingOffsets: [Int] {
         total > pageSize ? Array(stride(from: pageSize, to: total, by: pageSize)) : []
     }
 
     /// How many items the page at `offset` must hold while `total` stays what it was.
-    package func expectedCount(at offset: Int) -> Int {
+    func expectedCount(at offset: Int) -> Int {
         max(0, min(pageSize, total - offset))
     }
 }

@@ -26,7 +26,7 @@ package struct WatchClock: Sendable {
         origin = Date().timeIntervalSince1970
     }
 
-    package static let scaleVariable = "SPOTIFY_TOOLKIT_TIME_SCALE"
+    static let scaleVariable = "SPOTIFY_TOOLKIT_TIME_SCALE"
 
     package static func from(_ environment: ToolEnvironment) throws -> WatchClock {
         guard let text = environment[scaleVariable] else { return WatchClock() }

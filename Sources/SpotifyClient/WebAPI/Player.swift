@@ -20,8 +20,8 @@ package struct SpotifyPlayer: Sendable {
         self.api = api
     }
 
-    package static let controlScope = "user-modify-playback-state"
-    package static let historyScope = "user-read-recently-played"
+    static let controlScope = "user-modify-playback-state"
+    static let historyScope = "user-read-recently-played"
 
     // MARK: Reading
 

@@ -233,7 +233,7 @@ package struct PlaylistEditPlan: Sendable, Equatable {
     }
 
     /// What `list` holds after `step`, as Spotify carries it out.
-    package static func applying(_ step: Step, to list: [String?]) -> [String?] {
+    static func applying(_ step: Step, to list: [String?]) -> [String?] {
         var plan = PlaylistEditPlan(from: [], to: [])
         plan.steps = [step]
         return plan.applied(to: list, uri: { $0 }, make: { $0 })

@@ -9,12 +9,12 @@ import Foundation
 /// connection, a truncated or unreadable body) and how many 429s it sits out.
 package struct RetryPolicy: Sendable, Equatable {
     /// Tries in all for transient failures, the first one included.
-    package var maxAttempts: Int
+    var maxAttempts: Int
     /// The first backoff, in seconds; each later one doubles, up to `maxDelay`.
-    package var baseDelay: Double
-    package var maxDelay: Double
+    var baseDelay: Double
+    var maxDelay: Double
     /// 429 answers sat out per request before giving up (exit 75).
-    package var maxRateLimitWaits: Int
+    var maxRateLimitWaits: Int
 
     package init(maxAttempts: Int = 5, baseDelay: Double = 0.25, maxDelay: Double = 8, maxRateLimitWaits: Int = 6) {
         self.maxAttempts = max(1, maxAttempts)
@@ -41,7 +41,7 @@ package struct RetryPolicy: Sendable, Equatable {
 
     /// How long a 429 asks us to wait: its `Retry-After` seconds (`SpotifyWebAPI.retryAfterSeconds`)
     /// when it had a usable one, else a backoff.
-    package func rateLimitWait(retryAfter seconds: Double?, attempt: Int, random: Double) -> Double {
+    func rateLimitWait(retryAfter seconds: Double?, attempt: Int, random: Double) -> Double {
         seconds ?? backoff(afterAttempt: attempt, random: random)
     }
 
@@ -49,7 +49,7 @@ package struct RetryPolicy: Sendable, Equatable {
     /// nil: only a rate-limit 429 with a usable `Retry-After` within the wait cap. Without one
     /// each request backs off on its own and the window halves; a quota (`QUOTA_EXCEEDED`) or a
     /// wait over the cap ends the run (69, 75), and holding everything back would only delay that.
-    package static func runPause(status: Int, retryAfter: Double?, reason: String?, cap: Double) -> Double? {
+    static func runPause(status: Int, retryAfter: Double?, reason: String?, cap: Double) -> Double? {
         guard status == 429, reason != "QUOTA_EXCEEDED", let retryAfter, retryAfter <= cap else { return nil }
         return retryAfter
     }

@@ -1,7 +1,7 @@
 import ToolkitCore
 
 /// What a settling read found out about a write whose outcome was unknown.
-package enum Settling<Value: Sendable>: Sendable {
+enum Settling<Value: Sendable>: Sendable {
     /// The write landed; its result, as read.
     case landed(Value)
     /// The playlist (or library) is as it was before the write.

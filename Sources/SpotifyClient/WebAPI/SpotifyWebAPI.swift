@@ -228,7 +228,7 @@ package struct SpotifyWebAPI: Sendable {
 
     /// A missing scope, said the way that fixes it: a login adds it, but a token from
     /// SPOTIFY_ACCESS_TOKEN is used instead of any login, so that token itself must have it.
-    package func missingScope(_ need: SpotifyScope.Need) async -> ToolError {
+    func missingScope(_ need: SpotifyScope.Need) async -> ToolError {
         await tokens.usesEnvironmentToken ? need.environmentTokenError : need.error
     }
 
@@ -273,9 +273,9 @@ extension SpotifyWebAPI {
         return Double(text)
     }
 
-    package static let baseVariable = "SPOTIFY_API_BASE"
-    package static let maxRetryWaitVariable = "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"
-    package static let defaultMaxRetryWait = 30.0
+    static let baseVariable = "SPOTIFY_API_BASE"
+    static let maxRetryWaitVariable = "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"
+    static let defaultMaxRetryWait = 30.0
 
     /// `SPOTIFY_API_BASE`: an http or https URL with a host, without query or fragment; unset or
     /// empty gives Spotify's. Anything else is a configuration mistake (exit 78 naming the
@@ -298,7 +298,7 @@ extension SpotifyWebAPI {
     /// Anything else (`nan`, `-1`, `1e300`, `0x10`, `abc`) is refused with exit 78 naming the
     /// variable, as a bad `SPOTIFY_TOOLKIT_CACHE_SIZE` is. The one parser of the variable: every
     /// waiter (the pager's retries, the watch) reads it here.
-    package static func maxRetryWait(_ text: String?) throws(ToolError) -> Double {
+    static func maxRetryWait(_ text: String?) throws(ToolError) -> Double {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return defaultMaxRetryWait }
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let digits = { (part: Substring) in

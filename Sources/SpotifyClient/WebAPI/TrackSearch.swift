@@ -104,7 +104,7 @@ package struct SearchQuery: Sendable, Equatable {
     /// The `q` values to try, in order: with field filters when artist and title are known,
     /// then plain words. Case, accents, feat. parts and version suffixes are left out (Spotify's
     /// search ignores case and accents; the rest narrows it wrongly).
-    package var searchTexts: [String] {
+    var searchTexts: [String] {
         let title = Self.cut(TrackMatch.normalizedTitle(self.title).text)
         let fallbackTitle = title.isEmpty ? Self.cut(TrackMatch.fold(self.title)) : title
         let plainArtist = artists.first.map {
@@ -137,14 +137,14 @@ package struct SearchQuery: Sendable, Equatable {
 /// A track is a match when its score is at least 0.65, its title at least 0.5 and its
 /// artists (when named) at least 0.5. Words: "exact" from 0.95, "good" from 0.8, else "fair".
 package enum TrackMatch {
-    package static let threshold = 0.65
+    static let threshold = 0.65
 
     package struct Score: Sendable, Equatable {
         package var value: Double
         package var title: Double
         package var artists: Double?
 
-        package var isAcceptable: Bool {
+        var isAcceptable: Bool {
             value >= threshold && title >= 0.5 && (artists ?? 1) >= 0.5
         }
 
@@ -221,7 +221,7 @@ package enum TrackMatch {
     }
 
     /// Whether `text` (a part after " - " or in brackets) names a version rather than a title.
-    package static func isVersionSuffix(_ text: String) -> Bool {
+    static func isVersionSuffix(_ text: String) -> Bool {
         normalizedTitle("t - " + text).text == "t"
     }
 
@@ -247,7 +247,7 @@ package enum TrackMatch {
     }
 
     /// A title without feat. parts and version suffixes, and the versions it named.
-    package static func normalizedTitle(_ title: String) -> (text: String, tags: Set<String>) {
+    static func normalizedTitle(_ title: String) -> (text: String, tags: Set<String>) {
         var text = fold(title)
         var tags: Set<String> = []
         // Bracketed parts: "(feat. X)", "(Remastered)", "[Live]".
@@ -291,7 +291,7 @@ package enum TrackMatch {
     }
 
     /// An artist name: folded, punctuation made spaces, "&" and "and" alike, no leading "the".
-    package static func normalizedArtist(_ name: String) -> String {
+    static func normalizedArtist(_ name: String) -> String {
         var list = words(plain(fold(name).replacingOccurrences(of: "&", with: " and ")))
         if list.count > 1 && list[0] == "the" { list.removeFirst() }
         return list.joined(separator: " ")
@@ -326,7 +326,7 @@ package enum TrackMatch {
 
 extension SpotifyWebAPI {
     /// `GET /search?type=track&limit=10` for `q`: the track objects of the first page.
-    package func searchTracks(_ q: String, slot: InFlightSlot? = nil) async throws -> [JSONValue] {
+    func searchTracks(_ q: String, slot: InFlightSlot? = nil) async throws -> [JSONValue] {
         try await perform(
             method: "GET", path: "/search", query: [("q", q), ("type", "track"), ("limit", "10")], slot: slot
         ) { result in

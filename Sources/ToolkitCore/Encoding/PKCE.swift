@@ -1,11 +1,11 @@
 /// Proof Key for Code Exchange (RFC 7636), S256 method, and the OAuth `state` value.
 package enum PKCE {
     /// The characters RFC 7636 §4.1 allows in a code verifier: `A-Z a-z 0-9 - . _ ~` (66 in all).
-    package static let unreservedCharacters: [Character] =
+    static let unreservedCharacters: [Character] =
         Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// The lengths RFC 7636 allows for a code verifier.
-    package static let verifierLengths: ClosedRange<Int> = 43...128
+    static let verifierLengths: ClosedRange<Int> = 43...128
 
     /// A fresh code verifier of `length` characters (43...128), each drawn uniformly from the
     /// 66 unreserved characters using the system's secure random source
@@ -23,7 +23,7 @@ package enum PKCE {
     }
 
     /// Whether `s` is a syntactically valid code verifier: 43...128 unreserved ASCII characters.
-    package static func isValidVerifier(_ s: String) -> Bool {
+    static func isValidVerifier(_ s: String) -> Bool {
         let bytes = Array(s.utf8)
         guard verifierLengths.contains(bytes.count) else { return false }
         return bytes.allSatisfy(URLForm.isUnreserved)

@@ -23,7 +23,7 @@ package enum SHA256 {
 
 /// Incremental SHA-256. Feed bytes with `update`, then call `finalize` once;
 /// after `finalize` the hasher is reset to its initial state.
-package struct SHA256Hasher: Sendable {
+struct SHA256Hasher: Sendable {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -58,7 +58,7 @@ package struct SHA256Hasher: Sendable {
         }
     }
 
-    package mutating func finalize() -> [UInt8] {
+    mutating func finalize() -> [UInt8] {
         let bitLength = totalBytes &* 8
         var tail = buffer
         tail.append(0x80)

@@ -41,7 +41,7 @@ package struct ToolEnvironment: Sendable {
         return value
     }
 
-    package var homeDirectory: String {
+    var homeDirectory: String {
         self["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
 
@@ -57,7 +57,7 @@ package struct ToolEnvironment: Sendable {
     /// `SPOTIFY_TOOLKIT_SANDBOX`: `make sandbox`'s throwaway home. Inside it every directory of
     /// ours must lie under it, or the tool refuses to start (D9): a shell start-up file that
     /// exported XDG_CONFIG_HOME would otherwise point the sandbox's tools at the real login.
-    package static let sandboxVariable = "SPOTIFY_TOOLKIT_SANDBOX"
+    static let sandboxVariable = "SPOTIFY_TOOLKIT_SANDBOX"
 
     /// Why this environment cannot run in the sandbox it names, or nil.
     package var sandboxProblem: String? {

@@ -22,12 +22,12 @@ import Darwin
 /// use: copies share one buffer.
 package struct JSONLinesReader {
     /// The documented line length limit: 16 MiB.
-    package static let defaultMaxLineBytes = 16 << 20
+    static let defaultMaxLineBytes = 16 << 20
     static let defaultChunkSize = 1 << 20
 
     package let fileDescriptor: Int32
     package let displayName: String?
-    package let maxLineBytes: Int
+    let maxLineBytes: Int
     let chunkSize: Int
 
     private let buffer: LineBuffer

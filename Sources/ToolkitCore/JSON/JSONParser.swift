@@ -48,7 +48,7 @@ extension JSONValue {
 
 extension JSONScanner {
     /// Reads the next value into a `JSONValue` tree.
-    package mutating func readValue() throws -> JSONValue {
+    mutating func readValue() throws -> JSONValue {
         skipWhitespace()
         guard pos < end else { throw endOfInput() }
         switch byte(pos) {

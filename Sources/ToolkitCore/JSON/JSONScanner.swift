@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// What the next value in a `JSONScanner` is, judged from its first byte.
-package enum JSONKind: Sendable, Equatable, CustomStringConvertible {
+enum JSONKind: Sendable, Equatable, CustomStringConvertible {
     case object, array, string, number, bool, null
     /// Not the start of any JSON value, or the end of the input.
     case invalid
@@ -25,11 +25,11 @@ package enum JSONKind: Sendable, Equatable, CustomStringConvertible {
 
 /// An object member name as it appears in the input, between its quotes, escapes undecoded.
 /// Only valid while the scanner's bytes are.
-package struct JSONKey {
+struct JSONKey {
     /// The bytes between the quotes (escape sequences not decoded).
-    package let rawBytes: UnsafeRawBufferPointer
+    let rawBytes: UnsafeRawBufferPointer
     /// Whether `rawBytes` contains backslash escapes.
-    package let hasEscapes: Bool
+    let hasEscapes: Bool
 
     /// Whether the key equals `name`. Compares bytes without allocating. A key written with
     /// escapes (`"dur\u0061tion_ms"`) is decoded first (allocates), so it matches like the
@@ -82,9 +82,9 @@ package struct JSONKey {
 /// value is still consumed (and validated).
 ///
 /// The scanner holds a pointer to the bytes; they must stay valid while it is used.
-package struct JSONScanner {
+struct JSONScanner {
     /// Maximum nesting of arrays and objects.
-    package static let maxDepth = 512
+    static let maxDepth = 512
 
     let base: UnsafeRawPointer
     let end: Int
@@ -103,7 +103,7 @@ package struct JSONScanner {
     // MARK: Public reading API
 
     /// The kind of the next value (after whitespace), without consuming anything.
-    package var nextKind: JSONKind {
+    var nextKind: JSONKind {
         var p = pos
         while p < end, Self.isWhitespace(byte(p)) { p += 1 }
         guard p < end else { return .invalid }
@@ -122,7 +122,7 @@ package struct JSONScanner {
     /// keys are passed as they come). `body` may consume the member's value with one `read…`
     /// call, `skipValue`, or a nested `readObject`/`readArray`; if it consumes nothing the value
     /// is skipped (and validated). Throws if the next value is not an object.
-    package mutating func readObject(_ body: (_ key: JSONKey, _ scanner: inout JSONScanner) throws -> Void) throws {
+    mutating func readObject(_ body: (_ key: JSONKey, _ scanner: inout JSONScanner) throws -> Void) throws {
         skipWhitespace()
         guard pos < end, byte(pos) == UInt8(ascii: "{") else { throw expected("an object") }
         if try enterContainer(closedBy: UInt8(ascii: "}")) { return }
@@ -146,7 +146,7 @@ package struct JSONScanner {
 
     /// Reads the array at the cursor, calling `body` once per element; an element `body` does
     /// not consume is skipped. Throws if the next value is not an array.
-    package mutating func readArray(_ body: (_ scanner: inout JSONScanner) throws -> Void) throws {
+    mutating func readArray(_ body: (_ scanner: inout JSONScanner) throws -> Void) throws {
         skipWhitespace()
         guard pos < end, byte(pos) == UInt8(ascii: "[") else { throw expected("an array") }
         if try enterContainer(closedBy: UInt8(ascii: "]")) { return }
@@ -160,7 +160,7 @@ package struct JSONScanner {
     }
 
     /// Consumes the next value, validating it.
-    package mutating func skipValue() throws {
+    mutating func skipValue() throws {
         skipWhitespace()
         guard pos < end else { throw endOfInput() }
         switch byte(pos) {
@@ -199,7 +199,7 @@ package struct JSONScanner {
 
     /// The integer value of the next number, if it is integral and fits `Int` (`3`, `3.0`, `3e2`);
     /// nil for other numbers and other kinds. The value is consumed either way.
-    package mutating func readInt() throws -> Int? {
+    mutating func readInt() throws -> Int? {
         guard let start = try numberStart() else { return nil }
         let isInteger = try skipNumber()
         if isInteger {
@@ -222,7 +222,7 @@ package struct JSONScanner {
 
     /// The next number as a `Double`; nil for other kinds. Throws for a number too large for a
     /// `Double` (`1e400`).
-    package mutating func readDouble() throws -> Double? {
+    mutating func readDouble() throws -> Double? {
         guard let start = try numberStart() else { return nil }
         _ = try skipNumber()
         return try doubleValue(start, pos)
@@ -230,7 +230,7 @@ package struct JSONScanner {
 
     /// The next string, decoded; nil for other kinds (the value is consumed either way).
     /// Lone UTF-16 surrogates written as `\uXXXX` escapes decode to U+FFFD.
-    package mutating func readString() throws -> String? {
+    mutating func readString() throws -> String? {
         skipWhitespace()
         guard pos < end else { throw endOfInput() }
         guard byte(pos) == UInt8(ascii: "\"") else {
@@ -245,7 +245,7 @@ package struct JSONScanner {
     }
 
     /// The next boolean; nil for other kinds (the value is consumed either way).
-    package mutating func readBool() throws -> Bool? {
+    mutating func readBool() throws -> Bool? {
         skipWhitespace()
         guard pos < end else { throw endOfInput() }
         let c = byte(pos)
@@ -255,7 +255,7 @@ package struct JSONScanner {
 
     /// Consumes the next value and returns its exact bytes (for passing a value through
     /// unchanged). Valid as long as the scanned bytes are.
-    package mutating func readRawValue() throws -> UnsafeRawBufferPointer {
+    mutating func readRawValue() throws -> UnsafeRawBufferPointer {
         skipWhitespace()
         let start = pos
         try skipValue()
@@ -263,7 +263,7 @@ package struct JSONScanner {
     }
 
     /// Throws unless only whitespace is left.
-    package mutating func expectEnd() throws {
+    mutating func expectEnd() throws {
         skipWhitespace()
         if pos < end {
             throw JSONParseError(
@@ -279,7 +279,7 @@ package struct JSONScanner {
     /// Parse errors are rethrown as `JSONParseError` with the message prefixed `"not JSON: "`
     /// (e.g. `not JSON: unexpected end of input`), or `"not a JSON object (found an array)"`
     /// for valid JSON of another kind. Errors `body` throws of other types pass through.
-    package static func scanObjectLine(
+    static func scanObjectLine(
         _ bytes: UnsafeRawBufferPointer,
         _ body: (_ key: JSONKey, _ scanner: inout JSONScanner) throws -> Void
     ) throws {

@@ -17,7 +17,7 @@ package enum JSONValue: Sendable, Equatable {
 // MARK: - Accessors
 
 extension JSONValue {
-    package var isNull: Bool {
+    var isNull: Bool {
         if case .null = self { return true }
         return false
     }

@@ -18,7 +18,7 @@ package struct ChildProcess: Sendable {
     package struct Termination: Sendable, Equatable {
         package var status: Int32
         /// Ended by a signal (`status` is its number) rather than exiting.
-        package var signaled: Bool
+        var signaled: Bool
 
         /// A shell's view: the exit status, or 128 + the signal's number.
         package var shellStatus: Int32 { signaled ? 128 + status : status }

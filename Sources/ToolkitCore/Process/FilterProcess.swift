@@ -16,7 +16,7 @@ import Darwin
 package struct FilterProcess {
     package var status: Int32
     /// Ended by a signal rather than exiting.
-    package var signaled: Bool
+    var signaled: Bool
     package var output: Data
 
     /// "exited with status 3", "was killed by signal 9".

@@ -23,16 +23,16 @@ package struct LinkOpener: Sendable {
     package var environment: ToolEnvironment
     /// How long to wait for an opener to exit before taking it as a success: xdg-open and most
     /// browsers hand over and exit at once; a browser that stays in the foreground has opened it.
-    package var patienceSeconds: Double = 5
+    var patienceSeconds: Double = 5
 
     package init(environment: ToolEnvironment) {
         self.environment = environment
     }
 
     #if os(macOS)
-    package static let platformOpener = "open"
+    static let platformOpener = "open"
     #else
-    package static let platformOpener = "xdg-open"
+    static let platformOpener = "xdg-open"
     #endif
 
     /// The shell commands to try, in order, each reading the link as `$1`. Pure.
@@ -140,7 +140,7 @@ package struct LinkOpener: Sendable {
     /// The environment for a browser or opener: the tool's own, without any `SPOTIFY_` variable.
     /// A browser (and everything it starts) has no use for `SPOTIFY_ACCESS_TOKEN` or the client
     /// settings, and would keep them readable in `/proc/PID/environ` for as long as it runs.
-    package var childEnvironment: [String: String] {
+    var childEnvironment: [String: String] {
         environment.variables.filter { !$0.key.hasPrefix("SPOTIFY_") }
     }
 

@@ -50,7 +50,7 @@ package final class PlainLock: @unchecked Sendable {
 
 /// A pthread condition on a `PlainLock` (NSCondition's lock, unlock, wait and broadcast): what a
 /// thread that hands work to another waits on, without Foundation.
-package final class PlainCondition: @unchecked Sendable {
+final class PlainCondition: @unchecked Sendable {
     private let mutex = PlainLock()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
@@ -69,5 +69,5 @@ package final class PlainCondition: @unchecked Sendable {
     package func unlock() { mutex.unlock() }
     /// Waits for a `broadcast`, with the lock held (released while waiting).
     package func wait() { pthread_cond_wait(condition, mutex.mutex) }
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    func broadcast() { pthread_cond_broadcast(condition) }
 }

@@ -114,7 +114,7 @@ package struct SignalHandlers: Sendable {
     /// For tests: the handlers a piece of work (and its child tasks) took and has not let go of
     /// yet, so a test can prove a run gives back what it held while other tests in the same
     /// process hold signals of their own.
-    @TaskLocal package static var ledger: Locked<Set<Int>>?
+    @TaskLocal static var ledger: Locked<Set<Int>>?
 }
 
 /// The process's one relay from signal handlers to `SignalHandlers`: who holds which signals, and

@@ -29,7 +29,7 @@ package enum BestFit {
     /// What was picked: positions into the input, in order, and their exact total.
     package struct Result: Sendable, Equatable {
         package var indices: [Int]
-        package var totalMs: Int
+        var totalMs: Int
         package var targetMs: Int
 
         package init(indices: [Int], totalMs: Int, targetMs: Int) {
@@ -39,7 +39,7 @@ package enum BestFit {
         }
 
         /// total − target (negative: under); saturating.
-        package var differenceMs: Int {
+        var differenceMs: Int {
             let (value, overflow) = totalMs.subtractingReportingOverflow(targetMs)
             return overflow ? (totalMs > targetMs ? Int.max : Int.min) : value
         }
@@ -59,9 +59,9 @@ package enum BestFit {
     }
 
     /// Cell updates allowed per pass (songs × grid cells).
-    package static let workBudget = 120_000_000
+    static let workBudget = 120_000_000
     /// Bytes the kept rows may take.
-    package static let memoryBudget = 64 << 20
+    static let memoryBudget = 64 << 20
 
     /// The best fit of `durations` (milliseconds, in input order) to `targetMs`.
     /// `gridMs`: force a grid step (tests); nil chooses one as described above.
@@ -114,7 +114,7 @@ package enum BestFit {
     }
 
     /// Songs the table takes at most (the earliest); the rest only enter through `refined`.
-    package static let tableSongs = 20_000
+    static let tableSongs = 20_000
     /// Moves `refined` makes at most.
     static let maxMoves = 256
 
@@ -182,7 +182,7 @@ package enum BestFit {
     }
 
     /// The rules: closer, then fewer, then earlier.
-    package static func isBetter(_ a: Result, than b: Result) -> Bool {
+    static func isBetter(_ a: Result, than b: Result) -> Bool {
         let da = a.differenceMs.magnitude
         let db = b.differenceMs.magnitude
         if da != db { return da < db }

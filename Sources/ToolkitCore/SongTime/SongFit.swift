@@ -20,7 +20,7 @@ package struct SongFit: Sendable {
     }
 
     /// True once the tracks added reach the target.
-    package var isFilled: Bool { totalDurationMs >= targetMs }
+    var isFilled: Bool { totalDurationMs >= targetMs }
 
     /// Adds the next track in order; returns true once the window is full (caller stops then).
     ///

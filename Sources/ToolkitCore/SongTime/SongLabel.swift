@@ -20,7 +20,7 @@ package func songLabel(_ songs: Double) -> String {
 /// from the exact value, else as many as it takes (0.4951 is "less than 1 song", so it is written
 /// 0.49, not 0.5, which would read "0.5 songs"). `songLabel(roundedSongs(x)) == songLabel(x)`.
 /// Non-finite input (which JSON cannot carry) becomes 0.
-package func roundedSongs(_ songs: Double) -> Double {
+func roundedSongs(_ songs: Double) -> Double {
     guard songs.isFinite else { return 0 }
     let label = songLabel(songs)
     for digits in 2...6 {

@@ -60,7 +60,7 @@ package enum FileTrust: Sendable {
 
     /// What is wrong with a symbolic link at one of our paths owned by `ownerID`; nil when it is
     /// ours or root's. Anyone else's link could point our files at anything of ours they like.
-    package static func linkProblem(ownerID: uid_t, userID: uid_t = geteuid(), path: String) -> String? {
+    static func linkProblem(ownerID: uid_t, userID: uid_t = geteuid(), path: String) -> String? {
         guard ownerID != userID && ownerID != 0 else { return nil }
         return
             "refusing to use \(path): it is a symbolic link owned by uid \(ownerID), not by you (\(currentUserName())), so another user chose where it leads; fix: rm \(shellQuoted(path))"
@@ -69,7 +69,7 @@ package enum FileTrust: Sendable {
     /// What is wrong with `parent`, a directory above `path`, as ssh's StrictModes sees it: it must
     /// be yours or root's and not writable by group or others, unless it is sticky (like /tmp:
     /// there nobody else can rename or remove what is yours). Nil when it can be trusted.
-    package static func parentProblem(
+    static func parentProblem(
         ownerID: uid_t, mode: mode_t, userID: uid_t, parent: String, path: String
     ) -> String? {
         if ownerID != userID && ownerID != 0 {

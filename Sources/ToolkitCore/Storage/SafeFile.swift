@@ -20,7 +20,7 @@ struct SystemError: Error {
     var code: Int32
 }
 
-package enum SafeFile {
+enum SafeFile {
     /// open(2) that never follows a symbolic link in the last component and is close-on-exec;
     /// retries EINTR. Throws `SystemError`.
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws -> Int32 {
@@ -119,7 +119,7 @@ package enum SafeFile {
 
 /// The directory `path` is in, as `NSString.deletingLastPathComponent` gives it: "/a/b/c" → "/a/b",
 /// "/a/b/" → "/a", "/a" → "/", "/" → "/", "a" → "" (FoundationEssentials has no `NSString`).
-package func parentPath(_ path: String) -> String {
+func parentPath(_ path: String) -> String {
     var trimmed = Substring(path)
     while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
     guard let slash = trimmed.lastIndex(of: "/") else { return "" }
@@ -309,7 +309,7 @@ package struct PrivateDirectory: Sendable {
     /// Removes what writers killed mid-write (kill -9, power loss) left of `name`: its temporary
     /// files (`name.tmp-PID-N`, see `AtomicFileWrite`) older than `seconds`, ours and regular only.
     /// Best effort: a file that cannot be removed stays.
-    package func sweepStaleTemporaries(of name: String, olderThan seconds: Double = 3600) {
+    func sweepStaleTemporaries(of name: String, olderThan seconds: Double = 3600) {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
         let now = Date().timeIntervalSince1970
         for entry in entries where entry.hasPrefix(name + ".tmp-") {

@@ -7,7 +7,7 @@ import Foundation
 /// Carries the members a newer build wrote, and this one does not know, from the stored document
 /// into the one about to replace it, so an older build in `PATH` never erases a newer one's data.
 /// Pure: JSON in, JSON out.
-package enum UnknownFields {
+enum UnknownFields {
     /// `new` with every member of `old` that this build does not know, at any depth; `.none` when
     /// there is none (the caller then writes `new` as it is). `known` is `old` as this build reads
     /// and writes it back (decoded and encoded again), so a member it knows but left out (a nil

@@ -44,7 +44,7 @@ package func parseISOTimestamp(_ text: String) -> Double? {
 }
 
 /// A moment as a date and time of day in UTC.
-package struct CivilTime: Sendable, Equatable {
+struct CivilTime: Sendable, Equatable {
     package var year: Int64
     package var month: Int
     package var day: Int

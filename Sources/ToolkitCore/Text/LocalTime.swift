@@ -79,7 +79,7 @@ package enum LocalTime {
 /// never removed, so that another thread's `getenv` never sees the environment's array move twice.
 package struct LocalZone: Sendable, Equatable {
     /// The value `TZ` has while this zone is in use; nil: the system's zone (`/etc/localtime`).
-    package let tz: String?
+    let tz: String?
 
     /// The system's zone, as when `TZ` is not set.
     package static let system = LocalZone(nil)
@@ -99,7 +99,7 @@ package struct LocalZone: Sendable, Equatable {
 
     /// The zone's name: `Asia/Tokyo` for `TZ=:Asia/Tokyo` or `TZ=/usr/share/zoneinfo/Asia/Tokyo`;
     /// `localtime` for the system's.
-    package var identifier: String {
+    var identifier: String {
         guard var name = tz else { return "localtime" }
         if name.hasPrefix(":") { name.removeFirst() }
         if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
@@ -107,7 +107,7 @@ package struct LocalZone: Sendable, Equatable {
     }
 
     /// Seconds east of UTC at `seconds` (now when nil).
-    package func secondsFromGMT(at seconds: Double? = nil) -> Int {
+    func secondsFromGMT(at seconds: Double? = nil) -> Int {
         components(seconds ?? Double(time(nil))).map { Int($0.tm_gmtoff) } ?? 0
     }
 

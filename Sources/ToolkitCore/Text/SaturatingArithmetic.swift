@@ -26,7 +26,7 @@ package func saturatingAdd(_ a: Int, _ b: Int) -> Int {
 }
 
 /// a - b, stopping at `Int.max`/`Int.min` instead of trapping.
-package func saturatingSubtract(_ a: Int, _ b: Int) -> Int {
+func saturatingSubtract(_ a: Int, _ b: Int) -> Int {
     let (difference, overflow) = a.subtractingReportingOverflow(b)
     guard overflow else { return difference }
     return b < 0 ? .max : .min

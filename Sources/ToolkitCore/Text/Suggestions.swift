@@ -4,7 +4,7 @@
 package enum Suggestions {
     /// Edit distance counting a swap of two neighbours as one edit (optimal string alignment),
     /// since `lsit` for `list` is one slip, not two.
-    package static func editDistance(_ a: String, _ b: String) -> Int {
+    static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
         if a.isEmpty { return b.count }
@@ -29,7 +29,7 @@ package enum Suggestions {
 
     /// The greatest distance still worth suggesting: one slip in short words, one in three in
     /// longer ones.
-    package static func tolerance(for typed: String) -> Int { max(1, typed.count / 3) }
+    static func tolerance(for typed: String) -> Int { max(1, typed.count / 3) }
 
     /// The names `typed` most likely meant, in their given order: the ones it begins (`hist` for
     /// `history`) when there are at most three, else the nearest by edit distance within the

@@ -13,7 +13,7 @@ package enum TerminalText {
     }
 
     /// Whether `scalar` may change what a terminal shows beyond its own glyph.
-    package static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
         default: return scalar.properties.generalCategory == .control

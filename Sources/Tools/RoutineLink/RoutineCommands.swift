@@ -11,144 +11,84 @@ import Foundation
 /// routine-link's routine and link subcommands: add, edit, list, show, remove, link, open.
 extension RoutineLink {
 
-    static func add(_ invocation: Invocation) async throws -> ExitCode {
-        var durationMs: Int?
-        if let text = try invocation.command.value(Option.duration) {
-            let milliseconds = try parseDuration(text)
-            guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
-            durationMs = milliseconds
-        }
-        let note = try invocation.command.value(Option.note)
-        let routine = try invocation.store.update {
+    static func add(_ options: AddOptions, _ context: ToolContext) throws -> ExitCode {
+        let routine = try store(context).update {
             try $0.add(
-                name: invocation.name, durationMs: durationMs, note: note, now: isoTimestamp(invocation.context.now))
+                name: options.name, durationMs: options.durationMs, note: options.note, now: isoTimestamp(context.now))
         }
-        try invocation.write(routine.record, human: "added " + humanLine(routine))
+        try Printer(context, json: options.json).write(routine.record, human: "added " + routine.record.line)
         return .success
     }
 
-    static func edit(_ invocation: Invocation) throws -> ExitCode {
-        let change = try editRequest(invocation.command)
-        let routine = try invocation.store.update { try $0.edit(invocation.name, change) }
-        var line = "edited " + humanLine(routine)
+    static func edit(_ options: EditOptions, _ context: ToolContext) throws -> ExitCode {
+        let routine = try store(context).update { try $0.edit(options.name, options.change) }
+        var line = "edited " + routine.record.line
         if let note = routine.note { line += "; note: " + note }
-        try invocation.write(routine.record, human: line)
-        if case .set(let durationMs) = change.durationMs, let playlist = routine.playlist {
+        try Printer(context, json: options.json).write(routine.record, human: line)
+        if case .set(let durationMs) = options.change.durationMs, let playlist = routine.playlist {
             // A playlist fit made for the old duration no longer fills the new one.
-            invocation.context.warn(
-                "'\(routine.name)' is linked to \(playlistName(playlist)) (\(playlist.id)), which may fill the old duration; to fit \(formatClock(milliseconds: durationMs)): routine-link fit \(shellQuoted(routine.name)) --from PLAYLIST (or --liked)"
+            context.warn(
+                """
+                '\(routine.name)' is linked to \(playlistName(playlist)) (\(playlist.id)), which may fill the old \
+                duration; to fit \(formatClock(milliseconds: durationMs)): routine-link fit \
+                \(shellQuoted(TerminalText.clean(routine.name))) --from PLAYLIST (or --liked)
+                """
             )
         }
         return .success
     }
 
-    /// What edit's options ask for, checked before the store is read, so a bad option is 64
-    /// whatever the routine.
-    static func editRequest(_ command: ParsedCommand) throws -> RoutineEdit {
-        var change = RoutineEdit()
-        let durationText = try command.value(Option.newDuration)
-        if try command.flag(Option.noDuration) {
-            guard durationText == nil else {
-                throw ToolError.usage("--duration and --no-duration cannot be used together")
-            }
-            change.durationMs = .clear
-        } else if let text = durationText {
-            // "none" is the spelling of a cleared value that fits where a duration goes.
-            if text.trimmingCharacters(in: .whitespaces).lowercased() == "none" {
-                change.durationMs = .clear
-            } else {
-                let milliseconds = try parseDuration(text)
-                guard milliseconds > 0 else {
-                    throw ToolError.usage("--duration must be longer than 0 (--duration none clears it)")
-                }
-                change.durationMs = .set(milliseconds)
-            }
-        }
-        if let note = try command.value(Option.newNote) {
-            change.note = note.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? .clear : .set(note)
-        }
-        change.name = try command.value(Option.rename).map(RoutineBook.validatedName)
-        guard !change.isEmpty else {
-            throw ToolError.usage(
-                "nothing to change; give --duration DURATION, --no-duration, --note TEXT (--note '' clears it) or --rename NEW"
-            )
-        }
-        return change
-    }
-
-    static func list(_ invocation: Invocation) throws -> ExitCode {
-        let routines = try book(invocation).routines
-        if try invocation.command.flag(namesOption) {
-            for routine in routines { try invocation.context.stdout.writeText(TerminalText.clean(routine.name) + "\n") }
+    static func list(_ options: ListOptions, _ context: ToolContext) throws -> ExitCode {
+        let routines = try book(context).routines
+        if options.namesOnly {
+            for routine in routines { try context.stdout.writeText(TerminalText.clean(routine.name) + "\n") }
             return .success
         }
-        if invocation.mode == .human {
-            let rows = routines.map { routine in
-                [
-                    // A column needs no quotes around a name (review 23); sentences keep them.
-                    routine.name, routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-",
-                    routine.playlist.map { $0.name ?? $0.uri } ?? "-", String(routine.sessions.count),
-                    routine.note ?? "",
-                ]
-            }
-            if !rows.isEmpty {
-                try invocation.context.stdout.writeText(
-                    table(header: ["NAME", "DURATION", "PLAYLIST", "SESSIONS", "NOTE"], rows: rows))
+        let records = routines.map(\.record)
+        if context.outputMode(forcedJSON: options.json) == .human {
+            if !records.isEmpty {
+                try context.stdout.writeText(TextTable.fitted(header: RoutineRecord.header, rows: records.map(\.cells)))
             }
         } else {
-            for routine in routines { try invocation.context.stdout.write(routine.record) }
+            for record in records { try context.stdout.write(record) }
         }
-        if routines.isEmpty && invocation.context.terminal.stderrIsTerminal {
-            invocation.context.warn("no routines yet; add one with: routine-link add NAME --duration 15m")
+        if routines.isEmpty && context.terminal.stderrIsTerminal {
+            context.warn("no routines yet; add one with: routine-link add NAME --duration 15m")
         }
         return .success
     }
 
-    static func show(_ invocation: Invocation) throws -> ExitCode {
-        let book = try book(invocation)
-        let routine = book.routines[try book.existingIndex(of: invocation.name)]
-        var lines = [routine.name]
-        lines.append("  duration  " + (routine.durationMs.map { formatClock(milliseconds: $0) } ?? "-"))
-        if let note = routine.note { lines.append("  note      " + note) }
-        if let playlist = routine.playlist {
-            let length = playlist.durationMs.map { ", " + formatClock(milliseconds: $0) } ?? ""
-            lines.append("  playlist  \(playlistName(playlist)) (\(playlist.uri))\(length)")
-            if let image = playlist.imageURL { lines.append("  cover     " + image) }
-        } else {
-            lines.append("  playlist  -")
-        }
-        lines.append("  created   " + localTime(routine.createdAt, invocation.context))
-        let last =
-            routine.sessions.last.map {
-                ", last \(localTime($0.startedAt, invocation.context))\($0.isRunning ? " (running)" : $0.label.map { ": \($0)" } ?? "")"
-            } ?? ""
-        lines.append("  sessions  \(routine.sessions.count)\(last)")
-        try invocation.write(routine.record, human: lines.joined(separator: "\n"))
+    static func show(_ options: RoutineOptions, _ context: ToolContext) throws -> ExitCode {
+        let book = try book(context)
+        let record = book.routines[try book.existingIndex(of: options.name)].record
+        try Printer(context, json: options.json).write(record, human: record.details(in: context.timeZone))
         return .success
     }
 
-    static func remove(_ invocation: Invocation) async throws -> ExitCode {
-        let skipQuestion = try invocation.command.flag(Option.yes)
-        if !skipQuestion {
+    static func remove(_ options: RemoveOptions, _ context: ToolContext) throws -> ExitCode {
+        if !options.skipQuestion {
             // Unlike spotify-playlists delete, remove has always refused to guess without a
             // terminal: a script says --yes.
-            guard invocation.context.terminal.stdinIsTerminal else {
+            guard context.terminal.stdinIsTerminal else {
                 throw ToolError.usage(
-                    "remove asks before deleting; standard input is not a terminal, so pass --yes to remove without asking"
+                    """
+                    remove asks before deleting; standard input is not a terminal, so pass --yes to remove without \
+                    asking
+                    """
                 )
             }
-            let book = try book(invocation)
-            let routine = book.routines[try book.existingIndex(of: invocation.name)]
+            let book = try book(context)
+            let routine = book.routines[try book.existingIndex(of: options.name)]
             guard
-                invocation.context.confirmed(
+                context.confirmed(
                     "remove routine '\(routine.name)'\(withSessions(routine.sessions.count))?", skipQuestion: false)
             else {
-                invocation.context.warn("kept '\(routine.name)'; nothing was removed")
+                context.warn("kept '\(routine.name)'; nothing was removed")
                 return .notFound
             }
         }
-        let removed = try invocation.store.update { try $0.remove(invocation.name) }
-        invocation.context.warn("removed '\(removed.name)'\(withSessions(removed.sessions.count))")
+        let removed = try store(context).update { try $0.remove(options.name) }
+        context.warn("removed '\(removed.name)'\(withSessions(removed.sessions.count))")
         return .success
     }
 
@@ -160,32 +100,35 @@ extension RoutineLink {
 
     // MARK: Links
 
-    static func link(_ invocation: Invocation) async throws -> ExitCode {
-        let context = invocation.context
+    static func link(_ options: LinkOptions, _ context: ToolContext) async throws -> ExitCode {
         var playlist: PlaylistLink
-        if invocation.command.positionals.count > 1 && invocation.command.positionals[1] != "-" {
+        if let argument = options.playlist {
             // Fail on an unknown routine before asking Spotify for a playlist's name.
-            _ = try book(invocation).existingIndex(of: invocation.name)
-            let named = try await PlaylistNames.resolve([invocation.command.positionals[1]], context) {
+            _ = try book(context).existingIndex(of: options.name)
+            let named = try await PlaylistNames.resolve([argument], context) {
                 (try? SpotifyReference.parse($0, expectingOneOf: PlaylistLink.kinds)) != nil
             }
             playlist = PlaylistLink(try SpotifyReference.argument(named[0], expectingOneOf: PlaylistLink.kinds))
         } else {
-            guard !context.terminal.stdinIsTerminal || invocation.command.positionals.count > 1 else {
+            guard !context.terminal.stdinIsTerminal || options.saysStandardInput else {
                 throw ToolError.usage(
-                    "give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c 'select(.name==\"Morning\")' | routine-link link NAME"
+                    """
+                    give a PLAYLIST (id, URI or URL), or pipe a playlist record: spotify-playlists | jq -c \
+                    'select(.name=="Morning")' | routine-link link NAME
+                    """
                 )
             }
-            playlist = try playlistFromInput(invocation.context.stdin)
+            playlist = try playlistFromInput(context.stdin)
             // Fail on an unknown routine before asking Spotify anything.
-            _ = try book(invocation).existingIndex(of: invocation.name)
+            _ = try book(context).existingIndex(of: options.name)
         }
         if playlist.name == nil {
             playlist = try await fetchMetadata(playlist, context)
         }
         let linked = playlist
-        let routine = try invocation.store.update { try $0.link(invocation.name, to: linked) }
-        try invocation.write(routine.record, human: "linked '\(routine.name)' to \(playlistName(linked))")
+        let routine = try store(context).update { try $0.link(options.name, to: linked) }
+        try Printer(context, json: options.json).write(
+            routine.record, human: "linked '\(routine.name)' to \(playlistName(linked))")
         return .success
     }
 
@@ -259,16 +202,16 @@ extension RoutineLink {
         return playlist
     }
 
-    static func open(_ invocation: Invocation) throws -> ExitCode {
-        let book = try book(invocation)
-        let playlist = try linkedPlaylist(book.routines[try book.existingIndex(of: invocation.name)])
-        let opener = LinkOpener(environment: invocation.context.environment)
+    static func open(_ options: OpenOptions, _ context: ToolContext) throws -> ExitCode {
+        let book = try book(context)
+        let playlist = try linkedPlaylist(book.routines[try book.existingIndex(of: options.name)])
+        let opener = LinkOpener(environment: context.environment)
         let link = LinkOpener.playlistLink(playlist, schemeHasHandler: opener.spotifySchemeHasHandler())
-        if try invocation.command.flag(Option.print) {
-            try invocation.context.stdout.writeText(link + "\n")
+        if options.printOnly {
+            try context.stdout.writeText(link + "\n")
             return .success
         }
-        return try openLink(link, playlist, invocation.context)
+        return try openLink(link, playlist, context)
     }
 
     /// Opens `link`; on failure says why and names the link to open by hand.

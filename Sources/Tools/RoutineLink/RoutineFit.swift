@@ -13,24 +13,54 @@ import Foundation
 /// `spotify-tracks … | songcount --target D --best-fit | spotify-playlists create N | routine-link
 /// link R`, in one command.
 extension RoutineLink {
-    enum FitOption {
+    struct FitOptions: CommandOptions {
         static let from = OptionSpec(
             "from", value: "PLAYLIST",
             help: "Choose from this playlist's songs (an id, URI, URL, playlist record, or its name).")
         static let liked = OptionSpec("liked", short: "l", help: "Choose from your liked songs.")
         static let name = OptionSpec(
             "name", value: "NAME", help: "The new playlist's name. Default: the routine's name and duration.")
+
+        /// The routine's name.
+        var name: String
+        /// --from's playlist; nil: --liked.
+        var from: String?
+        /// --name: the new playlist's; nil: the routine's name and duration.
+        var playlistName: String?
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            from = try command.value(Self.from)
+            let liked = try command.flag(Self.liked)
+            guard (from != nil) != liked else {
+                throw ToolError.usage("fit chooses from one source: --from PLAYLIST or --liked")
+            }
+            playlistName = try command.value(Self.name)
+            guard playlistName != "" else { throw ToolError.usage("--name must not be empty") }
+            json = try command.flag(.jsonRecords)
+        }
     }
 
     static let fitCommand = CommandSpec(
         name: "fit",
         abstract: "make a playlist that fills the routine's duration, from a playlist or your liked songs, and link it",
         discussion: [
-            "Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are not chosen. Needs the playlist write scopes: spotify-auth login --scope edit. A playlist linked before stays in your library (fit never deletes); fit says so, with the spotify-playlists delete that removes it.",
-            "Prints the routine record, as link does; standard error says what was made: the playlist's name and id, the songs, their total and how far it is from the duration.",
+            """
+            Reads the songs of --from PLAYLIST or of --liked, picks those whose total comes closest to the routine's \
+            duration, keeping their order (songcount --best-fit: fewer songs, then earlier ones, win a tie), makes \
+            them a new private playlist (spotify-playlists create) and links it to the routine. The routine needs a \
+            duration (routine-link add NAME --duration 15m). Local files cannot be added to a Spotify playlist and are \
+            not chosen. Needs the playlist write scopes: spotify-auth login --scope edit. A playlist linked before \
+            stays in your library (fit never deletes); fit says so, with the spotify-playlists delete that removes it.
+            """,
+            """
+            Prints the routine record, as link does; standard error says what was made: the playlist's name and id, \
+            the songs, their total and how far it is from the duration.
+            """,
         ],
         arguments: [nameArgument],
-        options: [FitOption.from, FitOption.liked, FitOption.name],
+        options: [FitOptions.from, FitOptions.liked, FitOptions.name],
         examples: [
             ExampleSpec(
                 "routine-link fit morning --liked",
@@ -41,25 +71,20 @@ extension RoutineLink {
         ]
     )
 
-    static func fit(_ invocation: Invocation) async throws -> ExitCode {
-        let command = invocation.command
-        let context = invocation.context
-        let from = try command.value(FitOption.from)
-        let liked = try command.flag(FitOption.liked)
-        guard (from != nil) != liked else {
-            throw ToolError.usage("fit chooses from one source: --from PLAYLIST or --liked")
-        }
-        let book = try book(invocation)
-        let routine = book.routines[try book.existingIndex(of: invocation.name)]
+    static func fit(_ options: FitOptions, _ context: ToolContext) async throws -> ExitCode {
+        let book = try book(context)
+        let routine = book.routines[try book.existingIndex(of: options.name)]
         guard let targetMs = routine.durationMs, targetMs > 0 else {
             throw ToolError.usage(
-                "'\(routine.name)' has no duration to fill; give it one: routine-link add '\(routine.name)' --duration 15m"
+                """
+                '\(routine.name)' has no duration to fill; give it one: routine-link add '\(routine.name)' --duration \
+                15m
+                """
             )
         }
         var source: SpotifyReference?
-        if let from { source = try await PlaylistNames.reference(from, context, exact: false) }
-        let name = try command.value(FitOption.name) ?? "\(routine.name) \(formatClock(milliseconds: targetMs))"
-        guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
+        if let from = options.from { source = try await PlaylistNames.reference(from, context, exact: false) }
+        let name = options.playlistName ?? "\(routine.name) \(formatClock(milliseconds: targetMs))"
 
         let api = try context.webAPI()
         let songs = try await songs(from: source, api: api, context: context)
@@ -88,23 +113,30 @@ extension RoutineLink {
         } catch let stopped as PlaylistWriter.AddStopped {
             var error = stopped.toolError
             error.message +=
-                "; made playlist '\(TerminalText.clean(name))' (\(id)) with \(stopped.landed) of the \(uris.count) songs chosen, and linked nothing (spotify-playlists delete \(id) removes it)"
+                """
+                ; made playlist '\(TerminalText.clean(name))' (\(id)) with \(stopped.landed) of the \(uris.count) \
+                songs chosen, and linked nothing (spotify-playlists delete \(id) removes it)
+                """
             throw error
         }
         let record = try await writer.record(of: id)
         guard let playlist = PlaylistLink(playlistObject: .object(record)) else {
             throw ToolError.software("fit: the new playlist's record cannot be linked")
         }
-        let linked = try invocation.store.update { try $0.link(routine.name, to: playlist) }
+        let linked = try store(context).update { try $0.link(routine.name, to: playlist) }
         context.warn(
             "made playlist '\(TerminalText.clean(name))' (\(id)): \(fit.summary); linked it to '\(linked.name)'")
         if let previous = routine.playlist, previous.id != id {
             // fit never deletes: the playlist it replaces in the link is still in the library.
             context.warn(
-                "the playlist linked before, \(playlistName(previous)) (\(previous.id)), stays in your library; if you no longer want it: spotify-playlists delete \(previous.id)"
+                """
+                the playlist linked before, \(playlistName(previous)) (\(previous.id)), stays in your library; if you \
+                no longer want it: spotify-playlists delete \(previous.id)
+                """
             )
         }
-        try invocation.write(linked.record, human: "linked '\(linked.name)' to \(playlistName(playlist))")
+        try Printer(context, json: options.json).write(
+            linked.record, human: "linked '\(linked.name)' to \(playlistName(playlist))")
         return .success
     }
 
@@ -156,7 +188,10 @@ extension RoutineLink {
                     result.status == 404
                     ? ToolError(.notFound, "playlist \(playlist.id): not found (404: \(body.message))")
                     : ToolError.noPermission(
-                        "playlist \(playlist.id): Spotify shows the items only of playlists you own or collaborate on (\(result.status): \(body.message))"
+                        """
+                        playlist \(playlist.id): Spotify shows the items only of playlists you own or collaborate on \
+                        (\(result.status): \(body.message))
+                        """
                     )
             case .failed(let error): refusal = error
             }

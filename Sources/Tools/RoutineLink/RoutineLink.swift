@@ -15,28 +15,55 @@ package enum RoutineLink {
     static let nameArgument = ArgumentSpec(
         "NAME", help: "The routine's name (any text; matched case-insensitively).",
         completion: .command("routine-link list --names"))
-    static let namesOption = OptionSpec(
-        "names", help: "Print only the names, one per line (what shell completion offers).")
-    static let playOption = OptionSpec(
-        "play",
-        help:
-            "Ask Spotify to play the playlist on the active device, or on --device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown device, a missing scope, offline) open it instead and say why."
-    )
 
     package static let spec = CommandSpec(
         name: "routine-link",
         abstract: "routines with a linked Spotify playlist, opened in Spotify, and a session history in songs",
         discussion: [
-            "routine-link keeps your routines, each a name, an optional duration and note, and an optional linked playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline), and what you heard during each. start opens the playlist in Spotify and records a session; log ends it with the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | routine-link log morning. run does all of that in one command, with exactly that pipeline underneath. A session that will not be logged ends with stop; a new start or run of the routine ends a session left running the same way (ended then, no songs, labelled \"not logged\") and says so once.",
-            "Everything works offline except fetching a playlist's name and cover when link is given only an id (without the network the id alone is linked, and routine-link says so), start --play, and run. Names may be any text; they match case-insensitively, and two routines cannot share a name.",
+            """
+            routine-link keeps your routines, each a name, an optional duration and note, and an optional linked \
+            playlist (its id, URI, name and cover image URL, kept so the routine can be shown and opened offline), and \
+            what you heard during each. start opens the playlist in Spotify and records a session; log ends it with \
+            the song count of what was heard, read from songcount: spotify-nowplaying --watch --for 15m | songcount | \
+            routine-link log morning. run does all of that in one command, with exactly that pipeline underneath. A \
+            session that will not be logged ends with stop; a new start or run of the routine ends a session left \
+            running the same way (ended then, no songs, labelled "not logged") and says so once.
+            """,
+            """
+            Everything works offline except fetching a playlist's name and cover when link is given only an id \
+            (without the network the id alone is linked, and routine-link says so), start --play, and run. Names may \
+            be any text; they match case-insensitively, and two routines cannot share a name.
+            """,
             "open opens the playlist in the Spotify app when one is installed, else in the browser.",
-            "run NAME starts the routine (opening the playlist, or with --play playing it) and watches for the routine's duration (or --for), counting the songs; Ctrl-C ends it early and the count is logged all the same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, no session is logged. When the watch fails (not logged in, a crash), no session is logged either and run exits with the watch's status; what was heard is printed as a song_count record, so routine-link log NAME can still log it. When the count cannot be logged (a full disk), it is printed the same way.",
-            "A routines file that cannot be read, or was written by a newer version, is reported with its path and left untouched.",
+            """
+            run NAME starts the routine (opening the playlist, or with --play playing it) and watches for the \
+            routine's duration (or --for), counting the songs; Ctrl-C ends it early and the count is logged all the \
+            same. On a terminal, the current song and the running count are shown on stderr. When nothing was heard, \
+            no session is logged. When the watch fails (not logged in, a crash), no session is logged either and run \
+            exits with the watch's status; what was heard is printed as a song_count record, so routine-link log NAME \
+            can still log it. When the count cannot be logged (a full disk), it is printed the same way.
+            """,
+            """
+            A routines file that cannot be read, or was written by a newer version, is reported with its path and left \
+            untouched.
+            """,
         ],
         notes: [
-            "open uses the playlist's spotify: URI when something is registered to open those (xdg-mime query default x-scheme-handler/spotify; Launch Services on macOS), else https://open.spotify.com/playlist/ID, and hands it to each command of $BROWSER in turn, then xdg-open (open on macOS).",
-            "run runs spotify-nowplaying --watch --for DURATION piped into songcount, both taken from the directory routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C (like SIGTERM and SIGHUP) reaches only routine-link, which asks the watch to stop; the watch prints its final record, and songcount's count is logged.",
-            "The store is \(RoutineStore.fileName) in the data directory: one JSON document (schema_version \(RoutineStore.schemaVersion)) written atomically under a lock, so concurrent commands lose nothing.",
+            """
+            open uses the playlist's spotify: URI when something is registered to open those (xdg-mime query default \
+            x-scheme-handler/spotify; Launch Services on macOS), else https://open.spotify.com/playlist/ID, and hands \
+            it to each command of $BROWSER in turn, then xdg-open (open on macOS).
+            """,
+            """
+            run runs spotify-nowplaying --watch --for DURATION piped into songcount, both taken from the directory \
+            routine-link is in (else from PATH) and put in a process group of their own. Ctrl-C (like SIGTERM and \
+            SIGHUP) reaches only routine-link, which asks the watch to stop; the watch prints its final record, and \
+            songcount's count is logged.
+            """,
+            """
+            The store is \(RoutineStore.fileName) in the data directory: one JSON document (schema_version \
+            \(RoutineStore.schemaVersion)) written atomically under a lock, so concurrent commands lose nothing.
+            """,
         ],
         options: [
             .jsonRecords
@@ -53,11 +80,16 @@ package enum RoutineLink {
                         "routine-link add morning --duration 15m --note 'stretch, then coffee'",
                         "A fifteen-minute routine.")
                 ]
-            ).running(handler(add)),
+            ).running(add),
             CommandSpec(
                 name: "edit", abstract: "change a routine's duration, note or name, and only what is given",
                 discussion: [
-                    "Prints the routine record, as add does. --duration none (or --no-duration) clears the duration and --note '' clears the note; --rename NEW follows rename's rule (names are unique, case-insensitively; the sessions follow). Without anything to change, exit 64. A new --duration on a routine with a linked playlist suggests fitting one to it (routine-link fit)."
+                    """
+                    Prints the routine record, as add does. --duration none (or --no-duration) clears the duration and \
+                    --note '' clears the note; --rename NEW follows rename's rule (names are unique, \
+                    case-insensitively; the sessions follow). Without anything to change, exit 64. A new --duration on \
+                    a routine with a linked playlist suggests fitting one to it (routine-link fit).
+                    """
                 ],
                 arguments: [nameArgument],
                 options: [
@@ -70,38 +102,52 @@ package enum RoutineLink {
                     ExampleSpec("routine-link edit morning --duration 20m", "Twenty minutes from now on."),
                     ExampleSpec("routine-link edit morning --no-duration --note ''", "No duration and no note."),
                 ]
-            ).running(handler(edit)),
+            ).running(edit),
             CommandSpec(
-                name: "list", abstract: "list the routines, as routine records", aliases: ["ls"], options: [namesOption]
+                name: "list", abstract: "list the routines, as routine records", aliases: ["ls"],
+                options: [Option.names]
             )
-            .running(handler(list)),
+            .running(list),
             CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
-                .running(handler(show)),
+                .running(show),
             CommandSpec(
                 name: "rename", abstract: "rename a routine (its sessions follow)",
                 arguments: [
                     ArgumentSpec("OLD", help: "The routine's current name."),
                     ArgumentSpec("NEW", help: "Its new name."),
                 ]
-            ).running(handler(rename)),
+            ).running(rename),
             CommandSpec(
                 name: "remove", abstract: "remove a routine and its sessions", aliases: ["rm"],
                 arguments: [nameArgument],
                 options: [
                     Option.yes
                 ]
-            ).running(handler(remove)),
+            ).running(remove),
             CommandSpec(
                 name: "link", abstract: "link a playlist, an album or a single track to a routine",
                 discussion: [
-                    "PLAYLIST is a playlist's name (one of yours), id, spotify:playlist: URI or open.spotify.com URL, or an album's or a track's spotify:album: or spotify:track: URI or URL (a session of one album, or of one song); without it, or for -, one record (or id, URI or URL) is read from standard input: a playlist record, a track record. The name, cover image and duration come from the record (a spotify-playlists get --duration record carries the playlist's total duration_ms, a track record its own), or when only an id is given, from Spotify (a track's duration, and an album's when it holds at most 50 tracks); when Spotify cannot be asked (offline, not logged in), the id alone is linked and routine-link says so. start --play plays a linked track on its own, and an album or playlist as its context."
+                    """
+                    PLAYLIST is a playlist's name (one of yours), id, spotify:playlist: URI or open.spotify.com URL, \
+                    or an album's or a track's spotify:album: or spotify:track: URI or URL (a session of one album, or \
+                    of one song); without it, or for -, one record (or id, URI or URL) is read from standard input: a \
+                    playlist record, a track record. The name, cover image and duration come from the record (a \
+                    spotify-playlists get --duration record carries the playlist's total duration_ms, a track record \
+                    its own), or when only an id is given, from Spotify (a track's duration, and an album's when it \
+                    holds at most 50 tracks); when Spotify cannot be asked (offline, not logged in), the id alone is \
+                    linked and routine-link says so. start --play plays a linked track on its own, and an album or \
+                    playlist as its context.
+                    """
                 ],
                 arguments: [
                     nameArgument,
                     ArgumentSpec(
                         "PLAYLIST",
                         help:
-                            "A playlist's name (one of yours), id, URI or URL, or an album's or a track's URI or URL; - or none: read from standard input.",
+                            """
+                            A playlist's name (one of yours), id, URI or URL, or an album's or a track's URI or URL; - \
+                            or none: read from standard input.
+                            """,
                         optional: true,
                         completion: .suggestions(["-", "spotify:playlist:", "spotify:album:", "spotify:track:"])),
                 ],
@@ -116,37 +162,47 @@ package enum RoutineLink {
                         "routine-link link breathe https://open.spotify.com/track/4iV5W9uYEdYUVa79Axb7Rh",
                         "A session of a single song."),
                 ]
-            ).running(handler(link)),
+            ).running(link),
             CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument])
-                .running(handler(unlink)),
-            fitCommand.running(handler(fit)),
+                .running(unlink),
+            fitCommand.running(fit),
             CommandSpec(
                 name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument],
                 options: [
                     Option.print
                 ]
-            ).running(handler(open)),
+            ).running(open),
             CommandSpec(
                 name: "start", abstract: "begin a session and open (or play) the playlist", arguments: [nameArgument],
-                options: [playOption, Option.device],
+                options: [Option.play, Option.device],
                 examples: [
                     ExampleSpec(
                         "routine-link start morning --play --device Kitchen", "Play the routine on the kitchen speaker."
                     )
                 ]
-            ).running(handler(start)),
+            ).running(start),
             CommandSpec(
                 name: "stop", abstract: "end the running session without a song count",
                 discussion: [
-                    "For a session that will not be logged (you stopped early, the pipeline was interrupted): it ends now, with no songs and the label \"not logged\", and history no longer shows it running. Prints the session record. To keep a count instead, pipe songcount's record to log. No running session: exit 1."
+                    """
+                    For a session that will not be logged (you stopped early, the pipeline was interrupted): it ends \
+                    now, with no songs and the label "not logged", and history no longer shows it running. Prints the \
+                    session record. To keep a count instead, pipe songcount's record to log. No running session: exit 1.
+                    """
                 ],
                 arguments: [nameArgument]
-            ).running(handler(stop)),
+            ).running(stop),
             CommandSpec(
                 name: "log",
                 abstract: "end the running session (or record a finished one) with a song count from standard input",
                 discussion: [
-                    "Reads one song_count record (songcount's output) from standard input. Without a running session, records a finished one that ended now and lasted as long as the count says was heard. No record on standard input: nothing is logged, exit 1. When standard input is a pipe, Ctrl-C does not stop log: it is for the watch at the start of the pipeline, and the count that follows it is still read and logged."
+                    """
+                    Reads one song_count record (songcount's output) from standard input. Without a running session, \
+                    records a finished one that ended now and lasted as long as the count says was heard. No record on \
+                    standard input: nothing is logged, exit 1. When standard input is a pipe, Ctrl-C does not stop \
+                    log: it is for the watch at the start of the pipeline, and the count that follows it is still read \
+                    and logged.
+                    """
                 ],
                 arguments: [nameArgument],
                 examples: [
@@ -154,13 +210,13 @@ package enum RoutineLink {
                         "spotify-nowplaying --watch --for 15m | songcount | routine-link log morning",
                         "Log what the next fifteen minutes got through.")
                 ]
-            ).running(handler(log)),
+            ).running(log),
             CommandSpec(
                 name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count",
                 arguments: [nameArgument],
                 options: [
                     Option.watchFor,
-                    playOption,
+                    Option.play,
                     Option.device,
                 ],
                 examples: [
@@ -168,28 +224,45 @@ package enum RoutineLink {
                         "routine-link run morning",
                         "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")
                 ]
-            ).running(handler(runRoutine)),
+            ).running(RoutineRun.run),
             CommandSpec(
                 name: "history", abstract: "the sessions, newest first, as session records",
                 arguments: [
                     ArgumentSpec("NAME", help: "Only this routine's sessions.", optional: true)
                 ]
-            ).running(handler(history)),
+            ).running(history),
             CommandSpec(
                 name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions"
-            ).running(handler(forgetLinks)),
+            ).running(forgetLinks),
         ],
         input: [
-            "link reads one playlist record (as spotify-playlists prints them: id, uri, name, images), a Spotify playlist object, or an id, URI or URL, when it is given no PLAYLIST. log reads one song_count record (as songcount prints it)."
+            """
+            link reads one playlist record (as spotify-playlists prints them: id, uri, name, images), a Spotify \
+            playlist object, or an id, URI or URL, when it is given no PLAYLIST. log reads one song_count record (as \
+            songcount prints it).
+            """
         ],
         output: [
-            "routine records (add, edit, list, show, rename, link, unlink): type (routine), name, duration_ms (or null), note (or null), playlist {id, uri, name, image_url} or null (name and image_url are null when linked offline), created_at (ISO 8601), session_count.",
-            "session records (start, stop, log, run, history): type (session), routine, started_at, ended_at (null while running), duration_ms (null while running), playlist (as it was when the session started) or null, songs, label (\"4.5 songs\"), track_count, listened_ms (null until logged; songs, track_count and listened_ms stay null, and label is \"not logged\", for a session ended by stop or a later start). On a terminal, one line per routine or a table of sessions instead.",
+            """
+            routine records (add, edit, list, show, rename, link, unlink): type (routine), name, duration_ms (or \
+            null), note (or null), playlist {id, uri, name, image_url} or null (name and image_url are null when \
+            linked offline), created_at (ISO 8601), session_count.
+            """,
+            """
+            session records (start, stop, log, run, history): type (session), routine, started_at, ended_at (null \
+            while running), duration_ms (null while running), playlist (as it was when the session started) or null, \
+            songs, label ("4.5 songs"), track_count, listened_ms (null until logged; songs, track_count and \
+            listened_ms stay null, and label is "not logged", for a session ended by stop or a later start). On a \
+            terminal, one line per routine or a table of sessions instead.
+            """,
         ],
         environment: [
             EnvironmentSpec(
                 "BROWSER",
-                "Commands that open the playlist link (a colon-separated list, tried in order; %s marks the link). Default: xdg-open, or open on macOS."
+                """
+                Commands that open the playlist link (a colon-separated list, tried in order; %s marks the link). \
+                Default: xdg-open, or open on macOS.
+                """
             ),
             EnvironmentSpec(
                 "XDG_DATA_HOME",
@@ -197,7 +270,10 @@ package enum RoutineLink {
             EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
             EnvironmentSpec(
                 "SPOTIFY_API_BASE",
-                "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
+                """
+                The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only \
+                to the services it was made against. Default: \(SpotifyWebAPI.defaultBase).
+                """
             ),
             EnvironmentSpec(
                 "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
@@ -212,11 +288,17 @@ package enum RoutineLink {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "no such routine; open: no playlist linked; log: no song_count record on standard input; stop: no running session; run: nothing heard; remove: not confirmed"
+                """
+                no such routine; open: no playlist linked; log: no song_count record on standard input; stop: no \
+                running session; run: nothing heard; remove: not confirmed
+                """
             ),
             ExitCodeSpec(
                 .dataError,
-                "a duplicate name; bad standard input (the message names the line); \(RoutineStore.fileName) cannot be read (left as it is)"
+                """
+                a duplicate name; bad standard input (the message names the line); \(RoutineStore.fileName) cannot be \
+                read (left as it is)
+                """
             ),
             ExitCodeSpec(.unavailable, "open: no command could open the link; run: the watch could not start"),
             ExitCodeSpec(.tempFail, "the store stayed locked by another process; try again"),
@@ -236,89 +318,32 @@ package enum RoutineLink {
         seeAlso: ["spotify-nowplaying", "songcount", "spotify-playlists", "spotify-auth"]
     )
 
-    struct Invocation {
-        let context: ToolContext
-        let command: ParsedCommand
-        let mode: OutputMode
-        let store: DocumentStore<RoutineBook>
-
-        var name: String { command.positionals.first ?? "" }
-
-        func write(_ record: JSONValue, human: @autoclosure () -> String) throws {
-            if mode == .human {
-                // Routine and playlist names reach the terminal cleaned, line by line.
-                let lines = human().split(separator: "\n", omittingEmptySubsequences: false)
-                try context.stdout.writeText(
-                    lines.map { TerminalText.clean(String($0)) }.joined(separator: "\n") + "\n")
-            } else {
-                try context.stdout.write(record)
-            }
-        }
-    }
-
-    /// A handler that gets the session: the command, its context, output mode and store.
-    static func handler(_ body: @escaping @Sendable (Invocation) async throws -> ExitCode) -> CommandHandler {
-        { command, context in
-            try await body(
-                Invocation(
-                    context: context, command: command,
-                    mode: context.outputMode(forcedJSON: try command.flag(.jsonRecords)),
-                    store: RoutineStore.make(environment: context.environment, clock: context.clock)))
-        }
-    }
-
-    static func rename(_ invocation: Invocation) throws -> ExitCode {
-        let command = invocation.command
-        let routine = try invocation.store.update { try $0.rename(command.positionals[0], to: command.positionals[1]) }
-        try invocation.write(routine.record, human: "renamed '\(command.positionals[0])' to '\(routine.name)'")
+    static func rename(_ options: RenameOptions, _ context: ToolContext) throws -> ExitCode {
+        let routine = try store(context).update { try $0.rename(options.old, to: options.new) }
+        try Printer(context, json: options.json).write(
+            routine.record, human: "renamed '\(options.old)' to '\(routine.name)'")
         return .success
     }
 
-    static func unlink(_ invocation: Invocation) throws -> ExitCode {
-        let routine = try invocation.store.update { try $0.link(invocation.name, to: nil) }
-        try invocation.write(routine.record, human: "'\(routine.name)' has no playlist now")
+    static func unlink(_ options: RoutineOptions, _ context: ToolContext) throws -> ExitCode {
+        let routine = try store(context).update { try $0.link(options.name, to: nil) }
+        try Printer(context, json: options.json).write(routine.record, human: "'\(routine.name)' has no playlist now")
         return .success
     }
 
-    static func forgetLinks(_ invocation: Invocation) throws -> ExitCode {
-        let cleared = try RoutineStore.forgetLinks(
-            environment: invocation.context.environment, clock: invocation.context.clock)
-        invocation.context.warn(
-            "cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+    static func forgetLinks(_ options: NoOptions, _ context: ToolContext) throws -> ExitCode {
+        let cleared = try RoutineStore.forgetLinks(environment: context.environment, clock: context.clock)
+        context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         return .success
+    }
+
+    /// The routines file, as this run sees it (its environment and clock).
+    static func store(_ context: ToolContext) -> DocumentStore<RoutineBook> {
+        RoutineStore.make(environment: context.environment, clock: context.clock)
     }
 
     /// The saved book, or an empty one; a read never locks and never creates the file.
-    static func book(_ invocation: Invocation) throws -> RoutineBook {
-        try invocation.store.read() ?? RoutineBook()
-    }
-}
-
-extension RoutineLink {
-    /// The options, each declared once: the spec lists them and the handlers look them up by them.
-    enum Option {
-        static let duration = OptionSpec(
-            "duration", short: "d", value: "DURATION",
-            help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long.")
-        static let note = OptionSpec("note", value: "TEXT", help: "A note to keep with the routine.")
-        static let newDuration = OptionSpec(
-            "duration", short: "d", value: "DURATION",
-            help: "The new duration (\(acceptedDurationForms)); none clears it.")
-        static let noDuration = OptionSpec("no-duration", help: "Clear the duration (run then needs --for).")
-        static let newNote = OptionSpec("note", value: "TEXT", help: "The new note; --note '' clears it.")
-        static let rename = OptionSpec(
-            "rename", value: "NEW", help: "A new name (unique, case-insensitively, as rename requires).")
-        static let device = OptionSpec(
-            "device", value: "NAME|ID",
-            help:
-                "With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.",
-            completion: .command("spotify-nowplaying devices --names")
-        )
-        static let yes = OptionSpec(
-            "yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")
-        static let print = OptionSpec("print", help: "Print the link instead of opening it.")
-        static let watchFor = OptionSpec(
-            "for", value: "DURATION",
-            help: "Watch this long instead of the routine's duration (\(acceptedDurationForms)).")
+    static func book(_ context: ToolContext) throws -> RoutineBook {
+        try store(context).read() ?? RoutineBook()
     }
 }

@@ -161,34 +161,6 @@ package struct Routine: Codable, Sendable, Equatable {
 
     /// The latest session that was started and not logged yet.
     package var runningSessionIndex: Int? { sessions.lastIndex { $0.isRunning } }
-
-    /// The `routine` record: type, name, duration_ms, note, playlist {id, uri, name, image_url}
-    /// or null, created_at, then session_count.
-    package var record: JSONValue {
-        [
-            "type": "routine", "name": .string(name), "duration_ms": durationMs.map(JSONValue.int) ?? .null,
-            "note": note.map(JSONValue.string) ?? .null, "playlist": playlist?.record ?? .null,
-            "created_at": .string(createdAt), "session_count": .int(sessions.count),
-        ]
-    }
-
-    /// The `session` record: type, routine, started_at, ended_at (null while running),
-    /// duration_ms (null while running), playlist or null, songs, label, track_count, listened_ms.
-    package func record(of session: RoutineSession) -> JSONValue {
-        var duration: JSONValue = .null
-        if let end = session.endedAt.flatMap(parseISOTimestamp), let start = parseISOTimestamp(session.startedAt) {
-            duration = .int(max(0, Int(saturating: ((end - start) * 1000).rounded())))  // the file is outside input
-        }
-        return [
-            "type": "session", "routine": .string(name), "started_at": .string(session.startedAt),
-            "ended_at": session.endedAt.map(JSONValue.string) ?? .null, "duration_ms": duration,
-            "playlist": session.playlist?.record ?? .null,
-            "songs": session.songs.map(JSONValue.double) ?? .null,
-            "label": session.label.map(JSONValue.string) ?? .null,
-            "track_count": session.trackCount.map(JSONValue.int) ?? .null,
-            "listened_ms": session.listenedMs.map(JSONValue.int) ?? .null,
-        ]
-    }
 }
 
 /// The routines document: every routine with its sessions. All operations are pure (the time is
@@ -375,14 +347,14 @@ package struct RoutineBook: Codable, Sendable, Equatable {
     }
 
     /// Session records, newest first, of one routine or of all.
-    package func history(of name: String? = nil) throws -> [JSONValue] {
+    func history(of name: String? = nil) throws -> [SessionRecord] {
         let selected = try name.map { [routines[try existingIndex(of: $0)]] } ?? routines
         let all = selected.flatMap { routine in routine.sessions.map { (routine, $0) } }
         return all.enumerated().sorted { lhs, rhs in
             let left = parseISOTimestamp(lhs.element.1.startedAt) ?? 0
             let right = parseISOTimestamp(rhs.element.1.startedAt) ?? 0
             return left != right ? left > right : lhs.offset > rhs.offset
-        }.map { $0.element.0.record(of: $0.element.1) }
+        }.map { SessionRecord(routine: $0.element.0.name, session: $0.element.1) }
     }
 }
 

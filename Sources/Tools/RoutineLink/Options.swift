@@ -1,0 +1,247 @@
+import ToolkitCLI
+import ToolkitCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Each subcommand's options and arguments, read and checked here (a usage error is 64 before
+/// any routine is read); the handlers read fields.
+extension RoutineLink {
+    /// show, unlink, stop and log: a routine, and whether to print JSON Lines even on a terminal.
+    struct RoutineOptions: CommandOptions {
+        var name: String
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    struct AddOptions: CommandOptions {
+        var name: String
+        var durationMs: Int?
+        var note: String?
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            if let text = try command.value(Option.duration) {
+                let milliseconds = try parseDuration(text)
+                guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
+                durationMs = milliseconds
+            }
+            note = try command.value(Option.note)
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    struct EditOptions: CommandOptions {
+        var name: String
+        var change: RoutineEdit
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            change = try Self.change(command)
+            json = try command.flag(.jsonRecords)
+        }
+
+        static func change(_ command: ParsedCommand) throws -> RoutineEdit {
+            var change = RoutineEdit()
+            let durationText = try command.value(Option.newDuration)
+            if try command.flag(Option.noDuration) {
+                guard durationText == nil else {
+                    throw ToolError.usage("--duration and --no-duration cannot be used together")
+                }
+                change.durationMs = .clear
+            } else if let text = durationText {
+                // "none" is the spelling of a cleared value that fits where a duration goes.
+                if text.trimmingCharacters(in: .whitespaces).lowercased() == "none" {
+                    change.durationMs = .clear
+                } else {
+                    let milliseconds = try parseDuration(text)
+                    guard milliseconds > 0 else {
+                        throw ToolError.usage("--duration must be longer than 0 (--duration none clears it)")
+                    }
+                    change.durationMs = .set(milliseconds)
+                }
+            }
+            if let note = try command.value(Option.newNote) {
+                change.note = note.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? .clear : .set(note)
+            }
+            change.name = try command.value(Option.rename).map(RoutineBook.validatedName)
+            guard !change.isEmpty else {
+                throw ToolError.usage(
+                    """
+                    nothing to change; give --duration DURATION, --no-duration, --note TEXT (--note '' clears it) or \
+                    --rename NEW
+                    """
+                )
+            }
+            return change
+        }
+    }
+
+    struct ListOptions: CommandOptions {
+        var namesOnly: Bool
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            namesOnly = try command.flag(Option.names)
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    struct RenameOptions: CommandOptions {
+        var old: String
+        var new: String
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            old = command.positionals[0]
+            new = command.positionals[1]
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    struct RemoveOptions: CommandOptions {
+        var name: String
+        var skipQuestion: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            skipQuestion = try command.flag(Option.yes)
+        }
+    }
+
+    struct LinkOptions: CommandOptions {
+        var name: String
+        /// nil: one record (or id, URI or URL) is read from standard input.
+        var playlist: String?
+        /// PLAYLIST was `-`: standard input is read even when it is a terminal.
+        var saysStandardInput: Bool
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            let argument = command.positionals.count > 1 ? command.positionals[1] : nil
+            playlist = argument == "-" ? nil : argument
+            saysStandardInput = argument == "-"
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    struct OpenOptions: CommandOptions {
+        var name: String
+        var printOnly: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            printOnly = try command.flag(Option.print)
+        }
+    }
+
+    /// start's and run's --play and --device.
+    struct Playback {
+        var play: Bool
+        var device: String?
+
+        init(_ command: ParsedCommand) throws {
+            play = try command.flag(Option.play)
+            device = try command.value(Option.device)
+            // --device says where --play plays: alone, it would be silently ignored.
+            if device != nil && !play {
+                throw ToolError.usage("--device goes with --play (it names the device to play on)")
+            }
+        }
+    }
+
+    struct StartOptions: CommandOptions {
+        var name: String
+        var playback: Playback
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            playback = try Playback(command)
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    struct RunOptions: CommandOptions {
+        var name: String
+        /// --for: how long to watch instead of the routine's duration.
+        var watchMs: Int?
+        var playback: Playback
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first ?? ""
+            playback = try Playback(command)
+            if let text = try command.value(Option.watchFor) {
+                let milliseconds = try parseDuration(text)
+                guard milliseconds > 0 else { throw ToolError.usage("--for must be longer than 0") }
+                watchMs = milliseconds
+            }
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    struct HistoryOptions: CommandOptions {
+        /// nil: every routine's sessions.
+        var name: String?
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            name = command.positionals.first
+            json = try command.flag(.jsonRecords)
+        }
+    }
+}
+
+extension RoutineLink {
+    /// The options, each declared once: the spec lists them and the Options structs read them.
+    enum Option {
+        static let names = OptionSpec(
+            "names", help: "Print only the names, one per line (what shell completion offers).")
+        static let play = OptionSpec(
+            "play",
+            help:
+                """
+                Ask Spotify to play the playlist on the active device, or on --device (Premium, \
+                user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown \
+                device, a missing scope, offline) open it instead and say why.
+                """
+        )
+        static let duration = OptionSpec(
+            "duration", short: "d", value: "DURATION",
+            help: "How long the routine lasts (\(acceptedDurationForms)); run watches that long.")
+        static let note = OptionSpec("note", value: "TEXT", help: "A note to keep with the routine.")
+        static let newDuration = OptionSpec(
+            "duration", short: "d", value: "DURATION",
+            help: "The new duration (\(acceptedDurationForms)); none clears it.")
+        static let noDuration = OptionSpec("no-duration", help: "Clear the duration (run then needs --for).")
+        static let newNote = OptionSpec("note", value: "TEXT", help: "The new note; --note '' clears it.")
+        static let rename = OptionSpec(
+            "rename", value: "NEW", help: "A new name (unique, case-insensitively, as rename requires).")
+        static let device = OptionSpec(
+            "device", value: "NAME|ID",
+            help:
+                """
+                With --play: play on this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix \
+                will do) instead of the active one.
+                """,
+            completion: .command("spotify-nowplaying devices --names")
+        )
+        static let yes = OptionSpec(
+            "yes", short: "y", help: "Do not ask. Needed when standard input is not a terminal.")
+        static let print = OptionSpec("print", help: "Print the link instead of opening it.")
+        static let watchFor = OptionSpec(
+            "for", value: "DURATION",
+            help: "Watch this long instead of the routine's duration (\(acceptedDurationForms)).")
+    }
+}
