@@ -32,7 +32,9 @@ import Testing
     static func login(_ fake: InProcessFake, _ arguments: [String] = []) async throws -> (ToolRun, [String]) {
         let run = try await fake.run(
             "spotify-auth", ["login", "--redirect-uri", "http://127.0.0.1/callback", "--timeout", "20s"] + arguments,
-            environment: ["BROWSER": try browser(in: fake)])
+            // Through sh, not exec'd: a process another test spawns at the same moment may still
+            // hold the new script open for writing, and exec would fail with ETXTBSY (exit 126).
+            environment: ["BROWSER": "sh " + (try browser(in: fake))])
         return (run, requestedScopes(run.stderr))
     }
 

@@ -3,38 +3,81 @@ import ToolkitCore
 /// Spotify's playlist objects and playlist entries as the toolkit's records. Pure, lenient: a
 /// missing or null field becomes null, never an error. Reads both the 2026 shape (`items`,
 /// `item`) and the legacy one (`tracks`, `track`).
-package enum PlaylistRecord {
-    /// The `playlist` record for a simplified (`/me/playlists`) or full (`GET /playlists/{id}`)
-    /// playlist object. Fields, in order: type, id, uri, name, description, owner {id,
-    /// display_name}, public, collaborative, snapshot_id, images (largest first, maybe empty),
-    /// items_total (`items.total`, legacy `tracks.total`; null when Spotify sent neither, as for
-    /// playlists you neither own nor collaborate on), external_url.
-    package static func make(from playlist: JSONValue) -> JSONObject? {
+///
+/// The `playlist` record of a simplified (`/me/playlists`) or full (`GET /playlists/{id}`)
+/// playlist object. Fields, in order: type, id, uri, name, description, owner {id,
+/// display_name}, public, collaborative, snapshot_id, images (largest first, maybe empty),
+/// items_total (`items.total`, legacy `tracks.total`; null when Spotify sent neither, as for
+/// playlists you neither own nor collaborate on), external_url.
+package struct PlaylistRecord: JSONRecord, Equatable {
+    package struct Owner: Sendable, Equatable {
+        package var id: String?
+        package var displayName: String?
+    }
+
+    package var id: String?
+    package var uri: String?
+    package var name: String?
+    package var description: String?
+    /// nil when Spotify sent no owner object (the record's owner is then null).
+    package var owner: Owner?
+    package var isPublic: Bool?
+    package var collaborative: Bool
+    package var snapshotID: String?
+    /// `{url, height, width}` objects as `TrackRecord.images` orders them.
+    package var images: JSONValue
+    package var itemsTotal: Int?
+    package var externalURL: String?
+
+    /// The record of a playlist object, or nil when `playlist` is not an object.
+    package init?(_ playlist: JSONValue) {
         guard playlist.objectValue != nil else { return nil }
         let owner = playlist["owner"]
         let page = playlist["items"]?.objectValue != nil ? playlist["items"] : playlist["tracks"]
-        let total = page?["total"]?.intValue.flatMap { $0 >= 0 ? JSONValue.int($0) : nil } ?? .null
-        return [
+        id = playlist["id"]?.stringValue
+        uri = playlist["uri"]?.stringValue
+        name = playlist["name"]?.stringValue
+        description = playlist["description"]?.stringValue
+        self.owner =
+            owner?.objectValue == nil
+            ? nil : Owner(id: owner?["id"]?.stringValue, displayName: owner?["display_name"]?.stringValue)
+        isPublic = playlist["public"]?.boolValue
+        collaborative = playlist["collaborative"]?.boolValue ?? false
+        snapshotID = playlist["snapshot_id"]?.stringValue
+        images = TrackRecord.images(playlist["images"])
+        itemsTotal = page?["total"]?.intValue.flatMap { $0 >= 0 ? $0 : nil }
+        externalURL = playlist["external_urls"]?["spotify"]?.stringValue
+    }
+
+    package var json: JSONValue { .object(object) }
+
+    /// The record's fields, for a caller that appends its own (`spotify-playlists --duration`).
+    package var object: JSONObject {
+        [
             "type": "playlist",
-            "id": TrackRecord.string(playlist["id"]),
-            "uri": TrackRecord.string(playlist["uri"]),
-            "name": TrackRecord.string(playlist["name"]),
-            "description": TrackRecord.string(playlist["description"]),
-            "owner": owner?.objectValue == nil
-                ? .null
-                : .object([
-                    "id": TrackRecord.string(owner?["id"]), "display_name": TrackRecord.string(owner?["display_name"]),
-                ]),
-            "public": playlist["public"]?.boolValue.map(JSONValue.bool) ?? .null,
-            "collaborative": .bool(playlist["collaborative"]?.boolValue ?? false),
-            "snapshot_id": TrackRecord.string(playlist["snapshot_id"]),
-            "images": TrackRecord.images(playlist["images"]),
-            "items_total": total,
-            "external_url": TrackRecord.string(playlist["external_urls"]?["spotify"]),
+            "id": Self.text(id),
+            "uri": Self.text(uri),
+            "name": Self.text(name),
+            "description": Self.text(description),
+            "owner": owner.map { .object(["id": Self.text($0.id), "display_name": Self.text($0.displayName)]) }
+                ?? .null,
+            "public": isPublic.map(JSONValue.bool) ?? .null,
+            "collaborative": .bool(collaborative),
+            "snapshot_id": Self.text(snapshotID),
+            "images": images,
+            "items_total": itemsTotal.map(JSONValue.int) ?? .null,
+            "external_url": Self.text(externalURL),
         ]
     }
 
-    /// The `fields` filter for `GET /playlists/{id}`: only what `make` reads (both shapes).
+    static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
+    /// The record as an object (`PlaylistWriter.record(of:)` and routine-link keep it so).
+    package static func make(from playlist: JSONValue) -> JSONObject? {
+        PlaylistRecord(playlist)?.object
+    }
+
+    /// The `fields` filter for `GET /playlists/{id}`: only what `init` reads (both shapes).
     package static let metadataFields =
         "type,id,uri,name,description,owner(id,display_name),public,collaborative,snapshot_id,images,items.total,tracks.total,external_urls"
 }

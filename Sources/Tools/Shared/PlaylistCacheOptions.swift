@@ -47,13 +47,6 @@ enum PlaylistCacheOptions {
         }
     }
 
-    // TRANSITION (issue 25): for handlers not yet given an Options struct.
-    static func reader(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) throws
-        -> PlaylistItemsReader
-    {
-        try reader(Choice(command), context, concurrency: concurrency)
-    }
-
     /// The reader the choice asks for: through the logged-in account's cache, past it, or from
     /// it alone.
     static func reader(_ choice: Choice, _ context: ToolContext, concurrency: Int?) throws -> PlaylistItemsReader {

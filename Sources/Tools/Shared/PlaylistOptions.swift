@@ -16,7 +16,7 @@ enum PlaylistCommands {
         help:
             "A playlist: its name (one of yours: exact, else in any case), id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.",
         optional: true, repeatable: true)
-    static let jsonOption = OptionSpec("json", short: "j", help: "Write JSON Lines even on a terminal.", global: true)
+    static let jsonOption = OptionSpec.json(help: "Write JSON Lines even on a terminal.")
 
     static let environment = [
         EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
@@ -80,14 +80,6 @@ enum PlaylistCommands {
         }
         return try SpotifyReference.fromArgumentsOrInput(
             resolved, expectingOneOf: kinds, input: context.stdin, make: make)
-    }
-
-    // TRANSITION (issue 25): for handlers not yet given an Options struct.
-    static func references(_ command: ParsedCommand, _ context: ToolContext, tool: String) async throws
-        -> [SpotifyReference]
-    {
-        try await references(
-            command.positionals, offline: PlaylistCacheOptions.Choice(command).offline, context, tool: tool)
     }
 
     static func nothingNamed(tool: String) -> ToolError {

@@ -48,17 +48,13 @@ struct LocalPlaylist: Codable, Sendable, Equatable {
         try DocumentNames.validated(name, noun: "local playlist")
     }
 
-    /// The `local_playlist` record: type, name, items_total, duration_ms (of the records that
-    /// have one), created_at, updated_at.
-    var record: JSONObject {
+    /// The sum of the durations of the records that have one.
+    var durationMs: Int {
         var duration = 0
         for line in tracks {
             // Saturating, not wrapping: a wrapped total would be a plausible-looking wrong number.
             duration = saturatingAdd(duration, max(0, (try? JSONValue.parse(line))?["duration_ms"]?.intValue ?? 0))
         }
-        return [
-            "type": "local_playlist", "name": .string(name), "items_total": .int(tracks.count),
-            "duration_ms": .int(duration), "created_at": .string(createdAt), "updated_at": .string(updatedAt),
-        ]
+        return duration
     }
 }

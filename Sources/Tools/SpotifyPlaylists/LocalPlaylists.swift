@@ -39,38 +39,78 @@ extension SpotifyPlaylists {
         ]
     )
 
-    static func local(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        var arguments = command.positionals
-        let action = arguments.removeFirst()
-        func names(_ count: Int, _ usage: String) throws -> [String] {
-            guard arguments.count == count else { throw ToolError.usage("local \(action) takes \(usage)") }
-            return try arguments.map(LocalPlaylist.checkName)
+    /// local's command line: the action and its names, checked once.
+    struct LocalOptions: CommandOptions {
+        enum Action: Equatable {
+            case list
+            case show(String)
+            case create(String)
+            case add(String)
+            case rename(String, to: String)
+            case delete(String)
         }
+
+        var json: Bool
+        var action: Action
+        /// list --names: only the names.
+        var namesOnly: Bool
+        var allowEmpty: Bool
+        /// delete --yes: do not ask first.
+        var yes: Bool
+
+        init(_ command: ParsedCommand) throws {
+            var arguments = command.positionals
+            let action = arguments.removeFirst()
+            func names(_ count: Int, _ usage: String) throws -> [String] {
+                guard arguments.count == count else { throw ToolError.usage("local \(action) takes \(usage)") }
+                return try arguments.map(LocalPlaylist.checkName)
+            }
+            switch action {
+            case "list":
+                _ = try names(0, "no NAME")
+                self.action = .list
+            case "show": self.action = .show(try names(1, "one NAME")[0])
+            case "create": self.action = .create(try names(1, "one NAME and reads track records on standard input")[0])
+            case "add": self.action = .add(try names(1, "one NAME and reads track records on standard input")[0])
+            case "rename":
+                let pair = try names(2, "OLD and NEW names")
+                self.action = .rename(pair[0], to: pair[1])
+            case "delete": self.action = .delete(try names(1, "one NAME")[0])
+            default:
+                throw ToolError.usage(
+                    "unknown local action '\(action)'; one of: create, list, show, add, rename, delete")
+            }
+            namesOnly = try command.flag(localNamesOption)
+            allowEmpty = try command.flag(WriteOption.allowEmpty)
+            yes = try command.flag(WriteOption.localYes)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    static func local(_ options: LocalOptions, _ context: ToolContext) async throws -> ExitCode {
+        let mode = context.outputMode(forcedJSON: options.json)
         let store = LocalPlaylistLibrary.store(context.environment)
-        switch action {
-        case "list":
-            _ = try names(0, "no NAME")
+        switch options.action {
+        case .list:
             let playlists = try store.read()?.playlists ?? []
-            if try command.flag(localNamesOption) {
+            if options.namesOnly {
                 for playlist in playlists { try context.stdout.writeText(TerminalText.clean(playlist.name) + "\n") }
             } else {
-                try writeLocalList(playlists, context, human: human)
+                try writeLocalList(playlists, context, mode: mode)
             }
-        case "show":
-            let name = try names(1, "one NAME")[0]
+        case .show(let name):
             guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
-            try showLocal(library.playlists[index], context, human: human)
-        case "create", "add":
-            let name = try names(1, "one NAME and reads track records on standard input")[0]
+            try showLocal(library.playlists[index], context, human: mode == .human)
+        case .create(let name), .add(let name):
+            let creating = options.action == .create(name)
+            let action = creating ? "create" : "add"
             if context.terminal.stdinIsTerminal {
                 throw ToolError.usage(
                     "local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | spotify-playlists local \(action) NAME"
                 )
             }
             let records = try readTrackRecords(context.stdin)
-            if try records.isEmpty && action == "create" && context.stdin.carriesData
-                && !command.flag(WriteOption.allowEmpty)
-            {
+            if records.isEmpty && creating && context.stdin.carriesData && !options.allowEmpty {
                 // An empty pipe is a pipeline that went wrong upstream, not a wish for an empty playlist.
                 context.warn(
                     "no track records on standard input: did the filter before local create match anything? Nothing was created; add --allow-empty to make an empty local playlist"
@@ -79,7 +119,7 @@ extension SpotifyPlaylists {
             }
             let now = timestamp(context)
             let playlist = try store.update { library -> LocalPlaylist in
-                if action == "create" {
+                if creating {
                     if let index = library.index(of: name) {
                         throw ToolError.dataError(
                             "a local playlist called '\(library.playlists[index].name)' already exists; add to it with 'local add' or pick another name"
@@ -93,28 +133,26 @@ extension SpotifyPlaylists {
                 library.playlists[index].updatedAt = now
                 return library.playlists[index]
             }
-            try writeLocalList([playlist], context, human: human)
-        case "rename":
-            let pair = try names(2, "OLD and NEW names")
+            try writeLocalList([playlist], context, mode: mode)
+        case .rename(let old, let new):
             let playlist = try store.update { library -> LocalPlaylist in
-                guard let index = library.index(of: pair[0]) else { throw missing(pair[0]) }
-                if let other = library.index(of: pair[1]), other != index {
+                guard let index = library.index(of: old) else { throw missing(old) }
+                if let other = library.index(of: new), other != index {
                     throw ToolError.dataError(
                         "a local playlist called '\(library.playlists[other].name)' already exists")
                 }
-                library.playlists[index].name = pair[1]
+                library.playlists[index].name = new
                 library.playlists[index].updatedAt = timestamp(context)
                 return library.playlists[index]
             }
-            try writeLocalList([playlist], context, human: human)
-        case "delete":
-            let name = try names(1, "one NAME")[0]
+            try writeLocalList([playlist], context, mode: mode)
+        case .delete(let name):
             guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
             let asked = library.playlists[index]
             guard
                 context.confirmed(
                     "delete local playlist '\(asked.name)' (\(countText(asked.tracks.count)))? It is kept only on this machine and cannot be brought back.",
-                    skipQuestion: try command.flag(WriteOption.yes))
+                    skipQuestion: options.yes)
             else {
                 context.warn("kept local playlist '\(asked.name)'; nothing was deleted")
                 return .notFound
@@ -124,8 +162,6 @@ extension SpotifyPlaylists {
                 return library.playlists.remove(at: index)
             }
             context.warn("deleted local playlist '\(removed.name)' (\(countText(removed.tracks.count)))")
-        default:
-            throw ToolError.usage("unknown local action '\(action)'; one of: create, list, show, add, rename, delete")
         }
         return .success
     }
@@ -148,27 +184,48 @@ extension SpotifyPlaylists {
         return records
     }
 
-    static func writeLocalList(_ playlists: [LocalPlaylist], _ context: ToolContext, human: Bool) throws {
-        guard human else {
-            for playlist in playlists { try context.stdout.write(.object(playlist.record)) }
-            return
+    /// The `local_playlist` record: type, name, items_total, duration_ms (of the records that have
+    /// one), created_at, updated_at; on a terminal a row of its name, items, duration and when it
+    /// last changed.
+    struct LocalPlaylistRecord: TableRecord {
+        let name: String
+        let itemsTotal: Int
+        let durationMs: Int
+        let createdAt: String
+        let updatedAt: String
+        /// The zone the row shows updated_at in.
+        let timeZone: LocalZone
+
+        static let columns: [TextTable.Column] = [
+            .flexible("NAME"), .fixed("ITEMS", width: 6, alignment: .right),
+            .fixed("DURATION", width: 9, alignment: .right), .fixed("UPDATED", width: 16),
+        ]
+
+        init(_ playlist: LocalPlaylist, timeZone: LocalZone) {
+            (name, itemsTotal, durationMs) = (playlist.name, playlist.tracks.count, playlist.durationMs)
+            (createdAt, updatedAt, self.timeZone) = (playlist.createdAt, playlist.updatedAt, timeZone)
         }
-        let table = TextTable(
+
+        var json: JSONValue {
             [
-                .flexible("NAME"), .fixed("ITEMS", width: 6, alignment: .right),
-                .fixed("DURATION", width: 9, alignment: .right),
-                .fixed("UPDATED", width: 16),
-            ], totalWidth: TextTable.terminalWidth(environment: context.environment))
-        try context.stdout.writeText(table.header + "\n")
-        for playlist in playlists {
-            let record = playlist.record
-            try context.stdout.writeText(
-                table.line([
-                    playlist.name, groupedThousands(playlist.tracks.count),
-                    formatClock(milliseconds: record["duration_ms"]?.intValue ?? 0),
-                    LocalTime.text(playlist.updatedAt, "yyyy-MM-dd HH:mm", in: context.timeZone),
-                ]) + "\n")
+                "type": "local_playlist", "name": .string(name), "items_total": .int(itemsTotal),
+                "duration_ms": .int(durationMs), "created_at": .string(createdAt), "updated_at": .string(updatedAt),
+            ]
         }
+
+        var cells: [String] {
+            [
+                name, groupedThousands(itemsTotal), formatClock(milliseconds: durationMs),
+                LocalTime.text(updatedAt, "yyyy-MM-dd HH:mm", in: timeZone),
+            ]
+        }
+    }
+
+    static func writeLocalList(_ playlists: [LocalPlaylist], _ context: ToolContext, mode: OutputMode) throws {
+        var printer = RecordPrinter<LocalPlaylistRecord>(context, mode: mode, columns: LocalPlaylistRecord.columns)
+        // The header even over no rows: `local list` with none says what it would show.
+        if mode == .human { _ = try printer.startedTable() }
+        for playlist in playlists { try printer.write(LocalPlaylistRecord(playlist, timeZone: context.timeZone)) }
     }
 
     static func showLocal(_ playlist: LocalPlaylist, _ context: ToolContext, human: Bool) throws {

@@ -66,7 +66,7 @@ extension SpotifyPlaylists {
                 EditOption.resetDates, EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ],
             examples: [ExampleSpec("spotify-playlists dedupe Morning", "Each song of Morning once.")]
-        ).running(handler(dedupe)),
+        ).running(dedupe),
         CommandSpec(
             name: "sort",
             abstract: "sort a playlist by duration, name, artist, album, date added or at random, keeping every date",
@@ -82,7 +82,7 @@ extension SpotifyPlaylists {
             examples: [
                 ExampleSpec("spotify-playlists sort Morning --by duration", "Shortest first, dates kept.")
             ]
-        ).running(handler(sort)),
+        ).running(sort),
         CommandSpec(
             name: "rewrite",
             abstract:
@@ -110,7 +110,7 @@ extension SpotifyPlaylists {
                     "spotify-playlists rewrite Morning -- songcount --target 30m --select",
                     "Keep the songs that fill the first half hour."),
             ]
-        ).running(handler(rewrite)),
+        ).running(rewrite),
         CommandSpec(
             name: "undo",
             abstract: "put back a playlist's items and order from before the last destructive write made here",
@@ -122,7 +122,7 @@ extension SpotifyPlaylists {
             options: [
                 EditOption.force, EditOption.maxMoves, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ]
-        ).running(handler(undo)),
+        ).running(undo),
     ]
 
     static let destructiveTarget = ArgumentSpec(
@@ -131,7 +131,8 @@ extension SpotifyPlaylists {
             "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its exact name."
     )
 
-    /// How an edit is written: least change or afresh, and how far it may go.
+    /// How an edit is written: least change or afresh, and how far it may go; each option read
+    /// only where the command declares it (remove offers none but --dry-run).
     struct EditSettings {
         var dryRun = false
         var resetDates = false
@@ -139,10 +140,9 @@ extension SpotifyPlaylists {
         var maxMoves = defaultMaxMoves
 
         init(_ command: ParsedCommand) throws {
-            let options = command.spec.options.map(\.long)
             dryRun = try command.flag(WriteOption.dryRun)
-            if options.contains(EditOption.resetDates.long) { resetDates = try command.flag(EditOption.resetDates) }
-            if options.contains(EditOption.dropUnavailable.long) {
+            if command.declares(EditOption.resetDates) { resetDates = try command.flag(EditOption.resetDates) }
+            if command.declares(EditOption.dropUnavailable) {
                 dropUnavailable = try command.flag(EditOption.dropUnavailable)
                 if dropUnavailable && !resetDates {
                     throw ToolError.usage(
@@ -160,52 +160,110 @@ extension SpotifyPlaylists {
         }
     }
 
+    struct DedupeOptions: CommandOptions {
+        var json: Bool
+        var settings: EditSettings
+        var playlist: String
+
+        init(_ command: ParsedCommand) throws {
+            settings = try EditSettings(command)
+            playlist = try onePlaylist(command)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct UndoOptions: CommandOptions {
+        var json: Bool
+        var settings: EditSettings
+        var playlist: String
+        /// Although the playlist changed since that write.
+        var force: Bool
+
+        init(_ command: ParsedCommand) throws {
+            settings = try EditSettings(command)
+            playlist = try onePlaylist(command)
+            force = try command.flag(EditOption.force)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct SortOptions: CommandOptions {
+        var json: Bool
+        var settings: EditSettings
+        var playlist: String
+        var key: SortKey
+        var reverse: Bool
+        /// --by random: the shuffle's seed (nil: a random one).
+        var seed: UInt64?
+
+        init(_ command: ParsedCommand) throws {
+            settings = try EditSettings(command)
+            guard let keyText = try command.value(EditOption.sortKey) else {
+                throw ToolError.usage("sort needs --by KEY: duration, name, artist, album, added or random")
+            }
+            guard let key = SortKey(rawValue: keyText) else {
+                throw ToolError.usage(
+                    "--by must be one of duration, name, artist, album, added or random, not '\(keyText)'")
+            }
+            self.key = key
+            seed = try command.value(EditOption.seed).map { text -> UInt64 in
+                guard let value = UInt64(text) else {
+                    throw ToolError.usage("--seed must be a whole number, not '\(text)'")
+                }
+                return value
+            }
+            if seed != nil && key != .random { throw ToolError.usage("--seed goes with --by random") }
+            reverse = try command.flag(EditOption.reverse)
+            playlist = try onePlaylist(command)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct RewriteOptions: CommandOptions {
+        var json: Bool
+        var settings: EditSettings
+        var playlist: String
+        /// COMMAND and its arguments.
+        var program: [String]
+
+        init(_ command: ParsedCommand) throws {
+            settings = try EditSettings(command)
+            guard command.positionals.count >= 2 else {
+                throw ToolError.usage(
+                    "rewrite needs a COMMAND after the PLAYLIST: rewrite PLAYLIST -- COMMAND [ARGS...]")
+            }
+            playlist = command.positionals[0]
+            program = Array(command.positionals.dropFirst())
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
     // MARK: Handlers
 
-    static func dedupe(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let settings = try EditSettings(command)
-        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
+    static func dedupe(_ options: DedupeOptions, _ context: ToolContext) async throws -> ExitCode {
+        let playlist = try await writeTarget(options.playlist, context, exact: true)
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let wanted = contents.writableURIs.compactMap { $0 }.uniqued()
         return try await applyEdit(
-            "dedupe", to: playlist, contents: contents, wanted: wanted, settings: settings, writer: writer,
-            context: context, human: human)
+            "dedupe", to: playlist, contents: contents, wanted: wanted, settings: options.settings, writer: writer,
+            context: context, mode: context.outputMode(forcedJSON: options.json))
     }
 
-    static func sort(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let settings = try EditSettings(command)
-        guard let keyText = try command.value(EditOption.sortKey) else {
-            throw ToolError.usage("sort needs --by KEY: duration, name, artist, album, added or random")
-        }
-        guard let key = SortKey(rawValue: keyText) else {
-            throw ToolError.usage(
-                "--by must be one of duration, name, artist, album, added or random, not '\(keyText)'")
-        }
-        let seed = try command.value(EditOption.seed).map { text -> UInt64 in
-            guard let value = UInt64(text) else {
-                throw ToolError.usage("--seed must be a whole number, not '\(text)'")
-            }
-            return value
-        }
-        if seed != nil && key != .random { throw ToolError.usage("--seed goes with --by random") }
-        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
+    static func sort(_ options: SortOptions, _ context: ToolContext) async throws -> ExitCode {
+        let playlist = try await writeTarget(options.playlist, context, exact: true)
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let wanted = PlaylistOrder.sorted(
-            contents.entries, by: key, reverse: try command.flag(EditOption.reverse), seed: seed)
+            contents.entries, by: options.key, reverse: options.reverse, seed: options.seed)
         return try await applyEdit(
-            "sort", to: playlist, contents: contents, wanted: wanted, settings: settings, writer: writer,
-            context: context, human: human)
+            "sort", to: playlist, contents: contents, wanted: wanted, settings: options.settings, writer: writer,
+            context: context, mode: context.outputMode(forcedJSON: options.json))
     }
 
-    static func rewrite(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let settings = try EditSettings(command)
-        guard command.positionals.count >= 2 else {
-            throw ToolError.usage("rewrite needs a COMMAND after the PLAYLIST: rewrite PLAYLIST -- COMMAND [ARGS...]")
-        }
-        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
-        let program = Array(command.positionals.dropFirst())
+    static func rewrite(_ options: RewriteOptions, _ context: ToolContext) async throws -> ExitCode {
+        let playlist = try await writeTarget(options.playlist, context, exact: true)
+        let program = options.program
         guard let executable = program[0].contains("/") ? program[0] : context.environment.executable(named: program[0])
         else {
             throw ToolError(.noInput, "rewrite: command '\(TerminalText.clean(program[0]))' not found on PATH")
@@ -249,13 +307,12 @@ extension SpotifyPlaylists {
             )
         }
         return try await applyEdit(
-            "rewrite", to: playlist, contents: contents, wanted: items.uris, settings: settings, writer: writer,
-            context: context, human: human)
+            "rewrite", to: playlist, contents: contents, wanted: items.uris, settings: options.settings,
+            writer: writer, context: context, mode: context.outputMode(forcedJSON: options.json))
     }
 
-    static func undo(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let settings = try EditSettings(command)
-        let playlist = try await writeTarget(command.positionals[0], context, exact: true)
+    static func undo(_ options: UndoOptions, _ context: ToolContext) async throws -> ExitCode {
+        let playlist = try await writeTarget(options.playlist, context, exact: true)
         let journal = UndoJournal(environment: context.environment, now: context.now)
         guard let last = try journal.entries(of: playlist.id).last else {
             throw ToolError(
@@ -266,7 +323,7 @@ extension SpotifyPlaylists {
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let now = contents.writableURIs
-        if try now != last.after && !command.flag(EditOption.force) {
+        if now != last.after && !options.force {
             throw ToolError.tempFail(
                 "playlist \(playlist.id) changed since the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)): \(changeText(from: last.after, to: now)); undo would lose that too; add --force to undo anyway"
             )
@@ -281,8 +338,9 @@ extension SpotifyPlaylists {
             )
         }
         return try await applyEdit(
-            "undo", to: playlist, contents: contents, wanted: last.before.compactMap { $0 }, settings: settings,
-            writer: writer, context: context, human: human)
+            "undo", to: playlist, contents: contents, wanted: last.before.compactMap { $0 },
+            settings: options.settings, writer: writer, context: context,
+            mode: context.outputMode(forcedJSON: options.json))
     }
 
     // MARK: The shared edit
@@ -291,7 +349,7 @@ extension SpotifyPlaylists {
     /// sends and proves it.
     static func applyEdit(
         _ action: String, to playlist: SpotifyReference, contents: PlaylistContents, wanted: [String],
-        settings: EditSettings, writer: PlaylistWriter, context: ToolContext, human: Bool
+        settings: EditSettings, writer: PlaylistWriter, context: ToolContext, mode: OutputMode
     ) async throws -> ExitCode {
         let current = contents.writableURIs
         let pinned = current.count { $0 == nil }
@@ -313,7 +371,7 @@ extension SpotifyPlaylists {
         }
         context.warn("playlist \(playlist.id): \(planSummary(plan, resetDates: settings.resetDates))")
         if settings.dryRun {
-            for step in plan.steps { try context.stdout.write(.object(changeRecord(step, playlist: playlist.id))) }
+            for step in plan.steps { try context.stdout.write(changeRecord(step, playlist: playlist.id)) }
             return .success
         }
         if !settings.resetDates && plan.moveRequests > settings.maxMoves {
@@ -323,7 +381,7 @@ extension SpotifyPlaylists {
             )
         }
         if plan.isEmpty {
-            try await printRecord(of: playlist.id, writer, context, human: human)
+            try await printRecord(of: playlist.id, writer, context, mode: mode)
             return .success
         }
         let journal = UndoJournal(environment: context.environment, now: context.now)
@@ -355,7 +413,7 @@ extension SpotifyPlaylists {
         context.warn(
             "\(pastTense(action)) playlist \(playlist.id): it holds \(countText(apply.model.count)) (proven by reading it back); undo with: spotify-playlists undo \(playlist.id)"
         )
-        try await printRecord(of: playlist.id, writer, context, human: human)
+        try await printRecord(of: playlist.id, writer, context, mode: mode)
         return .success
     }
 
@@ -416,16 +474,13 @@ extension SpotifyPlaylists {
         return text
     }
 
-    static func changeRecord(_ step: PlaylistEditPlan.Step, playlist: String) -> JSONObject {
+    static func changeRecord(_ step: PlaylistEditPlan.Step, playlist: String) -> ChangeRecord {
         switch step {
-        case .remove(let uris): change("remove", playlist: playlist, ["items": uriList(uris)])
-        case .insert(let uris, let position):
-            change("add", playlist: playlist, ["position": .int(position), "items": uriList(uris)])
-        case .replace(let uris): change("replace", playlist: playlist, ["items": uriList(uris)])
+        case .remove(let uris): ChangeRecord("remove", playlist: playlist, .items(uris))
+        case .insert(let uris, let position): ChangeRecord("add", playlist: playlist, .positioned(position, uris))
+        case .replace(let uris): ChangeRecord("replace", playlist: playlist, .items(uris))
         case .move(let start, let insertBefore, let length):
-            change(
-                "move", playlist: playlist,
-                ["range_start": .int(start), "insert_before": .int(insertBefore), "range_length": .int(length)])
+            ChangeRecord("move", playlist: playlist, .move(start: start, insertBefore: insertBefore, length: length))
         }
     }
 

@@ -89,7 +89,7 @@ extension SpotifyPlaylists {
                         "spotify-tracks --liked | songcount --target 15m --best-fit | spotify-playlists create 'Morning 15'",
                         "A playlist of liked songs that fills fifteen minutes.")
                 ]
-            ).running(handler(create)),
+            ).running(create),
             CommandSpec(
                 name: "add",
                 abstract:
@@ -104,7 +104,7 @@ extension SpotifyPlaylists {
                         "spotify-tracks 3cEYpjA9oz9GiPac4AsH4n | spotify-playlists add 7d2D2S200NyUE5KYs80PwO",
                         "Copy one playlist's items to the end of another.")
                 ]
-            ).running(handler(add)),
+            ).running(add),
             CommandSpec(
                 name: "remove",
                 abstract:
@@ -117,7 +117,7 @@ extension SpotifyPlaylists {
                 ],
                 arguments: [optionalTarget],
                 options: [WriteOption.unliked, WriteOption.dryRun, PlaylistCommands.jsonOption]
-            ).running(handler(remove)),
+            ).running(remove),
             CommandSpec(
                 name: "replace",
                 abstract:
@@ -140,7 +140,7 @@ extension SpotifyPlaylists {
                         "spotify-playlists replace --dry-run 7d2D2S200NyUE5KYs80PwO < mix.jsonl",
                         "See the requests a replace would send, and send none."),
                 ]
-            ).running(handler(replace)),
+            ).running(replace),
             CommandSpec(
                 name: "edit",
                 abstract: "change a playlist's name, description, visibility or collaboration",
@@ -149,7 +149,7 @@ extension SpotifyPlaylists {
                     WriteOption.name, WriteOption.description, WriteOption.makePublic, WriteOption.makePrivate,
                     WriteOption.collaborative, WriteOption.dryRun, PlaylistCommands.jsonOption,
                 ]
-            ).running(handler(edit)),
+            ).running(edit),
             CommandSpec(
                 name: "delete",
                 abstract: "remove a playlist from your library (Spotify has no real delete)",
@@ -160,23 +160,176 @@ extension SpotifyPlaylists {
                 notes: ["Unfollows with DELETE /me/library and the playlist's URI."],
                 arguments: [playlistTarget],
                 options: [WriteOption.yes, WriteOption.dryRun, PlaylistCommands.jsonOption]
-            ).running(handler(delete)),
+            ).running(delete),
         ] + editCommands
+
+    // MARK: Options
+
+    /// The one PLAYLIST a write changes (add and remove: none with --liked).
+    static func onePlaylist(_ command: ParsedCommand) throws -> String {
+        guard command.positionals.count == 1 else {
+            throw ToolError.usage("name one PLAYLIST to change (or, for add and remove, --liked for your Liked Songs)")
+        }
+        return command.positionals[0]
+    }
+
+    /// `add --liked` and `remove --liked` change your Liked Songs, which no PLAYLIST names.
+    static func checkLiked(_ command: ParsedCommand, action: String) throws {
+        guard command.positionals.isEmpty else {
+            throw ToolError.usage("\(action) --liked changes your Liked Songs; it takes no PLAYLIST")
+        }
+    }
+
+    struct CreateOptions: CommandOptions {
+        var json: Bool
+        var dryRun: Bool
+        var name: String
+        var description: String?
+        var isPublic: Bool
+        var collaborative: Bool
+        var allowEmpty: Bool
+
+        init(_ command: ParsedCommand) throws {
+            guard let name = command.positionals.first, command.positionals.count == 1, !name.isEmpty else {
+                throw ToolError.usage("create takes one NAME")
+            }
+            self.name = name
+            collaborative = try command.flag(WriteOption.collaborative)
+            isPublic = try command.flag(WriteOption.makePublic)
+            if collaborative && isPublic {
+                throw ToolError.usage(
+                    "a collaborative playlist is private: --public and --collaborative do not go together")
+            }
+            description = try command.value(WriteOption.description)
+            allowEmpty = try command.flag(WriteOption.allowEmpty)
+            dryRun = try command.flag(WriteOption.dryRun)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct AddOptions: CommandOptions {
+        var json: Bool
+        var dryRun: Bool
+        /// Your Liked Songs instead of a playlist.
+        var liked: Bool
+        /// The PLAYLIST (nil with --liked).
+        var playlist: String?
+        var position: Int?
+
+        init(_ command: ParsedCommand) throws {
+            liked = try command.flag(WriteOption.liked)
+            if liked {
+                try checkLiked(command, action: "add")
+                if try command.value(WriteOption.position) != nil {
+                    throw ToolError.usage("--position does not go with --liked")
+                }
+            } else {
+                position = try command.value(WriteOption.position).map { text -> Int in
+                    guard let value = Int(text), (0...PlaylistWriter.maxItems).contains(value) else {
+                        throw ToolError.usage(
+                            "--position must be a whole number from 0 to \(PlaylistWriter.maxItems), not '\(text)'")
+                    }
+                    return value
+                }
+                playlist = try onePlaylist(command)
+            }
+            dryRun = try command.flag(WriteOption.dryRun)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct RemoveOptions: CommandOptions {
+        var json: Bool
+        var settings: EditSettings
+        /// Your Liked Songs instead of a playlist.
+        var liked: Bool
+        /// The PLAYLIST (nil with --liked).
+        var playlist: String?
+
+        init(_ command: ParsedCommand) throws {
+            liked = try command.flag(WriteOption.unliked)
+            if liked { try checkLiked(command, action: "remove") } else { playlist = try onePlaylist(command) }
+            settings = try EditSettings(command)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct ReplaceOptions: CommandOptions {
+        var json: Bool
+        var settings: EditSettings
+        var playlist: String
+        var allowEmpty: Bool
+        var force: Bool
+
+        init(_ command: ParsedCommand) throws {
+            settings = try EditSettings(command)
+            playlist = try onePlaylist(command)
+            allowEmpty = try command.flag(WriteOption.allowEmptyReplace)
+            force = try command.flag(WriteOption.force)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct EditDetailsOptions: CommandOptions {
+        var json: Bool
+        var dryRun: Bool
+        var playlist: String
+        /// What changes, as Spotify's request body and the change record carry it (in that order).
+        var details: JSONObject = [:]
+
+        init(_ command: ParsedCommand) throws {
+            if let name = try command.value(WriteOption.name) {
+                guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
+                details["name"] = .string(name)
+            }
+            if let description = try command.value(WriteOption.description) {
+                details["description"] = .string(description)
+            }
+            switch (try command.flag(WriteOption.makePublic), try command.flag(WriteOption.makePrivate)) {
+            case (true, true): throw ToolError.usage("--public and --private do not go together")
+            case (true, false): details["public"] = true
+            case (false, true): details["public"] = false
+            case (false, false): break
+            }
+            if try command.flag(WriteOption.collaborative) {
+                if details["public"] == .bool(true) {
+                    throw ToolError.usage(
+                        "a collaborative playlist is private: --public and --collaborative do not go together")
+                }
+                details["collaborative"] = true
+                details["public"] = false
+            }
+            guard !details.isEmpty else {
+                throw ToolError.usage(
+                    "edit needs something to change: --name, --description, --public, --private or --collaborative")
+            }
+            playlist = try onePlaylist(command)
+            dryRun = try command.flag(WriteOption.dryRun)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
+
+    struct DeleteOptions: CommandOptions {
+        var json: Bool
+        var dryRun: Bool
+        var playlist: String
+        /// Do not ask first.
+        var yes: Bool
+
+        init(_ command: ParsedCommand) throws {
+            playlist = try onePlaylist(command)
+            yes = try command.flag(WriteOption.yes)
+            dryRun = try command.flag(WriteOption.dryRun)
+            json = try command.flag(PlaylistCommands.jsonOption)
+        }
+    }
 
     // MARK: Handlers
 
-    static func create(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        guard let name = command.positionals.first, command.positionals.count == 1, !name.isEmpty else {
-            throw ToolError.usage("create takes one NAME")
-        }
-        let collaborative = try command.flag(WriteOption.collaborative)
-        let isPublic = try command.flag(WriteOption.makePublic)
-        if collaborative && isPublic {
-            throw ToolError.usage(
-                "a collaborative playlist is private: --public and --collaborative do not go together")
-        }
+    static func create(_ options: CreateOptions, _ context: ToolContext) async throws -> ExitCode {
+        let name = options.name
         let items = context.terminal.stdinIsTerminal ? ItemInput() : try ItemInput.read(context.stdin)
-        if try items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) && context.stdin.carriesData {
+        if items.uris.isEmpty && !options.allowEmpty && context.stdin.carriesData {
             if let held = items.skippedSummary {
                 context.warn(
                     "nothing to add: standard input held only \(held), which the Web API cannot add; nothing was created (add --allow-empty to make an empty playlist)"
@@ -188,13 +341,12 @@ extension SpotifyPlaylists {
             }
             return .notFound
         }
-        let description = try command.value(WriteOption.description)
-        if try command.flag(WriteOption.dryRun) {
+        if options.dryRun {
             var details: JSONObject = [
-                "name": .string(name), "public": .bool(isPublic), "collaborative": .bool(collaborative),
+                "name": .string(name), "public": .bool(options.isPublic), "collaborative": .bool(options.collaborative),
             ]
-            if let description { details["description"] = .string(description) }
-            try context.stdout.write(.object(change("create", playlist: nil, details)))
+            if let description = options.description { details["description"] = .string(description) }
+            try context.stdout.write(ChangeRecord("create", playlist: nil, .details(details)))
             try writeAddChanges(items.uris, playlist: nil, position: nil, context)
             return skipped(items, context)
         }
@@ -202,7 +354,8 @@ extension SpotifyPlaylists {
         let deferral = SignalDeferral.begin()
         defer { deferral.end(discarding: true) }
         let created = try await writer.create(
-            name: name, description: description, isPublic: isPublic, collaborative: collaborative
+            name: name, description: options.description, isPublic: options.isPublic,
+            collaborative: options.collaborative
         ) { existing in
             // Names then become ambiguous to every command that takes one: say so while it is news.
             context.warn(
@@ -220,22 +373,20 @@ extension SpotifyPlaylists {
             return stopped
         }
         context.warn("\(made) with \(countText(items.uris.count))")
-        try await printRecord(of: id, writer, context, human: human, expecting: items.uris.count)
+        try await printRecord(
+            of: id, writer, context, mode: context.outputMode(forcedJSON: options.json),
+            expecting: items.uris.count)
         return skipped(items, context)
     }
 
-    static func add(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        if try command.flag(WriteOption.liked) { return try await liked(save: true, command, context) }
-        let items = try itemsFromInput(context, action: "add")
-        let position = try command.value(WriteOption.position).map { text -> Int in
-            guard let value = Int(text), (0...PlaylistWriter.maxItems).contains(value) else {
-                throw ToolError.usage(
-                    "--position must be a whole number from 0 to \(PlaylistWriter.maxItems), not '\(text)'")
-            }
-            return value
+    static func add(_ options: AddOptions, _ context: ToolContext) async throws -> ExitCode {
+        guard let target = options.playlist else {
+            return try await liked(save: true, dryRun: options.dryRun, context)
         }
-        let playlist = try await target(command, context, exact: false)
-        if try command.flag(WriteOption.dryRun) {
+        let items = try itemsFromInput(context, action: "add")
+        let position = options.position
+        let playlist = try await writeTarget(target, context, exact: false)
+        if options.dryRun {
             try writeAddChanges(items.uris, playlist: playlist.id, position: position, context)
             return skipped(items, context)
         }
@@ -260,8 +411,8 @@ extension SpotifyPlaylists {
         }
         context.warn("added \(countText(items.uris.count)) to playlist \(playlist.id)")
         try await printRecord(
-            of: playlist.id, writer, context, human: human, expecting: before.total + items.uris.count,
-            inserted: (position ?? before.total, items.uris))
+            of: playlist.id, writer, context, mode: context.outputMode(forcedJSON: options.json),
+            expecting: before.total + items.uris.count, inserted: (position ?? before.total, items.uris))
         return skipped(items, context)
     }
 
@@ -297,29 +448,30 @@ extension SpotifyPlaylists {
         }
     }
 
-    static func remove(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        if try command.flag(WriteOption.liked) { return try await liked(save: false, command, context) }
+    static func remove(_ options: RemoveOptions, _ context: ToolContext) async throws -> ExitCode {
+        guard let target = options.playlist else {
+            return try await liked(save: false, dryRun: options.settings.dryRun, context)
+        }
         let items = try itemsFromInput(context, action: "remove")
-        let playlist = try await target(command, context, exact: true)
-        if try items.uris.isEmpty && !command.flag(WriteOption.dryRun) {
+        let playlist = try await writeTarget(target, context, exact: true)
+        if items.uris.isEmpty && !options.settings.dryRun {
             return nothingToDo(items, context, action: "remove")
         }
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let gone = Set(items.uris)
         let wanted = contents.writableURIs.compactMap { $0 }.filter { !gone.contains($0) }
-        let settings = try EditSettings(command)
         let status = try await applyEdit(
-            "remove", to: playlist, contents: contents, wanted: wanted, settings: settings, writer: writer,
-            context: context, human: human)
+            "remove", to: playlist, contents: contents, wanted: wanted, settings: options.settings, writer: writer,
+            context: context, mode: context.outputMode(forcedJSON: options.json))
         return status == .success ? skipped(items, context) : status
     }
 
-    static func replace(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let settings = try EditSettings(command)
+    static func replace(_ options: ReplaceOptions, _ context: ToolContext) async throws -> ExitCode {
+        let settings = options.settings
         let items = try itemsFromInput(context, action: "replace")
-        let playlist = try await target(command, context, exact: true)
-        if try items.uris.isEmpty && !command.flag(WriteOption.allowEmpty) {
+        let playlist = try await writeTarget(options.playlist, context, exact: true)
+        if items.uris.isEmpty && !options.allowEmpty {
             throw ToolError.usage(
                 "replace got no items on standard input and would empty playlist \(playlist.id); add --allow-empty to mean that"
             )
@@ -332,45 +484,20 @@ extension SpotifyPlaylists {
         }
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
-        if try !command.flag(WriteOption.force) {
+        if !options.force {
             try ReplaceGuard.check(items, against: contents)
         }
         let status = try await applyEdit(
             "replace", to: playlist, contents: contents, wanted: items.uris, settings: settings, writer: writer,
-            context: context, human: human)
+            context: context, mode: context.outputMode(forcedJSON: options.json))
         return status == .success ? skipped(items, context) : status
     }
 
-    static func edit(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        var details: JSONObject = [:]
-        if let name = try command.value(WriteOption.name) {
-            guard !name.isEmpty else { throw ToolError.usage("--name must not be empty") }
-            details["name"] = .string(name)
-        }
-        if let description = try command.value(WriteOption.description) {
-            details["description"] = .string(description)
-        }
-        switch (try command.flag(WriteOption.makePublic), try command.flag(WriteOption.makePrivate)) {
-        case (true, true): throw ToolError.usage("--public and --private do not go together")
-        case (true, false): details["public"] = true
-        case (false, true): details["public"] = false
-        case (false, false): break
-        }
-        if try command.flag(WriteOption.collaborative) {
-            if details["public"] == .bool(true) {
-                throw ToolError.usage(
-                    "a collaborative playlist is private: --public and --collaborative do not go together")
-            }
-            details["collaborative"] = true
-            details["public"] = false
-        }
-        guard !details.isEmpty else {
-            throw ToolError.usage(
-                "edit needs something to change: --name, --description, --public, --private or --collaborative")
-        }
-        let playlist = try await target(command, context, exact: true)
-        if try command.flag(WriteOption.dryRun) {
-            try context.stdout.write(.object(change("edit", playlist: playlist.id, details)))
+    static func edit(_ options: EditDetailsOptions, _ context: ToolContext) async throws -> ExitCode {
+        let details = options.details
+        let playlist = try await writeTarget(options.playlist, context, exact: true)
+        if options.dryRun {
+            try context.stdout.write(ChangeRecord("edit", playlist: playlist.id, .details(details)))
             return .success
         }
         let writer = try context.playlistWriter()
@@ -378,33 +505,30 @@ extension SpotifyPlaylists {
             try await writer.changeDetails(playlist.id, details)
         } catch let refusal as PlaylistWriter.Refusal where refusal.result.status == 403 {
             // A collaborator may change the items but not the details: say which this is.
-            let record = try? await writer.record(of: playlist.id)
+            let record = try? await currentRecord(of: playlist.id, writer)
             var error = refusal.toolError
-            if record?["collaborative"]?.boolValue == true {
+            if record?.collaborative == true {
                 error.message +=
                     "; playlist \(playlist.id) is collaborative: its collaborators can change its items, but only its owner can change its name, description and visibility"
             }
             throw error
         }
         context.warn("changed \(details.keys.sorted().joined(separator: ", ")) of playlist \(playlist.id)")
-        try await printRecord(of: playlist.id, writer, context, human: human)
+        try await printRecord(of: playlist.id, writer, context, mode: context.outputMode(forcedJSON: options.json))
         return .success
     }
 
-    static func delete(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let playlist = try await target(command, context, exact: true)
-        if try command.flag(WriteOption.dryRun) {
-            try context.stdout.write(.object(change("delete", playlist: playlist.id, [:])))
+    static func delete(_ options: DeleteOptions, _ context: ToolContext) async throws -> ExitCode {
+        let playlist = try await writeTarget(options.playlist, context, exact: true)
+        if options.dryRun {
+            try context.stdout.write(ChangeRecord("delete", playlist: playlist.id, .details([:])))
             return .success
         }
         let writer = try PlaylistWriter(api: context.webAPI())
-        let record = try await writer.record(of: playlist.id)
-        let name = record["name"]?.stringValue.map { "'\($0)'" } ?? playlist.id
-        let items = record["items_total"]?.intValue.map { " (\(countText($0)))" } ?? ""
-        guard
-            context.confirmed(
-                "delete playlist \(name)\(items) from your library?", skipQuestion: try command.flag(WriteOption.yes))
-        else {
+        let record = try await currentRecord(of: playlist.id, writer)
+        let name = record.name.map { "'\($0)'" } ?? playlist.id
+        let items = record.itemsTotal.map { " (\(countText($0)))" } ?? ""
+        guard context.confirmed("delete playlist \(name)\(items) from your library?", skipQuestion: options.yes) else {
             context.warn("kept playlist \(name) (\(playlist.id)); nothing was deleted")
             return .notFound
         }
@@ -412,27 +536,20 @@ extension SpotifyPlaylists {
         context.warn(
             "removed playlist \(playlist.id) from your library; Spotify has no real delete: it is unfollowed, and anyone with its link can still open it"
         )
-        var output = Output(context: context, human: human, withDuration: false)
-        try output.write(record)
+        var output = PlaylistOutput(context, mode: context.outputMode(forcedJSON: options.json), withDuration: false)
+        try output.write(PlaylistRow(record))
         return .success
     }
 
     /// `add --liked` / `remove --liked`: save or unsave the items, 40 a request, in order. Prints
     /// nothing on stdout (Liked Songs has no record); stderr says how many.
-    static func liked(save: Bool, _ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+    static func liked(save: Bool, dryRun: Bool, _ context: ToolContext) async throws -> ExitCode {
         let action = save ? "add" : "remove"
-        guard command.positionals.isEmpty else {
-            throw ToolError.usage("\(action) --liked changes your Liked Songs; it takes no PLAYLIST")
-        }
-        if try command.value(WriteOption.position) != nil {
-            throw ToolError.usage("--position does not go with --liked")
-        }
         let items = try itemsFromInput(context, action: "\(action) --liked")
         let uris = save ? items.uris : items.uris.uniqued()
-        if try command.flag(WriteOption.dryRun) {
+        if dryRun {
             for batch in SavedItems.batches(uris) {
-                try context.stdout.write(
-                    .object(change(save ? "save" : "unsave", playlist: nil, ["items": uriList(batch)])))
+                try context.stdout.write(ChangeRecord(save ? "save" : "unsave", playlist: nil, .items(batch)))
             }
             return skipped(items, context)
         }
@@ -449,15 +566,6 @@ extension SpotifyPlaylists {
     }
 
     // MARK: Shared steps
-
-    static func target(_ command: ParsedCommand, _ context: ToolContext, exact: Bool) async throws
-        -> SpotifyReference
-    {
-        guard command.positionals.count == 1 else {
-            throw ToolError.usage("name one PLAYLIST to change (or, for add and remove, --liked for your Liked Songs)")
-        }
-        return try await writeTarget(command.positionals[0], context, exact: exact)
-    }
 
     /// The playlist a write changes: an id, URI, URL or record, or a name of one of yours
     /// (destructive writes insist on the exact name).
@@ -478,27 +586,54 @@ extension SpotifyPlaylists {
         return try ItemInput.read(context.stdin)
     }
 
-    static func change(_ action: String, playlist: String?, _ fields: JSONObject) -> JSONObject {
-        var record: JSONObject = [
-            "type": "change", "action": .string(action), "playlist": playlist.map(JSONValue.string) ?? .null,
-        ]
-        for (key, value) in fields { record[key] = value }
-        return record
+    /// A change record (--dry-run): type ("change"), action, playlist (its id; null for the one
+    /// create would make), then what the request carries.
+    struct ChangeRecord: JSONRecord {
+        enum Carried: Sendable {
+            /// create's and edit's details, in the order the request sends them (delete: none).
+            case details(JSONObject)
+            case items([String])
+            /// position (null: at the end), then items.
+            case positioned(Int?, [String])
+            case move(start: Int, insertBefore: Int, length: Int)
+        }
+
+        let action: String
+        let playlist: String?
+        let carried: Carried
+
+        init(_ action: String, playlist: String?, _ carried: Carried) {
+            (self.action, self.playlist, self.carried) = (action, playlist, carried)
+        }
+
+        var json: JSONValue {
+            var record: JSONObject = [
+                "type": "change", "action": .string(action), "playlist": playlist.map(JSONValue.string) ?? .null,
+            ]
+            switch carried {
+            case .details(let details):
+                for (key, value) in details { record[key] = value }
+            case .items(let uris):
+                record["items"] = .array(uris.map(JSONValue.string))
+            case .positioned(let position, let uris):
+                record["position"] = position.map(JSONValue.int) ?? .null
+                record["items"] = .array(uris.map(JSONValue.string))
+            case .move(let start, let insertBefore, let length):
+                record["range_start"] = .int(start)
+                record["insert_before"] = .int(insertBefore)
+                record["range_length"] = .int(length)
+            }
+            return .object(record)
+        }
     }
 
     static func writeAddChanges(_ uris: [String], playlist: String?, position: Int?, _ context: ToolContext) throws {
         var at = position
         for batch in uris.chunked(PlaylistWriter.batchSize) {
-            try context.stdout.write(
-                .object(
-                    change(
-                        "add", playlist: playlist,
-                        ["position": at.map(JSONValue.int) ?? .null, "items": uriList(batch)])))
+            try context.stdout.write(ChangeRecord("add", playlist: playlist, .positioned(at, batch)))
             at = at.map { $0 + batch.count }
         }
     }
-
-    static func uriList(_ uris: [String]) -> JSONValue { .array(uris.map(JSONValue.string)) }
 
     static func countText(_ count: Int, noun: String = "item", plural: String? = nil) -> String {
         "\(groupedThousands(count)) \(count == 1 ? noun : plural ?? noun + "s")"
@@ -509,13 +644,13 @@ extension SpotifyPlaylists {
     /// whose answer was lost before its first byte can be sent again by the HTTP layer itself
     /// (libcurl does that on a reused connection), so a batch may have landed twice.
     static func printRecord(
-        of id: String, _ writer: PlaylistWriter, _ context: ToolContext, human: Bool, expecting total: Int? = nil,
-        inserted: (position: Int, uris: [String])? = nil
+        of id: String, _ writer: PlaylistWriter, _ context: ToolContext, mode: OutputMode,
+        expecting total: Int? = nil, inserted: (position: Int, uris: [String])? = nil
     ) async throws {
-        let record = try await writer.record(of: id)
-        var output = Output(context: context, human: human, withDuration: false)
-        try output.write(record)
-        if let total, let now = record["items_total"]?.intValue, now != total {
+        let record = try await currentRecord(of: id, writer)
+        var output = PlaylistOutput(context, mode: mode, withDuration: false)
+        try output.write(PlaylistRow(record))
+        if let total, let now = record.itemsTotal, now != total {
             throw ToolError.tempFail(
                 "playlist \(id) now holds \(groupedThousands(now)) items, not the \(groupedThousands(total)) this write should have left: someone changed it meanwhile, or an answer was lost and the request sent again, so a batch may have landed twice; check it with spotify-tracks \(id)"
             )
@@ -530,6 +665,15 @@ extension SpotifyPlaylists {
                     "playlist \(id) changed while items were being added: the \(countText(inserted.uris.count)) are not all in order at positions \(range.lowerBound) to \(range.upperBound - 1); check it with spotify-tracks \(id)"
                 )
             }
+        }
+    }
+
+    /// The playlist's record as it is now.
+    static func currentRecord(of id: String, _ writer: PlaylistWriter) async throws -> PlaylistRecord {
+        switch try await fetchRecord(of: id, api: writer.api) {
+        case .value(let record): return record
+        // No status passes: a refusal is thrown, never returned.
+        case .refused(let result): throw ToolError.software("GET /playlists/\(id) answered \(result.status)")
         }
     }
 

@@ -40,7 +40,7 @@ package enum SpotifyPlaylists {
                         "How long each of your own playlists plays, and all of them together, as a table on a terminal."
                     )
                 ]
-            ).running(handler(list)),
+            ).running(list),
             CommandSpec(
                 name: "get",
                 abstract:
@@ -58,8 +58,8 @@ package enum SpotifyPlaylists {
                         "spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms",
                         "How long a playlist plays, in milliseconds.")
                 ]
-            ).running(handler(get)),
-        ] + writeCommands + [localCommand.running(handler(local))],
+            ).running(get),
+        ] + writeCommands + [localCommand.running(local)],
         input: [
             "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
             "create, add, remove and replace read the items to write: " + ItemInput.description,
@@ -133,39 +133,46 @@ package enum SpotifyPlaylists {
         ],
         seeAlso: ["spotify-tracks", "songcount", "routine-link", "spotify-auth", "jq"],
         runsWithoutSubcommand: true  // alone, it lists
-    ).running(handler(list))
+    ).running(list)
 
-    /// A handler told whether the output is the human form (a terminal, no --json).
-    static func handler(
-        _ body: @escaping @Sendable (ParsedCommand, ToolContext, _ human: Bool) async throws -> ExitCode
-    ) -> CommandHandler {
-        { command, context in
-            let mode = context.outputMode(forcedJSON: try command.flag(PlaylistCommands.jsonOption))
-            return try await body(command, context, mode == .human)
+    /// The listing's command line (the tool alone, or list), read and checked once.
+    struct ListOptions: CommandOptions {
+        var json: Bool
+        var ownership: Ownership?
+        var withDuration: Bool
+        var concurrency: Int?
+
+        init(_ command: ParsedCommand) throws {
+            json = try command.flag(PlaylistCommands.jsonOption)
+            ownership = try Ownership.chosen(command)
+            concurrency = try PlaylistCommands.concurrency(command)
+            withDuration = try command.flag(Option.listDuration)
         }
     }
 
-    static func list(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let ownership = try Ownership.chosen(command)
-        let pager = Pager(
-            api: try context.webAPI(), concurrency: try PlaylistCommands.concurrency(command))
-        let userID = ownership == nil ? "" : try await LibraryReads.userID(api: pager.api)
+    static func list(_ options: ListOptions, _ context: ToolContext) async throws -> ExitCode {
+        let pager = Pager(api: try context.webAPI(), concurrency: options.concurrency)
+        let userID = options.ownership == nil ? "" : try await LibraryReads.userID(api: pager.api)
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
-        let withDuration = try command.flag(Option.listDuration)
-        var output = Output(context: context, human: human, withDuration: withDuration)
+        var output = PlaylistOutput(
+            context, mode: context.outputMode(forcedJSON: options.json), withDuration: options.withDuration)
         let edits = EditedWhileRead()
         var listed: [PlaylistNames.Listed] = []
         // With --duration the records wait for their items' durations, read afterwards all together.
-        var waiting: [JSONObject] = []
+        var waiting: [PlaylistRecord] = []
         _ = try await pager.fetchAll(
             path: "/me/playlists", onTotalChanged: PlaylistCommands.totalChangedNote("your library", context, edits),
             progress: { progress.update(done: $0, total: $1) },
             body: { page in
                 for playlist in page.items {
-                    if ownership?.keeps(playlist, userID: userID) ?? true,
-                        let record = PlaylistRecord.make(from: playlist)
+                    if options.ownership?.keeps(playlist, userID: userID) ?? true,
+                        let record = PlaylistRecord(playlist)
                     {
-                        if withDuration { waiting.append(record) } else { try output.write(record) }
+                        if options.withDuration {
+                            waiting.append(record)
+                        } else {
+                            try output.write(PlaylistRow(record))
+                        }
                     }
                     if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue {
                         listed.append(PlaylistNames.Listed(id: id, name: name))
@@ -174,23 +181,21 @@ package enum SpotifyPlaylists {
                 try context.stdout.endBatch()  // each page downstream as it arrives
             })
         progress.clear()
-        if withDuration {
+        if options.withDuration {
             let source = try PlaylistCacheOptions.reader(
-                command, context, concurrency: try PlaylistCommands.concurrency(command))
+                PlaylistCacheOptions.Choice(), context, concurrency: options.concurrency)
             let selectors = waiting.compactMap { record -> PlaylistItemsReader.Selector? in
-                guard let id = record["id"]?.stringValue else { return nil }
+                guard let id = record.id else { return nil }
                 // The listing's snapshot_id is current: a cached copy of it needs no request.
                 return PlaylistItemsReader.Selector(
-                    reference: SpotifyReference(kind: .playlist, id: id), snapshot: record["snapshot_id"]?.stringValue,
-                    snapshotIsCurrent: true, itemsTotal: record["items_total"]?.intValue,
-                    itemsHidden: record["items_total"] == .null)
+                    reference: SpotifyReference(kind: .playlist, id: id), snapshot: record.snapshotID,
+                    snapshotIsCurrent: true, itemsTotal: record.itemsTotal, itemsHidden: record.itemsTotal == nil)
             }
             let totals = try await durations(
                 of: selectors, source: source, progress: ProgressLine(context, shownAbove: PagePlan.pageSize),
                 context: context, edits: edits)
-            for (index, var record) in waiting.enumerated() {
-                record["duration_ms"] = index < totals.count ? totals[index] : .null
-                try output.write(record)
+            for (index, record) in waiting.enumerated() {
+                try output.write(PlaylistRow(record, durationMs: index < totals.count ? totals[index] : nil))
             }
         }
         try output.finish()
@@ -200,46 +205,53 @@ package enum SpotifyPlaylists {
         return status
     }
 
-    static func get(_ command: ParsedCommand, _ context: ToolContext, human: Bool) async throws -> ExitCode {
-        let playlists = try await PlaylistCommands.references(command, context, tool: "\(spec.name) get")
+    /// get's command line, read and checked once.
+    struct GetOptions: CommandOptions {
+        var json: Bool
+        /// The PLAYLIST arguments (none: standard input).
+        var playlists: [String]
+        var withDuration: Bool
+        var cache: PlaylistCacheOptions.Choice
+        var concurrency: Int?
+
+        init(_ command: ParsedCommand) throws {
+            json = try command.flag(PlaylistCommands.jsonOption)
+            playlists = command.positionals
+            withDuration = try command.flag(Option.duration)
+            cache = try PlaylistCacheOptions.Choice(command)
+            concurrency = try PlaylistCommands.concurrency(command)
+        }
+    }
+
+    static func get(_ options: GetOptions, _ context: ToolContext) async throws -> ExitCode {
+        let playlists = try await PlaylistCommands.references(
+            options.playlists, offline: options.cache.offline, context, tool: "\(spec.name) get")
         if playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: "spotify-playlists get") }
-        let source = try PlaylistCacheOptions.reader(
-            command, context, concurrency: try PlaylistCommands.concurrency(command))
+        let source = try PlaylistCacheOptions.reader(options.cache, context, concurrency: options.concurrency)
         let api = try source.requirePager(for: "playlists").api
-        let withDuration = try command.flag(Option.duration)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
-        var output = Output(context: context, human: human, withDuration: withDuration)
+        var output = PlaylistOutput(
+            context, mode: context.outputMode(forcedJSON: options.json), withDuration: options.withDuration)
         let edits = EditedWhileRead()
         let status = try await PlaylistCommands.eachPlaylist(playlists, context, progress: progress) { playlist in
-            let query = [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes]
-            let answer = try await api.perform(
-                method: "GET", path: "/playlists/\(playlist.id)", query: query, passing: [404]
-            ) { result -> Answer<JSONObject> in
-                guard result.isSuccess else { return .refused(result) }
-                guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord.make(from: json)
-                else {
-                    throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
-                }
-                return .value(record)
+            let record: PlaylistRecord
+            switch try await fetchRecord(of: playlist.id, api: api, passing: [404]) {
+            case .value(let fetched): record = fetched
+            case .refused(let result): return try PlaylistCommands.refusal(SpotifyErrorBody(result), playlist: playlist)
             }
-            guard case .value(var record) = answer.value else {
-                if case .refused(let result) = answer.value {
-                    return try PlaylistCommands.refusal(SpotifyErrorBody(result), playlist: playlist)
-                }
-                return nil
-            }
-            if withDuration {
+            var row = PlaylistRow(record)
+            if options.withDuration {
                 // The snapshot_id just fetched is current: a cached copy of it needs no further request.
-                let snapshot = record["snapshot_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
                 let selector = PlaylistItemsReader.Selector(
-                    reference: playlist, snapshot: snapshot, snapshotIsCurrent: true,
-                    itemsTotal: record["items_total"]?.intValue)
-                record["duration_ms"] =
-                    try await durations(
+                    reference: playlist, snapshot: record.snapshotID.flatMap { $0.isEmpty ? nil : $0 },
+                    snapshotIsCurrent: true, itemsTotal: record.itemsTotal)
+                row = PlaylistRow(
+                    record,
+                    durationMs: try await durations(
                         of: [selector], source: source, progress: progress, context: context, edits: edits
-                    ).first ?? .null
+                    ).first ?? nil)
             }
-            try output.write(record)
+            try output.write(row)
             try context.stdout.endBatch()  // each playlist downstream as it is read
             return nil
         }
@@ -247,12 +259,29 @@ package enum SpotifyPlaylists {
         return edits.status(status)
     }
 
+    /// The playlist's record as it is now (`GET /playlists/{id}`, only the record's fields), or
+    /// Spotify's answer when its status is one of `passing`.
+    static func fetchRecord(of id: String, api: SpotifyWebAPI, passing: Set<Int> = []) async throws
+        -> Answer<PlaylistRecord>
+    {
+        try await api.perform(
+            method: "GET", path: "/playlists/\(id)",
+            query: [("fields", PlaylistRecord.metadataFields), PlaylistEntry.additionalTypes], passing: passing
+        ) { result -> Answer<PlaylistRecord> in
+            guard result.isSuccess else { return .refused(result) }
+            guard let json = try? JSONValue.parse(result.body), let record = PlaylistRecord(json) else {
+                throw SpotifyWebAPI.UnreadableBody("the body is not a playlist object")
+            }
+            return .value(record)
+        }.value
+    }
+
     /// Each playlist's sum of item durations, in order, or null (with a note) when Spotify does not
     /// show its items. The playlists are read together, under the one limit of requests in flight.
     static func durations(
         of selectors: [PlaylistItemsReader.Selector], source: PlaylistItemsReader, progress: ProgressLine,
         context: ToolContext, edits: EditedWhileRead
-    ) async throws -> [JSONValue] {
+    ) async throws -> [Int?] {
         guard !selectors.isEmpty else { return [] }
         var sums = DurationSums(
             playlists: selectors.map(\.reference), context: context, progress: progress, edits: edits)
@@ -269,7 +298,7 @@ package enum SpotifyPlaylists {
         let progress: ProgressLine
         let edits: EditedWhileRead
         var sums: [Int]
-        var totals: [JSONValue]
+        var totals: [Int?]
 
         init(playlists: [SpotifyReference], context: ToolContext, progress: ProgressLine, edits: EditedWhileRead) {
             self.playlists = playlists
@@ -277,7 +306,7 @@ package enum SpotifyPlaylists {
             self.progress = progress
             self.edits = edits
             sums = Array(repeating: 0, count: playlists.count)
-            totals = Array(repeating: .null, count: playlists.count)
+            totals = Array(repeating: nil, count: playlists.count)
         }
 
         mutating func page(_ page: Page, playlist index: Int) throws {
@@ -303,7 +332,7 @@ package enum SpotifyPlaylists {
             progress.clear()
             switch result {
             case .delivered:
-                totals[index] = .int(sums[index])
+                totals[index] = sums[index]
             case .refused(let refused):
                 let reason = try PlaylistCommands.refusal(SpotifyErrorBody(refused), playlist: playlists[index])
                 context.warn("\(reason.message); duration_ms is null")
@@ -317,48 +346,66 @@ package enum SpotifyPlaylists {
         }
     }
 
-    /// Playlist records as JSON Lines, or as table rows under one header.
-    struct Output {
-        let context: ToolContext
-        let human: Bool
+    /// A playlist record as the listing, get and the writes print it: with --duration followed by
+    /// duration_ms (null when Spotify does not show its items), and on a terminal a table row.
+    struct PlaylistRow: TableRecord {
+        let playlist: PlaylistRecord
+        /// --duration: duration_ms follows the record, and the row has a duration column.
         let withDuration: Bool
-        var table: TextTable?
+        /// The sum of its items' durations; nil when not asked for or Spotify does not show them.
+        let durationMs: Int?
+
+        init(_ playlist: PlaylistRecord) {
+            (self.playlist, withDuration, durationMs) = (playlist, false, nil)
+        }
+
+        init(_ playlist: PlaylistRecord, durationMs: Int?) {
+            (self.playlist, withDuration, self.durationMs) = (playlist, true, durationMs)
+        }
+
+        var json: JSONValue {
+            guard withDuration else { return playlist.json }
+            var record = playlist.object
+            record["duration_ms"] = durationMs.map(JSONValue.int) ?? .null
+            return .object(record)
+        }
+
+        var cells: [String] {
+            var cells = [playlist.name ?? "", playlist.itemsTotal.map(groupedThousands) ?? "?"]
+            if withDuration { cells.append(durationMs.map { formatClock(milliseconds: $0) } ?? "?") }
+            return cells + [playlist.owner?.displayName ?? playlist.owner?.id ?? "", playlist.id ?? ""]
+        }
+    }
+
+    /// Playlist rows as JSON Lines, or as a table under one header; with durations on a terminal,
+    /// a total row under it.
+    struct PlaylistOutput {
+        let context: ToolContext
+        var printer: RecordPrinter<PlaylistRow>
+        let withDuration: Bool
         /// For the total row: how many playlists, their items, and the durations known.
         var count = 0
         var items = 0
         var durationMs = 0
         var withoutDuration = 0
 
-        init(context: ToolContext, human: Bool, withDuration: Bool) {
+        init(_ context: ToolContext, mode: OutputMode, withDuration: Bool) {
             self.context = context
-            self.human = human
             self.withDuration = withDuration
+            var columns: [TextTable.Column] = [
+                .flexible("NAME", weight: 3), .fixed("ITEMS", width: 6, alignment: .right),
+            ]
+            if withDuration { columns.append(.fixed("DURATION", width: 9, alignment: .right)) }
+            columns += [.flexible("OWNER", weight: 1), .fixed("ID", width: 22)]
+            printer = RecordPrinter(context, mode: mode, columns: columns)
         }
 
-        mutating func write(_ record: JSONObject) throws {
-            guard human else { return try context.stdout.write(.object(record)) }
-            if table == nil {
-                var columns: [TextTable.Column] = [
-                    .flexible("NAME", weight: 3), .fixed("ITEMS", width: 6, alignment: .right),
-                ]
-                if withDuration { columns.append(.fixed("DURATION", width: 9, alignment: .right)) }
-                columns += [.flexible("OWNER", weight: 1), .fixed("ID", width: 22)]
-                let table = TextTable(columns, totalWidth: TextTable.terminalWidth(environment: context.environment))
-                try context.stdout.writeText(table.header + "\n")
-                self.table = table
-            }
-            let owner = record["owner"]?["display_name"]?.stringValue ?? record["owner"]?["id"]?.stringValue ?? ""
-            var cells = [
-                record["name"]?.stringValue ?? "", record["items_total"]?.intValue.map(groupedThousands) ?? "?",
-            ]
-            if withDuration {
-                cells.append(record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "?")
-            }
-            cells += [owner, record["id"]?.stringValue ?? ""]
-            try context.stdout.writeText(table!.line(cells) + "\n")
+        mutating func write(_ row: PlaylistRow) throws {
+            try printer.write(row)
+            guard printer.mode == .human else { return }
             count += 1
-            items = saturatingAdd(items, max(record["items_total"]?.intValue ?? 0, 0))
-            if let duration = record["duration_ms"]?.intValue {
+            items = saturatingAdd(items, max(row.playlist.itemsTotal ?? 0, 0))
+            if let duration = row.durationMs {
                 durationMs = saturatingAdd(durationMs, max(duration, 0))
             } else {
                 withoutDuration += 1
@@ -368,7 +415,7 @@ package enum SpotifyPlaylists {
         /// With durations on a terminal, a total row under the table (review 18): how many
         /// playlists, their items and how long they play together.
         func finish() throws {
-            guard human && withDuration, let table, count > 0 else { return }
+            guard printer.mode == .human && withDuration, let table = printer.table, count > 0 else { return }
             var what = "total: \(plural(count, "playlist"))"
             if withoutDuration > 0 { what += " (\(withoutDuration) without a duration)" }
             var line = Substring(table.line([what, groupedThousands(items), formatClock(milliseconds: durationMs)]))

@@ -22,11 +22,19 @@ extension SpotifyTracks {
         }
 
         var ranked: Bool { self == .top || self == .topArtists }
+    }
 
-        /// The one asked for, if any; nil when none is. Checks what they cannot be combined with.
-        static func chosen(_ command: ParsedCommand) throws -> LibrarySource? {
-            let chosen = try allCases.filter { try command.flag($0.option) }
-            if try command.value(LibraryOption.range) != nil && !chosen.contains(where: \.ranked) {
+    /// `--top`, `--saved-albums`, `--top-artists` or `--followed`, with `--range`: read and checked.
+    struct LibraryRead: Sendable {
+        var source: LibrarySource
+        /// `--range`, for the ranked reads.
+        var range: LibraryReads.TopRange
+
+        /// The library read asked for; nil when none is. Checks what it cannot be combined with.
+        init?(_ command: ParsedCommand) throws {
+            let chosen = try LibrarySource.allCases.filter { try command.flag($0.option) }
+            let rangeText = try command.value(LibraryOption.range)
+            if rangeText != nil && !chosen.contains(where: \.ranked) {
                 throw ToolError.usage("--range goes with --top or --top-artists")
             }
             guard let source = chosen.first else { return nil }
@@ -42,7 +50,14 @@ extension SpotifyTracks {
             if !command.positionals.isEmpty {
                 throw ToolError.usage("--\(source.rawValue) reads your library; it takes no PLAYLIST")
             }
-            return source
+            self.source = source
+            range = .medium
+            if let rangeText {
+                guard let range = LibraryReads.TopRange(rawValue: rangeText) else {
+                    throw ToolError.usage("--range must be short, medium or long, not '\(rangeText.prefix(40))'")
+                }
+                self.range = range
+            }
         }
     }
 
@@ -58,15 +73,13 @@ extension SpotifyTracks {
         "With --top, track records as above with added_at null, playlist null, position (rank - 1) and rank (1 for your most played). With --saved-albums, track records with album filled from the saved album, then disc_number, track_number, added_at (when you saved the album) and position (zero-based in its album). With --top-artists or --followed, artist records: type (artist), id, uri, name, genres (maybe []), images (largest first, maybe []), external_url, and with --top-artists rank. On a terminal: a table of rank (or position), name and artists or genres. With --raw, Spotify's objects untouched: track and artist objects, and for --saved-albums the saved album objects {added_at, album} with the album's first page of tracks."
 
     /// The library source's run: its pages, written in order.
-    static func runLibrary(
-        _ source: LibrarySource, _ command: ParsedCommand, _ context: ToolContext, selection: Selection,
-        concurrency: Int?
-    ) async throws -> ExitCode {
-        let range = try topRange(command)
-        let human =
-            try !selection.raw && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
-        let pager = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency).requirePager(
-            for: source == .followed ? "followed artists" : "your top tracks, artists and saved albums")
+    static func runLibrary(_ library: LibraryRead, _ options: Options, _ context: ToolContext) async throws
+        -> ExitCode
+    {
+        let (source, range, selection) = (library.source, library.range, options.selection)
+        let human = options.human(context)
+        let pager = try PlaylistCacheOptions.reader(options.cache, context, concurrency: options.concurrency)
+            .requirePager(for: source == .followed ? "followed artists" : "your top tracks, artists and saved albums")
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         let edits = EditedWhileRead()
         defer { progress.clear() }
@@ -86,7 +99,7 @@ extension SpotifyTracks {
                         if selection.raw {
                             try context.stdout.write(track)
                         } else if let record = LibraryReads.topTrackRecord(track, rank: rank) {
-                            try output.writeRow(record, position: rank - 1)  // shown from 1: the rank
+                            try output.writeRow(TrackRow(record, position: rank - 1))  // shown from 1: the rank
                         }
                     }
                     try context.stdout.flush()
@@ -121,14 +134,6 @@ extension SpotifyTracks {
         return edits.status(.success)
     }
 
-    static func topRange(_ command: ParsedCommand) throws -> LibraryReads.TopRange {
-        guard let text = try command.value(LibraryOption.range) else { return .medium }
-        guard let range = LibraryReads.TopRange(rawValue: text) else {
-            throw ToolError.usage("--range must be short, medium or long, not '\(text.prefix(40))'")
-        }
-        return range
-    }
-
     /// `--saved-albums`: each album's embedded tracks as its page arrives; an album with more than
     /// the embedded page holds the output (in order) until its rest is read, after the last page.
     static func savedAlbums(
@@ -156,9 +161,7 @@ extension SpotifyTracks {
                     }
                     let (records, rest) = LibraryReads.savedAlbumTracks(saved)
                     if held.isEmpty {
-                        for record in records {
-                            try output.writeRow(record, position: record["position"]?.intValue ?? 0)
-                        }
+                        for record in records { try output.writeRow(TrackRow(record)) }
                     } else {
                         held.append(.records(records))
                     }
@@ -173,7 +176,7 @@ extension SpotifyTracks {
             case .records(let ready): records = ready
             case .rest(let rest): records = try await LibraryReads.rest(of: rest, api: pager.api)
             }
-            for record in records { try output.writeRow(record, position: record["position"]?.intValue ?? 0) }
+            for record in records { try output.writeRow(TrackRow(record)) }
             try context.stdout.flush()
         }
         if !selection.raw { try output.finish() }
@@ -183,42 +186,34 @@ extension SpotifyTracks {
     /// Artist records as JSON Lines, Spotify's objects (`--raw`), or table rows.
     struct ArtistOutput {
         let context: ToolContext
-        let human: Bool
         let raw: Bool
-        var table: TextTable?
+        var printer: RecordPrinter<ArtistRow>
         var written = 0
 
         init(context: ToolContext, human: Bool, raw: Bool) {
             self.context = context
-            self.human = human
             self.raw = raw
+            printer = RecordPrinter(
+                context, mode: human ? .human : .jsonLines,
+                columns: [
+                    .fixed("#", width: 3, alignment: .right), .flexible("NAME", weight: 2),
+                    .flexible("GENRES", weight: 3),
+                ])
         }
 
         mutating func write(_ artist: JSONValue, rank: Int?) throws {
             if raw { return try context.stdout.write(artist) }
             guard let record = LibraryReads.artistRecord(artist, rank: rank) else { return }
             written += 1
-            guard human else { return try context.stdout.write(.object(record)) }
-            if table == nil {
-                let table = TextTable(
-                    [
-                        .fixed("#", width: 3, alignment: .right), .flexible("NAME", weight: 2),
-                        .flexible("GENRES", weight: 3),
-                    ], totalWidth: TextTable.terminalWidth(environment: context.environment))
-                try context.stdout.writeText(table.header + "\n")
-                self.table = table
-            }
-            let genres = record["genres"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
-            try context.stdout.writeText(
-                table!.line([String(rank ?? written), record["name"]?.stringValue ?? "", genres]) + "\n")
+            try printer.write(ArtistRow(record, number: rank ?? written))
         }
 
         func finish() throws {
-            if human && !raw { try context.stdout.writeText("\(groupedThousands(written)) artists\n") }
+            if printer.mode == .human { try context.stdout.writeText("\(groupedThousands(written)) artists\n") }
         }
     }
 
-    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    /// The options, each declared once: the spec lists them and `Options` reads them.
     enum LibraryOption {
         static let top = OptionSpec(
             "top", help: "Read your top tracks (most played first, with rank) instead of playlists.")

@@ -132,59 +132,105 @@ package enum SpotifyTracks {
         }
     }
 
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let selection = Selection(
-            raw: try command.flag(Option.raw), noLocal: try command.flag(Option.noLocal),
-            tracksOnly: try command.flag(Option.tracksOnly))
-        let concurrency = try PlaylistCommands.concurrency(command)
-        if let source = try LibrarySource.chosen(command) {
-            return try await runLibrary(source, command, context, selection: selection, concurrency: concurrency)
+    /// The command line, read and checked once: what the run reads, and how it writes it.
+    struct Options: CommandOptions {
+        /// What a run reads: one of these, never two.
+        enum Reading: Sendable {
+            /// The SOURCE arguments (none: standard input); an artist's releases as `--include-groups` chooses.
+            case sources([String], includeGroups: String)
+            case liked
+            case library(LibraryRead)
+            case search(SearchOptions)
         }
-        if try command.flag(SearchOption.search) {
-            return try await runSearch(command, context, concurrency: concurrency)
+
+        var reading: Reading
+        var selection: Selection
+        /// `--no-cache` and `--offline` (never with --search, which refuses both).
+        var cache = PlaylistCacheOptions.Choice()
+        var concurrency: Int?
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            selection = Selection(
+                raw: try command.flag(Option.raw), noLocal: try command.flag(Option.noLocal),
+                tracksOnly: try command.flag(Option.tracksOnly))
+            concurrency = try PlaylistCommands.concurrency(command)
+            json = try command.flag(PlaylistCommands.jsonOption)
+            if let library = try LibraryRead(command) {
+                reading = .library(library)
+            } else if try command.flag(SearchOption.search) {
+                reading = .search(try SearchOptions(command))
+                return  // it refuses --no-cache and --offline: the cache choice stays the default
+            } else {
+                if try command.value(SearchOption.candidates) != nil {
+                    throw ToolError.usage("--candidates needs --search")
+                }
+                let liked = try command.flag(Option.liked)
+                if liked && !command.positionals.isEmpty {
+                    throw ToolError.usage("--liked reads your saved tracks; it takes no SOURCE")
+                }
+                let includeGroups = try Sources.includeGroups(command)
+                reading = liked ? .liked : .sources(command.positionals, includeGroups: includeGroups)
+            }
+            cache = try PlaylistCacheOptions.Choice(command)
         }
-        if try command.value(SearchOption.candidates) != nil { throw ToolError.usage("--candidates needs --search") }
-        let liked = try command.flag(Option.liked)
-        if liked && !command.positionals.isEmpty {
-            throw ToolError.usage("--liked reads your saved tracks; it takes no SOURCE")
+
+        /// Whether records are drawn as a table (a terminal, no --json, no --raw).
+        func human(_ context: ToolContext) -> Bool {
+            !selection.raw && context.outputMode(forcedJSON: json) == .human
         }
-        let includeGroups = try Sources.includeGroups(command)
-        // Standard input is read as it arrives: the first source is read while the rest still come.
-        let arriving =
-            liked
-            ? nil
-            : try PlaylistCacheOptions.arrivingSelectors(
-                command.positionals, context, tool: spec.name, kinds: Sources.kinds)
-        let playlists =
-            liked || arriving != nil
-            ? []
-            : try await PlaylistCacheOptions.selectors(
-                command.positionals, offline: PlaylistCacheOptions.Choice(command).offline, context, tool: spec.name,
-                kinds: Sources.kinds)
-        if let arriving {
-            guard try await arriving.awaitFirst() else { return PlaylistCommands.nothingRead(context, tool: spec.name) }
-        } else if !liked && playlists.isEmpty {
-            return PlaylistCommands.nothingRead(context, tool: spec.name)
+    }
+
+    static func run(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
+        switch options.reading {
+        case .sources(let arguments, let includeGroups):
+            try await runSources(arguments, includeGroups: includeGroups, options, context)
+        case .liked: try await runLiked(options, context)
+        case .library(let library): try await runLibrary(library, options, context)
+        case .search(let search): try await runSearch(search, options, context)
         }
-        let human =
-            try !selection.raw
-            && context.outputMode(forcedJSON: command.flag(PlaylistCommands.jsonOption)) == .human
-        let source = try PlaylistCacheOptions.reader(command, context, concurrency: concurrency)
+    }
+
+    /// The saved tracks of the library, newest first (never cached).
+    static func runLiked(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
+        let human = options.human(context)
+        let source = try PlaylistCacheOptions.reader(options.cache, context, concurrency: options.concurrency)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         let edits = EditedWhileRead()
+        let pager = try source.requirePager(for: "liked songs")
+        var output = Output(context: context, selection: options.selection, human: human, playlist: nil)
+        _ = try await pager.fetchAll(
+            path: "/me/tracks",
+            onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context, edits),
+            progress: { progress.update(done: $0, total: $1) }, body: { try output.write($0) }
+        )
+        progress.clear()
+        try output.finish()
+        return edits.status(.success)
+    }
 
-        if liked {
-            let pager = try source.requirePager(for: "liked songs")
-            var output = Output(context: context, selection: selection, human: human, playlist: nil)
-            _ = try await pager.fetchAll(
-                path: "/me/tracks",
-                onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context, edits),
-                progress: { progress.update(done: $0, total: $1) }, body: { try output.write($0) }
-            )
-            progress.clear()
-            try output.finish()
-            return edits.status(.success)
+    /// The sources named by the arguments, or by standard input as it arrives, one after another.
+    static func runSources(
+        _ arguments: [String], includeGroups: String, _ options: Options, _ context: ToolContext
+    ) async throws -> ExitCode {
+        let selection = options.selection
+        // Standard input is read as it arrives: the first source is read while the rest still come.
+        let arriving = try PlaylistCacheOptions.arrivingSelectors(
+            arguments, context, tool: spec.name, kinds: Sources.kinds)
+        let playlists =
+            arriving != nil
+            ? []
+            : try await PlaylistCacheOptions.selectors(
+                arguments, offline: options.cache.offline, context, tool: spec.name, kinds: Sources.kinds)
+        if let arriving {
+            guard try await arriving.awaitFirst() else { return PlaylistCommands.nothingRead(context, tool: spec.name) }
+        } else if playlists.isEmpty {
+            return PlaylistCommands.nothingRead(context, tool: spec.name)
         }
+        let human = options.human(context)
+        let source = try PlaylistCacheOptions.reader(options.cache, context, concurrency: options.concurrency)
+        let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
+        let edits = EditedWhileRead()
         var handler = PlaylistsOutput(
             context: context, selection: selection, human: human, playlists: playlists.map(\.reference),
             progress: progress, edits: edits)
@@ -323,7 +369,7 @@ package enum SpotifyTracks {
                 } else if let record = PlaylistEntry.record(
                     entry, position: position, playlist: playlist, name: name, source: source)
                 {
-                    try writeRow(record, position: position)
+                    try writeRow(TrackRow(record, position: position))
                 }
             }
             try context.stdout.endBatch()  // each page downstream as it arrives (`| head` stops us early)
@@ -347,20 +393,25 @@ package enum SpotifyTracks {
                     entry, position: position,
                     source: Sources.recordSource(reference, name: name, container: container, item: item))
                 {
-                    try writeRow(record, position: position)
+                    try writeRow(TrackRow(record, position: position))
                 }
             }
             try context.stdout.flush()
         }
 
-        /// One track record, as JSON or as a table row.
+        /// One track record numbered `position` (songcount's and local playlists' tables draw theirs so).
         mutating func writeRow(_ record: JSONObject, position: Int) throws {
-            // Saturating, not wrapping: three items of Int.max must not print a small total.
-            durationMs = saturatingAdd(durationMs, max(0, record["duration_ms"]?.intValue ?? 0))
+            try writeRow(TrackRow(record, position: position))
+        }
+
+        /// One track record, as JSON or as a table row.
+        mutating func writeRow(_ row: TrackRow) throws {
             if let table {
-                try context.stdout.writeText(table.line(Self.cells(record, position: position)) + "\n")
+                // Saturating, not wrapping: three items of Int.max must not print a small total.
+                durationMs = saturatingAdd(durationMs, max(0, row.durationMs ?? 0))
+                try context.stdout.writeText(table.line(row.cells) + "\n")
             } else {
-                try context.stdout.write(.object(record))
+                try context.stdout.write(row)
             }
             written += 1
         }
@@ -381,14 +432,6 @@ package enum SpotifyTracks {
             self.table = table
         }
 
-        static func cells(_ record: JSONObject, position: Int) -> [String] {
-            let names = record["artists"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
-            let by = names.isEmpty ? (record["show"]?["name"]?.stringValue ?? "") : names.joined(separator: ", ")
-            let duration = record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? ""
-            // People count from 1 (the records keep Spotify's zero-based position).
-            return [String(position + 1), record["name"]?.stringValue ?? "", by, duration]
-        }
-
         func finish() throws {
             if human {
                 let noun = written == 1 ? "item" : "items"
@@ -407,7 +450,7 @@ package enum SpotifyTracks {
 }
 
 extension SpotifyTracks {
-    /// The options, each declared once: the spec lists them and the handlers look them up by them.
+    /// The options, each declared once: the spec lists them and `Options` reads them.
     enum Option {
         static let liked = OptionSpec(
             "liked", short: "l", help: "Read your liked songs (saved tracks) instead of playlists.")

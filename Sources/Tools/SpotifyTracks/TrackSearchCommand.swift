@@ -32,18 +32,29 @@ extension SpotifyTracks {
     /// How far ahead of the next record to print the queries may run.
     static let searchLookAhead = 4 * SpotifyWebAPI.concurrencyCeiling
 
-    static func candidates(_ command: ParsedCommand) throws -> Int {
-        guard let text = try command.value(SearchOption.candidates) else { return 1 }
-        guard let value = Int(text), (1...10).contains(value) else {
-            throw ToolError.usage("--candidates must be a whole number from 1 to 10, not '\(text)'")
-        }
-        return value
-    }
+    /// `--search`, `--candidates` and the QUERY arguments, read and checked.
+    struct SearchOptions: Sendable {
+        /// The most matches to print per query.
+        var perQuery = 1
+        /// The QUERY arguments, parsed; nil when the queries are the lines of standard input.
+        var arguments: [SearchItem]?
 
-    /// The queries: the arguments, or the lines of standard input (a bad one is exit 65 naming it).
-    static func searchItems(_ command: ParsedCommand, _ context: ToolContext) throws -> [SearchItem] {
-        if !command.positionals.isEmpty {
-            return try command.positionals.enumerated().map { index, text in
+        init(_ command: ParsedCommand) throws {
+            for option in [Option.liked, Option.raw, Option.noLocal, Option.tracksOnly] where try command.flag(option) {
+                throw ToolError.usage("--search and --\(option.long) cannot be used together")
+            }
+            for option in [PlaylistCacheOptions.noCacheOption, PlaylistCacheOptions.offlineOption]
+            where try command.flag(option) {
+                throw ToolError.usage("--search always asks Spotify; it cannot be used with --\(option.long)")
+            }
+            if let text = try command.value(SearchOption.candidates) {
+                guard let value = Int(text), (1...10).contains(value) else {
+                    throw ToolError.usage("--candidates must be a whole number from 1 to 10, not '\(text)'")
+                }
+                perQuery = value
+            }
+            guard !command.positionals.isEmpty else { return }
+            arguments = try command.positionals.enumerated().map { index, text in
                 do throws(SearchQuery.Invalid) {
                     return SearchItem(place: "query \(index + 1)", position: index + 1, query: try .parse(text))
                 } catch {
@@ -51,6 +62,11 @@ extension SpotifyTracks {
                 }
             }
         }
+    }
+
+    /// The queries: the arguments, or the lines of standard input (a bad one is exit 65 naming it).
+    static func searchItems(_ search: SearchOptions, _ context: ToolContext) throws -> [SearchItem] {
+        if let arguments = search.arguments { return arguments }
         if context.terminal.stdinIsTerminal {
             throw ToolError.usage(
                 "name a QUERY ('Artist - Title'), or pipe queries in, one per line: spotify-tracks --search < songs.txt"
@@ -72,25 +88,17 @@ extension SpotifyTracks {
         return items
     }
 
-    static func runSearch(_ command: ParsedCommand, _ context: ToolContext, concurrency: Int?) async throws
+    static func runSearch(_ search: SearchOptions, _ options: Options, _ context: ToolContext) async throws
         -> ExitCode
     {
-        for option in [Option.liked, Option.raw, Option.noLocal, Option.tracksOnly] where try command.flag(option) {
-            throw ToolError.usage("--search and --\(option.long) cannot be used together")
-        }
-        for option in [PlaylistCacheOptions.noCacheOption, PlaylistCacheOptions.offlineOption]
-        where try command.flag(option) {
-            throw ToolError.usage("--search always asks Spotify; it cannot be used with --\(option.long)")
-        }
-        let perQuery = try candidates(command)
+        let perQuery = search.perQuery
         let api = try context.webAPI()
-        let items = try searchItems(command, context)
-        let human = context.outputMode(forcedJSON: try command.flag(PlaylistCommands.jsonOption)) == .human
-        var output = Output(
-            context: context, selection: Selection(raw: false, noLocal: false, tracksOnly: false), human: human,
-            playlist: nil)
+        let items = try searchItems(search, context)
+        let human = options.human(context)
+        // --search takes none of --raw, --no-local and --tracks-only: the selection keeps every track.
+        var output = Output(context: context, selection: options.selection, human: human, playlist: nil)
         if human { try output.startTable(total: (items.last?.position ?? 0) + 1, title: nil) }
-        let limit = api.inFlightLimit(concurrency: concurrency)
+        let limit = api.inFlightLimit(concurrency: options.concurrency)
         var status = ExitCode.success
 
         typealias Found = [(track: JSONValue, score: TrackMatch.Score)]
@@ -130,7 +138,7 @@ extension SpotifyTracks {
                         record["query"] = .string(item.query.text)
                         record["match"] = .double(score.rounded)
                         record["match_quality"] = .string(score.word)
-                        try output.writeRow(record, position: item.position)
+                        try output.writeRow(TrackRow(record, position: item.position))
                     }
                     written += 1
                 }
