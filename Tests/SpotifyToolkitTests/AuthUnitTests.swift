@@ -81,7 +81,7 @@ import Glibc
 
     @Test func statusRecordNeverCarriesTokens() throws {
         let store = FileTokenStore(directory: "/tmp/none")
-        let record = AuthStatus(tokens: tokens, store: store, now: 400).record.serialized()
+        let record = AuthStatus(tokens: tokens, store: store, now: 400).json.serialized()
         #expect(!record.contains("A1") && !record.contains("R1"))
         #expect(
             record.hasPrefix(

@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func recordHasTheTrackFieldsThenThePlayerState() {
-        let record = PlaybackObservation(Self.body()).record(observedAt: "2026-11-22T10:00:00.000Z")
+        let record = NowPlayingRecord(PlaybackObservation(Self.body()), observedAt: "2026-11-22T10:00:00.000Z").json
         #expect(
             record.objectValue?.keys == [
                 "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local",
@@ -45,22 +45,23 @@ import Testing
         ])
         #expect(!ad.hasItem)
         #expect(
-            ad.record(observedAt: "t").objectValue?.keys == [
+            NowPlayingRecord(ad, observedAt: "t").json.objectValue?.keys == [
                 "type", "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at",
             ])
     }
 
-    /// Issue 29, item 9: with --device the record always carries device, shuffle_state and
+    /// Issue 29, item 9: with --with-device the record always carries device, shuffle_state and
     /// repeat_state (null when `/me/player` left them out), for the one shot and the watch.
     @Test func aWholePlayerAnswerAlwaysCarriesThePlayerState() {
         for body: JSONValue? in [["item": [:]], [:], Self.body(), nil] {
-            let record = PlaybackObservation(body, ofWholePlayer: true).record(observedAt: "t")
+            let record = NowPlayingRecord(PlaybackObservation(body, ofWholePlayer: true), observedAt: "t").json
             for key in ["device", "shuffle_state", "repeat_state"] {
                 #expect(record[key] != nil, "\(key) in \(String(describing: body))")
             }
         }
         #expect(
-            PlaybackObservation(["item": [:]]).record(observedAt: "t")["device"] == nil, "currently-playing has none")
+            NowPlayingRecord(PlaybackObservation(["item": [:]]), observedAt: "t").json["device"] == nil,
+            "currently-playing has none")
     }
 
     /// Issue 29, item 9: nothing playing and an item with no uri, id or name both have no key;

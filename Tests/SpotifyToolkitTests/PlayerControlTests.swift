@@ -34,7 +34,7 @@ import ToolkitCore
 
         /// `GET /me/player` through the tool: the record with device, shuffle_state and repeat_state.
         func player() async throws -> JSONValue {
-            let result = try await run(["--device"])
+            let result = try await run(["--with-device"])
             #expect(result.status == 0, "\(result.stderr)")
             return try JSONValue.parse(result.stdout)
         }
@@ -379,49 +379,49 @@ import ToolkitCore
 /// The pure readers of the settings' arguments.
 @Suite(.tags(.medium)) struct PlayerArgumentsTests {
     @Test func volumes() throws {
-        #expect(try PlayerArguments.volume("0") == 0)
-        #expect(try PlayerArguments.volume("100") == 100)
-        #expect(try PlayerArguments.volume(" 42% ") == 42)
-        #expect(try PlayerArguments.volume("007") == 7)
+        #expect(try SpotifyNowPlaying.VolumeOptions.percent("0") == 0)
+        #expect(try SpotifyNowPlaying.VolumeOptions.percent("100") == 100)
+        #expect(try SpotifyNowPlaying.VolumeOptions.percent(" 42% ") == 42)
+        #expect(try SpotifyNowPlaying.VolumeOptions.percent("007") == 7)
         for bad in ["101", "-1", "+5", "1e2", "50.0", "", "%", "5%%", "ten", "٣", String(repeating: "9", count: 500)] {
-            #expect(throws: ToolError.self, "\(bad)") { try PlayerArguments.volume(bad) }
+            #expect(throws: ToolError.self, "\(bad)") { try SpotifyNowPlaying.VolumeOptions.percent(bad) }
         }
     }
 
     @Test func seekPositions() throws {
-        #expect(try PlayerArguments.seekPosition("1:30") == 90_000)
-        #expect(try PlayerArguments.seekPosition("90s") == 90_000)
-        #expect(try PlayerArguments.seekPosition("90") == 90_000)
-        #expect(try PlayerArguments.seekPosition("1m30s") == 90_000)
-        #expect(try PlayerArguments.seekPosition("1:02:03") == 3_723_000)
-        #expect(try PlayerArguments.seekPosition("0") == 0)
-        #expect(try PlayerArguments.seekPosition("24:00:00") == 86_400_000)
+        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("1:30") == 90_000)
+        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("90s") == 90_000)
+        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("90") == 90_000)
+        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("1m30s") == 90_000)
+        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("1:02:03") == 3_723_000)
+        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("0") == 0)
+        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("24:00:00") == 86_400_000)
         for bad in [
             "-10", "+10", "1:3", "1:60", "1.5", "", " ", "abc", "24:00:01", "1h1h", "9223372036854775807",
             String(repeating: "9", count: 10_000), "١:٣٠",
         ] {
-            #expect(throws: ToolError.self, "\(bad)") { try PlayerArguments.seekPosition(bad) }
+            #expect(throws: ToolError.self, "\(bad)") { try SpotifyNowPlaying.SeekOptions.positionMs(bad) }
         }
-        let error = #expect(throws: ToolError.self) { try PlayerArguments.seekPosition("\u{1b}[31m" + "x") }
+        let error = #expect(throws: ToolError.self) { try SpotifyNowPlaying.SeekOptions.positionMs("\u{1b}[31m" + "x") }
         #expect(error?.exitCode == .usage)
         #expect(error?.message.contains("\u{1b}") == false)
     }
 
     @Test func shuffleAndRepeat() throws {
-        #expect(try PlayerArguments.shuffle("on") == true)
-        #expect(try PlayerArguments.shuffle("Off") == false)
-        #expect(try PlayerArguments.repeatState("TRACK") == .track)
-        #expect(try PlayerArguments.repeatState("context") == .context)
-        #expect(throws: ToolError.self) { try PlayerArguments.shuffle("random") }
-        #expect(throws: ToolError.self) { try PlayerArguments.repeatState("all") }
+        #expect(try SpotifyNowPlaying.ShuffleOptions.on("on") == true)
+        #expect(try SpotifyNowPlaying.ShuffleOptions.on("Off") == false)
+        #expect(try SpotifyNowPlaying.RepeatOptions.state("TRACK") == .track)
+        #expect(try SpotifyNowPlaying.RepeatOptions.state("context") == .context)
+        #expect(throws: ToolError.self) { try SpotifyNowPlaying.ShuffleOptions.on("random") }
+        #expect(throws: ToolError.self) { try SpotifyNowPlaying.RepeatOptions.state("all") }
     }
 
-    /// Issue 30, item 6 (review 23): `--device` on a terminal says where it plays; without it the
-    /// line is as before.
+    /// Issue 30, item 6 (review 23): `--with-device` on a terminal says where it plays; without it
+    /// the line is as before.
     @Test func deviceOnATerminalShowsTheDevice() async throws {
         let session = try await PlayerControlTests.Session()
         let tty = session.environment.merging(["SPOTIFY_TOOLKIT_FORCE_TTY": "1"]) { $1 }
-        let withDevice = try await session.fake.run("spotify-nowplaying", ["--device"], environment: tty)
+        let withDevice = try await session.fake.run("spotify-nowplaying", ["--with-device"], environment: tty)
         #expect(withDevice.status == 0, "\(withDevice.stderr)")
         #expect(withDevice.stdout.hasPrefix("▶ Sunrise Drive — The Fixtures (0:"), "\(withDevice.stdout)")
         #expect(withDevice.stdout.hasSuffix(") on Fixture MacBook Pro\n"), "\(withDevice.stdout)")

@@ -56,7 +56,7 @@ import Testing
             #expect(loaded == tokens)
             let now = time()
             let status = AuthStatus(tokens: loaded, store: store, now: now)
-            _ = (status.record.serialized(), status.humanText)
+            _ = (status.json.serialized(), status.humanText)
             let response = TokenResponse(accessToken: "B", expiresIn: Int(bitPattern: UInt(random.next())))
             let next = loaded.refreshed(with: response, now: now)
             #expect(next.expiresAt.isFinite || !now.isFinite)

@@ -72,7 +72,7 @@ import Testing
     @Test func deviceAddsTheDeviceAndShuffleRepeatState() async throws {
         let (fake, env) = try await fakeWithToken()
         try await fake.call("POST", "/_fake/playback")
-        let record = try JSONValue.parse(try await nowplaying(fake, ["--device"], env).stdout)
+        let record = try JSONValue.parse(try await nowplaying(fake, ["--with-device"], env).stdout)
         #expect(
             record["device"] == [
                 "id": "0d1841b0976bae2a3a310dd74c0f3df354899bc8", "name": "Fixture MacBook Pro", "type": "Computer",

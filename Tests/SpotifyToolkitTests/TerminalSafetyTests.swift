@@ -85,14 +85,14 @@ import Testing
         #expect(recent.stderr.contains("skipped 2 plays"), "\(recent.stderr)")
     }
 
-    /// Item 3: `--device` lost shuffle_state and repeat_state when /me/player had no device.
+    /// Item 3: `--with-device` (then `--device`) lost shuffle_state and repeat_state when /me/player had no device.
     @Test func deviceKeepsShuffleAndRepeatWithoutADevice() async throws {
         let library = try await Library()
         defer { library.fake.stop() }
         let body =
             #"{"is_playing":true,"progress_ms":1,"currently_playing_type":"track","shuffle_state":true,"repeat_state":"track","item":{"type":"track","uri":"spotify:track:x","duration_ms":1000,"name":"n"}}"#
         try await fail(library, "/v1/me/player", body: body)
-        let run = try await library.run("spotify-nowplaying", ["--device", "--json"])
+        let run = try await library.run("spotify-nowplaying", ["--with-device", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let record = try #require(try records(run).first)
         #expect(record["shuffle_state"] == true && record["repeat_state"] == "track", "\(record)")

@@ -8,7 +8,7 @@ import Foundation
 
 /// The `auth_status` record: who is logged in, with which scopes, until when, and where the
 /// tokens live. Never the tokens themselves.
-package struct AuthStatus {
+package struct AuthStatus: JSONRecord {
     var loggedIn: Bool
     package var source: String?
     package var tokens: StoredTokens?
@@ -38,7 +38,7 @@ package struct AuthStatus {
         self.now = 0
     }
 
-    package var record: JSONValue {
+    package var json: JSONValue {
         var record: JSONObject = ["type": "auth_status", "logged_in": .bool(loggedIn)]
         if let source { record["source"] = .string(source) }
         if let tokens {

@@ -20,7 +20,7 @@ package struct PlaybackObservation: Sendable, Equatable {
     package var device: JSONValue?
     var shuffleState: JSONValue?
     package var repeatState: JSONValue?
-    /// It is a look at `/me/player` (`--device`): the record always carries device,
+    /// It is a look at `/me/player` (`--with-device`): the record always carries device,
     /// shuffle_state and repeat_state, null when the answer left them out.
     package var ofWholePlayer = false
 
@@ -84,26 +84,6 @@ package struct PlaybackObservation: Sendable, Equatable {
         return item["uri"]?.stringValue ?? item["id"]?.stringValue ?? item["name"]?.stringValue
     }
 
-    /// The `now_playing` record: the item's record fields with type now_playing, then is_playing,
-    /// progress_ms, currently_playing_type, context, (device, shuffle_state, repeat_state),
-    /// observed_at. Without an item (an ad, nothing) only the state fields.
-    package func record(observedAt: String, progressMs override: Int? = nil, final: Bool = false) -> JSONValue {
-        var record: JSONObject = item ?? [:]
-        record["type"] = "now_playing"  // replaces the item's own type in place: still the first key
-        record["is_playing"] = .bool(isPlaying)
-        record["progress_ms"] = (override ?? progressMs).map(JSONValue.int) ?? .null
-        record["currently_playing_type"] = currentlyPlayingType.map(JSONValue.string) ?? .null
-        record["context"] = context
-        if ofWholePlayer || device != nil || shuffleState != nil || repeatState != nil {
-            record["device"] = device ?? .null
-            record["shuffle_state"] = shuffleState ?? .null
-            record["repeat_state"] = repeatState ?? .null
-        }
-        record["observed_at"] = .string(observedAt)
-        if final { record["final"] = true }
-        return .object(record)
-    }
-
     /// `▶ Name — Artist (1:23 / 3:45)` (⏸ when paused) for a terminal: names cleaned, since any
     /// Spotify user or podcast publisher chooses them.
     package var humanLine: String { TerminalText.clean(rawHumanLine) }
@@ -121,7 +101,7 @@ package struct PlaybackObservation: Sendable, Equatable {
         let who = by.isEmpty ? show : by.joined(separator: ", ")
         let progress = formatClock(milliseconds: progressMs ?? 0)
         let duration = durationMs.map { formatClock(milliseconds: $0) } ?? "?"
-        // With --device (a look at the whole player), where it plays.
+        // With --with-device (a look at the whole player), where it plays.
         let on = device?["name"]?.stringValue.map { " on \($0)" } ?? ""
         return "\(isPlaying ? "▶" : "⏸") \(name)\(who.map { " — \($0)" } ?? "") (\(progress) / \(duration))\(on)"
     }
@@ -150,6 +130,42 @@ package struct PlaybackObservation: Sendable, Equatable {
         let moved = progressMs.addingReportingOverflow(elapsedMs)
         let upper = durationMs ?? Int.max
         return moved.overflow ? upper : min(moved.partialValue, max(upper, progressMs))
+    }
+}
+
+/// The `now_playing` record: one observation and when it was made. The item's record fields with
+/// type now_playing, then is_playing, progress_ms, currently_playing_type, context, (device,
+/// shuffle_state, repeat_state), observed_at; without an item (an ad, nothing) only the state
+/// fields. A watch's last record is `final`.
+package struct NowPlayingRecord: JSONRecord, Equatable {
+    package var observation: PlaybackObservation
+    /// ISO 8601, UTC.
+    package var observedAt: String
+    var final: Bool
+
+    package init(_ observation: PlaybackObservation, observedAt: String, final: Bool = false) {
+        self.observation = observation
+        self.observedAt = observedAt
+        self.final = final
+    }
+
+    package var json: JSONValue {
+        var record: JSONObject = observation.item ?? [:]
+        record["type"] = "now_playing"  // replaces the item's own type in place: still the first key
+        record["is_playing"] = .bool(observation.isPlaying)
+        record["progress_ms"] = observation.progressMs.map(JSONValue.int) ?? .null
+        record["currently_playing_type"] = observation.currentlyPlayingType.map(JSONValue.string) ?? .null
+        record["context"] = observation.context
+        if observation.ofWholePlayer || observation.device != nil || observation.shuffleState != nil
+            || observation.repeatState != nil
+        {
+            record["device"] = observation.device ?? .null
+            record["shuffle_state"] = observation.shuffleState ?? .null
+            record["repeat_state"] = observation.repeatState ?? .null
+        }
+        record["observed_at"] = .string(observedAt)
+        if final { record["final"] = true }
+        return .object(record)
     }
 }
 

@@ -83,7 +83,7 @@ package struct PlaybackWatcher: Sendable {
     /// 429 and 5xx come back to the watch, which paces its own retries on its own clock.
     static let pacedHere = Set(500..<1000).union([429])
 
-    package func run(stop: StopSignal, warn: (String) -> Void, emit: (JSONValue) throws -> Void) async throws {
+    package func run(stop: StopSignal, warn: (String) -> Void, emit: (NowPlayingRecord) throws -> Void) async throws {
         var paced = player.api
         let clock = self.clock
         paced.sleep = { seconds in await clock.sleep(seconds, or: stop) }
@@ -157,7 +157,7 @@ package struct PlaybackWatcher: Sendable {
                 failures = 0
                 let now = clock.now()
                 if last.map({ $0.isChange(to: observation) }) ?? true {
-                    try emit(observation.record(observedAt: isoTimestamp(now)))
+                    try emit(NowPlayingRecord(observation, observedAt: isoTimestamp(now)))
                     if last?.isPlaying != observation.isPlaying || last?.hasItem != observation.hasItem {
                         stateSince = now
                     }
@@ -181,8 +181,9 @@ package struct PlaybackWatcher: Sendable {
         if let last, last.hasItem {
             let now = clock.now()
             let elapsed = max(0, min((now - lastAt) * 1000, 1e12))
-            try emit(
-                last.record(observedAt: isoTimestamp(now), progressMs: last.progress(after: Int(elapsed)), final: true))
+            var carried = last
+            carried.progressMs = last.progress(after: Int(elapsed))
+            try emit(NowPlayingRecord(carried, observedAt: isoTimestamp(now), final: true))
         }
     }
 

@@ -72,7 +72,7 @@ package enum Songcount {
     ).running(run)
 
     /// The command line, read and checked once.
-    struct Options {
+    struct Options: CommandOptions {
         static let target = OptionSpec(
             "target", short: "t", value: "DURATION",
             help: "Fit mode: how many songs fill DURATION. Accepts \(acceptedDurationForms).")
@@ -88,8 +88,7 @@ package enum Songcount {
         )
         static let label = OptionSpec(
             "label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications).")
-        static let json = OptionSpec(
-            "json", short: "j",
+        static let json = OptionSpec.json(
             help:
                 "Write JSON Lines even on a terminal: the song_count record, or with --select and --best-fit the chosen records as they came (a table otherwise)."
         )
@@ -100,8 +99,11 @@ package enum Songcount {
         var bestFit: Bool
         var labelOnly: Bool
         var json: Bool
-        /// The files to read in turn; `-` is standard input.
-        var sources: [String]
+        /// The files named, in order; `-` is standard input.
+        var files: [String]
+
+        /// The files to read in turn: standard input when none is named.
+        var sources: [String] { files.isEmpty ? ["-"] : files }
 
         init(_ command: ParsedCommand) throws {
             target = try command.value(Self.target).map(Songcount.parseTarget)
@@ -109,7 +111,7 @@ package enum Songcount {
             bestFit = try command.flag(Self.bestFit)
             labelOnly = try command.flag(Self.label)
             json = try command.flag(Self.json)
-            sources = command.positionals.isEmpty ? ["-"] : command.positionals
+            files = command.positionals
             if select && target == nil { throw ToolError.usage("--select needs --target") }
             if select && labelOnly { throw ToolError.usage("--select and --label cannot be used together") }
             if bestFit {
@@ -127,10 +129,9 @@ package enum Songcount {
         }
     }
 
-    static func run(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let options = try Options(command)
+    static func run(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
         let (target, select, labelOnly, sources) = (options.target, options.select, options.labelOnly, options.sources)
-        if command.positionals.isEmpty && context.terminal.stdinIsTerminal {
+        if options.files.isEmpty && context.terminal.stdinIsTerminal {
             throw ToolError.usage(
                 "reads records on standard input; pipe them in (spotify-tracks ID | songcount) or name a FILE")
         }
@@ -210,7 +211,7 @@ package enum Songcount {
         } else if context.outputMode(forcedJSON: options.json) == .human {
             try context.stdout.writeText(report.humanLine + "\n")
         } else {
-            try context.stdout.write(report.record)
+            try context.stdout.write(report)
         }
         return .success
     }
@@ -369,7 +370,8 @@ package enum Songcount {
         }
     }
 
-    enum Report {
+    /// What songcount prints: the song_count record, its label, or its line for people.
+    enum Report: JSONRecord {
         case fit(SongFit, targetMs: Int)
         case count(SongCountResult)
 
@@ -382,7 +384,7 @@ package enum Songcount {
 
         var label: String { songLabel(songs) }
 
-        var record: JSONValue {
+        var json: JSONValue {
             switch self {
             case .fit(let fit, let target): SongCountRecord.fit(fit, targetMs: target)
             case .count(let result): SongCountRecord.count(result)

@@ -84,13 +84,12 @@ package enum SpotifyAuth {
                     ExampleSpec(
                         "spotify-auth login --reset-scopes", "Log in again with the read-only defaults only."),
                 ]
-            ).running(handler { try await login($0, $1, store: $2, mode: $3) }),
+            ).running(login),
             CommandSpec(
                 name: "status",
                 abstract: "show whether you are logged in, as whom, with which scopes, until when (exit 77 when not)"
-            ).running(handler { try status($1, store: $2, mode: $3) }),
-            CommandSpec(name: "whoami", abstract: "print your Spotify user, as Spotify describes it").running(
-                handler { try await whoami($1, store: $2, mode: $3) }),
+            ).running(status),
+            CommandSpec(name: "whoami", abstract: "print your Spotify user, as Spotify describes it").running(whoami),
             CommandSpec(
                 name: "token",
                 abstract: "print a valid access token and nothing else, refreshing it if needed",
@@ -106,16 +105,16 @@ package enum SpotifyAuth {
                         "spotify-auth token --json | jq -r .expires_at",
                         "When the token it hands out stops working (it is refreshed on the next use after that)."),
                 ]
-            ).running(handler(token)),
+            ).running(token),
             CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status")
-                .running(handler(refresh)),
+                .running(refresh),
             CommandSpec(
                 name: "logout",
                 abstract: "remove the stored tokens and the snapshot cache, and forget the login's scopes (idempotent)",
                 options: [
                     Option.forgetLinks
                 ]
-            ).running(handler(logout)),
+            ).running(logout),
         ],
         output: [
             "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one (with --json, in an access_token record). whoami writes Spotify's user object as it comes."
@@ -156,22 +155,16 @@ package enum SpotifyAuth {
         seeAlso: ["spotify-playlists", "spotify-tracks", "spotify-nowplaying", "songcount", "routine-link"]
     )
 
-    /// A handler that gets the output mode and the token store every subcommand uses.
-    static func handler(
-        _ body: @escaping @Sendable (ParsedCommand, ToolContext, TokenStore, OutputMode) async throws -> ExitCode
-    ) -> CommandHandler {
-        { command, context in
-            let mode = context.outputMode(forcedJSON: try command.flag(.jsonRecords))
-            return try await body(command, context, TokenStores.make(environment: context.environment), mode)
-        }
+    /// The token store every subcommand uses.
+    static func tokenStore(_ context: ToolContext) throws -> TokenStore {
+        try TokenStores.make(environment: context.environment)
     }
 
-    static func token(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
-        async throws -> ExitCode
-    {
+    static func token(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
+        let store = try tokenStore(context)
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         // Bare unless --json is asked for: `| sed` and `$(...)` want the token alone, piped or not.
-        if try command.flag(.jsonRecords) {
+        if options.json {
             try context.stdout.write(try await provider.accessTokenRecord())
         } else {
             try context.stdout.writeText(try await provider.accessToken() + "\n")
@@ -179,9 +172,9 @@ package enum SpotifyAuth {
         return .success
     }
 
-    static func refresh(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
-        async throws -> ExitCode
-    {
+    static func refresh(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         if await provider.usesEnvironmentToken {
             throw ToolError.usage(
@@ -192,9 +185,8 @@ package enum SpotifyAuth {
         return .success
     }
 
-    static func logout(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
-        async throws -> ExitCode
-    {
+    static func logout(_ options: LogoutOptions, _ context: ToolContext) async throws -> ExitCode {
+        let store = try tokenStore(context)
         // Under the refresh lock, so a refresh running in another process cannot write the
         // tokens back after they are gone. A damaged store counts as present: logout clears it.
         let existed = try await TokenStores.refreshLock(environment: context.environment).withLock {
@@ -217,23 +209,23 @@ package enum SpotifyAuth {
         }
         let removed = try PlaylistCache.removeAll(environment: context.environment)
         if removed > 0 { context.warn("removed the snapshot cache (\(plural(removed, "playlist")))") }
-        if try command.flag(Option.forgetLinks) {
+        if options.forgetLinks {
             let cleared = try RoutineStore.forgetLinks(environment: context.environment, clock: context.clock)
             context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
         }
         return .success
     }
 
-    static func login(_ command: ParsedCommand, _ context: ToolContext, store: TokenStore, mode: OutputMode)
-        async throws -> ExitCode
-    {
+    static func login(_ options: LoginOptions, _ context: ToolContext) async throws -> ExitCode {
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
         let redirectText =
-            try command.value(Option.redirectUri) ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
+            options.redirectURI ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
             ?? LoopbackRedirect.defaultURI
         guard
-            let clientID = try command.value(Option.clientId) ?? context.environment["SPOTIFY_CLIENT_ID"]
+            let clientID = options.clientID ?? context.environment["SPOTIFY_CLIENT_ID"]
                 ?? settings.clientID
         else {
             // The redirect URI this login would use, so the app is registered with the right one.
@@ -256,10 +248,6 @@ package enum SpotifyAuth {
             )
         }
         let redirect = try LoopbackRedirect.parse(redirectText)
-        let timeout = try parseDuration(try command.value(Option.timeout) ?? "5m")
-        guard timeout > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
-        guard timeout <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
-        let asked = try SpotifyScope.expand(try command.values(Option.scope))
         // An unreadable store is an error before anything happens, never silently overwritten.
         let previous = try store.load()
 
@@ -267,11 +255,11 @@ package enum SpotifyAuth {
         // the last login was granted (its tokens, or the config when Spotify ended that session
         // and the tokens went with it) and what --scope adds. Otherwise each hint's login would
         // drop the scope the previous hint added.
-        let kept = try command.flag(Option.resetScopes) ? [] : (previous?.scopes ?? []) + (settings.scopes ?? [])
+        let kept = options.resetScopes ? [] : (previous?.scopes ?? []) + (settings.scopes ?? [])
         var scopes = LoginFlow.defaultScopes
-        for scope in kept + asked where !scopes.contains(scope) { scopes.append(scope) }
+        for scope in kept + options.askedScopes where !scopes.contains(scope) { scopes.append(scope) }
         let keptExtras = scopes.filter {
-            kept.contains($0) && !LoginFlow.defaultScopes.contains($0) && !asked.contains($0)
+            kept.contains($0) && !LoginFlow.defaultScopes.contains($0) && !options.askedScopes.contains($0)
         }
         if !keptExtras.isEmpty {
             context.stderr.write(
@@ -280,8 +268,8 @@ package enum SpotifyAuth {
         }
         let accounts = try AccountsClient(environment: context.environment)
         let flow = LoginFlow(
-            clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: try command.flag(Option.noBrowser),
-            timeoutSeconds: Double(timeout) / 1000, showDialog: try command.flag(Option.showDialog),
+            clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: options.noBrowser,
+            timeoutSeconds: Double(options.timeoutMs) / 1000, showDialog: options.showDialog,
             accounts: accounts, environment: context.environment, input: context.stdin.fileDescriptor,
             inputIsTerminal: context.terminal.stdinIsTerminal,
             say: { [stderr = context.stderr] in stderr.write($0 + "\n") }
@@ -317,7 +305,9 @@ package enum SpotifyAuth {
         return .success
     }
 
-    static func status(_ context: ToolContext, store: TokenStore, mode: OutputMode) throws -> ExitCode {
+    static func status(_ options: Options, _ context: ToolContext) throws -> ExitCode {
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         if context.environment["SPOTIFY_ACCESS_TOKEN"] != nil {
             try write(AuthStatus(environmentTokenWith: store), context, mode)
             return .success
@@ -330,12 +320,13 @@ package enum SpotifyAuth {
         return .success
     }
 
-    static func whoami(_ context: ToolContext, store: TokenStore, mode: OutputMode) async throws -> ExitCode {
+    static func whoami(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
+        let mode = context.outputMode(forcedJSON: options.json)
+        let store = try tokenStore(context)
         let api = try context.webAPI(store: store)
-        let me = try JSONValue.parse(try await api.get("/me").body)
+        let me = SpotifyUser(try JSONValue.parse(try await api.get("/me").body))
         if mode == .human {
-            let name = me["display_name"]?.stringValue ?? "(no display name)"
-            try context.stdout.writeText(TerminalText.clean("\(name) (\(me["id"]?.stringValue ?? "?"))") + "\n")
+            try context.stdout.writeText(me.humanLine + "\n")
         } else {
             try context.stdout.write(me)
         }
@@ -346,9 +337,25 @@ package enum SpotifyAuth {
         if mode == .human {
             try context.stdout.writeText(status.humanText)
         } else {
-            try context.stdout.write(status.record)
+            try context.stdout.write(status)
         }
     }
+}
+
+/// Spotify's user object (`GET /me`), passed through as it comes; the line for people reads it once.
+struct SpotifyUser: JSONRecord {
+    let json: JSONValue
+    let id: String?
+    let displayName: String?
+
+    init(_ user: JSONValue) {
+        json = user
+        id = user["id"]?.stringValue
+        displayName = user["display_name"]?.stringValue
+    }
+
+    /// `Name (id)`, cleaned: a display name is anyone's choice.
+    var humanLine: String { TerminalText.clean("\(displayName ?? "(no display name)") (\(id ?? "?"))") }
 }
 
 extension ToolEnvironment {
@@ -401,5 +408,49 @@ extension SpotifyAuth {
             help:
                 "Also clear every routine's playlist link (routine-link forget-links), keeping routines and sessions."
         )
+    }
+
+    /// `status`, `whoami`, `token`, `refresh`: nothing but `--json`.
+    struct Options: CommandOptions {
+        var json: Bool
+
+        init(_ command: ParsedCommand) throws {
+            json = try command.flag(.jsonRecords)
+        }
+    }
+
+    /// `login`: the app, the scopes and how to wait for the browser.
+    struct LoginOptions: CommandOptions {
+        var json: Bool
+        var clientID: String?
+        var redirectURI: String?
+        /// What `--scope` asks for, sets expanded.
+        var askedScopes: [String]
+        var resetScopes: Bool
+        var noBrowser: Bool
+        var timeoutMs: Int
+        var showDialog: Bool
+
+        init(_ command: ParsedCommand) throws {
+            json = try command.flag(.jsonRecords)
+            clientID = try command.value(Option.clientId)
+            redirectURI = try command.value(Option.redirectUri)
+            timeoutMs = try parseDuration(try command.value(Option.timeout) ?? "5m")
+            guard timeoutMs > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
+            guard timeoutMs <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
+            askedScopes = try SpotifyScope.expand(try command.values(Option.scope))
+            resetScopes = try command.flag(Option.resetScopes)
+            noBrowser = try command.flag(Option.noBrowser)
+            showDialog = try command.flag(Option.showDialog)
+        }
+    }
+
+    /// `logout`: it prints no record.
+    struct LogoutOptions: CommandOptions {
+        var forgetLinks: Bool
+
+        init(_ command: ParsedCommand) throws {
+            forgetLinks = try command.flag(Option.forgetLinks)
+        }
     }
 }

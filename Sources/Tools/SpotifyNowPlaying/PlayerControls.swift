@@ -37,18 +37,13 @@ extension SpotifyNowPlaying {
             ],
             notes: ["Reads what plays now, then removes that track with DELETE /me/library."]
         ).running({ (_: NoOptions, context) in try await like(context, save: false) }),
-        control(
+        playbackCommand(
             "shuffle", "turn shuffle on or off",
             arguments: [ArgumentSpec("on|off", help: "on or off.", completion: .choices(["on", "off"]))],
             discussion: [needsPremium], notes: [sends("PUT /me/player/shuffle")],
-            examples: [ExampleSpec("spotify-nowplaying shuffle on", "Shuffle what plays on the active device.")],
-            check: { _ = try PlayerArguments.shuffle($0.positionals[0]) },
-            send: { command, _, player, deviceID in
-                let on = try PlayerArguments.shuffle(command.positionals[0])
-                try await player.setShuffle(on, deviceID: deviceID)
-                return "shuffle \(on ? "on" : "off")"
-            }),
-        control(
+            examples: [ExampleSpec("spotify-nowplaying shuffle on", "Shuffle what plays on the active device.")]
+        ).running(shuffle),
+        playbackCommand(
             "repeat", "repeat nothing, the track, or the whole playlist or album (context)",
             arguments: [
                 ArgumentSpec(
@@ -56,14 +51,9 @@ extension SpotifyNowPlaying {
                     completion: .choices(["off", "track", "context"]))
             ],
             discussion: [needsPremium], notes: [sends("PUT /me/player/repeat")],
-            examples: [ExampleSpec("spotify-nowplaying repeat track", "Play this song on a loop.")],
-            check: { _ = try PlayerArguments.repeatState($0.positionals[0]) },
-            send: { command, _, player, deviceID in
-                let state = try PlayerArguments.repeatState(command.positionals[0])
-                try await player.setRepeat(state, deviceID: deviceID)
-                return "repeat \(state.rawValue)"
-            }),
-        control(
+            examples: [ExampleSpec("spotify-nowplaying repeat track", "Play this song on a loop.")]
+        ).running(setRepeat),
+        playbackCommand(
             "volume", "set the volume of the device, 0 to 100",
             arguments: [ArgumentSpec("PERCENT", help: "A whole percentage from 0 to 100 (a % sign may follow).")],
             discussion: [
@@ -71,14 +61,9 @@ extension SpotifyNowPlaying {
                     + " Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); Spotify refuses the command for them."
             ],
             notes: [sends("PUT /me/player/volume")],
-            examples: [ExampleSpec("spotify-nowplaying volume 30 --device Kitchen", "Turn the kitchen speaker down.")],
-            check: { _ = try PlayerArguments.volume($0.positionals[0]) },
-            send: { command, _, player, deviceID in
-                let percent = try PlayerArguments.volume(command.positionals[0])
-                try await player.setVolume(percent, deviceID: deviceID)
-                return "volume \(percent)%"
-            }),
-        control(
+            examples: [ExampleSpec("spotify-nowplaying volume 30 --device Kitchen", "Turn the kitchen speaker down.")]
+        ).running(volume),
+        playbackCommand(
             "seek", "jump to a position in the track that plays",
             arguments: [
                 ArgumentSpec(
@@ -90,13 +75,8 @@ extension SpotifyNowPlaying {
                 needsPremium + " A position past the end of the track skips to the next one, as Spotify does."
             ],
             notes: [sends("PUT /me/player/seek")],
-            examples: [ExampleSpec("spotify-nowplaying seek 1:30", "Jump to a minute and a half in.")],
-            check: { _ = try PlayerArguments.seekPosition($0.positionals[0]) },
-            send: { command, _, player, deviceID in
-                let position = try PlayerArguments.seekPosition(command.positionals[0])
-                try await player.seek(toMs: position, deviceID: deviceID)
-                return "seek to \(formatClock(milliseconds: position))"
-            }),
+            examples: [ExampleSpec("spotify-nowplaying seek 1:30", "Jump to a minute and a half in.")]
+        ).running(seek),
         CommandSpec(
             name: "transfer", abstract: "move playback to another device, keeping it playing or paused",
             discussion: [
@@ -113,14 +93,44 @@ extension SpotifyNowPlaying {
             examples: [
                 ExampleSpec("spotify-nowplaying transfer kitchen", "Carry on listening on the kitchen speaker.")
             ]
-        ).running({ (command: ParsedCommand, context) in try await transfer(command, context) }),
+        ).running(transfer),
     ]
+
+    // MARK: Settings
+
+    static func shuffle(_ options: ShuffleOptions, _ context: ToolContext) async throws -> ExitCode {
+        try await send(to: options.device, context) { player, deviceID in
+            try await player.setShuffle(options.on, deviceID: deviceID)
+            return "shuffle \(options.on ? "on" : "off")"
+        }
+    }
+
+    static func setRepeat(_ options: RepeatOptions, _ context: ToolContext) async throws -> ExitCode {
+        try await send(to: options.device, context) { player, deviceID in
+            try await player.setRepeat(options.state, deviceID: deviceID)
+            return "repeat \(options.state.rawValue)"
+        }
+    }
+
+    static func volume(_ options: VolumeOptions, _ context: ToolContext) async throws -> ExitCode {
+        try await send(to: options.device, context) { player, deviceID in
+            try await player.setVolume(options.percent, deviceID: deviceID)
+            return "volume \(options.percent)%"
+        }
+    }
+
+    static func seek(_ options: SeekOptions, _ context: ToolContext) async throws -> ExitCode {
+        try await send(to: options.device, context) { player, deviceID in
+            try await player.seek(toMs: options.positionMs, deviceID: deviceID)
+            return "seek to \(formatClock(milliseconds: options.positionMs))"
+        }
+    }
 
     // MARK: Transfer
 
-    static func transfer(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
+    static func transfer(_ options: TransferOptions, _ context: ToolContext) async throws -> ExitCode {
         let player = try context.player()
-        let device = try await player.device(named: command.positionals[0])
+        let device = try await player.device(named: options.device)
         guard let id = device["id"]?.stringValue else {
             throw PlayerCommandError.restricted(nil).toolError
         }

@@ -26,41 +26,75 @@ extension SpotifyNowPlaying {
                 "How many songs are lined up after this one."),
             ExampleSpec("spotify-nowplaying queue spotify:track:4uLU6hMCjMI75M1A2tKUQC", "Add a track to the queue."),
         ]
-    ).running({ (command: ParsedCommand, context) in
-        guard command.positionals.isEmpty else { return try await control(command, context, send: queue) }
-        if try command.value(deviceOption) != nil {
-            throw ToolError.usage("--device goes with URIs to add; the queue printed is your account's")
+    ).running(queue)
+
+    static func queue(_ options: QueueOptions, _ context: ToolContext) async throws -> ExitCode {
+        switch options.action {
+        case .list:
+            return try await listQueue(context, mode: context.outputMode(forcedJSON: options.json))
+        case .add(let references):
+            return try await send(to: options.device, context) { player, deviceID in
+                try await addToQueue(references, player: player, deviceID: deviceID)
+            }
+        case .addFromStandardInput:
+            return try await send(to: options.device, context) { player, deviceID in
+                let references = try lines(of: context.stdin, expectingOneOf: [.track, .episode])
+                return try await addToQueue(references, player: player, deviceID: deviceID)
+            }
         }
-        return try await listQueue(context, player: try context.player(), mode: outputMode(command, context))
-    })
+    }
+
+    static func addToQueue(_ references: [SpotifyReference], player: SpotifyPlayer, deviceID: String?)
+        async throws -> String
+    {
+        for reference in references { try await player.queue(uri: reference.uri, deviceID: deviceID) }
+        return "queue \(plural(references.count, "item"))"
+    }
 
     /// The queue as records, or a table on a terminal; nothing at all is exit 1.
-    static func listQueue(_ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
-        let records = LibraryReads.queueRecords(try await LibraryReads.queue(api: player.api))
-        guard !records.isEmpty else {
+    static func listQueue(_ context: ToolContext, mode: OutputMode) async throws -> ExitCode {
+        let player = try context.player()
+        let entries = LibraryReads.queueRecords(try await LibraryReads.queue(api: player.api)).map(QueueEntry.init)
+        guard !entries.isEmpty else {
             if context.terminal.stderrIsTerminal { context.warn("nothing playing and nothing queued") }
             return .notFound
         }
-        guard mode == .human else {
-            for record in records { try context.stdout.write(.object(record)) }
-            return .success
-        }
-        let table = TextTable(
-            [
-                .fixed(" ", width: 1), .fixed("#", width: 2, alignment: .right), .flexible("NAME", weight: 3),
-                .flexible("ARTISTS", weight: 2), .fixed("DURATION", width: 8, alignment: .right),
-            ], totalWidth: TextTable.terminalWidth(environment: context.environment))
-        try context.stdout.writeText(table.header + "\n")
-        for record in records {
-            let artists = (record["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
-            let by = artists.isEmpty ? (record["show"]?["name"]?.stringValue ?? "") : artists.joined(separator: ", ")
-            try context.stdout.writeText(
-                table.line([
-                    record["current"] == true ? "▶" : "", String(record["position"]?.intValue ?? 0),
-                    record["name"]?.stringValue ?? "", by,
-                    record["duration_ms"]?.intValue.map { formatClock(milliseconds: $0) } ?? "",
-                ]) + "\n")
-        }
+        var printer = RecordPrinter<QueueEntry>(context, mode: mode, columns: QueueEntry.columns)
+        for entry in entries { try printer.write(entry) }
         return .success
+    }
+}
+
+/// A track or episode in the queue: its track record (Spotify's fields, as spotify-tracks prints
+/// them) with position and current, passed through as it is; the table row reads it once.
+struct QueueEntry: TableRecord {
+    let json: JSONValue
+    let isCurrent: Bool
+    let position: Int
+    let name: String
+    /// The artists, or an episode's show.
+    let by: String
+    let durationMs: Int?
+
+    init(_ record: JSONObject) {
+        json = .object(record)
+        isCurrent = record["current"] == true
+        position = record["position"]?.intValue ?? 0
+        name = record["name"]?.stringValue ?? ""
+        let artists = (record["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        by = artists.isEmpty ? (record["show"]?["name"]?.stringValue ?? "") : artists.joined(separator: ", ")
+        durationMs = record["duration_ms"]?.intValue
+    }
+
+    static let columns: [TextTable.Column] = [
+        .fixed(" ", width: 1), .fixed("#", width: 2, alignment: .right), .flexible("NAME", weight: 3),
+        .flexible("ARTISTS", weight: 2), .fixed("DURATION", width: 8, alignment: .right),
+    ]
+
+    var cells: [String] {
+        [
+            isCurrent ? "▶" : "", String(position), name, by,
+            durationMs.map { formatClock(milliseconds: $0) } ?? "",
+        ]
     }
 }

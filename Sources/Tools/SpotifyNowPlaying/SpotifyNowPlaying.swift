@@ -23,24 +23,17 @@ package enum SpotifyNowPlaying {
             "Print only the devices' names, one per line (what shell completion offers): one try with a 2-second deadline, and nothing printed when it fails (exit 69), so a Tab never blocks the shell."
     )
 
-    /// What a playback command sends, and the words for it ("pause").
-    typealias Send = @Sendable (ParsedCommand, ToolContext, SpotifyPlayer, _ deviceID: String?) async throws -> String
-
-    /// `check` reads the arguments before anything touches the login or the network (exit 64).
-    static func control(
+    /// A playback command's declaration: it offers `--device`. Its options read the arguments
+    /// before anything touches the login or the network (exit 64).
+    static func playbackCommand(
         _ name: String, _ abstract: String, arguments: [ArgumentSpec] = [], discussion: [String] = [],
-        notes: [String] = [], examples: [ExampleSpec] = [],
-        check: @escaping @Sendable (ParsedCommand) throws -> Void = { _ in },
-        send: @escaping Send
+        notes: [String] = [], examples: [ExampleSpec] = []
     ) -> CommandSpec {
         CommandSpec(
             name: name, abstract: abstract, discussion: discussion, notes: notes, arguments: arguments,
             options: [deviceOption],
             examples: examples
-        ).running({ (command: ParsedCommand, context) in
-            try check(command)
-            return try await control(command, context, send: send)
-        })
+        )
     }
 
     package static let spec = CommandSpec(
@@ -57,16 +50,17 @@ package enum SpotifyNowPlaying {
         ],
         options: [
             .jsonRecords,
-            Option.device,
+            Option.withDevice,
             Option.playingOnly,
             Option.watch,
             Option.interval,
             Option.watchFor,
             // The benchmark's baseline: fixed polling through the same code.
             Option.fixedInterval,
+            Option.oldDeviceFlag,
         ],
         subcommands: [
-            control(
+            playbackCommand(
                 "play", "start or resume playback: a playlist, album, artist or show, or tracks and episodes",
                 arguments: [
                     ArgumentSpec(
@@ -85,40 +79,33 @@ package enum SpotifyNowPlaying {
                     ExampleSpec(
                         "spotify-playlists local show Mix | spotify-nowplaying play --device Kitchen",
                         "Play an app-local playlist on the kitchen speaker."),
-                ], send: play),
-            control("pause", "pause playback") { _, _, player, deviceID in
-                try await player.pause(deviceID: deviceID)
-                return "pause"
+                ]
+            ).running(play),
+            playbackCommand("pause", "pause playback").running { (options: ControlOptions, context) in
+                try await send(to: options.device, context) { player, deviceID in
+                    try await player.pause(deviceID: deviceID)
+                    return "pause"
+                }
             },
-            control("next", "skip to the next track") { _, _, player, deviceID in
-                try await player.next(deviceID: deviceID)
-                return "skip to the next track"
+            playbackCommand("next", "skip to the next track").running { (options: ControlOptions, context) in
+                try await send(to: options.device, context) { player, deviceID in
+                    try await player.next(deviceID: deviceID)
+                    return "skip to the next track"
+                }
             },
-            control("previous", "go back to the previous track") { _, _, player, deviceID in
-                try await player.previous(deviceID: deviceID)
-                return "go back to the previous track"
+            playbackCommand("previous", "go back to the previous track").running {
+                (options: ControlOptions, context) in
+                try await send(to: options.device, context) { player, deviceID in
+                    try await player.previous(deviceID: deviceID)
+                    return "go back to the previous track"
+                }
             },
             queueCommand,
         ] + settingCommands + [
             CommandSpec(
                 name: "devices", abstract: "list the devices Spotify can play on, as device records",
                 options: [deviceNamesOption]
-            ).running({ (command: ParsedCommand, context) in
-                if try command.flag(deviceNamesOption) {
-                    // For a shell's Tab: one quick try, and nothing printed when it fails (D15).
-                    guard let api = try? context.webAPI().forCompletion(),
-                        let devices = try? await SpotifyPlayer(api: api).devices()
-                    else { return .unavailable }
-                    for device in devices {
-                        if let name = device["name"]?.stringValue {
-                            try context.stdout.writeText(TerminalText.clean(name) + "\n")
-                        }
-                    }
-                    return .success
-                }
-                let player = try context.player()
-                return try await devices(context, player: player, mode: outputMode(command, context))
-            }),
+            ).running(devices),
             CommandSpec(
                 name: "recent",
                 abstract: "recently played tracks, oldest first, as played records",
@@ -135,16 +122,13 @@ package enum SpotifyNowPlaying {
                         "spotify-nowplaying recent --since 1h | songcount --label",
                         "How many songs you heard in the last hour.")
                 ]
-            ).running({ (command: ParsedCommand, context) in
-                try await recent(
-                    command, context, player: try context.player(), mode: outputMode(command, context))
-            }),
+            ).running(recent),
         ],
         input: [
             "play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."
         ],
         output: [
-            "now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null when nothing plays), context {type, uri} or null, with --device also device {id, name, type}, shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing playing, with only the state fields, and marks its last record final: true.",
+            "now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null when nothing plays), context {type, uri} or null, with --with-device also device {id, name, type}, shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing playing, with only the state fields, and marks its last record final: true.",
             "devices prints device records: type (device), id (null for some restricted devices), name, device_type (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO 8601) and context.",
         ],
         environment: [
@@ -183,74 +167,53 @@ package enum SpotifyNowPlaying {
         runsWithoutSubcommand: true
     ).running(nowPlaying)
 
-    static func outputMode(_ command: ParsedCommand, _ context: ToolContext) throws -> OutputMode {
-        context.outputMode(forcedJSON: try command.flag(.jsonRecords))
-    }
-
     /// The tool alone: one look at what plays, or `--watch`.
-    static func nowPlaying(_ command: ParsedCommand, _ context: ToolContext) async throws -> ExitCode {
-        let mode = try outputMode(command, context)
-        if try !command.flag(Option.watch) {
-            for option in [Option.watchFor, Option.interval] where try command.value(option) != nil {
-                throw ToolError.usage("--\(option.long) needs --watch")
-            }
+    static func nowPlaying(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
+        if options.usesOldDeviceFlag {
+            context.warn("--device (without a value) is now --with-device; the old spelling will go in a later release")
         }
-        // Options are checked before anything touches the network or the login.
-        let schedule = try pollSchedule(command)
-        let watchFor = try command.value(Option.watchFor).map { try Double(parseDuration($0)) / 1000 }
+        let mode = context.outputMode(forcedJSON: options.json)
         let clock = try WatchClock.from(context.environment)
         let player = try context.player()
-        if try command.flag(Option.watch) {
-            return try await watch(
-                command, context, player: player, mode: mode, schedule: schedule, clock: clock, duration: watchFor)
+        if let watch = options.watch {
+            return try await self.watch(watch, options, context, player: player, mode: mode, clock: clock)
         }
-        return try await oneShot(command, context, player: player, mode: mode)
-    }
-
-    static func pollSchedule(_ command: ParsedCommand) throws -> PollSchedule {
-        let interval = try command.value(Option.interval).map { Double(try parseDuration($0)) / 1000 } ?? 10
-        guard interval >= 1 else { throw ToolError.usage("--interval must be at least 1s") }
-        if try command.flag(Option.fixedInterval) {
-            return PollSchedule(interval: interval, idleInterval: interval, endMargin: 0, pauseGrace: 0, adapts: false)
-        }
-        return PollSchedule(interval: interval)
+        return try await oneShot(options, context, player: player, mode: mode)
     }
 
     // MARK: One shot and watch
 
-    static func oneShot(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
+    static func oneShot(_ options: Options, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
     {
-        let withDevice = try command.flag(Option.device)
         let observation = PlaybackObservation(
-            try await player.current(withDevice: withDevice), ofWholePlayer: withDevice)
-        guard observation.hasItem, try observation.isPlaying || !command.flag(Option.playingOnly) else {
+            try await player.current(withDevice: options.withDevice), ofWholePlayer: options.withDevice)
+        guard observation.hasItem, observation.isPlaying || !options.playingOnly else {
             if context.terminal.stderrIsTerminal { context.warn(observation.hasItem ? "paused" : "nothing playing") }
             return .notFound
         }
         if mode == .human {
             try context.stdout.writeText(observation.humanLine + "\n")
         } else {
-            try context.stdout.write(observation.record(observedAt: isoTimestamp(context.now)))
+            try context.stdout.write(NowPlayingRecord(observation, observedAt: isoTimestamp(context.now)))
         }
         return .success
     }
 
     static func watch(
-        _ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode,
-        schedule: PollSchedule, clock: WatchClock, duration: Double?
+        _ watch: Options.Watch, _ options: Options, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode,
+        clock: WatchClock
     ) async throws -> ExitCode {
         context.stdout.flushesEachRecord = true
         let stop = StopSignal()
         let signals = stop.stopOnSignals()
         defer { signals.cancel() }  // the run owns them: a host process gets its own back
         let watcher = PlaybackWatcher(
-            player: player, schedule: schedule, clock: clock, withDevice: try command.flag(Option.device),
-            duration: duration)
+            player: player, schedule: watch.schedule, clock: clock, withDevice: options.withDevice,
+            duration: watch.duration)
         try await watcher.run(stop: stop, warn: context.warn) { record in
             if mode == .human {
-                try context.stdout.writeText(
-                    PlaybackObservation.humanLine(ofRecord: record, in: context.timeZone) + "\n")
+                try context.stdout.writeText(record.timedHumanLine(in: context.timeZone) + "\n")
             } else {
                 try context.stdout.write(record)
             }
@@ -262,42 +225,31 @@ package enum SpotifyNowPlaying {
 
     static let playableKinds: [SpotifyReference.Kind] = [.track, .episode, .playlist, .album, .artist, .show]
 
-    /// A playback command: to `--device` or the active device, then a note of what was sent.
-    static func control(_ command: ParsedCommand, _ context: ToolContext, send: Send) async throws -> ExitCode {
+    /// Sends a playback command to `device` (an id or name; nil: the active device), then says on
+    /// stderr what was sent.
+    static func send(
+        to device: String?, _ context: ToolContext,
+        _ command: (SpotifyPlayer, _ deviceID: String?) async throws -> String
+    ) async throws -> ExitCode {
         let player = try context.player()
-        let device = try await player.commandTarget(try command.value(deviceOption))
-        let what = try await send(command, context, player, device.id)
-        context.warn("sent to \(device.name): \(what) (Spotify carries it out on the device)")
+        let target = try await player.commandTarget(device)
+        let what = try await command(player, target.id)
+        context.warn("sent to \(target.name): \(what) (Spotify carries it out on the device)")
         return .success
     }
 
-    static func play(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?)
-        async throws -> String
-    {
-        let target = try SpotifyPlayer.PlayTarget.from(try await playReferences(command, context))
-        try await player.play(target, deviceID: deviceID)
-        switch target {
-        case .resume: return "resume"
-        case .context(let uri, _): return "play \(uri)"
-        case .items(let uris): return "play \(plural(uris.count, "item"))"
+    static func play(_ options: PlayOptions, _ context: ToolContext) async throws -> ExitCode {
+        try await send(to: options.device, context) { player, deviceID in
+            let target = try SpotifyPlayer.PlayTarget.from(try await playReferences(options, context))
+            try await player.play(target, deviceID: deviceID)
+            switch target {
+            case .resume: return "resume"
+            case .context(let uri, _): return "play \(uri)"
+            case .items(let uris): return "play \(plural(uris.count, "item"))"
+            }
         }
     }
 
-    static func queue(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, deviceID: String?)
-        async throws -> String
-    {
-        let references =
-            command.positionals == ["-"]
-            ? try lines(of: context.stdin, expectingOneOf: [.track, .episode])
-            : try command.positionals.map {
-                if $0 == "-" { throw ToolError.usage("'-' reads standard input on its own: give it alone") }
-                return try SpotifyReference.argument($0, expectingOneOf: [.track, .episode])
-            }
-        for reference in references { try await player.queue(uri: reference.uri, deviceID: deviceID) }
-        return "queue \(plural(references.count, "item"))"
-    }
-
-    /// The arguments, or with none, the lines of standard input (unless it is a terminal: resume).
     /// The references on standard input, one a line.
     static func lines(of input: StandardInput, expectingOneOf kinds: [SpotifyReference.Kind]) throws
         -> [SpotifyReference]
@@ -307,19 +259,17 @@ package enum SpotifyNowPlaying {
         return references
     }
 
-    static func playReferences(_ command: ParsedCommand, _ context: ToolContext) async throws -> [SpotifyReference] {
-        if command.positionals.contains("-") && command.positionals != ["-"] {
-            throw ToolError.usage("'-' reads standard input on its own: give it alone")
-        }
-        // `play -` is `play` with standard input, even from a terminal.
-        if !command.positionals.isEmpty && command.positionals != ["-"] {
+    /// The arguments, or with none, the lines of standard input (unless it is a terminal: resume).
+    static func playReferences(_ options: PlayOptions, _ context: ToolContext) async throws -> [SpotifyReference] {
+        if !options.references.isEmpty {
             // An argument that is no id, URI or URL may be the name of one of your playlists.
-            let named = try await PlaylistNames.resolve(command.positionals, context) {
+            let named = try await PlaylistNames.resolve(options.references, context) {
                 (try? SpotifyReference.parse($0, expectingOneOf: playableKinds)) != nil
             }
             return try named.map { try SpotifyReference.argument($0, expectingOneOf: playableKinds) }
         }
-        if context.terminal.stdinIsTerminal && command.positionals.isEmpty { return [] }
+        // `play -` is `play` with standard input, even from a terminal.
+        if context.terminal.stdinIsTerminal && !options.readsStandardInput { return [] }
         var references: [SpotifyReference] = []
         var localFiles = 0
         try context.stdin.forEachLine { line in
@@ -348,58 +298,40 @@ package enum SpotifyNowPlaying {
 
     // MARK: Devices and history
 
-    static func devices(_ context: ToolContext, player: SpotifyPlayer, mode: OutputMode) async throws -> ExitCode {
-        let devices = try await player.devices()
+    static func devices(_ options: DevicesOptions, _ context: ToolContext) async throws -> ExitCode {
+        if options.namesOnly {
+            // For a shell's Tab: one quick try, and nothing printed when it fails (D15).
+            guard let api = try? context.webAPI().forCompletion(),
+                let devices = try? await SpotifyPlayer(api: api).devices()
+            else { return .unavailable }
+            for name in devices.map(DeviceRecord.init).compactMap(\.name) {
+                try context.stdout.writeText(TerminalText.clean(name) + "\n")
+            }
+            return .success
+        }
+        let mode = context.outputMode(forcedJSON: options.json)
+        let devices = try await context.player().devices().map(DeviceRecord.init)
         for device in devices {
-            let record = SpotifyPlayer.deviceRecord(device)
             if mode == .human {
-                let active = device["is_active"]?.boolValue == true ? "●" : " "
-                let restricted = device["is_restricted"]?.boolValue == true ? ", restricted" : ""
-                let line =
-                    "\(active) \(device["name"]?.stringValue ?? "?") (\(device["type"]?.stringValue ?? "?")\(restricted))"
-                try context.stdout.writeText(TerminalText.clean(line) + "\n")
+                try context.stdout.writeText(device.humanLine + "\n")
             } else {
-                try context.stdout.write(record)
+                try context.stdout.write(device)
             }
         }
         if devices.isEmpty { context.warn("Spotify sees no device; open Spotify on a phone, computer or speaker") }
         return .success
     }
 
-    static func recent(_ command: ParsedCommand, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
-        async throws -> ExitCode
-    {
-        if try command.value(Option.since) != nil && command.value(Option.after) != nil {
-            throw ToolError.usage("--since and --after cannot be used together")
-        }
-        var after: Double?
-        if let since = try command.value(Option.since) {
-            after = context.now - Double(try parseDuration(since)) / 1000
-        } else if let text = try command.value(Option.after) {
-            // A duration ago, a local time (today's, or with a date), or ISO 8601 with an offset.
-            if let ago = try? parseDuration(text) {
-                after = context.now - Double(ago) / 1000
-            } else if let time = LocalTime.parse(text, now: context.now, in: context.timeZone) {
-                after = time
-            } else {
-                throw ToolError.usage(
-                    "--after needs a time (05:30, 2026-11-24T05:30 in your time zone, or 2026-11-24T05:30:00Z) or a duration ago (2h), not '\(text.prefix(60))'"
-                )
-            }
-        }
-        let (plays, skipped) = try await player.playedRecords(after: after)
+    static func recent(_ options: RecentOptions, _ context: ToolContext) async throws -> ExitCode {
+        let after = try options.start?.seconds(now: context.now, in: context.timeZone)
+        let mode = context.outputMode(forcedJSON: options.json)
+        let (plays, skipped) = try await context.player().playedRecords(after: after)
         if skipped > 0 {
             context.warn("skipped \(plural(skipped, "play")) without a track or a played_at time")
         }
-        for play in plays.reversed() {
+        for play in plays.reversed().map(PlayedRecord.init) {
             if mode == .human {
-                let time = LocalTime.text(
-                    play["played_at"]?.stringValue ?? "", "yyyy-MM-dd HH:mm:ss", in: context.timeZone)
-                let name = play["name"]?.stringValue ?? "?"
-                let artists = (play["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(
-                    separator: ", ")
-                try context.stdout.writeText(
-                    TerminalText.clean("\(time)  \(name)\(artists.isEmpty ? "" : " — \(artists)")") + "\n")
+                try context.stdout.writeText(play.humanLine(in: context.timeZone) + "\n")
             } else {
                 try context.stdout.write(play)
             }
@@ -413,7 +345,8 @@ package enum SpotifyNowPlaying {
 }
 
 extension PlaybackObservation {
-    /// The terminal line for a record the watch printed (the final one included).
+    /// The terminal line for a now_playing record read back from a pipe (routine-link's live
+    /// display of the watch it runs), the final one included.
     static func humanLine(ofRecord record: JSONValue, in zone: LocalZone) -> String {
         guard let object = record.objectValue else { return "" }
         var item: JSONObject? = object
@@ -431,11 +364,15 @@ extension PlaybackObservation {
 extension SpotifyNowPlaying {
     /// The options, each declared once: the spec lists them and the handlers look them up by them.
     enum Option {
-        static let device = OptionSpec(
-            "device",
+        static let withDevice = OptionSpec(
+            "with-device",
             help:
                 "Ask GET /me/player instead: the record adds device {id, name, type}, shuffle_state and repeat_state."
         )
+        /// The old spelling of `--with-device`, from before the playback commands' `--device NAME|ID`
+        /// took the name: still accepted, with a warning.
+        static let oldDeviceFlag = OptionSpec(
+            "device", help: "The old spelling of --with-device.", isHidden: true)
         static let playingOnly = OptionSpec(
             "playing-only", help: "Treat paused playback as nothing playing (no record, exit 1).")
         static let watch = OptionSpec("watch", short: "w", help: "Keep watching; print a record for every change.")
@@ -455,5 +392,99 @@ extension SpotifyNowPlaying {
             help:
                 "Only tracks played after TIME: a time in your time zone (05:30, 2026-11-24T05:30), ISO 8601 with an offset, or a duration ago (2h)."
         )
+    }
+
+    /// The tool alone: one look at what plays, or `--watch`; read and checked before anything
+    /// touches the network or the login.
+    struct Options: CommandOptions {
+        /// What `--watch` needs: how to poll, and for how long (seconds; nil: until stopped).
+        struct Watch: Sendable {
+            var schedule: PollSchedule
+            var duration: Double?
+        }
+
+        var json: Bool
+        /// Ask `GET /me/player`, whose record adds the device and its settings.
+        var withDevice: Bool
+        /// The top-level `--device` flag, worth a warning.
+        var usesOldDeviceFlag: Bool
+        var playingOnly: Bool
+        /// nil: one look.
+        var watch: Watch?
+
+        init(_ command: ParsedCommand) throws {
+            json = try command.flag(.jsonRecords)
+            usesOldDeviceFlag = try command.flag(Option.oldDeviceFlag)
+            withDevice = try command.flag(Option.withDevice) || usesOldDeviceFlag
+            playingOnly = try command.flag(Option.playingOnly)
+            guard try command.flag(Option.watch) else {
+                for option in [Option.watchFor, Option.interval] where try command.value(option) != nil {
+                    throw ToolError.usage("--\(option.long) needs --watch")
+                }
+                watch = nil
+                return
+            }
+            let interval = try command.value(Option.interval).map { Double(try parseDuration($0)) / 1000 } ?? 10
+            guard interval >= 1 else { throw ToolError.usage("--interval must be at least 1s") }
+            let schedule =
+                try command.flag(Option.fixedInterval)
+                ? PollSchedule(interval: interval, idleInterval: interval, endMargin: 0, pauseGrace: 0, adapts: false)
+                : PollSchedule(interval: interval)
+            watch = Watch(
+                schedule: schedule,
+                duration: try command.value(Option.watchFor).map { try Double(parseDuration($0)) / 1000 })
+        }
+    }
+
+    /// `devices`.
+    struct DevicesOptions: CommandOptions {
+        var json: Bool
+        /// `--names`: only the names, for shell completion.
+        var namesOnly: Bool
+
+        init(_ command: ParsedCommand) throws {
+            json = try command.flag(.jsonRecords)
+            namesOnly = try command.flag(deviceNamesOption)
+        }
+    }
+
+    /// `recent`.
+    struct RecentOptions: CommandOptions {
+        /// Where the history starts: a duration ago, or a time for the run's clock and zone to place.
+        enum Start: Sendable {
+            case ago(milliseconds: Int)
+            case time(String)
+
+            /// Seconds since 1970.
+            func seconds(now: Double, in zone: LocalZone) throws -> Double {
+                switch self {
+                case .ago(let milliseconds): return now - Double(milliseconds) / 1000
+                case .time(let text):
+                    guard let time = LocalTime.parse(text, now: now, in: zone) else {
+                        throw ToolError.usage(
+                            "--after needs a time (05:30, 2026-11-24T05:30 in your time zone, or 2026-11-24T05:30:00Z) or a duration ago (2h), not '\(text.prefix(60))'"
+                        )
+                    }
+                    return time
+                }
+            }
+        }
+
+        var json: Bool
+        /// nil: all Spotify keeps.
+        var start: Start?
+
+        init(_ command: ParsedCommand) throws {
+            json = try command.flag(.jsonRecords)
+            let since = try command.value(Option.since)
+            let after = try command.value(Option.after)
+            if since != nil && after != nil { throw ToolError.usage("--since and --after cannot be used together") }
+            if let since {
+                start = .ago(milliseconds: try parseDuration(since))
+            } else if let after {
+                // A duration ago, a local time (today's, or with a date), or ISO 8601 with an offset.
+                start = (try? parseDuration(after)).map { .ago(milliseconds: $0) } ?? .time(after)
+            }
+        }
     }
 }
