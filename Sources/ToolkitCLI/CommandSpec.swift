@@ -6,11 +6,6 @@ package protocol CommandOptions: Sendable {
     init(_ command: ParsedCommand) throws
 }
 
-// TRANSITION (issue 25): handlers not yet given an Options struct take the parsed command.
-extension ParsedCommand: CommandOptions {
-    package init(_ command: ParsedCommand) { self = command }
-}
-
 /// For a command that takes no options and no arguments.
 package struct NoOptions: CommandOptions {
     package init(_ command: ParsedCommand) {}
@@ -21,7 +16,7 @@ package struct NoOptions: CommandOptions {
 package typealias Handler<Options: CommandOptions> = @Sendable (Options, ToolContext) async throws -> ExitCode
 
 /// A handler with its options type erased, as the spec keeps it.
-package typealias CommandHandler = @Sendable (ParsedCommand, ToolContext) async throws -> ExitCode
+typealias CommandHandler = @Sendable (ParsedCommand, ToolContext) async throws -> ExitCode
 
 /// The one declaration of a command. The parser, `--help`, the man page and the bash, zsh and
 /// fish completion scripts are all derived from it, so none of them can drift from the others;

@@ -164,7 +164,7 @@ extension SpotifyNowPlaying {
 }
 
 /// The track `like` acts on, read from `GET /me/player/currently-playing`. Pure.
-package struct LikeTarget: Sendable, Equatable, CustomStringConvertible {
+struct LikeTarget: Sendable, Equatable, CustomStringConvertible {
     package var uri: String
     package var name: String
     package var artists: [String]
