@@ -45,10 +45,16 @@ import Testing
 
     @Test func playbackOptions() throws {
         let tool = SpotifyNowPlaying.spec
-        #expect(usage(SpotifyNowPlaying.VolumeOptions.self, tool, ["volume", "101"])?.contains("0 to 100") == true)
-        #expect(usage(SpotifyNowPlaying.SeekOptions.self, tool, ["seek", "25:00:00"])?.contains("24 hours") == true)
-        #expect(usage(SpotifyNowPlaying.ShuffleOptions.self, tool, ["shuffle", "maybe"]) != nil)
-        #expect(usage(SpotifyNowPlaying.RepeatOptions.self, tool, ["repeat", "all"]) != nil)
+        #expect(
+            usage(SpotifyNowPlaying.SettingOptions<SpotifyNowPlaying.Volume>.self, tool, ["volume", "101"])?.contains(
+                "0 to 100") == true)
+        #expect(
+            usage(SpotifyNowPlaying.SettingOptions<SpotifyNowPlaying.SeekPosition>.self, tool, ["seek", "25:00:00"])?
+                .contains("24 hours") == true)
+        #expect(
+            usage(SpotifyNowPlaying.SettingOptions<SpotifyNowPlaying.Shuffle>.self, tool, ["shuffle", "maybe"]) != nil)
+        #expect(
+            usage(SpotifyNowPlaying.SettingOptions<SpotifyPlayer.RepeatState>.self, tool, ["repeat", "all"]) != nil)
         #expect(usage(SpotifyNowPlaying.PlayOptions.self, tool, ["play", "-", "x"])?.contains("on its own") == true)
         #expect(usage(SpotifyNowPlaying.QueueOptions.self, tool, ["queue", "--device", "Kitchen"]) != nil)
         #expect(usage(SpotifyNowPlaying.QueueOptions.self, tool, ["queue", "not a uri"]) != nil)
@@ -56,8 +62,9 @@ import Testing
             usage(SpotifyNowPlaying.RecentOptions.self, tool, ["recent", "--since", "1h", "--after", "05:30"])
                 == "--since and --after cannot be used together")
 
-        let volume = try read(SpotifyNowPlaying.VolumeOptions.self, tool, ["volume", "30%", "--device", "kit"])
-        #expect(volume.percent == 30 && volume.device == "kit")
+        let volume = try read(
+            SpotifyNowPlaying.SettingOptions<SpotifyNowPlaying.Volume>.self, tool, ["volume", "30%", "--device", "kit"])
+        #expect(volume.setting.percent == 30 && volume.device == "kit")
         let play = try read(SpotifyNowPlaying.PlayOptions.self, tool, ["play", "-"])
         #expect(play.readsStandardInput && play.references.isEmpty)
         let ago = try read(SpotifyNowPlaying.RecentOptions.self, tool, ["recent", "--after", "2h"])

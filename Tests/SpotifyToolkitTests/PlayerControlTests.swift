@@ -379,41 +379,41 @@ import ToolkitCore
 /// The pure readers of the settings' arguments.
 @Suite(.tags(.medium)) struct PlayerArgumentsTests {
     @Test func volumes() throws {
-        #expect(try SpotifyNowPlaying.VolumeOptions.percent("0") == 0)
-        #expect(try SpotifyNowPlaying.VolumeOptions.percent("100") == 100)
-        #expect(try SpotifyNowPlaying.VolumeOptions.percent(" 42% ") == 42)
-        #expect(try SpotifyNowPlaying.VolumeOptions.percent("007") == 7)
+        #expect(try SpotifyNowPlaying.Volume(argument: "0").percent == 0)
+        #expect(try SpotifyNowPlaying.Volume(argument: "100").percent == 100)
+        #expect(try SpotifyNowPlaying.Volume(argument: " 42% ").percent == 42)
+        #expect(try SpotifyNowPlaying.Volume(argument: "007").percent == 7)
         for bad in ["101", "-1", "+5", "1e2", "50.0", "", "%", "5%%", "ten", "٣", String(repeating: "9", count: 500)] {
-            #expect(throws: ToolError.self, "\(bad)") { try SpotifyNowPlaying.VolumeOptions.percent(bad) }
+            #expect(throws: ToolError.self, "\(bad)") { try SpotifyNowPlaying.Volume(argument: bad).percent }
         }
     }
 
     @Test func seekPositions() throws {
-        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("1:30") == 90_000)
-        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("90s") == 90_000)
-        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("90") == 90_000)
-        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("1m30s") == 90_000)
-        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("1:02:03") == 3_723_000)
-        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("0") == 0)
-        #expect(try SpotifyNowPlaying.SeekOptions.positionMs("24:00:00") == 86_400_000)
+        #expect(try SpotifyNowPlaying.SeekPosition(argument: "1:30").milliseconds == 90_000)
+        #expect(try SpotifyNowPlaying.SeekPosition(argument: "90s").milliseconds == 90_000)
+        #expect(try SpotifyNowPlaying.SeekPosition(argument: "90").milliseconds == 90_000)
+        #expect(try SpotifyNowPlaying.SeekPosition(argument: "1m30s").milliseconds == 90_000)
+        #expect(try SpotifyNowPlaying.SeekPosition(argument: "1:02:03").milliseconds == 3_723_000)
+        #expect(try SpotifyNowPlaying.SeekPosition(argument: "0").milliseconds == 0)
+        #expect(try SpotifyNowPlaying.SeekPosition(argument: "24:00:00").milliseconds == 86_400_000)
         for bad in [
             "-10", "+10", "1:3", "1:60", "1.5", "", " ", "abc", "24:00:01", "1h1h", "9223372036854775807",
             String(repeating: "9", count: 10_000), "١:٣٠",
         ] {
-            #expect(throws: ToolError.self, "\(bad)") { try SpotifyNowPlaying.SeekOptions.positionMs(bad) }
+            #expect(throws: ToolError.self, "\(bad)") { try SpotifyNowPlaying.SeekPosition(argument: bad).milliseconds }
         }
-        let error = #expect(throws: ToolError.self) { try SpotifyNowPlaying.SeekOptions.positionMs("\u{1b}[31m" + "x") }
+        let error = #expect(throws: ToolError.self) { try SpotifyNowPlaying.SeekPosition(argument: "\u{1b}[31m" + "x") }
         #expect(error?.exitCode == .usage)
         #expect(error?.message.contains("\u{1b}") == false)
     }
 
     @Test func shuffleAndRepeat() throws {
-        #expect(try SpotifyNowPlaying.ShuffleOptions.on("on") == true)
-        #expect(try SpotifyNowPlaying.ShuffleOptions.on("Off") == false)
-        #expect(try SpotifyNowPlaying.RepeatOptions.state("TRACK") == .track)
-        #expect(try SpotifyNowPlaying.RepeatOptions.state("context") == .context)
-        #expect(throws: ToolError.self) { try SpotifyNowPlaying.ShuffleOptions.on("random") }
-        #expect(throws: ToolError.self) { try SpotifyNowPlaying.RepeatOptions.state("all") }
+        #expect(try SpotifyNowPlaying.Shuffle(argument: "on").on == true)
+        #expect(try SpotifyNowPlaying.Shuffle(argument: "Off").on == false)
+        #expect(try SpotifyPlayer.RepeatState(argument: "TRACK") == .track)
+        #expect(try SpotifyPlayer.RepeatState(argument: "context") == .context)
+        #expect(throws: ToolError.self) { try SpotifyNowPlaying.Shuffle(argument: "random").on }
+        #expect(throws: ToolError.self) { try SpotifyPlayer.RepeatState(argument: "all") }
     }
 
     /// Issue 30, item 6 (review 23): `--with-device` on a terminal says where it plays; without it

@@ -54,7 +54,7 @@ import Testing
             usage(Tool.AddOptions.self, ["add", "Mix", "--position", "-1"])?.hasPrefix("--position must be") == true)
         #expect(usage(Tool.AddOptions.self, ["add"])?.hasPrefix("name one PLAYLIST to change") == true)
         let add = try options(Tool.AddOptions.self, ["add", "Mix", "--position", "3", "-n"])
-        #expect(add.playlist == "Mix" && add.position == 3 && add.dryRun && !add.liked)
+        #expect(add.playlist == "Mix" && add.position == 3 && add.settings.dryRun && !add.liked)
         #expect(
             usage(Tool.RemoveOptions.self, ["remove", "-l", "Mix"])
                 == "remove --liked changes your Liked Songs; it takes no PLAYLIST")

@@ -98,31 +98,33 @@ extension SpotifyNowPlaying {
 
     // MARK: Settings
 
-    static func shuffle(_ options: ShuffleOptions, _ context: ToolContext) async throws -> ExitCode {
+    static func shuffle(_ options: SettingOptions<Shuffle>, _ context: ToolContext) async throws -> ExitCode {
         try await send(to: options.device, context) { player, deviceID in
-            try await player.setShuffle(options.on, deviceID: deviceID)
-            return "shuffle \(options.on ? "on" : "off")"
+            try await player.setShuffle(options.setting.on, deviceID: deviceID)
+            return "shuffle \(options.setting.on ? "on" : "off")"
         }
     }
 
-    static func setRepeat(_ options: RepeatOptions, _ context: ToolContext) async throws -> ExitCode {
+    static func setRepeat(_ options: SettingOptions<SpotifyPlayer.RepeatState>, _ context: ToolContext) async throws
+        -> ExitCode
+    {
         try await send(to: options.device, context) { player, deviceID in
-            try await player.setRepeat(options.state, deviceID: deviceID)
-            return "repeat \(options.state.rawValue)"
+            try await player.setRepeat(options.setting, deviceID: deviceID)
+            return "repeat \(options.setting.rawValue)"
         }
     }
 
-    static func volume(_ options: VolumeOptions, _ context: ToolContext) async throws -> ExitCode {
+    static func volume(_ options: SettingOptions<Volume>, _ context: ToolContext) async throws -> ExitCode {
         try await send(to: options.device, context) { player, deviceID in
-            try await player.setVolume(options.percent, deviceID: deviceID)
-            return "volume \(options.percent)%"
+            try await player.setVolume(options.setting.percent, deviceID: deviceID)
+            return "volume \(options.setting.percent)%"
         }
     }
 
-    static func seek(_ options: SeekOptions, _ context: ToolContext) async throws -> ExitCode {
+    static func seek(_ options: SettingOptions<SeekPosition>, _ context: ToolContext) async throws -> ExitCode {
         try await send(to: options.device, context) { player, deviceID in
-            try await player.seek(toMs: options.positionMs, deviceID: deviceID)
-            return "seek to \(formatClock(milliseconds: options.positionMs))"
+            try await player.seek(toMs: options.setting.milliseconds, deviceID: deviceID)
+            return "seek to \(formatClock(milliseconds: options.setting.milliseconds))"
         }
     }
 

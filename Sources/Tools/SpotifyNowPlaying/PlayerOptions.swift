@@ -70,96 +70,77 @@ extension SpotifyNowPlaying {
         return arguments == ["-"]
     }
 
-    /// `shuffle on|off`.
-    struct ShuffleOptions: CommandOptions {
+    /// shuffle, repeat, volume and seek: the value their one argument gives, and where to send it.
+    struct SettingOptions<Setting: PlayerSetting>: CommandOptions {
         var device: String?
-        var on: Bool
+        var setting: Setting
 
         init(_ command: ParsedCommand) throws {
             device = try command.value(deviceOption)
-            on = try Self.on(command.positionals[0])
+            setting = try Setting(argument: command.positionals[0])
         }
+    }
+
+    /// A value the argument of shuffle, repeat, volume or seek gives, checked: a usage error says
+    /// what is accepted.
+    protocol PlayerSetting: Sendable {
+        init(argument text: String) throws
+    }
+
+    /// `shuffle on|off`.
+    struct Shuffle: PlayerSetting {
+        var on: Bool
 
         /// `on` or `off` (also `true`/`false`, `yes`/`no`, `1`/`0`), case-insensitive.
-        static func on(_ text: String) throws -> Bool {
+        init(argument text: String) throws {
             switch text.trimmed.lowercased() {
-            case "on", "true", "yes", "1": return true
-            case "off", "false", "no", "0": return false
+            case "on", "true", "yes", "1": on = true
+            case "off", "false", "no", "0": on = false
             default: throw ToolError.usage("shuffle takes on or off, not '\(shown(text))'")
             }
         }
     }
 
-    /// `repeat off|track|context`.
-    struct RepeatOptions: CommandOptions {
-        var device: String?
-        var state: SpotifyPlayer.RepeatState
-
-        init(_ command: ParsedCommand) throws {
-            device = try command.value(deviceOption)
-            state = try Self.state(command.positionals[0])
-        }
-
-        /// `off`, `track` or `context`, case-insensitive.
-        static func state(_ text: String) throws -> SpotifyPlayer.RepeatState {
-            guard let state = SpotifyPlayer.RepeatState(rawValue: text.trimmed.lowercased()) else {
-                throw ToolError.usage("repeat takes off, track or context, not '\(shown(text))'")
-            }
-            return state
-        }
-    }
-
     /// `volume PERCENT`.
-    struct VolumeOptions: CommandOptions {
-        var device: String?
+    struct Volume: PlayerSetting {
         var percent: Int
 
-        init(_ command: ParsedCommand) throws {
-            device = try command.value(deviceOption)
-            percent = try Self.percent(command.positionals[0])
-        }
-
         /// A whole percentage from 0 to 100, with or without a `%` sign.
-        static func percent(_ text: String) throws -> Int {
+        init(argument text: String) throws {
             var digits = Substring(text.trimmed)
             if digits.hasSuffix("%") { digits = digits.dropLast() }
             guard let value = number(digits, max: 100) else {
                 throw ToolError.usage("volume takes a whole percentage from 0 to 100, not '\(shown(text))'")
             }
-            return value
+            percent = value
         }
     }
 
     /// `seek POSITION`.
-    struct SeekOptions: CommandOptions {
-        var device: String?
-        var positionMs: Int
+    struct SeekPosition: PlayerSetting {
+        var milliseconds: Int
 
         /// The furthest `seek` goes: 24 hours (longer than any track or episode).
         static let maxSeconds = 24 * 3600
 
-        init(_ command: ParsedCommand) throws {
-            device = try command.value(deviceOption)
-            positionMs = try Self.positionMs(command.positionals[0])
-        }
-
-        /// A position in the track, in milliseconds: seconds (`90`), `90s`, `1m30s`, `m:ss` (`1:30`)
-        /// or `h:mm:ss` (`1:02:03`), at most 24 hours. The forms are `parseDuration`'s.
-        static func positionMs(_ text: String) throws -> Int {
+        /// A position in the track: seconds (`90`), `90s`, `1m30s`, `m:ss` (`1:30`) or `h:mm:ss`
+        /// (`1:02:03`), at most 24 hours. The forms are `parseDuration`'s.
+        init(argument text: String) throws {
             // A position in a track, not a duration: a bare number is seconds, as players take it
             // (mpc seek 90), where a bare duration is refused for want of a unit.
-            if let seconds = number(Substring(text), max: maxSeconds) { return seconds * 1000 }
-            let milliseconds: Int
+            if let seconds = number(Substring(text), max: Self.maxSeconds) {
+                milliseconds = seconds * 1000
+                return
+            }
             do {
                 milliseconds = try parseDuration(text)
             } catch {
                 throw ToolError.usage(
                     "seek takes a position such as 1:30, 90s, 90 (seconds) or 1:02:03, not '\(shown(text))'")
             }
-            guard milliseconds <= maxSeconds * 1000 else {
+            guard milliseconds <= Self.maxSeconds * 1000 else {
                 throw ToolError.usage("seek goes at most 24 hours into a track, not '\(shown(text))'")
             }
-            return milliseconds
         }
     }
 
@@ -189,6 +170,16 @@ extension SpotifyNowPlaying {
     static func shown(_ text: String) -> String {
         let clean = TerminalText.clean(text)
         return clean.count > 40 ? String(clean.prefix(40)) + "…" : clean
+    }
+}
+
+/// `repeat off|track|context`: `off`, `track` or `context`, case-insensitive.
+extension SpotifyPlayer.RepeatState: SpotifyNowPlaying.PlayerSetting {
+    init(argument text: String) throws {
+        guard let state = Self(rawValue: text.trimmed.lowercased()) else {
+            throw ToolError.usage("repeat takes off, track or context, not '\(SpotifyNowPlaying.shown(text))'")
+        }
+        self = state
     }
 }
 

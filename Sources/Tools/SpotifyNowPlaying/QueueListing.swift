@@ -66,24 +66,15 @@ extension SpotifyNowPlaying {
 }
 
 /// A track or episode in the queue: its track record (Spotify's fields, as spotify-tracks prints
-/// them) with position and current, passed through as it is; the table row reads it once.
+/// them) with position and current, passed through as it is; its row is spotify-tracks' row
+/// after a mark for the current one, numbered by position as it is.
 struct QueueEntry: TableRecord {
-    let json: JSONValue
+    let track: SpotifyTracks.TrackRow
     let isCurrent: Bool
-    let position: Int
-    let name: String
-    /// The artists, or an episode's show.
-    let by: String
-    let durationMs: Int?
 
     init(_ record: JSONObject) {
-        json = .object(record)
+        track = SpotifyTracks.TrackRow(record)
         isCurrent = record["current"] == true
-        position = record["position"]?.intValue ?? 0
-        name = record["name"]?.stringValue ?? ""
-        let artists = (record["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
-        by = artists.isEmpty ? (record["show"]?["name"]?.stringValue ?? "") : artists.joined(separator: ", ")
-        durationMs = record["duration_ms"]?.intValue
     }
 
     static let columns: [TextTable.Column] = [
@@ -91,10 +82,7 @@ struct QueueEntry: TableRecord {
         .flexible("ARTISTS", weight: 2), .fixed("DURATION", width: 8, alignment: .right),
     ]
 
-    var cells: [String] {
-        [
-            isCurrent ? "▶" : "", String(position), name, by,
-            durationMs.map { formatClock(milliseconds: $0) } ?? "",
-        ]
-    }
+    var json: JSONValue { track.json }
+
+    var cells: [String] { [isCurrent ? "▶" : "", String(track.position)] + track.itemCells }
 }

@@ -131,16 +131,19 @@ extension SpotifyPlaylists {
             "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its exact name."
     )
 
-    /// How an edit is written: least change or afresh, and how far it may go; each option read
-    /// only where the command declares it (remove offers none but --dry-run).
-    struct EditSettings {
+    /// How a write is made and its result printed: --dry-run and --json, which every write offers,
+    /// and for the destructive ones least change or afresh and how far it may go, each read only
+    /// where the command declares it (remove offers none of those).
+    struct WriteSettings {
         var dryRun = false
+        var json = false
         var resetDates = false
         var dropUnavailable = false
         var maxMoves = defaultMaxMoves
 
         init(_ command: ParsedCommand) throws {
             dryRun = try command.flag(WriteOption.dryRun)
+            json = try command.flag(PlaylistCommands.jsonOption)
             if command.declares(EditOption.resetDates) { resetDates = try command.flag(EditOption.resetDates) }
             if command.declares(EditOption.dropUnavailable) {
                 dropUnavailable = try command.flag(EditOption.dropUnavailable)
@@ -158,38 +161,35 @@ extension SpotifyPlaylists {
                 maxMoves = value
             }
         }
+
+        func mode(_ context: ToolContext) -> OutputMode { context.outputMode(forcedJSON: json) }
     }
 
     struct DedupeOptions: CommandOptions {
-        var json: Bool
-        var settings: EditSettings
+        var settings: WriteSettings
         var playlist: String
 
         init(_ command: ParsedCommand) throws {
-            settings = try EditSettings(command)
+            settings = try WriteSettings(command)
             playlist = try onePlaylist(command)
-            json = try command.flag(PlaylistCommands.jsonOption)
         }
     }
 
     struct UndoOptions: CommandOptions {
-        var json: Bool
-        var settings: EditSettings
+        var settings: WriteSettings
         var playlist: String
         /// Although the playlist changed since that write.
         var force: Bool
 
         init(_ command: ParsedCommand) throws {
-            settings = try EditSettings(command)
+            settings = try WriteSettings(command)
             playlist = try onePlaylist(command)
             force = try command.flag(EditOption.force)
-            json = try command.flag(PlaylistCommands.jsonOption)
         }
     }
 
     struct SortOptions: CommandOptions {
-        var json: Bool
-        var settings: EditSettings
+        var settings: WriteSettings
         var playlist: String
         var key: SortKey
         var reverse: Bool
@@ -197,7 +197,7 @@ extension SpotifyPlaylists {
         var seed: UInt64?
 
         init(_ command: ParsedCommand) throws {
-            settings = try EditSettings(command)
+            settings = try WriteSettings(command)
             guard let keyText = try command.value(EditOption.sortKey) else {
                 throw ToolError.usage("sort needs --by KEY: duration, name, artist, album, added or random")
             }
@@ -215,26 +215,23 @@ extension SpotifyPlaylists {
             if seed != nil && key != .random { throw ToolError.usage("--seed goes with --by random") }
             reverse = try command.flag(EditOption.reverse)
             playlist = try onePlaylist(command)
-            json = try command.flag(PlaylistCommands.jsonOption)
         }
     }
 
     struct RewriteOptions: CommandOptions {
-        var json: Bool
-        var settings: EditSettings
+        var settings: WriteSettings
         var playlist: String
         /// COMMAND and its arguments.
         var program: [String]
 
         init(_ command: ParsedCommand) throws {
-            settings = try EditSettings(command)
+            settings = try WriteSettings(command)
             guard command.positionals.count >= 2 else {
                 throw ToolError.usage(
                     "rewrite needs a COMMAND after the PLAYLIST: rewrite PLAYLIST -- COMMAND [ARGS...]")
             }
             playlist = command.positionals[0]
             program = Array(command.positionals.dropFirst())
-            json = try command.flag(PlaylistCommands.jsonOption)
         }
     }
 
@@ -242,23 +239,16 @@ extension SpotifyPlaylists {
 
     static func dedupe(_ options: DedupeOptions, _ context: ToolContext) async throws -> ExitCode {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
-        let writer = try context.playlistWriter()
-        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
-        let wanted = contents.writableURIs.compactMap { $0 }.uniqued()
-        return try await applyEdit(
-            "dedupe", to: playlist, contents: contents, wanted: wanted, settings: options.settings, writer: writer,
-            context: context, mode: context.outputMode(forcedJSON: options.json))
+        return try await applyEdit("dedupe", to: playlist, settings: options.settings, context: context) { contents in
+            contents.writableURIs.compactMap { $0 }.uniqued()
+        }
     }
 
     static func sort(_ options: SortOptions, _ context: ToolContext) async throws -> ExitCode {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
-        let writer = try context.playlistWriter()
-        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
-        let wanted = PlaylistOrder.sorted(
-            contents.entries, by: options.key, reverse: options.reverse, seed: options.seed)
-        return try await applyEdit(
-            "sort", to: playlist, contents: contents, wanted: wanted, settings: options.settings, writer: writer,
-            context: context, mode: context.outputMode(forcedJSON: options.json))
+        return try await applyEdit("sort", to: playlist, settings: options.settings, context: context) { contents in
+            PlaylistOrder.sorted(contents.entries, by: options.key, reverse: options.reverse, seed: options.seed)
+        }
     }
 
     static func rewrite(_ options: RewriteOptions, _ context: ToolContext) async throws -> ExitCode {
@@ -268,8 +258,16 @@ extension SpotifyPlaylists {
         else {
             throw ToolError(.noInput, "rewrite: command '\(TerminalText.clean(program[0]))' not found on PATH")
         }
-        let writer = try context.playlistWriter()
-        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        return try await applyEdit("rewrite", to: playlist, settings: options.settings, context: context) { contents in
+            try rewritten(contents, of: playlist, by: executable, program, context)
+        }
+    }
+
+    /// The items COMMAND prints when given the playlist's track records: what the playlist becomes.
+    static func rewritten(
+        _ contents: PlaylistContents, of playlist: SpotifyReference, by executable: String, _ program: [String],
+        _ context: ToolContext
+    ) throws -> [String] {
         var input = Data()
         let reference = SpotifyReference(kind: .playlist, id: playlist.id)
         for (position, entry) in contents.entries.enumerated() {
@@ -306,9 +304,7 @@ extension SpotifyPlaylists {
                 "rewrite: the command printed no items, which would empty playlist \(playlist.id); nothing was written (to empty it: spotify-playlists replace --allow-empty \(playlist.id) < /dev/null)"
             )
         }
-        return try await applyEdit(
-            "rewrite", to: playlist, contents: contents, wanted: items.uris, settings: options.settings,
-            writer: writer, context: context, mode: context.outputMode(forcedJSON: options.json))
+        return items.uris
     }
 
     static func undo(_ options: UndoOptions, _ context: ToolContext) async throws -> ExitCode {
@@ -320,37 +316,38 @@ extension SpotifyPlaylists {
                 "nothing to undo for playlist \(playlist.id): no destructive write of it was made on this machine in the last \(Int(UndoJournal.maxAge / 86_400)) days"
             )
         }
-        let writer = try context.playlistWriter()
-        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
-        let now = contents.writableURIs
-        if now != last.after && !options.force {
-            throw ToolError.tempFail(
-                "playlist \(playlist.id) changed since the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)): \(changeText(from: last.after, to: now)); undo would lose that too; add --force to undo anyway"
-            )
-        }
-        context.warn(
-            "undoing the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone))\(last.complete ? "" : " (which did not finish)")"
-        )
-        let lost = last.before.count { $0 == nil } - now.count { $0 == nil }
-        if lost > 0 {
+        return try await applyEdit("undo", to: playlist, settings: options.settings, context: context) { contents in
+            let now = contents.writableURIs
+            if now != last.after && !options.force {
+                throw ToolError.tempFail(
+                    "playlist \(playlist.id) changed since the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)): \(changeText(from: last.after, to: now)); undo would lose that too; add --force to undo anyway"
+                )
+            }
             context.warn(
-                "\(countText(lost, noun: "unavailable entry")) or local \(lost == 1 ? "file" : "files") that it dropped cannot come back: the Web API cannot add them"
+                "undoing the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone))\(last.complete ? "" : " (which did not finish)")"
             )
+            let lost = last.before.count { $0 == nil } - now.count { $0 == nil }
+            if lost > 0 {
+                context.warn(
+                    "\(countText(lost, noun: "unavailable entry")) or local \(lost == 1 ? "file" : "files") that it dropped cannot come back: the Web API cannot add them"
+                )
+            }
+            return last.before.compactMap { $0 }
         }
-        return try await applyEdit(
-            "undo", to: playlist, contents: contents, wanted: last.before.compactMap { $0 },
-            settings: options.settings, writer: writer, context: context,
-            mode: context.outputMode(forcedJSON: options.json))
     }
 
     // MARK: The shared edit
 
-    /// Plans `wanted` against `contents`, says what it will do, and (unless --dry-run) journals,
-    /// sends and proves it.
+    /// Reads the whole playlist (a read that fails writes nothing), plans what `wanted` makes of
+    /// it, says what it will do, and (unless --dry-run) journals, sends and proves it.
     static func applyEdit(
-        _ action: String, to playlist: SpotifyReference, contents: PlaylistContents, wanted: [String],
-        settings: EditSettings, writer: PlaylistWriter, context: ToolContext, mode: OutputMode
+        _ action: String, to playlist: SpotifyReference, settings: WriteSettings, context: ToolContext,
+        wanted: (PlaylistContents) async throws -> [String]
     ) async throws -> ExitCode {
+        let writer = try context.playlistWriter()
+        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        let wanted = try await wanted(contents)
+        let mode = settings.mode(context)
         let current = contents.writableURIs
         let pinned = current.count { $0 == nil }
         if wanted.count > PlaylistWriter.maxItems - pinned {

@@ -181,8 +181,7 @@ extension SpotifyPlaylists {
     }
 
     struct CreateOptions: CommandOptions {
-        var json: Bool
-        var dryRun: Bool
+        var settings: WriteSettings
         var name: String
         var description: String?
         var isPublic: Bool
@@ -202,14 +201,12 @@ extension SpotifyPlaylists {
             }
             description = try command.value(WriteOption.description)
             allowEmpty = try command.flag(WriteOption.allowEmpty)
-            dryRun = try command.flag(WriteOption.dryRun)
-            json = try command.flag(PlaylistCommands.jsonOption)
+            settings = try WriteSettings(command)
         }
     }
 
     struct AddOptions: CommandOptions {
-        var json: Bool
-        var dryRun: Bool
+        var settings: WriteSettings
         /// Your Liked Songs instead of a playlist.
         var liked: Bool
         /// The PLAYLIST (nil with --liked).
@@ -233,14 +230,12 @@ extension SpotifyPlaylists {
                 }
                 playlist = try onePlaylist(command)
             }
-            dryRun = try command.flag(WriteOption.dryRun)
-            json = try command.flag(PlaylistCommands.jsonOption)
+            settings = try WriteSettings(command)
         }
     }
 
     struct RemoveOptions: CommandOptions {
-        var json: Bool
-        var settings: EditSettings
+        var settings: WriteSettings
         /// Your Liked Songs instead of a playlist.
         var liked: Bool
         /// The PLAYLIST (nil with --liked).
@@ -249,30 +244,26 @@ extension SpotifyPlaylists {
         init(_ command: ParsedCommand) throws {
             liked = try command.flag(WriteOption.unliked)
             if liked { try checkLiked(command, action: "remove") } else { playlist = try onePlaylist(command) }
-            settings = try EditSettings(command)
-            json = try command.flag(PlaylistCommands.jsonOption)
+            settings = try WriteSettings(command)
         }
     }
 
     struct ReplaceOptions: CommandOptions {
-        var json: Bool
-        var settings: EditSettings
+        var settings: WriteSettings
         var playlist: String
         var allowEmpty: Bool
         var force: Bool
 
         init(_ command: ParsedCommand) throws {
-            settings = try EditSettings(command)
+            settings = try WriteSettings(command)
             playlist = try onePlaylist(command)
             allowEmpty = try command.flag(WriteOption.allowEmptyReplace)
             force = try command.flag(WriteOption.force)
-            json = try command.flag(PlaylistCommands.jsonOption)
         }
     }
 
     struct EditDetailsOptions: CommandOptions {
-        var json: Bool
-        var dryRun: Bool
+        var settings: WriteSettings
         var playlist: String
         /// What changes, as Spotify's request body and the change record carry it (in that order).
         var details: JSONObject = [:]
@@ -304,14 +295,12 @@ extension SpotifyPlaylists {
                     "edit needs something to change: --name, --description, --public, --private or --collaborative")
             }
             playlist = try onePlaylist(command)
-            dryRun = try command.flag(WriteOption.dryRun)
-            json = try command.flag(PlaylistCommands.jsonOption)
+            settings = try WriteSettings(command)
         }
     }
 
     struct DeleteOptions: CommandOptions {
-        var json: Bool
-        var dryRun: Bool
+        var settings: WriteSettings
         var playlist: String
         /// Do not ask first.
         var yes: Bool
@@ -319,8 +308,7 @@ extension SpotifyPlaylists {
         init(_ command: ParsedCommand) throws {
             playlist = try onePlaylist(command)
             yes = try command.flag(WriteOption.yes)
-            dryRun = try command.flag(WriteOption.dryRun)
-            json = try command.flag(PlaylistCommands.jsonOption)
+            settings = try WriteSettings(command)
         }
     }
 
@@ -341,7 +329,7 @@ extension SpotifyPlaylists {
             }
             return .notFound
         }
-        if options.dryRun {
+        if options.settings.dryRun {
             var details: JSONObject = [
                 "name": .string(name), "public": .bool(options.isPublic), "collaborative": .bool(options.collaborative),
             ]
@@ -374,19 +362,19 @@ extension SpotifyPlaylists {
         }
         context.warn("\(made) with \(countText(items.uris.count))")
         try await printRecord(
-            of: id, writer, context, mode: context.outputMode(forcedJSON: options.json),
+            of: id, writer, context, mode: options.settings.mode(context),
             expecting: items.uris.count)
         return skipped(items, context)
     }
 
     static func add(_ options: AddOptions, _ context: ToolContext) async throws -> ExitCode {
         guard let target = options.playlist else {
-            return try await liked(save: true, dryRun: options.dryRun, context)
+            return try await liked(save: true, dryRun: options.settings.dryRun, context)
         }
         let items = try itemsFromInput(context, action: "add")
         let position = options.position
         let playlist = try await writeTarget(target, context, exact: false)
-        if options.dryRun {
+        if options.settings.dryRun {
             try writeAddChanges(items.uris, playlist: playlist.id, position: position, context)
             return skipped(items, context)
         }
@@ -411,7 +399,7 @@ extension SpotifyPlaylists {
         }
         context.warn("added \(countText(items.uris.count)) to playlist \(playlist.id)")
         try await printRecord(
-            of: playlist.id, writer, context, mode: context.outputMode(forcedJSON: options.json),
+            of: playlist.id, writer, context, mode: options.settings.mode(context),
             expecting: before.total + items.uris.count, inserted: (position ?? before.total, items.uris))
         return skipped(items, context)
     }
@@ -457,13 +445,10 @@ extension SpotifyPlaylists {
         if items.uris.isEmpty && !options.settings.dryRun {
             return nothingToDo(items, context, action: "remove")
         }
-        let writer = try context.playlistWriter()
-        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let gone = Set(items.uris)
-        let wanted = contents.writableURIs.compactMap { $0 }.filter { !gone.contains($0) }
-        let status = try await applyEdit(
-            "remove", to: playlist, contents: contents, wanted: wanted, settings: options.settings, writer: writer,
-            context: context, mode: context.outputMode(forcedJSON: options.json))
+        let status = try await applyEdit("remove", to: playlist, settings: options.settings, context: context) {
+            $0.writableURIs.compactMap { $0 }.filter { !gone.contains($0) }
+        }
         return status == .success ? skipped(items, context) : status
     }
 
@@ -482,21 +467,19 @@ extension SpotifyPlaylists {
                 "\(note), so replace --reset-dates would drop them from playlist \(playlist.id); nothing was changed. Add --drop-unavailable, or leave out --reset-dates to keep those the playlist has"
             )
         }
-        let writer = try context.playlistWriter()
-        let contents = try await PlaylistContents.read(playlist.id, writer: writer)
-        if !options.force {
-            try ReplaceGuard.check(items, against: contents)
+        let status = try await applyEdit("replace", to: playlist, settings: settings, context: context) { contents in
+            if !options.force {
+                try ReplaceGuard.check(items, against: contents)
+            }
+            return items.uris
         }
-        let status = try await applyEdit(
-            "replace", to: playlist, contents: contents, wanted: items.uris, settings: settings, writer: writer,
-            context: context, mode: context.outputMode(forcedJSON: options.json))
         return status == .success ? skipped(items, context) : status
     }
 
     static func edit(_ options: EditDetailsOptions, _ context: ToolContext) async throws -> ExitCode {
         let details = options.details
         let playlist = try await writeTarget(options.playlist, context, exact: true)
-        if options.dryRun {
+        if options.settings.dryRun {
             try context.stdout.write(ChangeRecord("edit", playlist: playlist.id, .details(details)))
             return .success
         }
@@ -514,13 +497,13 @@ extension SpotifyPlaylists {
             throw error
         }
         context.warn("changed \(details.keys.sorted().joined(separator: ", ")) of playlist \(playlist.id)")
-        try await printRecord(of: playlist.id, writer, context, mode: context.outputMode(forcedJSON: options.json))
+        try await printRecord(of: playlist.id, writer, context, mode: options.settings.mode(context))
         return .success
     }
 
     static func delete(_ options: DeleteOptions, _ context: ToolContext) async throws -> ExitCode {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
-        if options.dryRun {
+        if options.settings.dryRun {
             try context.stdout.write(ChangeRecord("delete", playlist: playlist.id, .details([:])))
             return .success
         }
@@ -536,7 +519,7 @@ extension SpotifyPlaylists {
         context.warn(
             "removed playlist \(playlist.id) from your library; Spotify has no real delete: it is unfollowed, and anyone with its link can still open it"
         )
-        var output = PlaylistOutput(context, mode: context.outputMode(forcedJSON: options.json), withDuration: false)
+        var output = PlaylistOutput(context, mode: options.settings.mode(context), withDuration: false)
         try output.write(PlaylistRow(record))
         return .success
     }

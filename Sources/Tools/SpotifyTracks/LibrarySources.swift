@@ -205,7 +205,7 @@ extension SpotifyTracks {
             if raw { return try context.stdout.write(artist) }
             guard let record = LibraryReads.artistRecord(artist, rank: rank) else { return }
             written += 1
-            try printer.write(ArtistRow(record, number: rank ?? written))
+            try printer.write(ArtistRow(record: record, number: rank ?? written))
         }
 
         func finish() throws {

@@ -35,9 +35,10 @@ extension SpotifyTracks {
 
         var durationMs: Int? { record["duration_ms"]?.intValue }
 
-        var cells: [String] {
-            [String(position + 1), name, by, durationMs.map { formatClock(milliseconds: $0) } ?? ""]
-        }
+        var cells: [String] { [String(position + 1)] + itemCells }
+
+        /// The cells after the # cell: name, artists and duration.
+        var itemCells: [String] { [name, by, durationMs.map { formatClock(milliseconds: $0) } ?? ""] }
     }
 
     /// An artist record, and its row of a table of rank (or number), name and genres.
@@ -45,11 +46,6 @@ extension SpotifyTracks {
         let record: JSONObject
         /// The # cell: the artist's rank, or its number in the output (from 1).
         let number: Int
-
-        init(_ record: JSONObject, number: Int) {
-            self.record = record
-            self.number = number
-        }
 
         var json: JSONValue { .object(record) }
 
