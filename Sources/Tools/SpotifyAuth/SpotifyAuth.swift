@@ -156,12 +156,12 @@ package enum SpotifyAuth {
     )
 
     /// The token store every subcommand uses.
-    static func tokenStore(_ context: ToolContext) throws -> TokenStore {
-        try TokenStores.make(environment: context.environment)
+    static func tokenStore(_ context: ToolContext) -> TokenStore {
+        TokenStores.make(environment: context.environment)
     }
 
     static func token(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
-        let store = try tokenStore(context)
+        let store = tokenStore(context)
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         // Bare unless --json is asked for: `| sed` and `$(...)` want the token alone, piped or not.
         if options.json {
@@ -174,7 +174,7 @@ package enum SpotifyAuth {
 
     static func refresh(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
         let mode = context.outputMode(forcedJSON: options.json)
-        let store = try tokenStore(context)
+        let store = tokenStore(context)
         let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
         if await provider.usesEnvironmentToken {
             throw ToolError.usage(
@@ -186,7 +186,7 @@ package enum SpotifyAuth {
     }
 
     static func logout(_ options: LogoutOptions, _ context: ToolContext) async throws -> ExitCode {
-        let store = try tokenStore(context)
+        let store = tokenStore(context)
         // Under the refresh lock, so a refresh running in another process cannot write the
         // tokens back after they are gone. A damaged store counts as present: logout clears it.
         let existed = try await TokenStores.refreshLock(environment: context.environment).withLock {
@@ -218,7 +218,7 @@ package enum SpotifyAuth {
 
     static func login(_ options: LoginOptions, _ context: ToolContext) async throws -> ExitCode {
         let mode = context.outputMode(forcedJSON: options.json)
-        let store = try tokenStore(context)
+        let store = tokenStore(context)
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
         let redirectText =
@@ -307,7 +307,7 @@ package enum SpotifyAuth {
 
     static func status(_ options: Options, _ context: ToolContext) throws -> ExitCode {
         let mode = context.outputMode(forcedJSON: options.json)
-        let store = try tokenStore(context)
+        let store = tokenStore(context)
         if context.environment["SPOTIFY_ACCESS_TOKEN"] != nil {
             try write(AuthStatus(environmentTokenWith: store), context, mode)
             return .success
@@ -322,7 +322,7 @@ package enum SpotifyAuth {
 
     static func whoami(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
         let mode = context.outputMode(forcedJSON: options.json)
-        let store = try tokenStore(context)
+        let store = tokenStore(context)
         let api = try context.webAPI(store: store)
         let me = SpotifyUser(try JSONValue.parse(try await api.get("/me").body))
         if mode == .human {
