@@ -347,21 +347,23 @@ extension FakeSpotifyService {
         }
     }
 
-    /// A catalogue track, or one the fixtures, the search catalogue or a read playlist hold.
     func catalogueTrack(_ request: RouteRequest) -> HTTPResponse {
-        if let malformed = malformedID(request) { return malformed }
-        let id = request[parameter: "id"]
-        if let track = FakeCatalogue.track(id: id) { return WebAPI.json(track) }
-        guard let known = Self.knownItem("spotify:track:\(id)") else { return Self.catalogueNotFound }
-        return WebAPI.json(known)
+        catalogueItem(request, type: "track", generated: FakeCatalogue.track(id:))
     }
 
     func catalogueEpisode(_ request: RouteRequest) -> HTTPResponse {
+        catalogueItem(request, type: "episode", generated: FakeCatalogue.episode(id:))
+    }
+
+    /// A generated track or episode, or one of `type` the fixtures, the search catalogue or a read
+    /// playlist hold.
+    func catalogueItem(_ request: RouteRequest, type: String, generated: (String) -> JSONValue?) -> HTTPResponse {
         if let malformed = malformedID(request) { return malformed }
         let id = request[parameter: "id"]
-        if let episode = FakeCatalogue.episode(id: id) { return WebAPI.json(episode) }
-        guard let known = Self.knownItem("spotify:episode:\(id)") else { return Self.catalogueNotFound }
-        return WebAPI.json(known)
+        guard let item = generated(id) ?? Self.knownItem("spotify:\(type):\(id)") else {
+            return Self.catalogueNotFound
+        }
+        return WebAPI.json(item)
     }
 
     /// An item fake-spotify has served before (not one it would make up for any id), without the

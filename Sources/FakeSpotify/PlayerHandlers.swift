@@ -101,11 +101,12 @@ extension FakeSpotifyService {
 
     // MARK: Commands
 
-    /// One player command: the scope, then the answer the test chose, then the device, then the change.
-    /// `needsActiveDevice`: false for transfer, which is how a device becomes active.
+    /// One player command: the scope, then the answer the test chose, then the device, then the change
+    /// (nil: 204), which may throw the 400 for a parameter. `needsActiveDevice`: false for transfer, which
+    /// is how a device becomes active.
     func playerCommand(
         _ request: RouteRequest, needsActiveDevice: Bool = true,
-        _ change: @escaping (inout PlaybackClock, RouteRequest, Date) -> HTTPResponse?
+        _ change: @escaping (inout PlaybackClock, RouteRequest, Date) throws(ResponseError) -> HTTPResponse?
     ) -> HTTPResponse {
         if let refused = requires(["user-modify-playback-state"], request) { return refused }
         let now = Date()
@@ -137,7 +138,11 @@ extension FakeSpotifyService {
                 return WebAPI.error(404, "Device not found")
             }
             state.playback.settle(now)
-            return change(&state.playback, request, now) ?? HTTPResponse(status: 204)
+            do throws(ResponseError) {
+                return try change(&state.playback, request, now) ?? HTTPResponse(status: 204)
+            } catch {
+                return error.response
+            }
         }
     }
 

@@ -23,11 +23,23 @@ extension FakeSpotifyService {
     static func badRequest(_ message: String) -> HTTPResponse { WebAPI.error(400, message) }
 
     /// The query parameter `name`, or the 400 for its absence.
-    static func required(_ name: String, _ request: RouteRequest) -> Result<String, ResponseError> {
+    static func required(_ name: String, _ request: RouteRequest) throws(ResponseError) -> String {
         guard let value = request.http.queryValue(name), !value.isEmpty else {
-            return .failure(ResponseError(badRequest("Missing required parameter: \(name)")))
+            throw ResponseError(badRequest("Missing required parameter: \(name)"))
         }
-        return .success(value)
+        return value
+    }
+
+    /// The query parameter `name` as a whole number of at most `digits` digits in `range`, or the
+    /// 400 for its absence or for another value (`invalid`).
+    static func requiredInteger(
+        _ name: String, _ request: RouteRequest, digits: Int, in range: some RangeExpression<Int>, invalid: String
+    ) throws(ResponseError) -> Int {
+        let text = try required(name, request)
+        guard text.utf8.count <= digits, let value = Int(text), range.contains(value) else {
+            throw ResponseError(badRequest(invalid))
+        }
+        return value
     }
 
     struct ResponseError: Error {
@@ -37,12 +49,11 @@ extension FakeSpotifyService {
 
     /// `PUT /me/player/shuffle?state=true|false`.
     func setShuffle(_ request: RouteRequest) -> HTTPResponse {
-        playerCommand(request) { clock, request, _ in
-            switch Self.required("state", request) {
-            case .failure(let error): return error.response
-            case .success("true"): clock.shuffle = true
-            case .success("false"): clock.shuffle = false
-            case .success: return Self.badRequest("Invalid state value: must be true or false")
+        playerCommand(request) { clock, request, _ throws(ResponseError) in
+            switch try Self.required("state", request) {
+            case "true": clock.shuffle = true
+            case "false": clock.shuffle = false
+            default: return Self.badRequest("Invalid state value: must be true or false")
             }
             clock.log("shuffle")
             return nil
@@ -51,13 +62,12 @@ extension FakeSpotifyService {
 
     /// `PUT /me/player/repeat?state=track|context|off`.
     func setRepeat(_ request: RouteRequest) -> HTTPResponse {
-        playerCommand(request) { clock, request, _ in
-            switch Self.required("state", request) {
-            case .failure(let error): return error.response
-            case .success(let state) where ["track", "context", "off"].contains(state):
-                clock.repeatState = state
-            case .success: return Self.badRequest("Invalid state value: must be track, context or off")
+        playerCommand(request) { clock, request, _ throws(ResponseError) in
+            let state = try Self.required("state", request)
+            guard ["track", "context", "off"].contains(state) else {
+                return Self.badRequest("Invalid state value: must be track, context or off")
             }
+            clock.repeatState = state
             clock.log("repeat")
             return nil
         }
@@ -65,15 +75,10 @@ extension FakeSpotifyService {
 
     /// `PUT /me/player/volume?volume_percent=0...100`, on `device_id` or the active device.
     func setVolume(_ request: RouteRequest) -> HTTPResponse {
-        playerCommand(request) { clock, request, _ in
-            let text: String
-            switch Self.required("volume_percent", request) {
-            case .failure(let error): return error.response
-            case .success(let value): text = value
-            }
-            guard text.utf8.count <= 3, let percent = Int(text), (0...100).contains(percent) else {
-                return Self.badRequest("Invalid volume_percent: must be an integer from 0 to 100")
-            }
+        playerCommand(request) { clock, request, _ throws(ResponseError) in
+            let percent = try Self.requiredInteger(
+                "volume_percent", request, digits: 3, in: 0...100,
+                invalid: "Invalid volume_percent: must be an integer from 0 to 100")
             let id = request.http.queryValue("device_id") ?? clock.activeDeviceID
             guard Self.devices.first(where: { $0["id"]?.stringValue == id })?["supports_volume"] == true else {
                 return WebAPI.json(
@@ -92,15 +97,10 @@ extension FakeSpotifyService {
 
     /// `PUT /me/player/seek?position_ms=N`: past the end of the track, the next one starts.
     func seek(_ request: RouteRequest) -> HTTPResponse {
-        playerCommand(request) { clock, request, now in
-            let text: String
-            switch Self.required("position_ms", request) {
-            case .failure(let error): return error.response
-            case .success(let value): text = value
-            }
-            guard text.utf8.count <= 12, let position = Int(text), position >= 0 else {
-                return Self.badRequest("Invalid position_ms: must be a non-negative integer")
-            }
+        playerCommand(request) { clock, request, now throws(ResponseError) in
+            let position = try Self.requiredInteger(
+                "position_ms", request, digits: 12, in: 0...,
+                invalid: "Invalid position_ms: must be a non-negative integer")
             guard clock.mode != .nothing else {
                 return Fixtures.response("error-404-no-active-device.json", status: 404)
             }

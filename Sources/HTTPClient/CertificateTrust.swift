@@ -10,11 +10,6 @@ package struct CertificateTrust: Sendable, Equatable {
     package struct Setting: Sendable, Equatable {
         package var variable: String
         package var path: String
-
-        package init(variable: String, path: String) {
-            self.variable = variable
-            self.path = path
-        }
     }
 
     /// A CA bundle file (libcurl's CAINFO).
@@ -68,12 +63,6 @@ package struct TLSFailure: Sendable, Equatable {
     package var kind: Kind
     var detail: String
     package var fix: String
-
-    package init(kind: Kind, detail: String, fix: String) {
-        self.kind = kind
-        self.detail = detail
-        self.fix = fix
-    }
 
     /// What failed, in a few words.
     var what: String {

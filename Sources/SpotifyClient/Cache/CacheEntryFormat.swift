@@ -39,19 +39,6 @@ package struct CacheEntryHeader: Sendable, Equatable {
     package var account: String?
     /// The playlist's name when it was fetched, so a copy heads its table as a fetch does.
     package var name: String?
-
-    package init(
-        playlistID: String, snapshotID: String, view: CacheView, fetchedAt: Double, total: Int, account: String? = nil,
-        name: String? = nil
-    ) {
-        self.account = account
-        self.name = name
-        self.playlistID = playlistID
-        self.snapshotID = snapshotID
-        self.view = view
-        self.fetchedAt = fetchedAt
-        self.total = total
-    }
 }
 
 /// The bytes of a cache entry, and the checks before one is believed. Pure: no I/O.

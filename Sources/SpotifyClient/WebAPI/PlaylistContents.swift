@@ -1,3 +1,4 @@
+import HTTPClient
 import ToolkitCore
 
 /// A playlist's entries as they are now, read whole and proven whole: a write is planned against
@@ -66,15 +67,22 @@ package struct PlaylistContents: Sendable {
             switch result {
             case .delivered: break
             case .refused(let result):
-                let body = SpotifyErrorBody(result)
-                failure =
-                    result.status == 404
-                    ? ToolError(.notFound, "playlist \(id): not found (404: \(body.message))")
-                    : ToolError.noPermission(
-                        "playlist \(id): Spotify shows the items, and lets you change them, only of playlists you own or collaborate on (\(result.status): \(body.message))"
-                    )
+                failure = .playlistItemsRefused(id, result, shows: "the items, and lets you change them,")
             case .failed(let error): failure = error
             }
         }
+    }
+}
+
+extension ToolError {
+    /// Spotify refused to list playlist `id`'s items (`result`, a 403 or 404): not found, or not
+    /// the user's, as Spotify shows `what` only of playlists the user owns or collaborates on.
+    package static func playlistItemsRefused(_ id: String, _ result: HTTPResult, shows what: String) -> ToolError {
+        let body = SpotifyErrorBody(result)
+        return result.status == 404
+            ? ToolError(.notFound, "playlist \(id): not found (404: \(body.message))")
+            : ToolError.noPermission(
+                "playlist \(id): Spotify shows \(what) only of playlists you own or collaborate on (\(result.status): \(body.message))"
+            )
     }
 }

@@ -48,15 +48,9 @@ package struct SongCountSummary: Sendable, Equatable {
     /// Count mode: how long the counted songs took; fit mode has `target_ms` instead.
     package var listenedMs: Int?
     package var targetMs: Int?
+}
 
-    package init(songs: Double, label: String, trackCount: Int? = nil, listenedMs: Int? = nil, targetMs: Int? = nil) {
-        self.songs = songs
-        self.label = label
-        self.trackCount = trackCount
-        self.listenedMs = listenedMs
-        self.targetMs = targetMs
-    }
-
+extension SongCountSummary {
     /// nil unless `record` is a `song_count` record with a finite, non-negative `songs`.
     package init?(record: JSONValue) {
         guard record["type"]?.stringValue == "song_count", let songs = record["songs"]?.doubleValue,
