@@ -156,7 +156,7 @@ enum CompletionRenderer {
             out += zshSpecs(spec, parent: nil).map { "        \($0)" }.joined(separator: " \\\n") + "\n}\n\n"
         } else {
             // -A: the tool's own options end at its command, so `play --device <Tab>` reaches
-            // play's --device (and its values), not the tool's --device flag.
+            // play's --device (and its values), not one of the tool's own options.
             out += "\(function)() {\n    local curcontext=\"$curcontext\" state line\n    _arguments -C -A '-*' \\\n"
             let root = zshSpecs(spec, parent: nil) + ["'1: :->command'", "'*:: :->arguments'"]
             out += root.map { "        \($0)" }.joined(separator: " \\\n") + "\n"

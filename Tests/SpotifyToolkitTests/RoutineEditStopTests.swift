@@ -162,7 +162,7 @@ import Testing
         let play = try #require(try await Self.playCommands(library).last)
         #expect(play["device_id"]?.stringValue == PlayerControlTests.kitchen)
         #expect(play["body"]?["context_uri"]?.stringValue == "spotify:playlist:\(generated(3))")
-        // A unique prefix, case-insensitively, as spotify-nowplaying --device takes it.
+        // A unique prefix, case-insensitively, as spotify-nowplaying play --device takes it.
         let prefix = try await Self.routineLink(library, ["start", "morning", "--play", "--device", "kit"])
         #expect(prefix.status == 0, "\(prefix.stderr)")
         #expect(try await Self.playCommands(library).count == 2)
