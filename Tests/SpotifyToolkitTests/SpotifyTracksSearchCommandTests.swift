@@ -43,6 +43,20 @@ import Testing
         #expect(counters["requests"]?["GET /v1/search"]?.intValue == 3, "one filtered search each")
     }
 
+    /// On a terminal the # column is the query's number, as the records' position is.
+    @Test func theTableNumbersTheQueriesFromOne() async throws {
+        let library = try await Library()
+        let result = try await library.tracks(
+            ["--search", "The Beatles - Yesterday", "Beyonce - Deja Vu"],
+            environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "100"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(rows.first?.hasPrefix("#") == true, "\(result.stdout)")
+        // The header, a row per query, then the total.
+        #expect(rows.count == 4 && rows[1].hasPrefix("1 ") && rows[2].hasPrefix("2 "), "\(result.stdout)")
+        #expect(rows.last == "2 items, 6:05", "\(result.stdout)")
+    }
+
     @Test func stdinLinesAndJSONRows() async throws {
         let library = try await Library()
         let input = [

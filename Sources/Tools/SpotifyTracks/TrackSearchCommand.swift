@@ -97,7 +97,7 @@ extension SpotifyTracks {
         let human = options.human(context)
         // --search takes none of --raw, --no-local and --tracks-only: the selection keeps every track.
         var output = Output(context: context, selection: options.selection, human: human, playlist: nil)
-        if human { try output.startTable(total: (items.last?.position ?? 0) + 1, title: nil) }
+        if human { try output.startTable(total: items.last?.position ?? 0, title: nil) }
         let limit = api.inFlightLimit(concurrency: options.concurrency)
         var status = ExitCode.success
 
@@ -138,7 +138,8 @@ extension SpotifyTracks {
                         record["query"] = .string(item.query.text)
                         record["match"] = .double(score.rounded)
                         record["match_quality"] = .string(score.word)
-                        try output.writeRow(TrackRow(record, position: item.position))
+                        // The row counts from 0 and shows from 1; the query's number already counts from 1.
+                        try output.writeRow(TrackRow(record, position: item.position - 1))
                     }
                     written += 1
                 }
