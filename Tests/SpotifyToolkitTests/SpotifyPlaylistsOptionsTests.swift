@@ -155,3 +155,13 @@ import Testing
                 == #"{"type":"change","action":"unsave","playlist":null,"items":[]}"#)
     }
 }
+
+/// The listing's --duration: a playlist without an id is not read, and the durations of the ones
+/// after it stay with their own playlists.
+@Suite(.tags(.small)) struct ListingDurationOrderTests {
+    @Test func aPlaylistNotReadKeepsNullAndTheOthersTheirOwn() {
+        #expect(SpotifyPlaylists.inListingOrder([5, 7], read: [0, 2], count: 3) == [5, nil, 7])
+        #expect(SpotifyPlaylists.inListingOrder([nil, 9], read: [1, 2], count: 3) == [nil, nil, 9])
+        #expect(SpotifyPlaylists.inListingOrder([], read: [], count: 2) == [nil, nil])
+    }
+}

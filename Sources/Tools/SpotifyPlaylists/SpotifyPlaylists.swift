@@ -184,18 +184,22 @@ package enum SpotifyPlaylists {
         if options.withDuration {
             let source = try PlaylistCacheOptions.reader(
                 PlaylistCacheOptions.Choice(), context, concurrency: options.concurrency)
-            let selectors = waiting.compactMap { record -> PlaylistItemsReader.Selector? in
-                guard let id = record.id else { return nil }
+            // A playlist without an id has no items to read: it keeps a null duration, and the
+            // others keep theirs (the totals come back in the order of the ones read).
+            let readable = waiting.indices.filter { waiting[$0].id != nil }
+            let selectors = readable.map { index in
+                let record = waiting[index]
                 // The listing's snapshot_id is current: a cached copy of it needs no request.
                 return PlaylistItemsReader.Selector(
-                    reference: SpotifyReference(kind: .playlist, id: id), snapshot: record.snapshotID,
+                    reference: SpotifyReference(kind: .playlist, id: record.id ?? ""), snapshot: record.snapshotID,
                     snapshotIsCurrent: true, itemsTotal: record.itemsTotal, itemsHidden: record.itemsTotal == nil)
             }
             let totals = try await durations(
                 of: selectors, source: source, progress: ProgressLine(context, shownAbove: PagePlan.pageSize),
                 context: context, edits: edits)
+            let durationOf = inListingOrder(totals, read: readable, count: waiting.count)
             for (index, record) in waiting.enumerated() {
-                try output.write(PlaylistRow(record, durationMs: index < totals.count ? totals[index] : nil))
+                try output.write(PlaylistRow(record, durationMs: durationOf[index]))
             }
         }
         try output.finish()
@@ -278,6 +282,16 @@ package enum SpotifyPlaylists {
 
     /// Each playlist's sum of item durations, in order, or null (with a note) when Spotify does not
     /// show its items. The playlists are read together, under the one limit of requests in flight.
+    /// The totals of the playlists read (in the order read) in the listing's order: `read` holds
+    /// each one's place in the listing, and a playlist that was not read keeps nil.
+    static func inListingOrder(_ totals: [Int?], read: [Int], count: Int) -> [Int?] {
+        var result = [Int?](repeating: nil, count: count)
+        for (place, index) in read.enumerated() where place < totals.count && index < count {
+            result[index] = totals[place]
+        }
+        return result
+    }
+
     static func durations(
         of selectors: [PlaylistItemsReader.Selector], source: PlaylistItemsReader, progress: ProgressLine,
         context: ToolContext, edits: EditedWhileRead
