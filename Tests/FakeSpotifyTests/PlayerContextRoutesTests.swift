@@ -12,7 +12,7 @@ import ToolkitCore
     func play(_ fake: Fake, _ body: String) async throws -> Reply {
         let token =
             try await fake.post("/_fake/tokens", [("scope", "user-modify-playback-state")]).json()
-            .string("access_token") ?? ""
+            .string("access_token")
         return try await HTTPTestClient.fetch(
             fake.url("/v1/me/player/play"), method: "PUT", body: Data(body.utf8),
             headers: ["Authorization": "Bearer \(token)"])
@@ -55,7 +55,7 @@ import ToolkitCore
     func readToken(_ fake: Fake) async throws -> String {
         try await fake.post(
             "/_fake/tokens", [("scope", "user-read-playback-state user-read-currently-playing playlist-read-private")]
-        ).json().string("access_token") ?? ""
+        ).json().string("access_token")
     }
 
     @Test func speedKeepsTheSessionAndItsPlace() async throws {

@@ -11,7 +11,7 @@ import ToolkitCore
     static let scope = "user-read-playback-state user-modify-playback-state user-library-modify user-library-read"
 
     func token(_ fake: Fake, scope: String = Self.scope) async throws -> String {
-        try await fake.post("/_fake/tokens", [("scope", scope)]).json().string("access_token") ?? ""
+        try await fake.post("/_fake/tokens", [("scope", scope)]).json().string("access_token")
     }
 
     func put(_ fake: Fake, _ pathAndQuery: String, token: String, body: String? = nil, method: String = "PUT")

@@ -76,7 +76,9 @@ import Testing
         let stale = folder + "notes.json.tmp-123-456"
         let fresh = folder + "notes.json.tmp-789-012"
         let other = folder + "other.json.tmp-1-2"
-        for path in [stale, fresh, other] { FileManager.default.createFile(atPath: path, contents: Data(count: 10)) }
+        for path in [stale, fresh, other] {
+            _ = FileManager.default.createFile(atPath: path, contents: Data(count: 10))
+        }
         let old = Date(timeIntervalSinceNow: -7200)
         for path in [stale, other] {
             try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
@@ -145,7 +147,7 @@ extension StoreHardeningTests {
             accessToken: "A", scope: "s", expiresAt: 1, refreshToken: "R", clientID: "c", authorizedAt: 0)
         try store.save(tokens)
         let stale = base + "/spotify-toolkit/tokens.json.tmp-123-456"
-        FileManager.default.createFile(atPath: stale, contents: Data("old secret".utf8))
+        _ = FileManager.default.createFile(atPath: stale, contents: Data("old secret".utf8))
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stale)
         try store.save(tokens)
