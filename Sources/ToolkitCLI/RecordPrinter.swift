@@ -10,7 +10,8 @@ package protocol TableRecord: JSONRecord {
 /// comes with the first row (so an empty result prints nothing) and whose rows stream.
 package struct RecordPrinter<Record: TableRecord> {
     let stdout: JSONLinesWriter
-    let environment: ToolEnvironment
+    /// The table's width (the terminal's, or COLUMNS).
+    let width: Int
     let columns: [TextTable.Column]
     package let mode: OutputMode
     /// The table, once its header is out.
@@ -18,7 +19,7 @@ package struct RecordPrinter<Record: TableRecord> {
 
     package init(_ context: ToolContext, mode: OutputMode, columns: [TextTable.Column]) {
         stdout = context.stdout
-        environment = context.environment
+        width = mode == .human ? context.terminalWidth : 0  // no ioctl for JSON Lines
         self.columns = columns
         self.mode = mode
     }
@@ -31,7 +32,7 @@ package struct RecordPrinter<Record: TableRecord> {
     /// The table, writing its header first if no row has been printed yet.
     package mutating func startedTable() throws -> TextTable {
         if let table { return table }
-        let table = TextTable(columns, totalWidth: TextTable.terminalWidth(environment: environment))
+        let table = TextTable(columns, totalWidth: width)
         try stdout.writeText(table.header + "\n")
         self.table = table
         return table

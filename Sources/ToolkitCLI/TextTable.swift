@@ -79,11 +79,11 @@ package struct TextTable: Sendable {
         TerminalText.clean(text)
     }
 
-    /// The terminal's width: `COLUMNS`, else the window size of stdout, else 80.
-    package static func terminalWidth(environment: ToolEnvironment) -> Int {
+    /// The terminal's width: `COLUMNS`, else the window size of `output` (the run's stdout), else 80.
+    static func terminalWidth(environment: ToolEnvironment, output: Int32) -> Int {
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0, columns < 10_000 { return columns }
         var size = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         return 80
     }
 }

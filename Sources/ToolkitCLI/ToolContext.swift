@@ -65,6 +65,9 @@ package struct ToolContext {
 
     package var now: Double { clock() }
 
+    /// How wide a table may be: `COLUMNS`, else the window size of this run's stdout, else 80.
+    package var terminalWidth: Int { TextTable.terminalWidth(environment: environment, output: stdout.fileDescriptor) }
+
     /// The one flushing policy of every tool's output (`JSONLinesWriter.endBatch`): each page, or
     /// each record that took a request, goes on at once when standard output is a pipe, a socket
     /// or a terminal, where a reader may be waiting for it (the next stage of a pipeline, `head`,

@@ -424,7 +424,7 @@ package enum SpotifyTracks {
                     .flexible("NAME", weight: 3),
                     .flexible("ARTISTS", weight: 2),
                     .fixed("DURATION", width: 8, alignment: .right),
-                ], totalWidth: TextTable.terminalWidth(environment: context.environment))
+                ], totalWidth: context.terminalWidth)
             // The source's name heads its table (issue 30, item 6), its URI beside it for a copy and paste.
             let heading = name.map { "\(TerminalText.clean($0))  \(playlist?.uri ?? "")" } ?? playlist?.uri
             if let title = title ?? heading { try context.stdout.writeText("\(title)\n") }
