@@ -124,7 +124,9 @@ import Testing
     }
 
     @Test func manyQueriesRunConcurrentlyWithinTheLimitAndPrintInOrder() async throws {
-        let library = try await Library(["--latency-ms", "40"])
+        // 100 ms a request: long enough that the queries overlap at the fake even when the whole
+        // suite loads the machine (at 40 ms one run in a loaded CI saw them one at a time).
+        let library = try await Library(["--latency-ms", "100"])
         let titles = [
             "Jolene", "Sabotage", "Blinding Lights", "Naïve", "Psycho Killer", "Für Elise", "Mrs. Robinson", "Stay",
         ]
