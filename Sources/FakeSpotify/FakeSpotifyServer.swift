@@ -3,12 +3,12 @@ import LoopbackHTTP
 /// fake-spotify on a socket: a `FakeSpotifyService` behind a `LoopbackHTTPServer` on 127.0.0.1.
 /// Tests start one in process; the `fake-spotify` executable runs one until a signal.
 final class FakeSpotifyServer: Sendable {
-    package let service: FakeSpotifyService
+    let service: FakeSpotifyService
     private let http: LoopbackHTTPServer
 
     /// Binds 127.0.0.1:`port` (0: a free port); call `start()` to serve.
     /// `log`, when given, is called after each answer (from the connection's thread).
-    package init(
+    init(
         settings: FakeSpotifySettings = FakeSpotifySettings(), port: UInt16 = 0,
         log: (@Sendable (HTTPRequest, HTTPResponse) -> Void)? = nil
     ) throws {
@@ -22,13 +22,13 @@ final class FakeSpotifyServer: Sendable {
         }
     }
 
-    package var port: UInt16 { http.port }
+    var port: UInt16 { http.port }
 
     /// `http://127.0.0.1:PORT`: the accounts base; the Web API base is this + `/v1`.
-    package var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    package func start() { http.start() }
+    func start() { http.start() }
 
     /// Stops accepting connections; idempotent.
-    package func stop() { http.stop() }
+    func stop() { http.stop() }
 }

@@ -8,12 +8,12 @@ import ToolkitCore
 final class FakeSpotifyService: Sendable {
     let state: Locked<FakeSpotifyState>
 
-    package init(settings: FakeSpotifySettings = FakeSpotifySettings()) {
+    init(settings: FakeSpotifySettings = FakeSpotifySettings()) {
         state = Locked(FakeSpotifyState(settings: settings))
     }
 
     /// The current settings.
-    package var settings: FakeSpotifySettings { state.withLock { $0.settings } }
+    var settings: FakeSpotifySettings { state.withLock { $0.settings } }
 
     /// Changes settings at run time (as `POST /_fake/settings` does).
     func updateSettings(_ change: (inout FakeSpotifySettings) -> Void) {
@@ -32,7 +32,7 @@ final class FakeSpotifyService: Sendable {
     /// else the route's answer, behind the bearer check for `.bearer` routes, with the plan's
     /// fault carried out now, never or late (Faults.swift). Everything but the `/_fake/` controls
     /// is counted.
-    package func handle(_ request: HTTPRequest) -> HTTPResponse {
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
         let arrival = DispatchTime.now()
         var pathMatched = false
         var found: (route: Route, parameters: [String: String])?

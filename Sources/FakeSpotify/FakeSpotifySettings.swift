@@ -11,7 +11,7 @@ struct FakeSpotifySettings: Sendable, Equatable {
     var accessTokenLifetime = 3600
     /// Seconds after the original authorization (not the last refresh) after which refresh answers
     /// invalid_grant "Refresh token revoked"; nil: never.
-    package var refreshTokenLifetime: Int?
+    var refreshTokenLifetime: Int?
     /// Each refresh returns a new refresh token and the old one dies.
     var rotation = true
     /// Refresh responses carry no refresh_token (and the old one keeps working). Wins over `rotation`.
@@ -21,11 +21,11 @@ struct FakeSpotifySettings: Sendable, Equatable {
     /// Sleep inside POST /api/token before answering (after the grant took effect).
     var tokenDelayMs = 0
     /// The music library's shape and the Web API's pace (PlaylistHandlers.swift).
-    package var library = LibrarySettings()
+    var library = LibrarySettings()
 
     static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://[::1]/callback"]
 
-    package init() {}
+    init() {}
 
     /// The settings as `POST /_fake/settings` answers them.
     var json: JSONValue {

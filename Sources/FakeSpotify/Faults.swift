@@ -8,7 +8,7 @@ import ToolkitCore
 /// the request itself is carried out (now, never, or late) is the rule's `carry`. Rules come from
 /// `--fault` at launch or `POST /_fake/faults`.
 struct FaultRule: Sendable, Equatable {
-    package enum Kind: String, Sendable, CaseIterable {
+    enum Kind: String, Sendable, CaseIterable {
         case rateLimit = "rate_limit"
         case quota
         case serverError = "server_error"
@@ -29,7 +29,7 @@ struct FaultRule: Sendable, Equatable {
     }
 
     /// Whether a broken request is carried out: the difference a writer must find out by reading again.
-    package enum Carry: String, Sendable, CaseIterable {
+    enum Carry: String, Sendable, CaseIterable {
         /// Carried out, then its answer broken (the default, as Spotify usually fails).
         case yes
         /// Not carried out; the broken answer comes instead (always so for the 429s).
@@ -48,29 +48,29 @@ struct FaultRule: Sendable, Equatable {
         case at(Set<Int>)
     }
 
-    package var kind: Kind
+    var kind: Kind
     var trigger: Trigger
     /// Requests whose path starts with this are matched.
     var pathPrefix = "/v1/"
     /// For server_error, and for the error whose breakage answers a request not carried out.
-    package var status = 503
+    var status = 503
     /// For rate_limit and quota: the Retry-After header.
-    package var retryAfter = "1"
+    var retryAfter = "1"
     /// For delay: how long to wait before answering.
     var delayMs = 0
     /// For the kinds that break an answer: whether the request is carried out (Carry).
-    package var carry = Carry.yes
+    var carry = Carry.yes
     /// For carry=late: how long after it arrived the request is carried out.
     var lateMs = 0
     /// Fire at most this many times; nil: no limit.
-    package var limit: Int?
+    var limit: Int?
     var seen = 0
     var fired = 0
     var random: SplitMix64
 
     /// Parses `kind=server_error every=10 status=502` style fields (the form of POST /_fake/faults,
     /// and of --fault with the fields separated by spaces or commas).
-    package init(fields: [(name: String, value: String)]) throws {
+    init(fields: [(name: String, value: String)]) throws {
         var kind: Kind?
         var trigger: Trigger?
         var seed: UInt64 = 1
@@ -169,7 +169,7 @@ struct FaultRule: Sendable, Equatable {
     }
 
     /// `--fault 'kind=reset every=20'` (spaces or commas between fields).
-    package init(launchSpec: String) throws {
+    init(launchSpec: String) throws {
         let fields = launchSpec.split(whereSeparator: { $0 == " " || $0 == "," }).map {
             part -> (name: String, value: String) in
             let pieces = part.split(separator: "=", maxSplits: 1)

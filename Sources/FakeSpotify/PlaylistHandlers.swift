@@ -16,18 +16,18 @@ struct LibrarySettings: Sendable, Equatable {
     /// Pre-2026 shapes: playlists carry `tracks` (no `items`), entries `track` (no `item`), and
     /// the old `/playlists/{id}/tracks` works. Otherwise that endpoint answers 403, as it does
     /// for Development Mode apps since 2026.
-    package var legacy = false
+    var legacy = false
     /// Added to every Web API request before it is answered.
     var latencyMs = 0
     /// How many liked songs `/me/tracks` holds.
     var savedTracks = 120
     /// Generated playlists (gen…0000 to gen…N-1, sizes 0 to N-1) after the usual ones in `/me/playlists`.
     var extraPlaylists = 0
-    package var shape = Shape.fixtures
+    var shape = Shape.fixtures
     /// Spotify's rolling rate limit (RollingRateLimit.swift); nil: none.
     var rateWindow: RateWindow?
 
-    package init() {}
+    init() {}
 
     var json: JSONValue {
         [

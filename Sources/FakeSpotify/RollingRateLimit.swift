@@ -10,17 +10,17 @@ import ToolkitCore
 /// not counted against the window; `GET /_fake/counters` reports them as `rate_limited`.
 struct RateWindow: Sendable, Equatable {
     /// Requests admitted per window.
-    package var limit: Int
+    var limit: Int
     /// The window, in milliseconds.
     var windowMs: Int
 
-    package init(limit: Int, windowMs: Int) {
+    init(limit: Int, windowMs: Int) {
         self.limit = limit
         self.windowMs = windowMs
     }
 
     /// `N/DURATION`, e.g. `180/30s` or `180/3s`: N from 1 to 1,000,000, the window up to 1 h.
-    package init(parsing text: String) throws {
+    init(parsing text: String) throws {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let limit = Int(parts[0].trimmingCharacters(in: .whitespaces)),
             (1...1_000_000).contains(limit)

@@ -9,7 +9,7 @@ enum CurlLibrary {
 
     /// What `load` would say of `library` (nil: it has every function used). For tests: the
     /// library stays loaded, and libcurl is not started.
-    package static func probe(_ library: String) -> String? { tk_curl_probe(library).map { String(cString: $0) } }
+    static func probe(_ library: String) -> String? { tk_curl_probe(library).map { String(cString: $0) } }
 
     /// Whether this build compared CCurl.h's numbers with <curl/curl.h> (CCurlABICheck.c): only
     /// where that header was installed.

@@ -7,20 +7,20 @@
 /// and requests that would head into the same wall meanwhile are never sent.
 struct RateLimitPause: Sendable, Equatable {
     /// When starting may resume, on the limit's clock (seconds); nil: not paused.
-    package private(set) var until: Double?
+    private(set) var until: Double?
     /// Moves with every new deadline, so the wake-up set for an earlier one does not end a later one.
-    package private(set) var generation = 0
+    private(set) var generation = 0
     /// Whether someone has already told the user about this pause (one note per pause).
     private var noted = false
 
-    package init() {}
+    init() {}
 
     var isPaused: Bool { until != nil }
 
     /// An answer asked every request to hold off `seconds` from `now`. Returns the new deadline and
     /// its generation when the hold starts or moves later (a wake-up is due then), nil when it asks
     /// for nothing (0 s) or for no later than the hold already set.
-    package mutating func hold(for seconds: Double, now: Double) -> (until: Double, generation: Int)? {
+    mutating func hold(for seconds: Double, now: Double) -> (until: Double, generation: Int)? {
         guard seconds > 0, seconds.isFinite else { return nil }
         let deadline = now + seconds
         if let until, until >= deadline { return nil }
@@ -32,7 +32,7 @@ struct RateLimitPause: Sendable, Equatable {
 
     /// The wake-up set for `generation` came: the hold ends unless a later deadline replaced it.
     /// Whether it ended.
-    package mutating func wake(generation: Int) -> Bool {
+    mutating func wake(generation: Int) -> Bool {
         guard isPaused, generation == self.generation else { return false }
         until = nil
         return true

@@ -213,13 +213,13 @@ package struct HTTPResponse: Sendable {
 /// Why a request could not be parsed, with the status the server answers.
 struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 400, 411, 413, 431 or 505.
-    package var status: Int
-    package var message: String
-    package init(status: Int, _ message: String) {
+    var status: Int
+    var message: String
+    init(status: Int, _ message: String) {
         self.status = status
         self.message = message
     }
-    package var description: String { "\(status): \(message)" }
+    var description: String { "\(status): \(message)" }
 }
 
 /// Parses HTTP/1.x requests from bytes. Pure: no I/O.
@@ -238,7 +238,7 @@ enum HTTPRequestParser {
     /// Throws `HTTPParseError` for a malformed request (400), a head over `maxHeaderBytes` (431),
     /// a `Transfer-Encoding` body (411: only Content-Length bodies are supported), a body over
     /// `maxBodyBytes` (413, thrown as soon as Content-Length is seen) or a version other than 1.x (505).
-    package static func parse(_ buffer: [UInt8], maxHeaderBytes: Int = 64 << 10, maxBodyBytes: Int = 8 << 20) throws
+    static func parse(_ buffer: [UInt8], maxHeaderBytes: Int = 64 << 10, maxBodyBytes: Int = 8 << 20) throws
         -> (request: HTTPRequest, consumed: Int)?
     {
         guard var head = try parseHead(buffer, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) else {

@@ -1,13 +1,13 @@
 /// `--help` text, derived from the spec. Fixed at 79 columns so the output is the same
 /// everywhere (tests and man pages compare it), like ripgrep's.
 enum HelpRenderer {
-    package static let width = 79
+    static let width = 79
 
     /// Full help for the command at `path` (e.g. `["spotify-auth", "login"]`).
     /// `parent` is the command a subcommand belongs to; its options are global and listed too.
     /// `short` (`-h`): the abstract, usage, commands, arguments and options only, with the
     /// first sentence of each; the whole text is `--help` and the man page.
-    package static func help(for spec: CommandSpec, path: [String], parent: CommandSpec? = nil, short: Bool = false)
+    static func help(for spec: CommandSpec, path: [String], parent: CommandSpec? = nil, short: Bool = false)
         -> String
     {
         let isRoot = path.count == 1

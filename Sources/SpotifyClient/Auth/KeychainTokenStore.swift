@@ -7,11 +7,11 @@ import Security
 /// Tokens as one generic-password item in the login Keychain (macOS), holding the same JSON the
 /// file store writes. `SPOTIFY_TOOLKIT_TOKEN_STORE=file` switches to the file store instead.
 struct KeychainTokenStore: TokenStore {
-    package let service = "spotify-toolkit"
-    package let account = "tokens"
-    package var location: String { "macOS Keychain (service \(service), account \(account))" }
+    let service = "spotify-toolkit"
+    let account = "tokens"
+    var location: String { "macOS Keychain (service \(service), account \(account))" }
 
-    package init() {}
+    init() {}
 
     var baseQuery: [String: Any] {
         [
@@ -20,7 +20,7 @@ struct KeychainTokenStore: TokenStore {
         ]
     }
 
-    package func load() throws -> StoredTokens? {
+    func load() throws -> StoredTokens? {
         var query = baseQuery
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
@@ -38,7 +38,7 @@ struct KeychainTokenStore: TokenStore {
         }
     }
 
-    package func save(_ tokens: StoredTokens) throws {
+    func save(_ tokens: StoredTokens) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(tokens)
@@ -56,7 +56,7 @@ struct KeychainTokenStore: TokenStore {
         }
     }
 
-    package func remove() throws {
+    func remove() throws {
         let status = SecItemDelete(baseQuery as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else {
             throw ToolError.config("cannot remove the token store (\(location)): \(message(status))")

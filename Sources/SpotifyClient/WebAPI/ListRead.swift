@@ -26,21 +26,15 @@ struct ListRead: Sendable {
     /// Where a catalogue object and its pages live, and where its object keeps its first page.
     struct CatalogObject: Sendable, Equatable {
         /// `/albums/{id}`, `/shows/{id}`, `/tracks/{id}`, `/episodes/{id}`.
-        package var path: String
+        var path: String
         /// The key of the embedded page (`tracks`, `episodes`); nil: the object is the one item.
-        package var embedded: String?
+        var embedded: String?
         /// The rest of the list (`/albums/{id}/tracks`, `/shows/{id}/episodes`).
         var pagesPath: String
-
-        package init(path: String, embedded: String?, pagesPath: String) {
-            self.path = path
-            self.embedded = embedded
-            self.pagesPath = pagesPath
-        }
     }
 
     /// How the read begins.
-    package enum Start: Sendable, Equatable {
+    enum Start: Sendable, Equatable {
         /// The playlist object with its first entries embedded.
         case playlistObject
         /// The first page of the paged endpoint (for a playlist Spotify shows no items of, this is
@@ -50,21 +44,21 @@ struct ListRead: Sendable {
         case local
     }
 
-    package struct Request: Hashable, Sendable {
-        package enum Kind: Hashable, Sendable {
+    struct Request: Hashable, Sendable {
+        enum Kind: Hashable, Sendable {
             case playlistObject
             case page(offset: Int)
             /// `GET /playlists/{id}?fields=snapshot_id` once every page has arrived: proves that
             /// nothing changed while the pages were read, so they may be kept.
             case snapshotCheck
         }
-        package var kind: Kind
+        var kind: Kind
         /// Answers of an earlier attempt (before a fallback) are ignored.
         var epoch: Int
     }
 
     /// What an answer was, as the scheduler tells it.
-    package enum Answer: Sendable {
+    enum Answer: Sendable {
         case page(Page)
         /// The playlist object: its snapshot_id, and its embedded first page, nil when Spotify sent
         /// none (or one that is not a clean first page), as for playlists you neither own nor
@@ -101,7 +95,7 @@ struct ListRead: Sendable {
         case changedWhileRead
     }
 
-    package enum Keep: Sendable, Equatable {
+    enum Keep: Sendable, Equatable {
         case no
         /// Every page provably belongs to this snapshot_id.
         case under(String)
@@ -111,11 +105,11 @@ struct ListRead: Sendable {
 
     /// How the pages are asked for: the query after `offset` and `limit`, and for a playlist the
     /// `fields` filter of its object.
-    package struct Queries: Sendable {
-        package var page: [(String, String)]
-        package var object: [(String, String)]
+    struct Queries: Sendable {
+        var page: [(String, String)]
+        var object: [(String, String)]
 
-        package init(page: [(String, String)] = [], object: [(String, String)] = []) {
+        init(page: [(String, String)] = [], object: [(String, String)] = []) {
             self.page = page
             self.object = object
         }
@@ -126,11 +120,11 @@ struct ListRead: Sendable {
     /// when the object answers: a gap is fetched, an overlap is dropped.
     static let assumedEmbeddedCount = 100
 
-    package let target: Target
-    package let start: Start
-    package let queries: Queries
+    let target: Target
+    let start: Start
+    let queries: Queries
     /// Items per page request (50; `/artists/{id}/albums` gives at most 10 since 2026).
-    package let pageSize: Int
+    let pageSize: Int
     /// Whether the caller wants to keep the pages in the snapshot cache (then a snapshot check may
     /// follow the pages).
     let keep: Bool
@@ -195,7 +189,7 @@ struct ListRead: Sendable {
 
     /// `expectedTotal`: a record's `items_total`, to plan every page at once. `passing`: statuses
     /// of the first request to hand back (default: 403 and 404 for a playlist, none otherwise).
-    package init(
+    init(
         target: Target, start: Start, queries: Queries = Queries(), expectedTotal: Int? = nil, keep: Bool = false,
         snapshotBefore: String? = nil, cachedSnapshot: String? = nil, passing: Set<Int>? = nil,
         pageSize: Int = PagePlan.pageSize
@@ -236,7 +230,7 @@ struct ListRead: Sendable {
     }
 
     /// A list with nothing to request, handed on as `.local` in its turn.
-    package static func local() -> ListRead { ListRead(target: .pages(path: ""), start: .local) }
+    static func local() -> ListRead { ListRead(target: .pages(path: ""), start: .local) }
 
     // MARK: Requests
 
@@ -244,7 +238,7 @@ struct ListRead: Sendable {
     var readyRequests: [Request] { ready.map { Request(kind: $0, epoch: epoch) } }
 
     /// The scheduler sent `request`.
-    package mutating func sending(_ request: Request) {
+    mutating func sending(_ request: Request) {
         guard request.epoch == epoch, let index = ready.firstIndex(of: request.kind) else { return }
         ready.remove(at: index)
         sent.insert(request.kind)
@@ -270,7 +264,7 @@ struct ListRead: Sendable {
 
     /// Where within `lower..<upper` a request sorts among this list's: the first, then by offset,
     /// the snapshot check last.
-    package static func rank(_ kind: Request.Kind) -> Int {
+    static func rank(_ kind: Request.Kind) -> Int {
         switch kind {
         case .playlistObject: 0
         case .page(let offset): offset + 1  // offsets stay below PagePlan.maxTotal, well within the ranks
@@ -306,7 +300,7 @@ struct ListRead: Sendable {
     }
 
     /// Answers and pages held, not yet handed on (the look-ahead the scheduler bounds).
-    package var buffered: Int { arrived.count }
+    var buffered: Int { arrived.count }
 
     // MARK: Answers
 

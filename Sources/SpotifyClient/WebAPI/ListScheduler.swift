@@ -53,11 +53,11 @@ struct ListScheduler: Sendable {
     /// Lists planned ahead of the one being handed on.
     static let listsAhead = 64
 
-    package let api: SpotifyWebAPI
-    package let limit: InFlightLimit
+    let api: SpotifyWebAPI
+    let limit: InFlightLimit
 
     /// `concurrency`: `--concurrency N`, or nil for the adaptive window.
-    package init(api: SpotifyWebAPI, concurrency: Int?) {
+    init(api: SpotifyWebAPI, concurrency: Int?) {
         self.api = api
         self.limit = api.inFlightLimit(concurrency: concurrency)
     }
@@ -69,7 +69,7 @@ struct ListScheduler: Sendable {
     }
 
     /// Reads every list `source` gives, handing on what they bring in order.
-    package func run<Source: ListRunSource>(_ source: inout Source) async throws {
+    func run<Source: ListRunSource>(_ source: inout Source) async throws {
         try await withThrowingTaskGroup(of: Event.self) { group in
             var run = RunState()
             var tasks = 0  // child tasks not yet collected, including those of abandoned attempts
@@ -232,18 +232,18 @@ struct ListScheduler: Sendable {
     }
 
     /// One request as it goes on the wire, with how to read its answer.
-    package struct Call: Sendable {
-        package var path: String
-        package var query: [(String, String)]
-        package var kind: ListRead.Request.Kind
+    struct Call: Sendable {
+        var path: String
+        var query: [(String, String)]
+        var kind: ListRead.Request.Kind
         /// Statuses handed back as `.refused` (the list's first request: 403, 404).
-        package var passing: Set<Int>
+        var passing: Set<Int>
         /// What a page is checked against (nil: the first page sets it).
         var planTotal: Int?
         /// Items per page.
-        package var pageSize = PagePlan.pageSize
+        var pageSize = PagePlan.pageSize
         /// Where the object keeps its first page: a playlist's, or a catalogue object's.
-        package var object: ListRead.CatalogObject?
+        var object: ListRead.CatalogObject?
     }
 
     static func answer(_ call: Call, api: SpotifyWebAPI, slot: InFlightSlot) async -> ListRead.Answer {

@@ -42,11 +42,11 @@ struct SHA256Hasher: Sendable {
     private var buffer: [UInt8] = []
     private var totalBytes: UInt64 = 0
 
-    package init() {
+    init() {
         buffer.reserveCapacity(64)
     }
 
-    package mutating func update(_ bytes: some Sequence<UInt8>) {
+    mutating func update(_ bytes: some Sequence<UInt8>) {
         // Iterates `bytes` exactly once, so single-pass sequences work.
         for b in bytes {
             buffer.append(b)

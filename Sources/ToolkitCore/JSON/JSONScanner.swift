@@ -10,7 +10,7 @@ enum JSONKind: Sendable, Equatable, CustomStringConvertible {
     /// Not the start of any JSON value, or the end of the input.
     case invalid
 
-    package var description: String {
+    var description: String {
         switch self {
         case .object: "an object"
         case .array: "an array"
@@ -36,7 +36,7 @@ struct JSONKey {
     /// decoded text. (There is deliberately no `String` overload: a string literal would pick
     /// it over this one and pay for a `String`; compare `string` for names known at run time.)
     @inline(__always)
-    package func matches(_ name: StaticString) -> Bool {
+    func matches(_ name: StaticString) -> Bool {
         name.withUTF8Buffer { matches(utf8: UnsafeRawBufferPointer($0)) }
     }
 
@@ -65,7 +65,7 @@ struct JSONKey {
     }
 
     /// The decoded key.
-    package var string: String {
+    var string: String {
         hasEscapes ? JSONScanner.decodeEscaped(rawBytes) : String(decoding: rawBytes, as: UTF8.self)
     }
 }
@@ -91,14 +91,14 @@ struct JSONScanner {
     var pos: Int = 0
     var depth: Int = 0
 
-    package init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer) {
         // An empty buffer may have no address; it is never dereferenced (every load checks `end`).
         base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
         end = bytes.count
     }
 
     /// The current byte offset.
-    package var offset: Int { pos }
+    var offset: Int { pos }
 
     // MARK: Public reading API
 

@@ -54,7 +54,7 @@ final class PlainCondition: @unchecked Sendable {
     private let mutex = PlainLock()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    package init() {
+    init() {
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         pthread_cond_init(condition, nil)
@@ -65,9 +65,9 @@ final class PlainCondition: @unchecked Sendable {
         condition.deallocate()
     }
 
-    package func lock() { mutex.lock() }
-    package func unlock() { mutex.unlock() }
+    func lock() { mutex.lock() }
+    func unlock() { mutex.unlock() }
     /// Waits for a `broadcast`, with the lock held (released while waiting).
-    package func wait() { pthread_cond_wait(condition, mutex.mutex) }
+    func wait() { pthread_cond_wait(condition, mutex.mutex) }
     func broadcast() { pthread_cond_broadcast(condition) }
 }

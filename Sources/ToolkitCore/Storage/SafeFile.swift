@@ -37,7 +37,7 @@ enum SafeFile {
 
     /// The whole of the file at `path`; nil when it does not exist. Refuses (exit 78) a symbolic
     /// link, anything but a regular file, and a file `trust` rejects.
-    package static func read(_ path: String, trust: FileTrust) throws -> Data? {
+    static func read(_ path: String, trust: FileTrust) throws -> Data? {
         let descriptor: Int32
         do {
             // O_NONBLOCK: a FIFO planted here must not hang the tool in open(2).

@@ -14,7 +14,7 @@ enum UnknownFields {
     /// optional, cleared on purpose) is never brought back. Array elements of `new` are paired
     /// with those of `old` by their `id`, else their `name`, else by position when both arrays
     /// have the same length; an element that cannot be paired carries nothing.
-    package static func carried(from old: JSONValue, knownAs known: JSONValue, into new: JSONValue) -> JSONValue? {
+    static func carried(from old: JSONValue, knownAs known: JSONValue, into new: JSONValue) -> JSONValue? {
         var carriedAny = false
         let merged = merge(old, known, new, carriedAny: &carriedAny)
         return carriedAny ? merged : .none  // not `nil`: JSONValue is ExpressibleByNilLiteral

@@ -45,14 +45,14 @@ package func parseISOTimestamp(_ text: String) -> Double? {
 
 /// A moment as a date and time of day in UTC.
 struct CivilTime: Sendable, Equatable {
-    package var year: Int64
-    package var month: Int
-    package var day: Int
-    package var hour: Int
-    package var minute: Int
-    package var second: Int
+    var year: Int64
+    var month: Int
+    var day: Int
+    var hour: Int
+    var minute: Int
+    var second: Int
 
-    package init(secondsSince1970 seconds: Int64) {
+    init(secondsSince1970 seconds: Int64) {
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
         // Howard Hinnant's civil_from_days: eras of 400 years, years starting in March.
         let (era, dayOfEra) = floorDivision(days + 719_468, 146_097)
@@ -68,7 +68,7 @@ struct CivilTime: Sendable, Equatable {
     }
 
     /// Days from 1970-01-01 to `year`-`month`-`day` (days_from_civil).
-    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let marchYear = month <= 2 ? year - 1 : year
         let (era, yearOfEra) = floorDivision(marchYear, 400)
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1

@@ -24,25 +24,18 @@ import Darwin
 struct ListeningPipeline {
     var watchCommand: [String]
     var countCommand: [String]
-    package var environment: [String: String]
+    var environment: [String: String]
     /// Where the watch's own messages go: the run's stderr (`ToolContext.stderr`), not fd 2.
-    package var errors: Int32
+    var errors: Int32
 
-    package init(watchCommand: [String], countCommand: [String], environment: [String: String], errors: Int32) {
-        self.watchCommand = watchCommand
-        self.countCommand = countCommand
-        self.environment = environment
-        self.errors = errors
-    }
-
-    package struct Outcome: Sendable {
+    struct Outcome: Sendable {
         /// Exit statuses; a child killed by a signal gets 128 + the signal number, as shells say.
         var watchStatus: Int32
         var countStatus: Int32
         var countOutput: Data
         var countErrors: Data
         /// Whether a signal asked us to stop early.
-        package var interrupted: Bool
+        var interrupted: Bool
 
         /// How a watch ends when asked to stop: exit 0 (its final record), or killed by a stop
         /// signal (SIGHUP, SIGINT, SIGTERM: 128 + 1, 2, 15). Anything else is the watch failing.
@@ -60,7 +53,7 @@ struct ListeningPipeline {
         }
 
         /// What the run means for its session. Pure, so every case is tested alone.
-        package var verdict: RunVerdict {
+        var verdict: RunVerdict {
             // A failed watch first: a count of a watch that died early is not the session the
             // user ran, however plausible it looks.
             if watchFailed { return .watchFailed(status: watchStatus, heard: count) }
@@ -102,7 +95,7 @@ struct ListeningPipeline {
     }
 
     /// Runs the pipeline to its end. `onLine` sees each line the watch prints (on a reader thread).
-    package func run(onLine: @escaping @Sendable (String) -> Void) throws -> Outcome {
+    func run(onLine: @escaping @Sendable (String) -> Void) throws -> Outcome {
         signal(SIGPIPE, SIG_IGN)  // songcount may exit early; the relay must see EPIPE, not die
         let watchOut = try Self.makePipe()
         let countIn = try Self.makePipe()

@@ -116,17 +116,17 @@ struct RoutineEdit: Sendable, Equatable {
         case clear
     }
 
-    package var durationMs: Change<Int>?
-    package var note: Change<String>?
-    package var name: String?
+    var durationMs: Change<Int>?
+    var note: Change<String>?
+    var name: String?
 
-    package init(durationMs: Change<Int>? = nil, note: Change<String>? = nil, name: String? = nil) {
+    init(durationMs: Change<Int>? = nil, note: Change<String>? = nil, name: String? = nil) {
         self.durationMs = durationMs
         self.note = note
         self.name = name
     }
 
-    package var isEmpty: Bool { durationMs == nil && note == nil && name == nil }
+    var isEmpty: Bool { durationMs == nil && note == nil && name == nil }
 }
 
 package struct Routine: Codable, Sendable, Equatable {
@@ -166,11 +166,7 @@ package struct Routine: Codable, Sendable, Equatable {
 /// The routines document: every routine with its sessions. All operations are pure (the time is
 /// passed in); `RoutineStore` runs them under the store's lock.
 struct RoutineBook: Codable, Sendable, Equatable {
-    package var routines: [Routine] = []
-
-    package init(routines: [Routine] = []) {
-        self.routines = routines
-    }
+    var routines: [Routine] = []
 
     /// Names compare case-insensitively (`DocumentNames.key`).
     static func nameKey(_ name: String) -> String {
@@ -182,7 +178,7 @@ struct RoutineBook: Codable, Sendable, Equatable {
         try DocumentNames.validated(raw, noun: "routine")
     }
 
-    package func index(of name: String) -> Int? {
+    func index(of name: String) -> Int? {
         let key = Self.nameKey(name.trimmingCharacters(in: .whitespacesAndNewlines))
         return routines.firstIndex { Self.nameKey($0.name) == key }
     }
@@ -198,7 +194,7 @@ struct RoutineBook: Codable, Sendable, Equatable {
     }
 
     @discardableResult
-    package mutating func add(name rawName: String, durationMs: Int?, note: String?, now: String) throws -> Routine {
+    mutating func add(name rawName: String, durationMs: Int?, note: String?, now: String) throws -> Routine {
         let name = try Self.validatedName(rawName)
         if let existing = index(of: name) {
             throw ToolError.dataError(
@@ -211,7 +207,7 @@ struct RoutineBook: Codable, Sendable, Equatable {
 
     /// Renaming to a different case of the same name is allowed; to another routine's name is not.
     @discardableResult
-    package mutating func rename(_ old: String, to rawNew: String) throws -> Routine {
+    mutating func rename(_ old: String, to rawNew: String) throws -> Routine {
         let index = try existingIndex(of: old)
         let new = try Self.validatedName(rawNew)
         if let other = self.index(of: new), other != index {
@@ -223,12 +219,12 @@ struct RoutineBook: Codable, Sendable, Equatable {
     }
 
     @discardableResult
-    package mutating func remove(_ name: String) throws -> Routine {
+    mutating func remove(_ name: String) throws -> Routine {
         routines.remove(at: try existingIndex(of: name))
     }
 
     @discardableResult
-    package mutating func link(_ name: String, to playlist: PlaylistLink?) throws -> Routine {
+    mutating func link(_ name: String, to playlist: PlaylistLink?) throws -> Routine {
         let index = try existingIndex(of: name)
         routines[index].playlist = playlist
         return routines[index]
@@ -249,7 +245,7 @@ struct RoutineBook: Codable, Sendable, Equatable {
     /// Changes what `edit` names, nothing else; a new name follows `rename`'s rule. Nothing
     /// changes when any part is refused.
     @discardableResult
-    package mutating func edit(_ name: String, _ edit: RoutineEdit) throws -> Routine {
+    mutating func edit(_ name: String, _ edit: RoutineEdit) throws -> Routine {
         let index = try existingIndex(of: name)
         // First, so a refused name leaves the rest unchanged too; the routine keeps its place.
         if let new = edit.name { try rename(routines[index].name, to: new) }
@@ -282,7 +278,7 @@ struct RoutineBook: Codable, Sendable, Equatable {
 
     /// `routine-link stop`: ends the running session (and any older one a previous version left
     /// open) without a count. Empty when nothing was running.
-    package mutating func stop(_ name: String, now: String) throws -> (routine: Routine, closed: [RoutineSession]) {
+    mutating func stop(_ name: String, now: String) throws -> (routine: Routine, closed: [RoutineSession]) {
         let index = try existingIndex(of: name)
         let closed = closeRunningSessions(at: index, now: now)
         return (routines[index], closed)
@@ -291,7 +287,7 @@ struct RoutineBook: Codable, Sendable, Equatable {
     /// Starts a session with the routine's current playlist. A session still running was
     /// abandoned (a new start means the earlier one is over): it is closed as `stop` closes it
     /// and returned in `closed`, so the caller says so once and never again.
-    package mutating func start(_ name: String, now: String, id: String = UUID().uuidString.lowercased()) throws -> (
+    mutating func start(_ name: String, now: String, id: String = UUID().uuidString.lowercased()) throws -> (
         routine: Routine, session: RoutineSession, closed: [RoutineSession]
     ) {
         let index = try existingIndex(of: name)
@@ -308,7 +304,7 @@ struct RoutineBook: Codable, Sendable, Equatable {
     /// `sessionID`: the session `run` started. It takes the count even when it was closed
     /// meanwhile (a `start` or `stop` elsewhere while the run listened): what was heard belongs
     /// to the session that heard it, not to one started later.
-    package mutating func log(_ name: String, count: SongCountSummary, now: String, sessionID: String? = nil) throws
+    mutating func log(_ name: String, count: SongCountSummary, now: String, sessionID: String? = nil) throws
         -> (routine: Routine, session: RoutineSession)
     {
         let index = try existingIndex(of: name)

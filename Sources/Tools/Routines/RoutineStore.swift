@@ -24,11 +24,11 @@ import Foundation
 /// Optional fields may be absent (read as null). A later version that only adds optional fields
 /// can keep version 1; anything else bumps the version and adds a step to `migrate`.
 enum RoutineStore {
-    package static let fileName = "routines.json"
-    package static let schemaVersion = 1
+    static let fileName = "routines.json"
+    static let schemaVersion = 1
 
     /// `clock`: the run's (`ToolContext.clock`), for the creation time a migration stamps.
-    package static func make(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double)
+    static func make(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double)
         -> DocumentStore<RoutineBook>
     {
         DocumentStore(
@@ -49,7 +49,7 @@ enum RoutineStore {
     ///
     /// Migrated routines are ordered by name and get the migration time as `created_at`, since
     /// version 0 kept none; a playlist URI that does not parse is dropped (the routine stays).
-    package static func migrate(from version: Int, _ data: Data, now: String) throws -> RoutineBook {
+    static func migrate(from version: Int, _ data: Data, now: String) throws -> RoutineBook {
         switch version {
         case 0:
             struct Prototype: Decodable {

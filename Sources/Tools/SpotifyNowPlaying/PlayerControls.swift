@@ -167,18 +167,18 @@ extension SpotifyNowPlaying {
 
 /// The track `like` acts on, read from `GET /me/player/currently-playing`. Pure.
 struct LikeTarget: Sendable, Equatable, CustomStringConvertible {
-    package var uri: String
-    package var name: String
-    package var artists: [String]
+    var uri: String
+    var name: String
+    var artists: [String]
 
     /// `'Name' by A, B (spotify:track:ID)`, safe for a terminal.
-    package var description: String {
+    var description: String {
         let by = artists.isEmpty ? "" : " by \(artists.joined(separator: ", "))"
         return TerminalText.clean("'\(name)'\(by) (\(uri))")
     }
 
     /// The playing track, or exit 1 saying why there is none to like.
-    package static func from(_ playing: JSONValue?) throws -> LikeTarget {
+    static func from(_ playing: JSONValue?) throws -> LikeTarget {
         let why = "; like and unlike act on the Spotify track that plays now"
         guard let playing else { throw ToolError(.notFound, "nothing is playing" + why) }
         let item = playing["item"]
