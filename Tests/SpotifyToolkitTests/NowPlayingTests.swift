@@ -38,6 +38,18 @@ import Testing
         #expect(PlaybackObservation(Self.body(playing: false)).humanLine.hasPrefix("⏸ The Funeral"))
     }
 
+    /// routine-link's live display reads the watch's records back from its pipe: the line it
+    /// draws is the watch's own, for a song, a pause, nothing playing, and a line that is no object.
+    @Test func aRecordReadBackDrawsTheWatchsLine() throws {
+        let zone = LocalTime.zone("UTC")
+        for body in [Self.body(), Self.body(playing: false), nil] {
+            let printed = NowPlayingRecord(PlaybackObservation(body), observedAt: "2026-11-22T10:00:00.000Z")
+            let read = try #require(NowPlayingRecord(reading: try JSONValue.parse(printed.json.description)))
+            #expect(read.timedHumanLine(in: zone) == printed.timedHumanLine(in: zone))
+        }
+        #expect(NowPlayingRecord(reading: "not an object") == nil)
+    }
+
     @Test func nothingAndAdsHaveNoItem() {
         #expect(!PlaybackObservation(nil).hasItem)
         let ad = PlaybackObservation([

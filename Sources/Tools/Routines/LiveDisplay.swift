@@ -42,7 +42,7 @@ final class LiveDisplay: Sendable {
             }
             bytes.removeAll()
             state.drawn = true
-            return PlaybackObservation.humanLine(ofRecord: record, in: zone) + " · "
+            return (NowPlayingRecord(reading: record)?.timedHumanLine(in: zone) ?? "") + " · "
                 + songLabel(state.counter.result.songs)
                 + " so far"
         }

@@ -344,23 +344,6 @@ package enum SpotifyNowPlaying {
     }
 }
 
-extension PlaybackObservation {
-    /// The terminal line for a now_playing record read back from a pipe (routine-link's live
-    /// display of the watch it runs), the final one included.
-    static func humanLine(ofRecord record: JSONValue, in zone: LocalZone) -> String {
-        guard let object = record.objectValue else { return "" }
-        var item: JSONObject? = object
-        if record["duration_ms"] == nil && record["name"] == nil { item = nil }
-        let observation = PlaybackObservation(
-            item: item, isPlaying: record["is_playing"]?.boolValue ?? false,
-            progressMs: record["progress_ms"]?.intValue,
-            currentlyPlayingType: record["currently_playing_type"]?.stringValue, context: record["context"] ?? .null,
-            device: record["device"].flatMap { $0.objectValue == nil ? nil : $0 })
-        let time = record["observed_at"]?.stringValue.map { LocalTime.text($0, "HH:mm:ss", in: zone) + "  " } ?? ""
-        return time + observation.humanLine
-    }
-}
-
 extension SpotifyNowPlaying {
     /// The options, each declared once: the spec lists them and the handlers look them up by them.
     enum Option {
