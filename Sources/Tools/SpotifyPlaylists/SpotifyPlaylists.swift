@@ -432,9 +432,8 @@ package enum SpotifyPlaylists {
             guard printer.mode == .human && withDuration, let table = printer.table, count > 0 else { return }
             var what = "total: \(plural(count, "playlist"))"
             if withoutDuration > 0 { what += " (\(withoutDuration) without a duration)" }
-            var line = Substring(table.line([what, groupedThousands(items), formatClock(milliseconds: durationMs)]))
-            while line.last == " " { line = line.dropLast() }
-            try context.stdout.writeText(line + "\n")
+            let line = table.line([what, groupedThousands(items), formatClock(milliseconds: durationMs)])
+            try context.stdout.writeText(line.trimmingTrailingSpaces() + "\n")
         }
     }
 }
