@@ -6,7 +6,10 @@ import ToolkitCore
 extension FakeSpotifyService {
     /// The scopes `POST /_fake/tokens` grants when none are asked for: the toolkit's read-only default.
     static let defaultScope =
-        "playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state user-library-read"
+        """
+        playlist-read-private playlist-read-collaborative user-read-currently-playing user-read-playback-state \
+        user-library-read
+        """
     /// The client id `POST /_fake/tokens` uses when none is given and none is registered.
     static let defaultClientID = "fake-spotify-client"
 

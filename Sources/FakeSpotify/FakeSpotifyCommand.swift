@@ -17,15 +17,92 @@ package enum FakeSpotifyCommand {
         name: "fake-spotify",
         abstract: "a local stand-in for Spotify's accounts service and Web API (for tests, benchmarks and demos)",
         discussion: [
-            "fake-spotify listens on 127.0.0.1 only. Once it is listening it prints one line, http://127.0.0.1:PORT, on standard output, then serves until SIGTERM or SIGINT (exit 0) or until --exit-after.",
-            "Point the tools at it with SPOTIFY_ACCOUNTS_BASE=http://127.0.0.1:PORT and SPOTIFY_API_BASE=http://127.0.0.1:PORT/v1. It serves GET /authorize (consent is automatic: a 302 to the redirect URI with a code, or error=access_denied with --deny), POST /api/token (authorization_code with PKCE S256, refresh_token) and the Web API under /v1 with a Bearer token.",
-            "The library: GET /v1/me/playlists, /v1/me/tracks, /v1/playlists/{id} and /v1/playlists/{id}/items (with the fields filter and offset/limit paging, 50 at most; the legacy /tracks answers 403 unless --legacy). Playlist ids gen0000000000000000N (19 digits) hold N generated tracks, mix… the same mixed with local files, episodes and null items; 5MlKAGFZNoN2d0Up8sQc0N is not the user's (403 on its items), 37i9dQZF1DXcBWIGoYBM5M is Spotify's editorial playlist (404).",
-            "The catalogue, generated from its ids as the playlists are (no scope needed beyond a token): GET /v1/albums/{id} (the album with its first 50 tracks embedded) and /v1/albums/{id}/tracks (50 at most a page), /v1/artists/{id} and /v1/artists/{id}/albums (include_groups of album, single, appears_on, compilation; newest first; 10 at most a page, as Spotify allows since 2026), /v1/shows/{id} (its first 50 episodes embedded) and /v1/shows/{id}/episodes (50 at most, newest first), /v1/tracks/{id} and /v1/episodes/{id}. Ids: alb0000000000000000N (19 digits, N up to 9,999): an album of N tracks, two discs above 30; art + 3 digits K + 12 zeros + 4 digits C: artist K with C releases (release k is an album for k % 5 = 0 or 2, a single of songs from the album after it for 1, a compilation for 3, an album it appears on for 4; release 2 holds 60 tracks; the fixtures' Band of Horses, 0OdUWJ0sBjDrqHygGUXeCF, is artist 1 with 12 releases); shw0000000000000000N: a show of N episodes; the tracks and episodes those hold (and the fixtures' and a read playlist's). A malformed id answers 400 Invalid base62 id, an unknown one 404.",
-            "Library writes: PUT and DELETE /v1/me/library?uris=a,b (at most 40 URIs; user-library-modify, or playlist-modify-public for playlist URIs, which unfollow a playlist and follow it again) and GET /v1/me/library/contains (user-library-read). Saved tracks come first in /v1/me/tracks (the latest request first, each in its order), removed ones leave it, and unfollowed playlists leave /v1/me/playlists; GET /_fake/saved-items reports the writes. The player's settings, PUT /v1/me/player/shuffle, /repeat, /volume, /seek and PUT /v1/me/player (transfer), are answered like the other player commands and change what GET /v1/me/player and /devices report.",
-            "Faults (POST /_fake/faults or --fault): kind=rate_limit|quota|server_error|reset|lost_answer|truncate|garbage|delay|stale_read with rate=P, every=N or at=N+M (request numbers among those matching path_prefix, default /v1/), and status, retry_after, delay_ms, carry, late_ms, count (at most this many), seed. carry says whether a broken request is carried out: yes (the default for server_error, reset, lost_answer, truncate and garbage: carried out, then its answer broken), no (not carried out; the breakage of a status error, default 503, comes instead; the two 429s are always no), late with late_ms=N (0-600000: carried out N ms after it arrived, against the playlist as it is then; lost_answer holds the connection until then and closes without an answer, the other kinds answer their breakage at once). stale_read serves a GET of a written playlist (/v1/playlists/{id}, /items) as it was before its most recent write; its request numbers count only such reads. GET /_fake/faults lists them, POST /_fake/clear-faults removes them. GET /_fake/counters reports requests by route (counted as they arrive, refused ones included), max_in_flight, faults_fired, faults_fired_by_kind, not_carried_out, carried_out_late, late_pending, stale_reads, rate_limited and sent_during_retry_after (Web API requests that arrived while the Retry-After of a 429 this fake answered was still running). GET and POST /_fake/library: legacy, latency_ms, saved_tracks, extra_playlists, library_shape, rate_window.",
-            "--rate-window N/DURATION (rate_window=N/DURATION in POST /_fake/library; off removes it) is Spotify's rate limit as documented: a rolling window over a sliding log of admitted /v1/ requests. Beyond N admitted in the last DURATION a request is refused as it arrives (answered after the added latency, as every answer is; no fault or route sees it) with 429 {\"error\":{\"status\":429,\"message\":\"API rate limit exceeded\"}} and Retry-After: the whole seconds until the oldest admitted request leaves the window (at least 1). Refused requests do not count against the window; GET /_fake/counters reports them as rate_limited. Setting it starts the window empty. A scaled window (e.g. 180/3s) keeps tests and benchmarks short.",
-            "--library-shape real (library_shape=real) lists a library shaped like a real one instead of the fixture playlists: 150 playlists of 20,531 items (125 of 0-60 items, 22 of 100-500, 3 of 2,000-5,000), shuffled, the same every run, all the user's. Their ids are lib + 3 digits (the playlist's number) + 16 digits (its size). make bench-library pages it.",
-            "Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer (answer=ok|premium_required|no_active_device|restricted: how player commands are answered); history (count=N finished plays ending now); GET /_fake/playback reports the session, its changes and polls in virtual milliseconds. Fields go in a form body or the query string.",
+            """
+            fake-spotify listens on 127.0.0.1 only. Once it is listening it prints one line, http://127.0.0.1:PORT, \
+            on standard output, then serves until SIGTERM or SIGINT (exit 0) or until --exit-after.
+            """,
+            """
+            Point the tools at it with SPOTIFY_ACCOUNTS_BASE=http://127.0.0.1:PORT and \
+            SPOTIFY_API_BASE=http://127.0.0.1:PORT/v1. It serves GET /authorize (consent is automatic: a 302 to the \
+            redirect URI with a code, or error=access_denied with --deny), POST /api/token (authorization_code with \
+            PKCE S256, refresh_token) and the Web API under /v1 with a Bearer token.
+            """,
+            """
+            The library: GET /v1/me/playlists, /v1/me/tracks, /v1/playlists/{id} and /v1/playlists/{id}/items (with \
+            the fields filter and offset/limit paging, 50 at most; the legacy /tracks answers 403 unless --legacy). \
+            Playlist ids gen0000000000000000N (19 digits) hold N generated tracks, mix… the same mixed with local \
+            files, episodes and null items; 5MlKAGFZNoN2d0Up8sQc0N is not the user's (403 on its items), \
+            37i9dQZF1DXcBWIGoYBM5M is Spotify's editorial playlist (404).
+            """,
+            """
+            The catalogue, generated from its ids as the playlists are (no scope needed beyond a token): GET \
+            /v1/albums/{id} (the album with its first 50 tracks embedded) and /v1/albums/{id}/tracks (50 at most a \
+            page), /v1/artists/{id} and /v1/artists/{id}/albums (include_groups of album, single, appears_on, \
+            compilation; newest first; 10 at most a page, as Spotify allows since 2026), /v1/shows/{id} (its first 50 \
+            episodes embedded) and /v1/shows/{id}/episodes (50 at most, newest first), /v1/tracks/{id} and \
+            /v1/episodes/{id}. Ids: alb0000000000000000N (19 digits, N up to 9,999): an album of N tracks, two discs \
+            above 30; art + 3 digits K + 12 zeros + 4 digits C: artist K with C releases (release k is an album for k \
+            % 5 = 0 or 2, a single of songs from the album after it for 1, a compilation for 3, an album it appears \
+            on for 4; release 2 holds 60 tracks; the fixtures' Band of Horses, 0OdUWJ0sBjDrqHygGUXeCF, is artist 1 \
+            with 12 releases); shw0000000000000000N: a show of N episodes; the tracks and episodes those hold (and \
+            the fixtures' and a read playlist's). A malformed id answers 400 Invalid base62 id, an unknown one 404.
+            """,
+            """
+            Library writes: PUT and DELETE /v1/me/library?uris=a,b (at most 40 URIs; user-library-modify, or \
+            playlist-modify-public for playlist URIs, which unfollow a playlist and follow it again) and GET \
+            /v1/me/library/contains (user-library-read). Saved tracks come first in /v1/me/tracks (the latest request \
+            first, each in its order), removed ones leave it, and unfollowed playlists leave /v1/me/playlists; GET \
+            /_fake/saved-items reports the writes. The player's settings, PUT /v1/me/player/shuffle, /repeat, \
+            /volume, /seek and PUT /v1/me/player (transfer), are answered like the other player commands and change \
+            what GET /v1/me/player and /devices report.
+            """,
+            """
+            Faults (POST /_fake/faults or --fault): \
+            kind=rate_limit|quota|server_error|reset|lost_answer|truncate|garbage|delay|stale_read with rate=P, \
+            every=N or at=N+M (request numbers among those matching path_prefix, default /v1/), and status, \
+            retry_after, delay_ms, carry, late_ms, count (at most this many), seed. carry says whether a broken \
+            request is carried out: yes (the default for server_error, reset, lost_answer, truncate and garbage: \
+            carried out, then its answer broken), no (not carried out; the breakage of a status error, default 503, \
+            comes instead; the two 429s are always no), late with late_ms=N (0-600000: carried out N ms after it \
+            arrived, against the playlist as it is then; lost_answer holds the connection until then and closes \
+            without an answer, the other kinds answer their breakage at once). stale_read serves a GET of a written \
+            playlist (/v1/playlists/{id}, /items) as it was before its most recent write; its request numbers count \
+            only such reads. GET /_fake/faults lists them, POST /_fake/clear-faults removes them. GET /_fake/counters \
+            reports requests by route (counted as they arrive, refused ones included), max_in_flight, faults_fired, \
+            faults_fired_by_kind, not_carried_out, carried_out_late, late_pending, stale_reads, rate_limited and \
+            sent_during_retry_after (Web API requests that arrived while the Retry-After of a 429 this fake answered \
+            was still running). GET and POST /_fake/library: legacy, latency_ms, saved_tracks, extra_playlists, \
+            library_shape, rate_window.
+            """,
+            """
+            --rate-window N/DURATION (rate_window=N/DURATION in POST /_fake/library; off removes it) is Spotify's \
+            rate limit as documented: a rolling window over a sliding log of admitted /v1/ requests. Beyond N \
+            admitted in the last DURATION a request is refused as it arrives (answered after the added latency, as \
+            every answer is; no fault or route sees it) with 429 {"error":{"status":429,"message":"API rate \
+            limit exceeded"}} and Retry-After: the whole seconds until the oldest admitted request leaves the window \
+            (at least 1). Refused requests do not count against the window; GET /_fake/counters reports them as \
+            rate_limited. Setting it starts the window empty. A scaled window (e.g. 180/3s) keeps tests and \
+            benchmarks short.
+            """,
+            """
+            --library-shape real (library_shape=real) lists a library shaped like a real one instead of the fixture \
+            playlists: 150 playlists of 20,531 items (125 of 0-60 items, 22 of 100-500, 3 of 2,000-5,000), shuffled, \
+            the same every run, all the user's. Their ids are lib + 3 digits (the playlist's number) + 16 digits (its \
+            size). make bench-library pages it.
+            """,
+            """
+            Test controls, without a token: GET /_fake/counters, POST /_fake/reset-counters, POST /_fake/tokens \
+            (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, \
+            access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST \
+            /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock \
+            (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: \
+            POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, \
+            playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST \
+            /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer \
+            (answer=ok|premium_required|no_active_device|restricted: how player commands are answered); history \
+            (count=N finished plays ending now); GET /_fake/playback reports the session, its changes and polls in \
+            virtual milliseconds. Fields go in a form body or the query string.
+            """,
         ],
         options: [
             Option.port,
@@ -178,7 +255,10 @@ extension FakeSpotifyCommand {
         static let redirectUri = OptionSpec(
             "redirect-uri", value: "URI",
             help:
-                "A registered redirect URI (repeatable); a loopback URI without a port matches any port. Default: http://127.0.0.1/callback and http://[::1]/callback.",
+                """
+                A registered redirect URI (repeatable); a loopback URI without a port matches any port. Default: \
+                http://127.0.0.1/callback and http://[::1]/callback.
+                """,
             repeatable: true)
         static let accessTokenLifetime = OptionSpec(
             "access-token-lifetime", value: "SECONDS",
@@ -186,12 +266,18 @@ extension FakeSpotifyCommand {
         static let refreshTokenLifetime = OptionSpec(
             "refresh-token-lifetime", value: "SECONDS",
             help:
-                "Refresh fails with invalid_grant \"Refresh token revoked\" this long after the original login. Default: never."
+                """
+                Refresh fails with invalid_grant "Refresh token revoked" this long after the original login. \
+                Default: never.
+                """
         )
         static let noRotation = OptionSpec(
             "no-rotation",
             help:
-                "Refresh returns the same refresh token, which keeps working (default: a new one each time, the old one dies)."
+                """
+                Refresh returns the same refresh token, which keeps working (default: a new one each time, the old \
+                one dies).
+                """
         )
         static let omitRefreshToken = OptionSpec(
             "omit-refresh-token", help: "Refresh responses carry no refresh_token; the old one keeps working.")
@@ -209,7 +295,10 @@ extension FakeSpotifyCommand {
         static let legacy = OptionSpec(
             "legacy",
             help:
-                "Serve pre-2026 shapes: playlists with tracks, entries with track; /playlists/{id}/tracks works (otherwise 403)."
+                """
+                Serve pre-2026 shapes: playlists with tracks, entries with track; /playlists/{id}/tracks works \
+                (otherwise 403).
+                """
         )
         static let latencyMs = OptionSpec(
             "latency-ms", value: "MS", help: "Add MS milliseconds to every Web API request.", default: "0")
@@ -225,12 +314,19 @@ extension FakeSpotifyCommand {
         static let rateWindow = OptionSpec(
             "rate-window", value: "N/DURATION",
             help:
-                "Spotify's rolling rate limit, e.g. 180/30s: at most N Web API requests admitted in any DURATION; beyond that 429 with Retry-After (whole seconds until the oldest admitted request leaves the window). Refused requests do not count."
+                """
+                Spotify's rolling rate limit, e.g. 180/30s: at most N Web API requests admitted in any DURATION; \
+                beyond that 429 with Retry-After (whole seconds until the oldest admitted request leaves the window). \
+                Refused requests do not count.
+                """
         )
         static let fault = OptionSpec(
             "fault", value: "SPEC",
             help:
-                "Inject a fault, e.g. 'kind=server_error rate=0.05', 'kind=reset at=3+7 carry=no' or 'kind=lost_answer at=2 carry=late late_ms=3000' (fields as for POST /_fake/faults). Repeatable.",
+                """
+                Inject a fault, e.g. 'kind=server_error rate=0.05', 'kind=reset at=3+7 carry=no' or 'kind=lost_answer \
+                at=2 carry=late late_ms=3000' (fields as for POST /_fake/faults). Repeatable.
+                """,
             repeatable: true)
     }
 }

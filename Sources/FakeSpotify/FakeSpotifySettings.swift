@@ -59,7 +59,10 @@ struct FakeSpotifySettings: Sendable, Equatable {
                 updated.tokenDelayMs = ms
             default:
                 throw ControlError(
-                    "unknown setting '\(name)'; known: deny, rotation, omit_refresh_token, access_token_lifetime, refresh_token_lifetime, token_delay_ms"
+                    """
+                    unknown setting '\(name)'; known: deny, rotation, omit_refresh_token, access_token_lifetime, \
+                    refresh_token_lifetime, token_delay_ms
+                    """
                 )
             }
         }

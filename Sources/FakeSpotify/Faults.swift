@@ -137,7 +137,10 @@ struct FaultRule: Sendable, Equatable {
                 seed = value
             default:
                 throw ControlError(
-                    "unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, status, retry_after, delay_ms, carry, late_ms, count, seed"
+                    """
+                    unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, status, retry_after, \
+                    delay_ms, carry, late_ms, count, seed
+                    """
                 )
             }
         }

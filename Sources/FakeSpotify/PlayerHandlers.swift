@@ -318,7 +318,9 @@ extension FakeSpotifyService {
             guard let text = request.field("answer"), let answer = PlaybackClock.Answer(rawValue: text) else {
                 return Control.error(
                     ControlError(
-                        "answer must be one of: \(PlaybackClock.Answer.allCases.map(\.rawValue).joined(separator: ", "))"
+                        """
+                        answer must be one of: \(PlaybackClock.Answer.allCases.map(\.rawValue).joined(separator: ", "))
+                        """
                     ))
             }
             return Control.json(
@@ -371,7 +373,10 @@ extension FakeSpotifyService {
                     guard let mode = PlaybackClock.Mode(rawValue: action) else {
                         return [
                             "error": .string(
-                                "unknown action '\(action)'; known: pause, resume, next, previous, nothing, ad, episode, tracks, answer, speed, history"
+                                """
+                                unknown action '\(action)'; known: pause, resume, next, previous, nothing, ad, \
+                                episode, tracks, answer, speed, history
+                                """
                             )
                         ]
                     }

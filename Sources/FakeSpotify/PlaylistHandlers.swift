@@ -60,7 +60,10 @@ struct LibrarySettings: Sendable, Equatable {
                 updated.rateWindow = ["", "off", "none"].contains(value) ? nil : try RateWindow(parsing: value)
             default:
                 throw ControlError(
-                    "unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists, library_shape, rate_window"
+                    """
+                    unknown library setting '\(name)'; known: legacy, latency_ms, saved_tracks, extra_playlists, \
+                    library_shape, rate_window
+                    """
                 )
             }
         }

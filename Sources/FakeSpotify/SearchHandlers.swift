@@ -111,7 +111,8 @@ enum SearchCatalogue {
             durationMs: 369_626, year: 2013),
         Entry(name: "Hallelujah", artists: ["Jeff Buckley"], album: "Grace", durationMs: 413_826, year: 1994),
         Entry(
-            name: "Hallelujah", artists: ["Leonard Cohen"], album: "Various Positions", durationMs: 279_000, year: 1984),
+            name: "Hallelujah", artists: ["Leonard Cohen"], album: "Various Positions",
+            durationMs: 279_000, year: 1984),
         Entry(
             name: "Hallelujah - Live in London", artists: ["Leonard Cohen"], album: "Live In London",
             durationMs: 441_000, year: 2009),

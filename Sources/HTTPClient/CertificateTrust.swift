@@ -84,6 +84,9 @@ package struct TLSFailure: Sendable, Equatable {
             return "\(inForce) holds no CA that signed it; point it at a bundle that does"
         }
         return
-            "set \(CertificateTrust.fileVariable) to a CA bundle that holds your CA (or \(CertificateTrust.directoryVariable) to a directory of hashed certificates)"
+            """
+            set \(CertificateTrust.fileVariable) to a CA bundle that holds your CA (or \
+            \(CertificateTrust.directoryVariable) to a directory of hashed certificates)
+            """
     }
 }

@@ -288,7 +288,10 @@ final class CurlTransfer {
                     HTTPFailure.unreachable(
                         host: exchange.host,
                         reason:
-                            "the answer's status line (HTTP \(head.status)) is not the status libcurl read (HTTP \(responseCode))"
+                            """
+                            the answer's status line (HTTP \(head.status)) is not the status libcurl read (HTTP \
+                            \(responseCode))
+                            """
                     ))
             }
             return exchange.completed(nil)
@@ -326,7 +329,10 @@ final class CurlTransfer {
                 return TLSFailure(
                     kind: .wrongHost, detail: trimmed("SSL: "),
                     fix:
-                        "check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE; a proxy that inspects TLS must sign for this host"
+                        """
+                        check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE; a proxy that inspects TLS must sign for \
+                        this host
+                        """
                 )
             }
             let detail = trimmed("SSL certificate problem: ")

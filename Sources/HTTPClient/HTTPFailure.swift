@@ -51,7 +51,10 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
             .unavailable("\(host) answered with something that is not HTTP")
         case .tooLarge(let host, let limit):
             .unavailable(
-                "\(host) sent an answer too large (more than \(limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes")); not read further"
+                """
+                \(host) sent an answer too large (more than \
+                \(limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes")); not read further
+                """
             )
         case .clientMissing(let reason):
             .unavailable(reason)
@@ -59,7 +62,10 @@ package enum HTTPFailure: Error, Sendable, Equatable, ToolErrorConvertible {
             .unavailable("\(host): \(failure.what) (\(failure.detail)); \(failure.fix)")
         case .refusedRedirect(let origin, let method, let path, let status, let target):
             .unavailable(
-                "\(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)"
+                """
+                \(origin) answered \(method) \(path) with a redirect (HTTP \(status)) to \(target); Spotify does not \
+                redirect API requests, so it was not followed (check SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE)
+                """
             )
         }
     }

@@ -447,7 +447,10 @@ package struct HTTPTransport: Sendable {
     /// system's trust store decides, not SSL_CERT_FILE: the fix is the keychain.
     static func tlsFailure(_ error: URLError) -> TLSFailure? {
         let keychain =
-            "add your CA to the System keychain, trusted for SSL (Keychain Access, or: sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ca.pem)"
+            """
+            add your CA to the System keychain, trusted for SSL (Keychain Access, or: sudo security add-trusted-cert \
+            -d -r trustRoot -k /Library/Keychains/System.keychain ca.pem)
+            """
         let detail = error.localizedDescription
         switch error.code {
         case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:

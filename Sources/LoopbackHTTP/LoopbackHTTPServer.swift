@@ -57,7 +57,10 @@ package final class LoopbackHTTPServer: Sendable {
     ) throws {
         guard let address = LoopbackAddress(host) else {
             throw ToolError.usage(
-                "refusing to listen on '\(host)': only a loopback address (127.0.0.1, another 127.x.y.z, or ::1) is allowed"
+                """
+                refusing to listen on '\(host)': only a loopback address (127.0.0.1, another 127.x.y.z, or ::1) is \
+                allowed
+                """
             )
         }
         let display = address.isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"

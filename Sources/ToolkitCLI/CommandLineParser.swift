@@ -84,7 +84,10 @@ package enum CommandLineParser {
                     if let choices = option.choices, !choices.contains(value) {
                         fail(
                             .usage(
-                                "invalid value '\(value)' for --\(option.long); expected one of: \(choices.joined(separator: ", "))"
+                                """
+                                invalid value '\(value)' for --\(option.long); expected one of: \
+                                \(choices.joined(separator: ", "))
+                                """
                             ))
                     }
                     result.values[option.long, default: []].append(value)
@@ -114,10 +117,8 @@ package enum CommandLineParser {
                 let name = String(body.prefix { $0 != "=" })
                 let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
                 guard let option = lookup(long: name) else {
-                    fail(
-                        .usage(
-                            "unknown option '--\(name)'\(suggestion(for: name, among: options().filter { !$0.isHidden }.map(\.long), prefix: "--"))"
-                        ))
+                    let visible = options().filter { !$0.isHidden }.map(\.long)
+                    fail(.usage("unknown option '--\(name)'\(suggestion(for: name, among: visible, prefix: "--"))"))
                     continue
                 }
                 if option.takesValue {

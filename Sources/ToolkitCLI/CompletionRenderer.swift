@@ -100,17 +100,26 @@ enum CompletionRenderer {
             var words = "\(options.joined(separator: " "))"
             if command.parent == nil && !spec.subcommands.isEmpty {
                 out +=
-                    "        \"\") if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words)\" -- \"$cur\")); else COMPREPLY=($(compgen -W \"\(commandWords(spec).joined(separator: " "))\" -- \"$cur\")); fi ;;\n"
+                    """
+                            "") if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "\(words)" -- "$cur")); \
+                    else COMPREPLY=($(compgen -W "\(commandWords(spec).joined(separator: " "))" -- "$cur")); fi ;;\n
+                    """
                 if spec.offersHelpCommand {
                     out +=
-                        "        \(CommandSpec.helpCommand)) COMPREPLY=($(compgen -W \"\(spec.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\")) ;;\n"
+                        """
+                                \(CommandSpec.helpCommand)) COMPREPLY=($(compgen -W \
+                        "\(spec.subcommands.map(\.name).joined(separator: " "))" -- "$cur")) ;;\n
+                        """
                 }
                 continue
             }
             words = "\"\(words)\""
             let positional = bashPositional(command.spec, offset: command.parent == nil ? 0 : 1)
             out +=
-                "        \(command.parent == nil ? "\"\"" : command.name)) if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \(words) -- \"$cur\")); else \(positional); fi ;;\n"
+                """
+                        \(command.parent == nil ? "\"\"" : command.name)) if [[ "$cur" == -* ]]; then \
+                COMPREPLY=($(compgen -W \(words) -- "$cur")); else \(positional); fi ;;\n
+                """
         }
         out += "    esac\n}\ncomplete -o filenames -F \(function) \(spec.name)\n"
         return out
@@ -134,7 +143,10 @@ enum CompletionRenderer {
     static func bashValueCompletion(_ kind: CompletionKind) -> String {
         switch kind {
         case .command(let command):
-            "COMPREPLY=(); while IFS= read -r word; do [[ \"$word\" == \"$cur\"* ]] && COMPREPLY+=(\"$word\"); done < <(\(command) 2>/dev/null)"
+            """
+            COMPREPLY=(); while IFS= read -r word; do [[ "$word" == "$cur"* ]] && COMPREPLY+=("$word"); done < \
+            <(\(command) 2>/dev/null)
+            """
         case .none: "COMPREPLY=()"
         // One name per line, never split on spaces or glob-expanded.
         case .file: "COMPREPLY=(); while IFS= read -r word; do COMPREPLY+=(\"$word\"); done < <(compgen -f -- \"$cur\")"
@@ -150,7 +162,10 @@ enum CompletionRenderer {
     static func zsh(_ spec: CommandSpec) -> String {
         let function = functionName(spec.name)
         var out =
-            "#compdef \(spec.name)\n# zsh completion for \(spec.name); generated from its command spec by toolkit-docs, do not edit.\n\n"
+            """
+            #compdef \(spec.name)\n# zsh completion for \(spec.name); generated from its command spec by \
+            toolkit-docs, do not edit.\n\n
+            """
         if spec.subcommands.isEmpty {
             out += "\(function)() {\n    _arguments -s -S \\\n"
             out += zshSpecs(spec, parent: nil).map { "        \($0)" }.joined(separator: " \\\n") + "\n}\n\n"
@@ -177,7 +192,11 @@ enum CompletionRenderer {
             }
             for command in spec.subcommands {
                 out +=
-                    "                \(([command.name] + command.aliases).joined(separator: "|")))\n                    _arguments -s -S \\\n"
+                    """
+                                    \
+                    \(([command.name] + command.aliases).joined(separator: "|")))\n                    _arguments -s \
+                    -S \\\n
+                    """
                 out +=
                     zshSpecs(command, parent: spec).map { "                        \($0)" }.joined(separator: " \\\n")
                     + " ;;\n"
@@ -269,7 +288,10 @@ enum CompletionRenderer {
             let help = CommandSpec.helpCommand
             out += "complete -c \(tool) -n '__fish_use_subcommand' -a \(help) -d '\(fishEscape(helpAbstract))'\n"
             out +=
-                "complete -c \(tool) -n '__fish_seen_subcommand_from \(help)' -a '\(spec.subcommands.map(\.name).joined(separator: " "))'\n"
+                """
+                complete -c \(tool) -n '__fish_seen_subcommand_from \(help)' -a \
+                '\(spec.subcommands.map(\.name).joined(separator: " "))'\n
+                """
         }
         for command in spec.subcommands {
             let condition = "__fish_seen_subcommand_from \(([command.name] + command.aliases).joined(separator: " "))"

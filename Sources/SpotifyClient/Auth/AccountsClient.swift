@@ -21,7 +21,10 @@ package struct AccountsClient: Sendable {
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
         else {
             throw ToolError.config(
-                "SPOTIFY_ACCOUNTS_BASE must be an http or https URL such as \(Self.defaultBase), not '\(SpotifyErrorBody.printable(base))'"
+                """
+                SPOTIFY_ACCOUNTS_BASE must be an http or https URL such as \(Self.defaultBase), not \
+                '\(SpotifyErrorBody.printable(base))'
+                """
             )
         }
         try ServiceBase.refuseCleartext(
@@ -95,9 +98,9 @@ package struct AccountsClient: Sendable {
             throw ToolError.unavailable("the Spotify accounts service failed (HTTP \(result.status)); try again later")
         }
         if result.status == 429 {
+            let wait = SpotifyWebAPI.retryAfterSeconds(result.header("Retry-After")).map { String(Int(saturating: $0)) }
             throw ToolError.tempFail(
-                "the Spotify accounts service is rate limiting; try again in \(SpotifyWebAPI.retryAfterSeconds(result.header("Retry-After")).map { String(Int(saturating: $0)) } ?? "a few") seconds"
-            )
+                "the Spotify accounts service is rate limiting; try again in \(wait ?? "a few") seconds")
         }
         guard result.isSuccess else {
             throw failure(OAuthError.decode(result.body)?.summary ?? "HTTP \(result.status)")

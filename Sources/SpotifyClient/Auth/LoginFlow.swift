@@ -77,7 +77,10 @@ package struct LoginFlow {
             outcome = await wait.wait(timeoutSeconds: timeoutSeconds)
             if case .timedOut = outcome {
                 throw ToolError.tempFail(
-                    "login timed out after \(waited) waiting for the pasted redirect URL; run it again (--timeout sets how long to wait)"
+                    """
+                    login timed out after \(waited) waiting for the pasted redirect URL; run it again (--timeout sets \
+                    how long to wait)
+                    """
                 )
             }
         } else {
@@ -87,14 +90,19 @@ package struct LoginFlow {
             } catch var error as ToolError where error.exitCode == .unavailable && redirect.port != nil {
                 // The registered port is taken; say what can be done about it.
                 error.message +=
-                    "; another spotify-auth login may be running. Or log in with --no-browser (nothing listens then), or with --redirect-uri set to another port registered for the app"
+                    """
+                    ; another spotify-auth login may be running. Or log in with --no-browser (nothing listens then), \
+                    or with --redirect-uri set to another port registered for the app
+                    """
                 throw error
             }
             defer { listener.stop() }
             redirectURI = listener.redirectURI
             let url = authorizeURL(redirectURI: redirectURI, verifier: verifier, state: state)
             say(
-                "Opening the Spotify login page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n"
+                """
+                Opening the Spotify login page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n
+                """
             )
             openBrowser(url, wait: wait)
             // Over SSH the browser runs on another machine and its redirect never reaches this
@@ -110,7 +118,10 @@ package struct LoginFlow {
             outcome = await wait.wait(timeoutSeconds: timeoutSeconds)
             if case .timedOut = outcome {
                 throw ToolError.tempFail(
-                    "login timed out after \(waited) waiting for the browser; run it again, and if the browser runs on another machine, paste here the address it was sent to"
+                    """
+                    login timed out after \(waited) waiting for the browser; run it again, and if the browser runs on \
+                    another machine, paste here the address it was sent to
+                    """
                 )
             }
         }
@@ -166,13 +177,19 @@ package struct LoginFlow {
                 case .stateMismatch:
                     wait.ifWaiting {
                         say(
-                            "spotify-auth: that address belongs to another login (its state is not this one's); paste the address the URL above led to"
+                            """
+                            spotify-auth: that address belongs to another login (its state is not this one's); paste \
+                            the address the URL above led to
+                            """
                         )
                     }
                 case .unrelated:
                     wait.ifWaiting {
                         say(
-                            "spotify-auth: that is not the address your browser was sent to (it has no code); paste the whole address, it starts with \(redirectURI)"
+                            """
+                            spotify-auth: that is not the address your browser was sent to (it has no code); paste \
+                            the whole address, it starts with \(redirectURI)
+                            """
                         )
                     }
                 }
@@ -197,7 +214,10 @@ package struct LoginFlow {
             // Only while the login waits: once it is over, the stream may belong to someone else.
             wait.ifWaiting {
                 say(
-                    "spotify-auth: could not open a browser with \(reason); open the URL above yourself (on any machine), then paste here the address it was sent to"
+                    """
+                    spotify-auth: could not open a browser with \(reason); open the URL above yourself (on any \
+                    machine), then paste here the address it was sent to
+                    """
                 )
             }
         }
@@ -356,7 +376,10 @@ final class CallbackListener: Sendable {
                 // Any web page can make the browser request this URL; only the real redirect may end the wait.
                 wait.ifWaiting {
                     say(
-                        "spotify-auth: ignored a request to the redirect URI that carried a different state (a stale tab or a forged request); still waiting"
+                        """
+                        spotify-auth: ignored a request to the redirect URI that carried a different state (a stale \
+                        tab or a forged request); still waiting
+                        """
                     )
                 }
             case .code, .denied:

@@ -26,7 +26,10 @@ package struct LoopbackRedirect: Sendable, Equatable {
     package static func parse(_ text: String) throws -> LoopbackRedirect {
         guard text.hasPrefix("http://") else {
             throw ToolError.config(
-                "redirect URI \(text) cannot be used: a command-line login listens on http://127.0.0.1:PORT/... (or http://[::1]:PORT/...); register such a URI in your app's settings"
+                """
+                redirect URI \(text) cannot be used: a command-line login listens on http://127.0.0.1:PORT/... (or \
+                http://[::1]:PORT/...); register such a URI in your app's settings
+                """
             )
         }
         let rest = text.dropFirst("http://".count)
@@ -49,12 +52,19 @@ package struct LoopbackRedirect: Sendable, Equatable {
         }
         if host.lowercased() == "localhost" {
             throw ToolError.config(
-                "Spotify refuses redirect URIs with 'localhost' (since November 2025 only loopback IP literals may use http); use \(text.replacingOccurrences(of: "localhost", with: "127.0.0.1")) and register that exact URI in your app's settings"
+                """
+                Spotify refuses redirect URIs with 'localhost' (since November 2025 only loopback IP literals may use \
+                http); use \(text.replacingOccurrences(of: "localhost", with: "127.0.0.1")) and register that exact \
+                URI in your app's settings
+                """
             )
         }
         guard host == "127.0.0.1" || host == "::1" else {
             throw ToolError.config(
-                "redirect URI \(text) is not a loopback address: Spotify accepts http only for http://127.0.0.1 and http://[::1], and login listens there"
+                """
+                redirect URI \(text) is not a loopback address: Spotify accepts http only for http://127.0.0.1 and \
+                http://[::1], and login listens there
+                """
             )
         }
         var port: UInt16?

@@ -36,7 +36,10 @@ package enum ServiceBase {
         guard url.scheme?.lowercased() == "http", !allowsInsecure, let host = url.host, !isLoopbackLiteral(host)
         else { return }
         throw ToolError.config(
-            "\(variable) is http://\(host): the login's tokens would cross the network in clear; use https (http is allowed only for a loopback address such as 127.0.0.1 or [::1])"
+            """
+            \(variable) is http://\(host): the login's tokens would cross the network in clear; use https (http is \
+            allowed only for a loopback address such as 127.0.0.1 or [::1])
+            """
         )
     }
 

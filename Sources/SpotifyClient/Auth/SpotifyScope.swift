@@ -49,7 +49,10 @@ package enum SpotifyScope {
             let named = sets.first { $0.name == word }?.scopes ?? ((extras + defaults).contains(word) ? [word] : nil)
             guard let named else {
                 throw ToolError.usage(
-                    "unknown scope '\(word)' for --scope; expected a set (\(sets.map(\.name).joined(separator: ", "))) or a scope (\(extras.joined(separator: ", ")))"
+                    """
+                    unknown scope '\(word)' for --scope; expected a set (\(sets.map(\.name).joined(separator: ", "))) \
+                    or a scope (\(extras.joined(separator: ", ")))
+                    """
                 )
             }
             for scope in named where !scopes.contains(scope) { scopes.append(scope) }
@@ -100,7 +103,11 @@ package enum SpotifyScope {
         var environmentTokenError: ToolError {
             let names = scopes.count == 1 ? "the \(scopes[0]) scope" : "the scopes " + scopes.joined(separator: " and ")
             return .noPermission(
-                "\(what) needs \(names), which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has \(scopes.count == 1 ? "it" : "them"), or unset SPOTIFY_ACCESS_TOKEN to use your login (\(SpotifyScope.loginCommand(for: scopes)) adds \(scopes.count == 1 ? "it" : "them"))"
+                """
+                \(what) needs \(names), which the token in SPOTIFY_ACCESS_TOKEN lacks; set a token that has \
+                \(scopes.count == 1 ? "it" : "them"), or unset SPOTIFY_ACCESS_TOKEN to use your login \
+                (\(SpotifyScope.loginCommand(for: scopes)) adds \(scopes.count == 1 ? "it" : "them"))
+                """
             )
         }
     }

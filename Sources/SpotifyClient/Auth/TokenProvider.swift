@@ -93,7 +93,10 @@ package actor TokenProvider {
     package func accessToken(afterRejectionOf rejected: String) async throws -> String {
         if environmentToken != nil {
             throw ToolError.noPermission(
-                "Spotify rejected the token in SPOTIFY_ACCESS_TOKEN; unset it to use the stored login, or set a fresh token"
+                """
+                Spotify rejected the token in SPOTIFY_ACCESS_TOKEN; unset it to use the stored login, or set a fresh \
+                token
+                """
             )
         }
         return try await refresh(.rejected(rejected)).accessToken
@@ -126,7 +129,11 @@ package actor TokenProvider {
         for (variable, stored, current) in now {
             guard let stored, ServiceBase.normalized(stored) != ServiceBase.normalized(current) else { continue }
             throw ToolError.noPermission(
-                "the stored login was made against \(ServiceBase.normalized(stored)), and \(variable) now points to \(ServiceBase.normalized(current)); its tokens are not sent there: set \(variable) back, or run 'spotify-auth login' for this one"
+                """
+                the stored login was made against \(ServiceBase.normalized(stored)), and \(variable) now points to \
+                \(ServiceBase.normalized(current)); its tokens are not sent there: set \(variable) back, or run \
+                'spotify-auth login' for this one
+                """
             )
         }
     }

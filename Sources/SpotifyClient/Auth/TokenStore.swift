@@ -76,7 +76,10 @@ package struct FileTokenStore: TokenStore {
             return try JSONDecoder().decode(StoredTokens.self, from: data)
         } catch {
             throw ToolError.config(
-                "the token store \(path) is damaged (not the JSON spotify-auth writes); remove it with 'spotify-auth logout' and log in again"
+                """
+                the token store \(path) is damaged (not the JSON spotify-auth writes); remove it with 'spotify-auth \
+                logout' and log in again
+                """
             )
         }
     }

@@ -116,7 +116,10 @@ package struct PlaylistItemsReader {
     package func requirePager(for what: String) throws -> Pager {
         guard let pager else {
             throw ToolError.unavailable(
-                "--offline: \(what) are never cached (Spotify gives them no snapshot_id to check a copy against); run without --offline"
+                """
+                --offline: \(what) are never cached (Spotify gives them no snapshot_id to check a copy against); run \
+                without --offline
+                """
             )
         }
         return pager
@@ -480,7 +483,10 @@ package struct PlaylistItemsReader {
             guard offset == 0 else {
                 try? cache?.directory.remove(PlaylistCache.fileName(id))
                 throw ToolError.unavailable(
-                    "the cached copy \(path) is damaged (\(damage)) after \(offset) items were printed; it was removed: run again"
+                    """
+                    the cached copy \(path) is damaged (\(damage)) after \(offset) items were printed; it was \
+                    removed: run again
+                    """
                 )
             }
             warn("ignoring the cached copy \(path): \(damage); it will be fetched again")
@@ -500,7 +506,10 @@ package struct PlaylistItemsReader {
                 "playlist \(id): --offline: nothing is cached for it; run once without --offline to keep a copy")
         case .needsFull:
             return ToolError.unavailable(
-                "playlist \(id): --offline: the cached copy holds track records only, not Spotify's objects that --raw prints; run once with --raw without --offline"
+                """
+                playlist \(id): --offline: the cached copy holds track records only, not Spotify's objects that --raw \
+                prints; run once with --raw without --offline
+                """
             )
         }
     }

@@ -260,7 +260,10 @@ extension PlaylistItemsReader {
                     source,
                     .failed(
                         ToolError.unavailable(
-                            "\(reference.kind) \(reference.id): --offline prints cached playlists only; albums, artists, shows, tracks and episodes are never cached: run without --offline"
+                            """
+                            \(reference.kind) \(reference.id): --offline prints cached playlists only; albums, \
+                            artists, shows, tracks and episodes are never cached: run without --offline
+                            """
                         )))
             case .cachedCopyIsCurrent, .checked, .changedWhileRead:
                 break

@@ -201,7 +201,10 @@ package struct PlaybackWatcher: Sendable {
         }
         return (
             max(cap, 1),
-            "Spotify is rate limiting and asked to wait \(SpotifyWebAPI.seconds(asked)); polling again after the \(SpotifyWebAPI.seconds(max(cap, 1))) cap (SPOTIFY_TOOLKIT_MAX_RETRY_WAIT)"
+            """
+            Spotify is rate limiting and asked to wait \(SpotifyWebAPI.seconds(asked)); polling again after the \
+            \(SpotifyWebAPI.seconds(max(cap, 1))) cap (SPOTIFY_TOOLKIT_MAX_RETRY_WAIT)
+            """
         )
     }
 

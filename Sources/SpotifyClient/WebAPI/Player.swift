@@ -314,16 +314,25 @@ package enum PlayerCommandError: Error, Sendable, Equatable {
                 SpotifyScope.missingMessage([SpotifyPlayer.controlScope], for: "controlling playback"))
         case .premiumRequired:
             return .noPermission(
-                "controlling playback needs Spotify Premium (PREMIUM_REQUIRED); with a Free account, start music in the Spotify app instead"
+                """
+                controlling playback needs Spotify Premium (PREMIUM_REQUIRED); with a Free account, start music in \
+                the Spotify app instead
+                """
             )
         case .noActiveDevice:
             return .unavailable(
-                "no active device (NO_ACTIVE_DEVICE): start Spotify on a phone, computer or speaker, or name one with --device (see: spotify-nowplaying devices)"
+                """
+                no active device (NO_ACTIVE_DEVICE): start Spotify on a phone, computer or speaker, or name one with \
+                --device (see: spotify-nowplaying devices)
+                """
             )
         case .restricted(let name):
             let device = name.map { "the device '\($0)'" } ?? "the active device"
             return .unavailable(
-                "\(device) does not accept remote commands (a restricted device); pick another with --device (see: spotify-nowplaying devices)"
+                """
+                \(device) does not accept remote commands (a restricted device); pick another with --device (see: \
+                spotify-nowplaying devices)
+                """
             )
         case .other(let status, let reason, let message):
             return .unavailable(

@@ -105,7 +105,10 @@ package struct PlaylistApply {
                             cause: .failed(
                                 ToolError.converting(error).with(
                                     prefix:
-                                        "a request's answer was lost and the playlist could not be read to see whether it landed"
+                                        """
+                                        a request's answer was lost and the playlist could not be read to see whether \
+                                        it landed
+                                        """
                                 )), stepsDone: stepsDone, model: model))
                 }
                 let uris = now.writableURIs

@@ -50,7 +50,10 @@ package struct PlaylistContents: Sendable {
             }
         }
         throw ToolError.tempFail(
-            "playlist \(id) kept changing while it was read (\(attempts) tries): someone else is editing it; nothing was written; try again"
+            """
+            playlist \(id) kept changing while it was read (\(attempts) tries): someone else is editing it; nothing \
+            was written; try again
+            """
         )
     }
 
@@ -82,7 +85,10 @@ extension ToolError {
         return result.status == 404
             ? ToolError(.notFound, "playlist \(id): not found (404: \(body.message))")
             : ToolError.noPermission(
-                "playlist \(id): Spotify shows \(what) only of playlists you own or collaborate on (\(result.status): \(body.message))"
+                """
+                playlist \(id): Spotify shows \(what) only of playlists you own or collaborate on (\(result.status): \
+                \(body.message))
+                """
             )
     }
 }

@@ -79,7 +79,10 @@ package struct PlaylistRecord: JSONRecord, Equatable {
 
     /// The `fields` filter for `GET /playlists/{id}`: only what `init` reads (both shapes).
     package static let metadataFields =
-        "type,id,uri,name,description,owner(id,display_name),public,collaborative,snapshot_id,images,items.total,tracks.total,external_urls"
+        """
+        type,id,uri,name,description,owner(id,display_name),public,collaborative,snapshot_id,images,\
+        items.total,tracks.total,external_urls
+        """
 }
 
 /// One entry of a playlist page (`/playlists/{id}/items`) or of the saved tracks (`/me/tracks`):

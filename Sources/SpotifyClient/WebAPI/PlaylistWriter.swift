@@ -61,7 +61,10 @@ package struct PlaylistWriter: Sendable {
             switch result.status {
             case 403:
                 .noPermission(
-                    "Spotify refused the change (403: \(message)); you can change only playlists you own or collaborate on"
+                    """
+                    Spotify refused the change (403: \(message)); you can change only playlists you own or \
+                    collaborate on
+                    """
                 )
             case 404: ToolError(.notFound, "no such playlist (404: \(message))")
             default: .dataError("Spotify refused the change (\(result.status): \(message))")
@@ -89,7 +92,10 @@ package struct PlaylistWriter: Sendable {
         }
         guard let state = answer.value else {
             throw ToolError.noPermission(
-                "playlist \(id): Spotify shows its items, and lets you change it, only if you own or collaborate on it; you can change only playlists you own or collaborate on"
+                """
+                playlist \(id): Spotify shows its items, and lets you change it, only if you own or collaborate on \
+                it; you can change only playlists you own or collaborate on
+                """
             )
         }
         return state
@@ -296,7 +302,10 @@ package struct PlaylistWriter: Sendable {
                 AddStopped.Cause.unsettled(
                     ToolError.converting(error).with(
                         prefix:
-                            "the answer to the batch at position \(position) (\(batch.count) items) was lost, and the playlist could not be read to see whether it landed"
+                            """
+                            the answer to the batch at position \(position) (\(batch.count) items) was lost, and the \
+                            playlist could not be read to see whether it landed
+                            """
                     )))
         }
         if now.total == before.total + batch.count, window == batch.map(Optional.some) { return .landed(now) }
@@ -304,7 +313,11 @@ package struct PlaylistWriter: Sendable {
             return .stop(
                 AddStopped.Cause.unsettled(
                     ToolError.tempFail(
-                        "playlist \(id) changed while items were being added (it now holds \(now.total) items, not \(before.total) or \(before.total + batch.count)); whether the batch at position \(position) (\(batch.count) items) landed cannot be told"
+                        """
+                        playlist \(id) changed while items were being added (it now holds \(now.total) items, not \
+                        \(before.total) or \(before.total + batch.count)); whether the batch at position \(position) \
+                        (\(batch.count) items) landed cannot be told
+                        """
                     )))
         }
         return .notLanded

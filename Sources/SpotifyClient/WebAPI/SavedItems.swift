@@ -85,7 +85,10 @@ package struct SavedItems: Sendable {
                     error.requestOutcome?.mayHaveLanded == true
                     ? "whether the next \(batch.count) were is unknown" : "the next \(batch.count) were not"
                 error.message +=
-                    " (the first \(done) of \(uris.count) were \(verb); \(unknown)\(rest > 0 ? "; the last \(rest) were not sent" : ""))"
+                    """
+                     (the first \(done) of \(uris.count) were \(verb); \
+                    \(unknown)\(rest > 0 ? "; the last \(rest) were not sent" : ""))
+                    """
                 throw error
             }
             done += batch.count

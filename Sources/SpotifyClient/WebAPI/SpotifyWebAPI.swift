@@ -177,7 +177,9 @@ package struct SpotifyWebAPI: Sendable {
                 attempt -= 1  // a refresh is not a failed try
             case 401:
                 throw ToolError.noPermission(
-                    "Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'"
+                    """
+                    Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'
+                    """
                 ).outcome(.notCarriedOut)
             case 429:
                 if error.reason == "QUOTA_EXCEEDED" {
@@ -190,12 +192,18 @@ package struct SpotifyWebAPI: Sendable {
                     random: Double.random(in: 0..<1))
                 guard wait <= maxRetryWait else {
                     throw ToolError.tempFail(
-                        "Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \(Self.seconds(maxRetryWait)) cap); try again later"
+                        """
+                        Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \
+                        \(Self.seconds(maxRetryWait)) cap); try again later
+                        """
                     ).outcome(.notCarriedOut)
                 }
                 guard rateLimitWaits < retry.maxRateLimitWaits else {
                     throw ToolError.tempFail(
-                        "Spotify is still rate limiting after \(rateLimitWaits) waits (it asked for \(Self.seconds(wait)) more); try again later"
+                        """
+                        Spotify is still rate limiting after \(rateLimitWaits) waits (it asked for \
+                        \(Self.seconds(wait)) more); try again later
+                        """
                     ).outcome(.notCarriedOut)
                 }
                 rateLimitWaits += 1
@@ -286,7 +294,10 @@ extension SpotifyWebAPI {
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
         else {
             throw ToolError.config(
-                "\(baseVariable) must be an http or https URL such as \(defaultBase), not '\(SpotifyErrorBody.printable(text))'"
+                """
+                \(baseVariable) must be an http or https URL such as \(defaultBase), not \
+                '\(SpotifyErrorBody.printable(text))'
+                """
             )
         }
         try ServiceBase.refuseCleartext(url, variable: baseVariable, allowsInsecure: allowsInsecure)
@@ -308,7 +319,10 @@ extension SpotifyWebAPI {
             let value = Double(text), value.isFinite, (0...3600).contains(value)
         else {
             throw ToolError.config(
-                "\(maxRetryWaitVariable) must be a number of seconds from 0 to 3600, such as 30 or 0.5, not '\(SpotifyErrorBody.printable(text))'"
+                """
+                \(maxRetryWaitVariable) must be a number of seconds from 0 to 3600, such as 30 or 0.5, not \
+                '\(SpotifyErrorBody.printable(text))'
+                """
             )
         }
         return value
@@ -363,7 +377,10 @@ package struct SpotifyErrorBody: Sendable, Equatable {
     package var forbiddenExplanation: String {
         if message.contains("may not be registered") {
             return
-                "Spotify refused: \(message) Add your Spotify account under User Management in the app's dashboard (Development Mode allows 5 users)."
+                """
+                Spotify refused: \(message) Add your Spotify account under User Management in the app's dashboard \
+                (Development Mode allows 5 users).
+                """
         }
         if message.localizedCaseInsensitiveContains("premium subscription required for the owner") {
             return "Spotify refused: \(message) The app owner's Premium subscription is required in Development Mode."

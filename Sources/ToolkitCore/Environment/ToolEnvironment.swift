@@ -69,7 +69,11 @@ package struct ToolEnvironment: Sendable {
         ]
         guard let (variable, directory) = directories.first(where: { !$0.1.hasPrefix(root) }) else { return nil }
         return
-            "this is the spotify-toolkit sandbox (\(sandbox)), and \(variable) puts \(directory) outside it (did a start-up file of your shell set it?); nothing was read or changed, so your real login is safe: unset \(variable) or leave the sandbox"
+            """
+            this is the spotify-toolkit sandbox (\(sandbox)), and \(variable) puts \(directory) outside it (did a \
+            start-up file of your shell set it?); nothing was read or changed, so your real login is safe: unset \
+            \(variable) or leave the sandbox
+            """
     }
 
     /// XDG base directories must be absolute; a relative value is ignored, as the spec says.

@@ -27,7 +27,10 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .dataError: "bad input data (a line that is not a JSON object, a record without a required field)"
         case .noInput: "an input file does not exist or cannot be read"
         case .unavailable:
-            "service unavailable: offline, Spotify down or failing after retries, or the app's quota used up (QUOTA_EXCEEDED)"
+            """
+            service unavailable: offline, Spotify down or failing after retries, or the app's quota used up \
+            (QUOTA_EXCEEDED)
+            """
         case .software: "internal error"
         case .ioError: "I/O error, e.g. writing to standard output failed"
         case .tempFail: "temporary failure; try again (e.g. rate limited for longer than the wait cap)"
@@ -36,7 +39,10 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .interrupted: "stopped by SIGINT (Ctrl-C) after saying what was done"
         case .terminated: "stopped by SIGTERM after saying what was done"
         case .config:
-            "configuration error, e.g. no client id, or a token store that is unreadable or that another user could change"
+            """
+            configuration error, e.g. no client id, or a token store that is unreadable or that another user could \
+            change
+            """
         }
     }
 }

@@ -47,8 +47,9 @@ package struct SongCountResult: Sendable, Equatable {
 /// partly observed: the first play counts from its first observed progress, the last up to its
 /// last observed progress (a single play: the span between them). A side without progress
 /// counts whole. A play is heard up to its *furthest* observed progress (a poll after a short
-/// seek back does not undo what was heard). Paused observations never start a play. Only the first play, the current play and the sums of the plays between them
-/// are kept, because only the edges need anything but their duration.
+/// seek back does not undo what was heard). Paused observations never start a play. Only the
+/// first play, the current play and the sums of the plays between them are kept, because only
+/// the edges need anything but their duration.
 package struct SongCounter: Sendable {
     /// One play, as far as the counter needs it.
     private struct Play: Sendable {

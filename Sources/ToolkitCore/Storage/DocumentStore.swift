@@ -116,14 +116,20 @@ package struct DocumentStore<Document: Codable & Sendable>: Sendable {
 
     func decode(_ data: Data) throws -> Document {
         let unreadable = ToolError.dataError(
-            "\(path) cannot be read: it is not a spotify-toolkit document (a JSON object with schema_version); it was left as it is; move it away to start afresh"
+            """
+            \(path) cannot be read: it is not a spotify-toolkit document (a JSON object with schema_version); it was \
+            left as it is; move it away to start afresh
+            """
         )
         guard let version = try? JSONDecoder().decode(VersionProbe.self, from: data).schemaVersion else {
             throw unreadable
         }
         if version > schemaVersion {
             throw ToolError.config(
-                "\(path) was written by a newer spotify-toolkit (schema_version \(version); this one knows up to \(schemaVersion)); it was left as it is; upgrade spotify-toolkit to use it"
+                """
+                \(path) was written by a newer spotify-toolkit (schema_version \(version); this one knows up to \
+                \(schemaVersion)); it was left as it is; upgrade spotify-toolkit to use it
+                """
             )
         }
         do {

@@ -55,7 +55,10 @@ package enum FileTrust: Sendable {
         let risk =
             self == .secret ? "another user could read or replace it" : "another user could replace what is in it"
         return
-            "refusing to use \(path): it \(reasons.joined(separator: " and ")), so \(risk); fix: \(fixes.joined(separator: " && "))"
+            """
+            refusing to use \(path): it \(reasons.joined(separator: " and ")), so \(risk); fix: \
+            \(fixes.joined(separator: " && "))
+            """
     }
 
     /// What is wrong with a symbolic link at one of our paths owned by `ownerID`; nil when it is
@@ -63,7 +66,10 @@ package enum FileTrust: Sendable {
     static func linkProblem(ownerID: uid_t, userID: uid_t = geteuid(), path: String) -> String? {
         guard ownerID != userID && ownerID != 0 else { return nil }
         return
-            "refusing to use \(path): it is a symbolic link owned by uid \(ownerID), not by you (\(currentUserName())), so another user chose where it leads; fix: rm \(shellQuoted(path))"
+            """
+            refusing to use \(path): it is a symbolic link owned by uid \(ownerID), not by you \
+            (\(currentUserName())), so another user chose where it leads; fix: rm \(shellQuoted(path))
+            """
     }
 
     /// What is wrong with `parent`, a directory above `path`, as ssh's StrictModes sees it: it must
@@ -74,12 +80,20 @@ package enum FileTrust: Sendable {
     ) -> String? {
         if ownerID != userID && ownerID != 0 {
             return
-                "refusing to use \(path): the directory \(parent) above it is owned by uid \(ownerID), not by you or root, so its owner could replace what is in it; fix: move the toolkit's directory elsewhere (XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME)"
+                """
+                refusing to use \(path): the directory \(parent) above it is owned by uid \(ownerID), not by you or \
+                root, so its owner could replace what is in it; fix: move the toolkit's directory elsewhere \
+                (XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME)
+                """
         }
         let sticky = mode & mode_t(S_ISVTX) != 0
         guard mode & 0o022 != 0 && !sticky else { return nil }
         return
-            "refusing to use \(path): the directory \(parent) above it is writable by group or others (mode \(String(mode & 0o7777, radix: 8))), so another user could replace what is in it; fix: chmod go-w \(shellQuoted(parent))"
+            """
+            refusing to use \(path): the directory \(parent) above it is writable by group or others (mode \
+            \(String(mode & 0o7777, radix: 8))), so another user could replace what is in it; fix: chmod go-w \
+            \(shellQuoted(parent))
+            """
     }
 
     /// Checks what fstat/lstat returned; throws exit 78 naming the path and the fix.

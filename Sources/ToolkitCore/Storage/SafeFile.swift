@@ -64,7 +64,10 @@ enum SafeFile {
         guard type != S_IFREG else { return }
         let what = type == S_IFDIR ? "a directory" : "not a regular file"
         throw ToolError.config(
-            "\(path) is \(what); move it out of the way (mv \(shellQuoted(path)) \(shellQuoted(path + ".old"))) and try again"
+            """
+            \(path) is \(what); move it out of the way (mv \(shellQuoted(path)) \(shellQuoted(path + ".old"))) and \
+            try again
+            """
         )
     }
 

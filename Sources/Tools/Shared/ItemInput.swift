@@ -26,7 +26,12 @@ struct ItemInput: Equatable {
     }
 
     static let description =
-        "Items, one per line: track or episode records (what spotify-tracks, songcount --select or local show print), spotify:track: and spotify:episode: URIs, or open.spotify.com track and episode URLs. Local files and unavailable items cannot be added through the Web API: they are skipped and counted on standard error, and the exit status is then 1. Blank lines are skipped; any other line is an error naming it (exit 65)."
+        """
+        Items, one per line: track or episode records (what spotify-tracks, songcount --select or local show print), \
+        spotify:track: and spotify:episode: URIs, or open.spotify.com track and episode URLs. Local files and \
+        unavailable items cannot be added through the Web API: they are skipped and counted on standard error, and \
+        the exit status is then 1. Blank lines are skipped; any other line is an error naming it (exit 65).
+        """
 
     /// Every item of standard input.
     static func read(_ input: StandardInput) throws -> ItemInput {

@@ -8,7 +8,10 @@ enum NetworkEnvironment {
     static let all = [
         EnvironmentSpec(
             CertificateTrust.fileVariable,
-            "A CA bundle (PEM) to trust instead of the system's, e.g. a company's TLS-inspecting proxy's CA added to a copy of /etc/ssl/certs/ca-certificates.crt (Linux; on macOS add the CA to the keychain instead)."
+            """
+            A CA bundle (PEM) to trust instead of the system's, e.g. a company's TLS-inspecting proxy's CA added to a \
+            copy of /etc/ssl/certs/ca-certificates.crt (Linux; on macOS add the CA to the keychain instead).
+            """
         ),
         EnvironmentSpec(
             CertificateTrust.directoryVariable,
@@ -18,7 +21,10 @@ enum NetworkEnvironment {
             "As SSL_CERT_FILE, as curl reads it; when set, SSL_CERT_FILE and SSL_CERT_DIR are not read (Linux)."),
         EnvironmentSpec(
             "https_proxy",
-            "A proxy for https requests (also HTTPS_PROXY, ALL_PROXY; NO_PROXY lists hosts to reach directly), by curl's rules; on macOS the system's proxy settings apply."
+            """
+            A proxy for https requests (also HTTPS_PROXY, ALL_PROXY; NO_PROXY lists hosts to reach directly), by \
+            curl's rules; on macOS the system's proxy settings apply.
+            """
         ),
     ]
 }

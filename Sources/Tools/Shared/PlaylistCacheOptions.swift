@@ -10,21 +10,45 @@ enum PlaylistCacheOptions {
     static let offlineOption = OptionSpec(
         "offline",
         help:
-            "Make no request: print the latest cached copy of each playlist, saying on standard error how old it is; a playlist's name is looked up in the listing the last online run kept. Nothing cached: exit 69."
+            """
+            Make no request: print the latest cached copy of each playlist, saying on standard error how old it is; a \
+            playlist's name is looked up in the listing the last online run kept. Nothing cached: exit 69.
+            """
     )
     static let environment = [
         EnvironmentSpec(
             "XDG_CACHE_HOME", "Where the snapshot cache lives (under spotify-toolkit/playlists/). Default: ~/.cache."),
         EnvironmentSpec(
             CachePolicy.sizeVariable,
-            "The most the snapshot cache may hold (e.g. 256M, 1G, or bytes; 0 turns the cache off); the least recently used playlists go first. Default: 256M."
+            """
+            The most the snapshot cache may hold (e.g. 256M, 1G, or bytes; 0 turns the cache off); the least recently \
+            used playlists go first. Default: 256M.
+            """
         ),
     ]
     static let cacheDiscussion =
-        "What a playlist held is kept in a cache keyed by its snapshot_id (the version Spotify gives every edit). A later run's first request for the playlist (GET /playlists/{id}) names its current snapshot_id and, when that is the cached one, the cache prints exactly what a fetch would print, whatever the options; an edited playlist is fetched afresh at once. A piped playlist record (from spotify-playlists) carries its snapshot_id: when the cache holds exactly the version the record names, it is printed without any request. The cache keeps the records' fields, or Spotify's whole objects after a --raw run (which a records copy cannot serve). A copy is kept only when every page provably belongs to one version: up to 100 entries come in the one answer that names the snapshot_id; a longer playlist is checked again after its last page (one small request that overlaps with the next playlists' pages). --no-cache bypasses it; --offline prints the latest copy without any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A cached file that is damaged or cut short is ignored, fetched again and replaced. Copies belong to the account that fetched them: another login never sees them, spotify-auth logout removes them, and --offline needs a login. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists going first."
+        """
+        What a playlist held is kept in a cache keyed by its snapshot_id (the version Spotify gives every edit). A \
+        later run's first request for the playlist (GET /playlists/{id}) names its current snapshot_id and, when that \
+        is the cached one, the cache prints exactly what a fetch would print, whatever the options; an edited \
+        playlist is fetched afresh at once. A piped playlist record (from spotify-playlists) carries its snapshot_id: \
+        when the cache holds exactly the version the record names, it is printed without any request. The cache keeps \
+        the records' fields, or Spotify's whole objects after a --raw run (which a records copy cannot serve). A copy \
+        is kept only when every page provably belongs to one version: up to 100 entries come in the one answer that \
+        names the snapshot_id; a longer playlist is checked again after its last page (one small request that \
+        overlaps with the next playlists' pages). --no-cache bypasses it; --offline prints the latest copy without \
+        any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A \
+        cached file that is damaged or cut short is ignored, fetched again and replaced. Copies belong to the account \
+        that fetched them: another login never sees them, spotify-auth logout removes them, and --offline needs a \
+        login. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists \
+        going first.
+        """
     static let cacheFile = FileSpec(
         "$XDG_CACHE_HOME/spotify-toolkit/playlists/",
-        "The snapshot cache: one file per playlist (its latest snapshot_id), private to you (0700, files 0600), and beside it playlist-names.json, your playlists' names for --offline; safe to delete at any time."
+        """
+        The snapshot cache: one file per playlist (its latest snapshot_id), private to you (0700, files 0600), and \
+        beside it playlist-names.json, your playlists' names for --offline; safe to delete at any time.
+        """
     )
 
     /// `--no-cache` and `--offline`, read once, for the options of a command that offers them
@@ -59,7 +83,10 @@ enum PlaylistCacheOptions {
             : try PlaylistCache.account(environment: context.environment)
         if offline && account == nil {
             throw ToolError.noPermission(
-                "--offline prints the copies cached for the logged-in account, and no one is logged in; run 'spotify-auth login'"
+                """
+                --offline prints the copies cached for the logged-in account, and no one is logged in; run \
+                'spotify-auth login'
+                """
             )
         }
         let cache =

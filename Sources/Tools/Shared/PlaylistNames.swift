@@ -42,7 +42,11 @@ enum PlaylistNames {
             let near = library.first(where: { $0.name.lowercased() == name.lowercased() })
         {
             throw ToolError.usage(
-                "none of your playlists is called exactly '\(TerminalText.clean(String(name.prefix(200))))'; this write changes a playlist only by its exact name or id: did you mean '\(TerminalText.clean(near.name))' (\(near.id))?"
+                """
+                none of your playlists is called exactly '\(TerminalText.clean(String(name.prefix(200))))'; this \
+                write changes a playlist only by its exact name or id: did you mean \
+                '\(TerminalText.clean(near.name))' (\(near.id))?
+                """
             )
         }
         return try match(name, among: library)
@@ -71,7 +75,10 @@ enum PlaylistNames {
         guard let account, let kept = try PlaylistNameIndex(environment: context.environment, account: account).load()
         else {
             throw ToolError.unavailable(
-                "--offline: your playlists' names are not cached yet (any online run that lists them keeps them, e.g. spotify-playlists); name the playlist by its id, or run without --offline"
+                """
+                --offline: your playlists' names are not cached yet (any online run that lists them keeps them, e.g. \
+                spotify-playlists); name the playlist by its id, or run without --offline
+                """
             )
         }
         return kept.map { Listed(id: $0.id, name: $0.name) }
@@ -132,7 +139,10 @@ enum PlaylistNames {
                 Suggestions.didYouMean(similarNames(to: name, among: playlists)) ?? "spotify-playlists lists them"
             throw ToolError(
                 .notFound,
-                "'\(shown)' is not a playlist id, URI or URL, and none of your \(playlists.count) playlists is called that; \(TerminalText.clean(hint))"
+                """
+                '\(shown)' is not a playlist id, URI or URL, and none of your \(playlists.count) playlists is called \
+                that; \(TerminalText.clean(hint))
+                """
             )
         default:
             let list = found.prefix(10).map { "\($0.id) \(TerminalText.clean($0.name))" }.joined(separator: "; ")

@@ -8,13 +8,19 @@ enum PlaylistCommands {
     static let concurrencyOption = OptionSpec(
         "concurrency", short: "c", value: "N",
         help:
-            "Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly; a 429 pauses every request until its Retry-After (without one, halve).",
+            """
+            Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly; \
+            a 429 pauses every request until its Retry-After (without one, halve).
+            """,
         global: true
     )
     static let playlistArgument = ArgumentSpec(
         "PLAYLIST",
         help:
-            "A playlist: its name (one of yours: exact, else in any case), id, spotify:playlist: URI, open.spotify.com URL or playlist record; none: read them from standard input.",
+            """
+            A playlist: its name (one of yours: exact, else in any case), id, spotify:playlist: URI, open.spotify.com \
+            URL or playlist record; none: read them from standard input.
+            """,
         optional: true, repeatable: true)
     static let jsonOption = OptionSpec.json(help: "Write JSON Lines even on a terminal.")
 
@@ -22,11 +28,17 @@ enum PlaylistCommands {
         EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
         EnvironmentSpec(
             "SPOTIFY_API_BASE",
-            "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
+            """
+            The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to \
+            the services it was made against. Default: \(SpotifyWebAPI.defaultBase).
+            """
         ),
         EnvironmentSpec(
             "SPOTIFY_ACCOUNTS_BASE",
-            "The accounts service, for token refreshes: https, or http only to a loopback address. Default: \(AccountsClient.defaultBase)."
+            """
+            The accounts service, for token refreshes: https, or http only to a loopback address. Default: \
+            \(AccountsClient.defaultBase).
+            """
         ),
         EnvironmentSpec(
             "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT",
@@ -40,11 +52,17 @@ enum PlaylistCommands {
     static let networkExitCodes = [
         ExitCodeSpec(
             .unavailable,
-            "Spotify could not be reached or kept failing (the message says after how many tries), or the app's quota is used up (QUOTA_EXCEEDED)"
+            """
+            Spotify could not be reached or kept failing (the message says after how many tries), or the app's quota \
+            is used up (QUOTA_EXCEEDED)
+            """
         ),
         ExitCodeSpec(
             .tempFail,
-            "Spotify is rate limiting for longer than the wait cap (the message says how long it asked for), or a list was edited while it was read (items may be missing or repeated); try again later"
+            """
+            Spotify is rate limiting for longer than the wait cap (the message says how long it asked for), or a list \
+            was edited while it was read (items may be missing or repeated); try again later
+            """
         ),
         ExitCodeSpec(
             .noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
@@ -103,7 +121,10 @@ enum PlaylistCommands {
     /// empty answer: said, with a status that says nothing was read.
     static func nothingRead(_ context: ToolContext, tool: String) -> ExitCode {
         context.warn(
-            "no playlist on standard input: nothing was read (did the filter before \(tool) match anything? spotify-playlists | jq -r .name lists the names)"
+            """
+            no playlist on standard input: nothing was read (did the filter before \(tool) match anything? \
+            spotify-playlists | jq -r .name lists the names)
+            """
         )
         return .notFound
     }
@@ -116,13 +137,19 @@ enum PlaylistCommands {
         case 404:
             return ToolError(
                 .notFound,
-                "playlist \(playlist.id): not found (404: \(body.message)); Spotify no longer shows its own editorial and algorithmic playlists to apps in Development Mode, or the id is wrong"
+                """
+                playlist \(playlist.id): not found (404: \(body.message)); Spotify no longer shows its own editorial \
+                and algorithmic playlists to apps in Development Mode, or the id is wrong
+                """
             )
         case 403 where body.isAboutTheApp:
             throw ToolError.noPermission(body.forbiddenExplanation)
         case 403:
             return ToolError.noPermission(
-                "playlist \(playlist.id): Spotify returns items only for playlists you own or collaborate on, and this is not one of them (403: \(body.message)); logging in again will not change that"
+                """
+                playlist \(playlist.id): Spotify returns items only for playlists you own or collaborate on, and this \
+                is not one of them (403: \(body.message)); logging in again will not change that
+                """
             )
         default:
             throw ToolError.unavailable(
@@ -164,7 +191,10 @@ enum PlaylistCommands {
     static func editedNote(_ what: String, _ context: ToolContext, _ edits: EditedWhileRead) {
         edits.seen()
         context.warn(
-            "\(what) changed while it was read (its snapshot_id moved), so items may be missing or repeated; run again for a consistent copy"
+            """
+            \(what) changed while it was read (its snapshot_id moved), so items may be missing or repeated; run again \
+            for a consistent copy
+            """
         )
     }
 
@@ -174,7 +204,10 @@ enum PlaylistCommands {
         { was, now in
             edits.seen()
             context.warn(
-                "\(what) changed while it was read (\(groupedThousands(was)) → \(groupedThousands(now)) items), so items may be missing or repeated; run again for a consistent copy"
+                """
+                \(what) changed while it was read (\(groupedThousands(was)) → \(groupedThousands(now)) items), so \
+                items may be missing or repeated; run again for a consistent copy
+                """
             )
         }
     }

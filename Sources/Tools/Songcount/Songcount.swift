@@ -13,15 +13,55 @@ package enum Songcount {
         name: "songcount",
         abstract: "count time in songs: how many fill a window, or how many a log got through",
         discussion: [
-            "songcount answers in songs: how many songs of a playlist fill the time you have (spotify-tracks Morning | songcount --target 15m: \"4.5 songs\"), which songs fill it (--select) or come closest to it (--best-fit), to make a playlist of them, and how many songs you got through while listening (spotify-nowplaying --watch --for 15m | songcount). It reads records that carry duration_ms (track records, now-playing records) from standard input, or from each FILE in turn.",
-            "With --target (fit mode) it takes the tracks in order until their total reaches the target: track_count is how many that took, songs is the target divided by their average duration. If the input runs out first, it says so and reports short_by_ms. --select passes those tracks through instead (a table on a terminal); --best-fit reads them all and passes through the ones, in input order, whose total comes closest to the target, with a summary on stderr: \"12 songs, 15:00.4, 0.4 s over\" (or under, or exactly). The total is within 1 s of the target whenever the songs allow it.",
-            "Without --target (count mode) it counts the songs the input got through. A song heard twice in a row is one play; a song that comes back later, or starts again, is played again. From a listening log (spotify-nowplaying --watch) the first and last songs count as the part of them that was heard. Paused time counts for nothing. When nothing was heard there is no record: a note on stderr and exit status 1. Ctrl-C at the end of a listening pipeline (spotify-nowplaying --watch | songcount | routine-link log morning) still gives the count of what was heard.",
-            "Labels round to the nearest half song: below 0.5 is \"less than 1 song\", then \"1 song\", \"4 songs\", \"4.5 songs\". Records without a usable duration_ms, and records that are not songs (episodes, ads, other objects), are skipped in both modes and counted on stderr.",
+            """
+            songcount answers in songs: how many songs of a playlist fill the time you have (spotify-tracks Morning | \
+            songcount --target 15m: "4.5 songs"), which songs fill it (--select) or come closest to it \
+            (--best-fit), to make a playlist of them, and how many songs you got through while listening \
+            (spotify-nowplaying --watch --for 15m | songcount). It reads records that carry duration_ms (track \
+            records, now-playing records) from standard input, or from each FILE in turn.
+            """,
+            """
+            With --target (fit mode) it takes the tracks in order until their total reaches the target: track_count \
+            is how many that took, songs is the target divided by their average duration. If the input runs out \
+            first, it says so and reports short_by_ms. --select passes those tracks through instead (a table on a \
+            terminal); --best-fit reads them all and passes through the ones, in input order, whose total comes \
+            closest to the target, with a summary on stderr: "12 songs, 15:00.4, 0.4 s over" (or under, or \
+            exactly). The total is within 1 s of the target whenever the songs allow it.
+            """,
+            """
+            Without --target (count mode) it counts the songs the input got through. A song heard twice in a row is \
+            one play; a song that comes back later, or starts again, is played again. From a listening log \
+            (spotify-nowplaying --watch) the first and last songs count as the part of them that was heard. Paused \
+            time counts for nothing. When nothing was heard there is no record: a note on stderr and exit status 1. \
+            Ctrl-C at the end of a listening pipeline (spotify-nowplaying --watch | songcount | routine-link log \
+            morning) still gives the count of what was heard.
+            """,
+            """
+            Labels round to the nearest half song: below 0.5 is "less than 1 song", then "1 song", "4 songs", \
+            "4.5 songs". Records without a usable duration_ms, and records that are not songs (episodes, ads, other \
+            objects), are skipped in both modes and counted on stderr.
+            """,
         ],
         notes: [
-            "Fit mode stops reading as soon as the window is full. Count mode tells a song apart by its id, else its uri, else its name, artists and duration together; consecutive records of the same song are one play, and a song whose progress jumps back by more than half starts again. Records with progress_ms (now-playing records) count the first song only from its first observed progress and the last song only up to its furthest observed progress, as fractions of their durations; every song in between counts as one. Observations with is_playing false add no listening time and no song on their own.",
-            "Ctrl-C reaches every stage of a listening pipeline: the watch answers it with its final record and closes, so songcount, when its standard input is a pipe carrying now-playing records, reads on to the end and reports, as tee -i does. Any other input (track records, fit mode, a terminal) stops at once.",
-            "--best-fit keeps the records on disk while it reads, then picks the subsequence whose total is closest to the target: the smallest distance wins, then the fewest songs, then the earliest songs. It is exact while songs times target stays small; beyond that it is computed on a coarser grid (about 100 ms for 10,000 songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds.",
+            """
+            Fit mode stops reading as soon as the window is full. Count mode tells a song apart by its id, else its \
+            uri, else its name, artists and duration together; consecutive records of the same song are one play, and \
+            a song whose progress jumps back by more than half starts again. Records with progress_ms (now-playing \
+            records) count the first song only from its first observed progress and the last song only up to its \
+            furthest observed progress, as fractions of their durations; every song in between counts as one. \
+            Observations with is_playing false add no listening time and no song on their own.
+            """,
+            """
+            Ctrl-C reaches every stage of a listening pipeline: the watch answers it with its final record and \
+            closes, so songcount, when its standard input is a pipe carrying now-playing records, reads on to the end \
+            and reports, as tee -i does. Any other input (track records, fit mode, a terminal) stops at once.
+            """,
+            """
+            --best-fit keeps the records on disk while it reads, then picks the subsequence whose total is closest to \
+            the target: the smallest distance wins, then the fewest songs, then the earliest songs. It is exact while \
+            songs times target stays small; beyond that it is computed on a coarser grid (about 100 ms for 10,000 \
+            songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds.
+            """,
         ],
         arguments: [
             ArgumentSpec(
@@ -30,10 +70,26 @@ package enum Songcount {
         ],
         options: [Options.target, Options.select, Options.bestFit, Options.label, Options.json],
         input: [
-            "One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. Unknown fields are ignored."
+            """
+            One JSON object per line (UTF-8; CRLF, a byte order mark and blank lines are accepted; lines up to 16 \
+            MiB; arrays and objects nested at most 512 deep). duration_ms is read from the record itself (track \
+            records, Spotify track objects, flattened now-playing records) or from the track it holds under item, or \
+            legacy track (playlist entries, now-playing records). id, uri and progress_ms are read where present. \
+            Unknown fields are ignored.
+            """
         ],
         output: [
-            "On a terminal, one line for people, e.g. \"4.5 songs (5 tracks, 16:40, fill 15:00)\". Piped, or with --json, one song_count record: {\"type\":\"song_count\",\"target_ms\":900000,\"track_count\":5,\"total_duration_ms\":1000000,\"songs\":4.5,\"label\":\"4.5 songs\"}. When the input runs out before the target, fit mode says what it holds (songs is then its track count, \"4 songs, 1:14:55 short of 1:30:00\" on a terminal) and adds short_by_ms; with no song at all it prints nothing and exits 1 (an empty pipe is a pipeline gone wrong, not an answer). Count mode has listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more where two would read differently from the label (0.4951 is written 0.49: \"less than 1 song\")."
+            """
+            On a terminal, one line for people, e.g. "4.5 songs (5 tracks, 16:40, fill 15:00)". Piped, or with \
+            --json, one song_count record: \
+            {"type":"song_count","target_ms":900000,"track_count":5,"total_duration_ms":1000000,\
+            "songs":4.5,"label":"4.5 songs"}. When the input runs out before the target, fit mode says what it \
+            holds (songs is then its track count, "4 songs, 1:14:55 short of 1:30:00" on a terminal) and adds \
+            short_by_ms; with no song at all it prints nothing and exits 1 (an empty pipe is a pipeline gone wrong, \
+            not an answer). Count mode has \
+            listened_ms (the time the counted songs represent) and no target_ms. songs has two decimals, or more \
+            where two would read differently from the label (0.4951 is written 0.49: "less than 1 song").
+            """
         ],
         environment: [
             EnvironmentSpec(
@@ -42,12 +98,18 @@ package enum Songcount {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "no song on the input: count mode heard nothing (no input, or only paused or skipped records); fit, --select and --best-fit had nothing to fill the target with"
+                """
+                no song on the input: count mode heard nothing (no input, or only paused or skipped records); fit, \
+                --select and --best-fit had nothing to fill the target with
+                """
             ),
             ExitCodeSpec(.usage, "usage error, including a DURATION that is not one of the accepted forms"),
             ExitCodeSpec(
                 .dataError,
-                "a line that is not a JSON object, longer than 16 MiB, or nested deeper than 512 levels; the message names the line"
+                """
+                a line that is not a JSON object, longer than 16 MiB, or nested deeper than 512 levels; the message \
+                names the line
+                """
             ),
             ExitCodeSpec(.noInput, "a FILE does not exist or cannot be read"),
         ],
@@ -79,18 +141,28 @@ package enum Songcount {
         static let select = OptionSpec(
             "select", short: "s",
             help:
-                "With --target: instead of the summary, pass through the input records that fill the window byte for byte, except that CRLF line ends become LF (like head, measured in time)."
+                """
+                With --target: instead of the summary, pass through the input records that fill the window byte for \
+                byte, except that CRLF line ends become LF (like head, measured in time).
+                """
         )
         static let bestFit = OptionSpec(
             "best-fit", short: "b",
             help:
-                "With --target: instead of the summary, pass through the songs (any of them, in input order) whose total comes closest to the target; ties go to fewer songs, then earlier ones. A summary such as \"12 songs, 15:00.4, 0.4 s over\" goes to stderr."
+                """
+                With --target: instead of the summary, pass through the songs (any of them, in input order) whose \
+                total comes closest to the target; ties go to fewer songs, then earlier ones. A summary such as "12 \
+                songs, 15:00.4, 0.4 s over" goes to stderr.
+                """
         )
         static let label = OptionSpec(
             "label", short: "l", help: "Print only the label, e.g. \"4.5 songs\" (for prompts and notifications).")
         static let json = OptionSpec.json(
             help:
-                "Write JSON Lines even on a terminal: the song_count record, or with --select and --best-fit the chosen records as they came (a table otherwise)."
+                """
+                Write JSON Lines even on a terminal: the song_count record, or with --select and --best-fit the \
+                chosen records as they came (a table otherwise).
+                """
         )
 
         /// Fit mode's window in milliseconds; nil in count mode.
@@ -118,7 +190,10 @@ package enum Songcount {
                 if target == nil { throw ToolError.usage("--best-fit needs --target (the time to come closest to)") }
                 if select {
                     throw ToolError.usage(
-                        "--best-fit and --select cannot be used together: --select takes the first songs, --best-fit the closest total"
+                        """
+                        --best-fit and --select cannot be used together: --select takes the first songs, --best-fit \
+                        the closest total
+                        """
                     )
                 }
                 if labelOnly {
@@ -164,7 +239,10 @@ package enum Songcount {
             let headlineSaysIt = !select && !labelOnly && context.outputMode(forcedJSON: options.json) == .human
             if let short = fit.shortByMs, !headlineSaysIt {
                 context.warn(
-                    "input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs)))"
+                    """
+                    input ran out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) \
+                    (\(plural(fit.trackCount, "track")), \(formatClock(milliseconds: fit.totalDurationMs)))
+                    """
                 )
             }
             report = .fit(fit, targetMs: target)
@@ -398,12 +476,18 @@ package enum Songcount {
                 if let short = fit.shortByMs {
                     // What the input holds, and what it lacks: "4 songs, 1:14:55 short of 1:30:00".
                     return
-                        "\(label), \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) (\(tracks))"
+                        """
+                        \(label), \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)) \
+                        (\(tracks))
+                        """
                 }
                 return "\(label) (\(tracks), fill \(formatClock(milliseconds: target)))"
             case .count(let result):
                 return
-                    "You got through \(label) (\(plural(result.trackCount, "track")), \(formatClock(milliseconds: result.listenedMs)))"
+                    """
+                    You got through \(label) (\(plural(result.trackCount, "track")), \
+                    \(formatClock(milliseconds: result.listenedMs)))
+                    """
             }
         }
     }

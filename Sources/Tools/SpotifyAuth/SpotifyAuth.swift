@@ -14,24 +14,36 @@ package enum SpotifyAuth {
         EnvironmentSpec("SPOTIFY_CLIENT_ID", "The app's client id (beats the config file; --client-id beats it)."),
         EnvironmentSpec(
             "SPOTIFY_REDIRECT_URI",
-            "The redirect URI registered for the app. Default: \(LoopbackRedirect.defaultURI). Only http://127.0.0.1 and http://[::1] work; Spotify refuses localhost."
+            """
+            The redirect URI registered for the app. Default: \(LoopbackRedirect.defaultURI). Only http://127.0.0.1 \
+            and http://[::1] work; Spotify refuses localhost.
+            """
         ),
         EnvironmentSpec(
             "SPOTIFY_ACCESS_TOKEN", "Use this access token as is, for every tool; it is never stored or refreshed."),
         EnvironmentSpec(
             "SPOTIFY_ACCOUNTS_BASE",
-            "The accounts service: https, or http only to a loopback address (127.0.0.1, [::1]); a login is kept with the services it was made against and sent nowhere else. Default: \(AccountsClient.defaultBase)."
+            """
+            The accounts service: https, or http only to a loopback address (127.0.0.1, [::1]); a login is kept with \
+            the services it was made against and sent nowhere else. Default: \(AccountsClient.defaultBase).
+            """
         ),
         EnvironmentSpec(
             "SPOTIFY_API_BASE",
-            "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
+            """
+            The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to \
+            the services it was made against. Default: \(SpotifyWebAPI.defaultBase).
+            """
         ),
         EnvironmentSpec(
             "SPOTIFY_TOOLKIT_TOKEN_STORE",
             "Set to 'file' on macOS to keep tokens in the file store instead of the Keychain."),
         EnvironmentSpec(
             "BROWSER",
-            "The command that opens the login page (the first of a colon-separated list; %s marks the URL). Default: xdg-open, or open on macOS."
+            """
+            The command that opens the login page (the first of a colon-separated list; %s marks the URL). Default: \
+            xdg-open, or open on macOS.
+            """
         ),
         EnvironmentSpec(
             "XDG_CONFIG_HOME", "Where the config and token files live (under spotify-toolkit/). Default: ~/.config."),
@@ -43,11 +55,27 @@ package enum SpotifyAuth {
         name: "spotify-auth",
         abstract: "log in to Spotify (OAuth PKCE) and look after the tokens the toolkit uses",
         discussion: [
-            "spotify-auth logs you in to Spotify once, for every spotify-toolkit tool: spotify-auth login opens Spotify's consent page in your browser (or, over SSH, lets you paste the address it lands on), and from then on the tools use that login, renewing it as needed, for about six months. status says whether you are logged in, as whom and with which scopes; login --scope edit, playback or history adds what the read-only default lacks; token prints an access token for your own curl calls; logout forgets it all.",
-            "Before the first login, create an app at https://developer.spotify.com/dashboard, add the redirect URI \(LoopbackRedirect.defaultURI) in its settings, and add your Spotify account under User Management (Development Mode allows 5 users). Then pass its client id once with --client-id or SPOTIFY_CLIENT_ID; it is saved in the config file.",
+            """
+            spotify-auth logs you in to Spotify once, for every spotify-toolkit tool: spotify-auth login opens \
+            Spotify's consent page in your browser (or, over SSH, lets you paste the address it lands on), and from \
+            then on the tools use that login, renewing it as needed, for about six months. status says whether you \
+            are logged in, as whom and with which scopes; login --scope edit, playback or history adds what the \
+            read-only default lacks; token prints an access token for your own curl calls; logout forgets it all.
+            """,
+            """
+            Before the first login, create an app at https://developer.spotify.com/dashboard, add the redirect URI \
+            \(LoopbackRedirect.defaultURI) in its settings, and add your Spotify account under User Management \
+            (Development Mode allows 5 users). Then pass its client id once with --client-id or SPOTIFY_CLIENT_ID; it \
+            is saved in the config file.
+            """,
         ],
         notes: [
-            "login uses the Authorization Code flow with PKCE (no client secret) and listens on the app's loopback redirect URI for the answer. The tokens are kept in a file only you can read (the Keychain on macOS); every tool refreshes the access token when less than a minute remains, or once after Spotify rejects it. Refreshes are serialised across processes, so a pipeline of tools never burns a rotating refresh token."
+            """
+            login uses the Authorization Code flow with PKCE (no client secret) and listens on the app's loopback \
+            redirect URI for the answer. The tokens are kept in a file only you can read (the Keychain on macOS); \
+            every tool refreshes the access token when less than a minute remains, or once after Spotify rejects it. \
+            Refreshes are serialised across processes, so a pipeline of tools never burns a rotating refresh token.
+            """
         ],
         options: [
             .jsonRecords
@@ -58,9 +86,35 @@ package enum SpotifyAuth {
                 abstract: "log in through the browser and store the tokens",
                 discussion: [
                     "Prints the authorize URL on stderr in any case. On success prints an auth_status record.",
-                    "While it waits for the browser, the address the browser was sent to can also be pasted on standard input (a terminal or a pipe), whichever comes first: over SSH the browser runs on another machine and its redirect never reaches this one. A BROWSER command that fails (not found, a non-zero exit within a few seconds) is reported at once. A pasted line that is not this login's redirect is explained and another is read, until --timeout; with --no-browser, the end of input (Ctrl-D) cancels.",
-                    "The default scopes only read: playlist-read-private, playlist-read-collaborative, user-read-currently-playing, user-read-playback-state, user-library-read. Writes need more, asked for with --scope and a set name: edit (playlist-modify-private, playlist-modify-public, user-library-modify) to create and change playlists (spotify-playlists create, add, remove, replace, edit, delete; routine-link fit) and to save and remove liked songs (spotify-playlists add --liked, remove --liked; spotify-nowplaying like, unlike); playback (user-modify-playback-state, and Spotify Premium) to control playback (spotify-nowplaying play, pause, next, previous, queue, shuffle, repeat, volume, seek, transfer); history (user-read-recently-played, user-top-read, user-follow-read) for what Spotify knows of your listening (spotify-nowplaying recent; spotify-tracks --top, --top-artists, --followed); all for all of these. A scope's own name works too, and so does a comma list (--scope playback,history). A command that lacks its scope exits 77 and names the one login command that adds it.",
-                    "Scopes accumulate, as gh auth refresh -s does: a login asks again for every scope the last login was granted, even when Spotify has ended that session, so spotify-auth login --scope history after --scope playback keeps playback, and a plain spotify-auth login keeps both. --reset-scopes asks for the defaults (and this login's --scope values) only; spotify-auth logout forgets the scopes too.",
+                    """
+                    While it waits for the browser, the address the browser was sent to can also be pasted on \
+                    standard input (a terminal or a pipe), whichever comes first: over SSH the browser runs on \
+                    another machine and its redirect never reaches this one. A BROWSER command that fails (not found, \
+                    a non-zero exit within a few seconds) is reported at once. A pasted line that is not this login's \
+                    redirect is explained and another is read, until --timeout; with --no-browser, the end of input \
+                    (Ctrl-D) cancels.
+                    """,
+                    """
+                    The default scopes only read: playlist-read-private, playlist-read-collaborative, \
+                    user-read-currently-playing, user-read-playback-state, user-library-read. Writes need more, asked \
+                    for with --scope and a set name: edit (playlist-modify-private, playlist-modify-public, \
+                    user-library-modify) to create and change playlists (spotify-playlists create, add, remove, \
+                    replace, edit, delete; routine-link fit) and to save and remove liked songs (spotify-playlists \
+                    add --liked, remove --liked; spotify-nowplaying like, unlike); playback \
+                    (user-modify-playback-state, and Spotify Premium) to control playback (spotify-nowplaying play, \
+                    pause, next, previous, queue, shuffle, repeat, volume, seek, transfer); history \
+                    (user-read-recently-played, user-top-read, user-follow-read) for what Spotify knows of your \
+                    listening (spotify-nowplaying recent; spotify-tracks --top, --top-artists, --followed); all for \
+                    all of these. A scope's own name works too, and so does a comma list (--scope playback,history). \
+                    A command that lacks its scope exits 77 and names the one login command that adds it.
+                    """,
+                    """
+                    Scopes accumulate, as gh auth refresh -s does: a login asks again for every scope the last login \
+                    was granted, even when Spotify has ended that session, so spotify-auth login --scope history \
+                    after --scope playback keeps playback, and a plain spotify-auth login keeps both. --reset-scopes \
+                    asks for the defaults (and this login's --scope values) only; spotify-auth logout forgets the \
+                    scopes too.
+                    """,
                 ],
                 options: [
                     Option.clientId,
@@ -94,12 +148,23 @@ package enum SpotifyAuth {
                 name: "token",
                 abstract: "print a valid access token and nothing else, refreshing it if needed",
                 discussion: [
-                    "The token alone, on one line, whether standard output is a terminal or a pipe. With --json, an access_token record instead: type (\"access_token\"), access_token, token_type (\"Bearer\"), expires_at and expires_in (null for a token from SPOTIFY_ACCESS_TOKEN, with source naming it), scopes. This is the one command that prints a token: keep its output out of logs."
+                    """
+                    The token alone, on one line, whether standard output is a terminal or a pipe. With --json, an \
+                    access_token record instead: type ("access_token"), access_token, token_type ("Bearer"), \
+                    expires_at and expires_in (null for a token from SPOTIFY_ACCESS_TOKEN, with source naming it), \
+                    scopes. This is the one command that prints a token: keep its output out of logs.
+                    """
                 ],
                 examples: [
                     ExampleSpec(
-                        "spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.spotify.com/v1/me",
-                        "Call the Web API yourself; the header goes through a pipe, so the token never shows in the process list."
+                        """
+                        spotify-auth token | sed 's/^/Authorization: Bearer /' | curl -H @- \
+                        https://api.spotify.com/v1/me
+                        """,
+                        """
+                        Call the Web API yourself; the header goes through a pipe, so the token never shows in the \
+                        process list.
+                        """
                     ),
                     ExampleSpec(
                         "spotify-auth token --json | jq -r .expires_at",
@@ -117,27 +182,50 @@ package enum SpotifyAuth {
             ).running(logout),
         ],
         output: [
-            "status, login and refresh write an auth_status record with the fields type (\"auth_status\"), logged_in, user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one (with --json, in an access_token record). whoami writes Spotify's user object as it comes."
+            """
+            status, login and refresh write an auth_status record with the fields type ("auth_status"), logged_in, \
+            user (id, display_name), scopes (granted, as a list), expires_at and expires_in (the access token), \
+            refresh_token_expires_at (six months after login, when you must log in again), client_id and token_store \
+            (where the tokens live). With SPOTIFY_ACCESS_TOKEN set, status says source: SPOTIFY_ACCESS_TOKEN instead. \
+            Tokens themselves never appear in records, errors or logs; only spotify-auth token prints one (with \
+            --json, in an access_token record). whoami writes Spotify's user object as it comes.
+            """
         ],
         environment: authEnvironment + NetworkEnvironment.all,
         files: [
             FileSpec(
                 "$XDG_CONFIG_HOME/spotify-toolkit/tokens.json",
-                "The tokens (mode 0600, in a 0700 directory), written atomically. Used only when the file and its directory belong to you and nobody else can write them (nor read the file), as ssh's StrictModes; otherwise exit 78 with the chmod or chown that fixes it. A refresh holds SIGINT, SIGTERM and SIGHUP back from the moment it is sent until the new tokens are saved, then ends as asked; SIGKILL (kill -9) cannot be held back, so killing a refresh that way can lose a rotated refresh token (then log in again). Not used on macOS unless SPOTIFY_TOOLKIT_TOKEN_STORE=file."
+                """
+                The tokens (mode 0600, in a 0700 directory), written atomically. Used only when the file and its \
+                directory belong to you and nobody else can write them (nor read the file), as ssh's StrictModes; \
+                otherwise exit 78 with the chmod or chown that fixes it. A refresh holds SIGINT, SIGTERM and SIGHUP \
+                back from the moment it is sent until the new tokens are saved, then ends as asked; SIGKILL (kill -9) \
+                cannot be held back, so killing a refresh that way can lose a rotated refresh token (then log in \
+                again). Not used on macOS unless SPOTIFY_TOOLKIT_TOKEN_STORE=file.
+                """
             ),
             FileSpec(
                 "$XDG_CONFIG_HOME/spotify-toolkit/tokens.lock",
-                "Serialises token refreshes across processes. Like every file the toolkit opens in its directories, never through a symbolic link."
+                """
+                Serialises token refreshes across processes. Like every file the toolkit opens in its directories, \
+                never through a symbolic link.
+                """
             ),
             FileSpec(
                 "$XDG_CONFIG_HOME/spotify-toolkit/config.json",
-                "Saved settings: client_id, and scopes (what the last login was granted, asked for again by the next; logout removes them)."
+                """
+                Saved settings: client_id, and scopes (what the last login was granted, asked for again by the next; \
+                logout removes them).
+                """
             ),
         ],
         exitCodes: [
             ExitCodeSpec(
                 .unavailable,
-                "Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes only to the API and accounts hosts); or the redirect URI's port is taken"
+                """
+                Spotify could not be reached or failed, or answered with a redirect (never followed: the token goes \
+                only to the API and accounts hosts); or the redirect URI's port is taken
+                """
             ),
             ExitCodeSpec(
                 .ioError, "the token store cannot be written (e.g. the disk is full); a refresh is not even sent then"),
@@ -146,7 +234,10 @@ package enum SpotifyAuth {
                 .noPermission, "not logged in, the session ended, or Spotify refused (the message says how to fix it)"),
             ExitCodeSpec(
                 .config,
-                "no client id or one that cannot be, a bad redirect URI, or a token store that cannot be read or that another user could change (the message names the chmod or chown that fixes it)"
+                """
+                no client id or one that cannot be, a bad redirect URI, or a token store that cannot be read or that \
+                another user could change (the message names the chmod or chown that fixes it)
+                """
             ),
         ],
         examples: [
@@ -234,7 +325,10 @@ package enum SpotifyAuth {
                 "1. create an app at https://developer.spotify.com/dashboard (Web API);",
                 "2. in its settings, add the redirect URI \(redirectText);",
                 "3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);",
-                "4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for next time.",
+                """
+                4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for \
+                next time.
+                """,
             ]
             throw error
         }
@@ -244,7 +338,10 @@ package enum SpotifyAuth {
             clientID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else {
             throw ToolError.config(
-                "'\(clientID)' is not a client id: Spotify's are 32 hex digits, shown on your app's page at https://developer.spotify.com/dashboard"
+                """
+                '\(clientID)' is not a client id: Spotify's are 32 hex digits, shown on your app's page at \
+                https://developer.spotify.com/dashboard
+                """
             )
         }
         let redirect = try LoopbackRedirect.parse(redirectText)
@@ -263,7 +360,10 @@ package enum SpotifyAuth {
         }
         if !keptExtras.isEmpty {
             context.stderr.write(
-                "Keeping the scopes of your last login: \(keptExtras.joined(separator: ", ")) (--reset-scopes asks for the defaults only).\n"
+                """
+                Keeping the scopes of your last login: \(keptExtras.joined(separator: ", ")) (--reset-scopes asks for \
+                the defaults only).\n
+                """
             )
         }
         let accounts = try AccountsClient(environment: context.environment)
@@ -379,24 +479,37 @@ extension SpotifyAuth {
         static let scope = OptionSpec(
             "scope", value: "SCOPE",
             help:
-                "Request SCOPE as well as the read-only defaults and the scopes of the last login. A set: edit (change playlists and liked songs), playback (control playback; Premium), history (listening history, top tracks and artists, followed artists), all; or a scope's name. Repeatable; takes a comma list too.",
+                """
+                Request SCOPE as well as the read-only defaults and the scopes of the last login. A set: edit (change \
+                playlists and liked songs), playback (control playback; Premium), history (listening history, top \
+                tracks and artists, followed artists), all; or a scope's name. Repeatable; takes a comma list too.
+                """,
             repeatable: true,
             // Suggestions, not choices: the parser would refuse a comma list.
             completion: .suggestions(SpotifyScope.sets.map(\.name) + SpotifyScope.extras))
         static let resetScopes = OptionSpec(
             "reset-scopes",
             help:
-                "Do not ask again for the scopes earlier logins added: only the read-only defaults and this login's --scope values."
+                """
+                Do not ask again for the scopes earlier logins added: only the read-only defaults and this login's \
+                --scope values.
+                """
         )
         static let noBrowser = OptionSpec(
             "no-browser",
             help:
-                "Headless: print the URL and do not listen on the redirect URI; only read the URL the browser was redirected to from standard input."
+                """
+                Headless: print the URL and do not listen on the redirect URI; only read the URL the browser was \
+                redirected to from standard input.
+                """
         )
         static let timeout = OptionSpec(
             "timeout", value: "DURATION",
             help:
-                "How long to wait for the browser's redirect or a pasted URL (more than zero, at most 24h; \(acceptedDurationForms)).",
+                """
+                How long to wait for the browser's redirect or a pasted URL (more than zero, at most 24h; \
+                \(acceptedDurationForms)).
+                """,
             default: "5m")
         static let showDialog = OptionSpec(
             "show-dialog",

@@ -16,14 +16,21 @@ extension SpotifyNowPlaying {
         "Needs Spotify Premium and the user-modify-playback-state scope (spotify-auth login --scope playback adds it)."
     /// How a playback setting is sent, for the help's later section.
     static func sends(_ request: String) -> String {
-        "Sends \(request), again if the answer is lost: the command sets an absolute state, so a second try cannot change the outcome."
+        """
+        Sends \(request), again if the answer is lost: the command sets an absolute state, so a second try cannot \
+        change the outcome.
+        """
     }
 
     static let settingCommands: [CommandSpec] = [
         CommandSpec(
             name: "like", abstract: "save the track that plays now to your Liked Songs",
             discussion: [
-                "Needs the user-library-modify scope (spotify-auth login --scope edit adds it), not Premium. Saving a song that is already liked changes nothing. Nothing playing, a podcast episode, an ad or a local file is exit 1 with a message saying so."
+                """
+                Needs the user-library-modify scope (spotify-auth login --scope edit adds it), not Premium. Saving a \
+                song that is already liked changes nothing. Nothing playing, a podcast episode, an ad or a local file \
+                is exit 1 with a message saying so.
+                """
             ],
             notes: [
                 "Reads what plays now (GET /me/player/currently-playing), then saves that track with PUT /me/library."
@@ -33,7 +40,10 @@ extension SpotifyNowPlaying {
         CommandSpec(
             name: "unlike", abstract: "remove the track that plays now from your Liked Songs",
             discussion: [
-                "Needs the user-library-modify scope (spotify-auth login --scope edit adds it). Removing a song that is not liked changes nothing."
+                """
+                Needs the user-library-modify scope (spotify-auth login --scope edit adds it). Removing a song that \
+                is not liked changes nothing.
+                """
             ],
             notes: ["Reads what plays now, then removes that track with DELETE /me/library."]
         ).running({ (_: NoOptions, context) in try await like(context, save: false) }),
@@ -58,7 +68,10 @@ extension SpotifyNowPlaying {
             arguments: [ArgumentSpec("PERCENT", help: "A whole percentage from 0 to 100 (a % sign may follow).")],
             discussion: [
                 needsPremium
-                    + " Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); Spotify refuses the command for them."
+                    + """
+                     Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); \
+                    Spotify refuses the command for them.
+                    """
             ],
             notes: [sends("PUT /me/player/volume")],
             examples: [ExampleSpec("spotify-nowplaying volume 30 --device Kitchen", "Turn the kitchen speaker down.")]
@@ -80,7 +93,11 @@ extension SpotifyNowPlaying {
         CommandSpec(
             name: "transfer", abstract: "move playback to another device, keeping it playing or paused",
             discussion: [
-                "DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices (case-insensitive; a unique prefix will do). Playing stays playing and paused stays paused. Needs Premium and the user-modify-playback-state scope; a restricted device is refused."
+                """
+                DEVICE is found as --device finds it: an id, or a name from spotify-nowplaying devices \
+                (case-insensitive; a unique prefix will do). Playing stays playing and paused stays paused. Needs \
+                Premium and the user-modify-playback-state scope; a restricted device is refused.
+                """
             ],
             notes: [
                 "Reads whether something plays now, then sends PUT /me/player with that device and play set to match."
@@ -141,7 +158,10 @@ extension SpotifyNowPlaying {
         let playing = try await player.current(withDevice: true)?["is_playing"]?.boolValue ?? false
         try await player.transfer(toDeviceID: id, play: playing)
         context.warn(
-            "sent to '\(name)': take over playback\(playing ? " and keep playing" : "") (Spotify carries it out on the device)"
+            """
+            sent to '\(name)': take over playback\(playing ? " and keep playing" : "") (Spotify carries it out on the \
+            device)
+            """
         )
         return .success
     }

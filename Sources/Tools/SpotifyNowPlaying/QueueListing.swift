@@ -8,14 +8,26 @@ extension SpotifyNowPlaying {
     static let queueCommand = CommandSpec(
         name: "queue", abstract: "print what plays next, or add tracks or episodes to the queue, in order",
         discussion: [
-            "With no URI, prints the queue: what plays now first, marked current: true, then what plays next, in order, as track (or episode) records; on a terminal, a table with the current one marked with a play sign. It needs user-read-playback-state (a default scope) and no Premium. Spotify lists the next items of the queue and then of the context that plays (about 20 in all). Nothing playing and nothing queued: nothing printed, exit 1.",
-            "With URIs, adds them to the queue, in order: a playback command (Premium, the user-modify-playback-state scope; --device sends it to another device than the active one).",
+            """
+            With no URI, prints the queue: what plays now first, marked current: true, then what plays next, in \
+            order, as track (or episode) records; on a terminal, a table with the current one marked with a play \
+            sign. It needs user-read-playback-state (a default scope) and no Premium. Spotify lists the next items of \
+            the queue and then of the context that plays (about 20 in all). Nothing playing and nothing queued: \
+            nothing printed, exit 1.
+            """,
+            """
+            With URIs, adds them to the queue, in order: a playback command (Premium, the user-modify-playback-state \
+            scope; --device sends it to another device than the active one).
+            """,
         ],
         arguments: [
             ArgumentSpec(
                 "URI",
                 help:
-                    "Tracks or episodes to add: ids (taken as tracks), URIs, URLs or JSON records; - (alone): read them from standard input; none: print the queue.",
+                    """
+                    Tracks or episodes to add: ids (taken as tracks), URIs, URLs or JSON records; - (alone): read \
+                    them from standard input; none: print the queue.
+                    """,
                 optional: true, repeatable: true)
         ],
         options: [deviceOption],

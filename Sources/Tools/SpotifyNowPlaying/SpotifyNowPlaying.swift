@@ -14,13 +14,19 @@ package enum SpotifyNowPlaying {
     static let deviceOption = OptionSpec(
         "device", value: "NAME|ID",
         help:
-            "Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will do) instead of the active one.",
+            """
+            Send the command to this device (an id, or a name from 'spotify-nowplaying devices'; a unique prefix will \
+            do) instead of the active one.
+            """,
         completion: .command("spotify-nowplaying devices --names")
     )
     static let deviceNamesOption = OptionSpec(
         "names",
         help:
-            "Print only the devices' names, one per line (what shell completion offers): one try with a 2-second deadline, and nothing printed when it fails (exit 69), so a Tab never blocks the shell."
+            """
+            Print only the devices' names, one per line (what shell completion offers): one try with a 2-second \
+            deadline, and nothing printed when it fails (exit 69), so a Tab never blocks the shell.
+            """
     )
 
     /// A playback command's declaration: it offers `--device`. Its options read the arguments
@@ -40,13 +46,43 @@ package enum SpotifyNowPlaying {
         name: "spotify-nowplaying",
         abstract: "what Spotify plays now, a watch that logs every change, playback control and history",
         discussion: [
-            "spotify-nowplaying tells what Spotify plays now, logs what you listen to, and controls playback. Alone it prints what plays now: one line on a terminal (a play or pause sign, the name, the artists and the position, e.g. (1:23 / 3:45)), a now_playing record when piped; when nothing plays (no device, a private session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, like grep without a match.",
-            "--watch keeps going and prints a record whenever the song or the play state changes, each line at once, so spotify-nowplaying --watch --for 15m | songcount counts the songs you got through (routine-link run does that for a routine). --for DURATION stops the watch after that long; Ctrl-C (SIGINT), SIGTERM and SIGHUP stop it too. On stopping it prints a last record (final: true) with the latest observed progress, carried forward to the moment it stopped while the song was playing, and exits 0.",
-            "The playback commands (play, pause, next, previous, queue with URIs, shuffle, repeat, volume, seek, transfer) need Spotify Premium and a login with the playback scope (spotify-auth login --scope playback). A command that Spotify accepted exits 0, prints nothing on stdout and says on stderr what was sent. like and unlike save or remove the track that plays now in your Liked Songs and need the edit scope instead (no Premium). recent lists what you played lately and needs the history scope. queue alone prints what plays next (see its help).",
+            """
+            spotify-nowplaying tells what Spotify plays now, logs what you listen to, and controls playback. Alone it \
+            prints what plays now: one line on a terminal (a play or pause sign, the name, the artists and the \
+            position, e.g. (1:23 / 3:45)), a now_playing record when piped; when nothing plays (no device, a private \
+            session, an ad or an unknown item; with --playing-only also when paused) it prints nothing and exits 1, \
+            like grep without a match.
+            """,
+            """
+            --watch keeps going and prints a record whenever the song or the play state changes, each line at once, \
+            so spotify-nowplaying --watch --for 15m | songcount counts the songs you got through (routine-link run \
+            does that for a routine). --for DURATION stops the watch after that long; Ctrl-C (SIGINT), SIGTERM and \
+            SIGHUP stop it too. On stopping it prints a last record (final: true) with the latest observed progress, \
+            carried forward to the moment it stopped while the song was playing, and exits 0.
+            """,
+            """
+            The playback commands (play, pause, next, previous, queue with URIs, shuffle, repeat, volume, seek, \
+            transfer) need Spotify Premium and a login with the playback scope (spotify-auth login --scope playback). \
+            A command that Spotify accepted exits 0, prints nothing on stdout and says on stderr what was sent. like \
+            and unlike save or remove the track that plays now in your Liked Songs and need the edit scope instead \
+            (no Premium). recent lists what you played lately and needs the history scope. queue alone prints what \
+            plays next (see its help).
+            """,
         ],
         notes: [
-            "The one shot asks GET /me/player/currently-playing. --watch polls it every --interval while a song plays; when the song ends within two intervals, the next poll comes just after its predicted end, so a song change is seen within a second without extra calls. A pause is polled at --interval for a minute, then every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers, unreadable answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed up to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a long watch is refreshed. --for stops the watch on time even while a request hangs.",
-            "Spotify carries out playback commands asynchronously on the device: exit 0 means Spotify accepted the command, not that the device has done it yet.",
+            """
+            The one shot asks GET /me/player/currently-playing. --watch polls it every --interval while a song plays; \
+            when the song ends within two intervals, the next poll comes just after its predicted end, so a song \
+            change is seen within a second without extra calls. A pause is polled at --interval for a minute, then \
+            every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers, unreadable \
+            answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed up \
+            to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a long watch \
+            is refreshed. --for stops the watch on time even while a request hangs.
+            """,
+            """
+            Spotify carries out playback commands asynchronously on the device: exit 0 means Spotify accepted the \
+            command, not that the device has done it yet.
+            """,
         ],
         options: [
             .jsonRecords,
@@ -66,11 +102,20 @@ package enum SpotifyNowPlaying {
                     ArgumentSpec(
                         "URI",
                         help:
-                            "A playlist, album, artist or show (played as a context), or any number of tracks and episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs, JSON records, or the name of one of your playlists; - (alone) or none: read them from standard input.",
+                            """
+                            A playlist, album, artist or show (played as a context), or any number of tracks and \
+                            episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs, JSON records, or \
+                            the name of one of your playlists; - (alone) or none: read them from standard input.
+                            """,
                         optional: true, repeatable: true)
                 ],
                 discussion: [
-                    "With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists local show print them, or one URI per line), plays those tracks in order; local files are skipped (Spotify cannot start them remotely). With no URI and standard input a terminal (or /dev/null, or closed), resumes what was paused; an empty pipe or file is an error (exit 1) and never resumes."
+                    """
+                    With no URI and records on standard input (track records, as spotify-tracks or spotify-playlists \
+                    local show print them, or one URI per line), plays those tracks in order; local files are skipped \
+                    (Spotify cannot start them remotely). With no URI and standard input a terminal (or /dev/null, or \
+                    closed), resumes what was paused; an empty pipe or file is an error (exit 1) and never resumes.
+                    """
                 ],
                 examples: [
                     ExampleSpec(
@@ -110,7 +155,11 @@ package enum SpotifyNowPlaying {
                 name: "recent",
                 abstract: "recently played tracks, oldest first, as played records",
                 discussion: [
-                    "Prints what you played lately (Spotify keeps about the last 50 plays), oldest first, so spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour. Needs the history scope (spotify-auth login --scope history)."
+                    """
+                    Prints what you played lately (Spotify keeps about the last 50 plays), oldest first, so \
+                    spotify-nowplaying recent --since 1h | songcount counts the songs of the last hour. Needs the \
+                    history scope (spotify-auth login --scope history).
+                    """
                 ],
                 notes: ["Reads GET /me/player/recently-played page by page."],
                 options: [
@@ -125,17 +174,35 @@ package enum SpotifyNowPlaying {
             ).running(recent),
         ],
         input: [
-            "play reads track records (or one URI per line) from standard input when it is given no URI and standard input is not a terminal."
+            """
+            play reads track records (or one URI per line) from standard input when it is given no URI and standard \
+            input is not a terminal.
+            """
         ],
         output: [
-            "now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null when nothing plays), context {type, uri} or null, with --with-device also device {id, name, type}, shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing playing, with only the state fields, and marks its last record final: true.",
-            "devices prints device records: type (device), id (null for some restricted devices), name, device_type (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO 8601) and context.",
+            """
+            now_playing records: the item's fields as in spotify-tracks' records (id, uri, name, duration_ms, artists \
+            [{id, name}], album {id, name, images}, is_local; episodes carry show instead of artists and album) with \
+            type now_playing, then is_playing, progress_ms, currently_playing_type (track, episode, ad, unknown; null \
+            when nothing plays), context {type, uri} or null, with --with-device also device {id, name, type}, \
+            shuffle_state and repeat_state, then observed_at (ISO 8601, UTC). A watch also reports an ad or nothing \
+            playing, with only the state fields, and marks its last record final: true.
+            """,
+            """
+            devices prints device records: type (device), id (null for some restricted devices), name, device_type \
+            (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, \
+            supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO \
+            8601) and context.
+            """,
         ],
         environment: [
             EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
             EnvironmentSpec(
                 "SPOTIFY_API_BASE",
-                "The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase)."
+                """
+                The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent \
+                only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase).
+                """
             ),
             EnvironmentSpec(
                 "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
@@ -143,17 +210,27 @@ package enum SpotifyNowPlaying {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "nothing playing (or paused, with --playing-only); queue with nothing playing and nothing queued; like or unlike with no track playing; recent found no plays; play got an empty pipe (it never resumes then); a playlist name that is none of yours"
+                """
+                nothing playing (or paused, with --playing-only); queue with nothing playing and nothing queued; like \
+                or unlike with no track playing; recent found no plays; play got an empty pipe (it never resumes \
+                then); a playlist name that is none of yours
+                """
             ),
             ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
             ExitCodeSpec(
                 .unavailable,
-                "Spotify unreachable or failing; no active device (NO_ACTIVE_DEVICE), a restricted device, an unknown --device, or another refused command"
+                """
+                Spotify unreachable or failing; no active device (NO_ACTIVE_DEVICE), a restricted device, an unknown \
+                --device, or another refused command
+                """
             ),
             ExitCodeSpec(.tempFail, "rate limited past the wait cap; try again"),
             ExitCodeSpec(
                 .noPermission,
-                "not logged in; a missing scope (the message names the login that adds it); Spotify Premium required (PREMIUM_REQUIRED)"
+                """
+                not logged in; a missing scope (the message names the login that adds it); Spotify Premium required \
+                (PREMIUM_REQUIRED)
+                """
             ),
             ExitCodeSpec(.config, "no login configuration"),
         ],
@@ -290,7 +367,10 @@ package enum SpotifyNowPlaying {
             // never start the music that was paused.
             throw ToolError(
                 .notFound,
-                "standard input was empty: nothing to play, and an empty pipe never resumes playback; to resume, run 'spotify-nowplaying play' on its own"
+                """
+                standard input was empty: nothing to play, and an empty pipe never resumes playback; to resume, run \
+                'spotify-nowplaying play' on its own
+                """
             )
         }
         return references
@@ -373,7 +453,10 @@ extension SpotifyNowPlaying {
         static let after = OptionSpec(
             "after", value: "TIME",
             help:
-                "Only tracks played after TIME: a time in your time zone (05:30, 2026-11-24T05:30), ISO 8601 with an offset, or a duration ago (2h)."
+                """
+                Only tracks played after TIME: a time in your time zone (05:30, 2026-11-24T05:30), ISO 8601 with an \
+                offset, or a duration ago (2h).
+                """
         )
     }
 
@@ -445,7 +528,10 @@ extension SpotifyNowPlaying {
                 case .time(let text):
                     guard let time = LocalTime.parse(text, now: now, in: zone) else {
                         throw ToolError.usage(
-                            "--after needs a time (05:30, 2026-11-24T05:30 in your time zone, or 2026-11-24T05:30:00Z) or a duration ago (2h), not '\(text.prefix(60))'"
+                            """
+                            --after needs a time (05:30, 2026-11-24T05:30 in your time zone, or 2026-11-24T05:30:00Z) \
+                            or a duration ago (2h), not '\(text.prefix(60))'
+                            """
                         )
                     }
                     return time

@@ -14,13 +14,31 @@ extension SpotifyPlaylists {
     static let localCommand = CommandSpec(
         name: "local",
         abstract:
-            "app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, delete)",
+            """
+            app-local playlists: track records kept on this machine under a name (create, list, show, add, rename, \
+            delete)
+            """,
         discussion: [
-            "local create NAME stores the track records read from standard input (what spotify-tracks printed, so names and durations work offline) as a new playlist (an empty standard input makes nothing and exits 1, unless --allow-empty); local add NAME appends more; local show NAME prints them again, unchanged and in order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; local delete NAME (on a terminal it asks first, since a local playlist cannot be brought back; --yes does not ask, nor does a script or pipe).",
-            "Names are any Unicode text and match without regard to case. A file of local playlists that cannot be read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.",
+            """
+            local create NAME stores the track records read from standard input (what spotify-tracks printed, so \
+            names and durations work offline) as a new playlist (an empty standard input makes nothing and exits 1, \
+            unless --allow-empty); local add NAME appends more; local show NAME prints them again, unchanged and in \
+            order (spotify-playlists local show Mix | songcount --target 15m); local list prints a local_playlist \
+            record per playlist (type, name, items_total, duration_ms, created_at, updated_at); local rename OLD NEW; \
+            local delete NAME (on a terminal it asks first, since a local playlist cannot be brought back; --yes does \
+            not ask, nor does a script or pipe).
+            """,
+            """
+            Names are any Unicode text and match without regard to case. A file of local playlists that cannot be \
+            read (exit 65) or was written by a newer spotify-toolkit (exit 78) is never overwritten.
+            """,
         ],
         notes: [
-            "The local playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose nothing and a killed one leaves the old or the new file."
+            """
+            The local playlists live in one file, $XDG_DATA_HOME/spotify-toolkit/local-playlists.json: every change \
+            takes an exclusive lock, re-reads it and replaces it atomically, so processes writing at once lose \
+            nothing and a killed one leaves the old or the new file.
+            """
         ],
         arguments: [
             ArgumentSpec(
@@ -106,14 +124,20 @@ extension SpotifyPlaylists {
             let action = creating ? "create" : "add"
             if context.terminal.stdinIsTerminal {
                 throw ToolError.usage(
-                    "local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | spotify-playlists local \(action) NAME"
+                    """
+                    local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | \
+                    spotify-playlists local \(action) NAME
+                    """
                 )
             }
             let records = try readTrackRecords(context.stdin)
             if records.isEmpty && creating && context.stdin.carriesData && !options.allowEmpty {
                 // An empty pipe is a pipeline that went wrong upstream, not a wish for an empty playlist.
                 context.warn(
-                    "no track records on standard input: did the filter before local create match anything? Nothing was created; add --allow-empty to make an empty local playlist"
+                    """
+                    no track records on standard input: did the filter before local create match anything? Nothing \
+                    was created; add --allow-empty to make an empty local playlist
+                    """
                 )
                 return .notFound
             }
@@ -122,7 +146,10 @@ extension SpotifyPlaylists {
                 if creating {
                     if let index = library.index(of: name) {
                         throw ToolError.dataError(
-                            "a local playlist called '\(library.playlists[index].name)' already exists; add to it with 'local add' or pick another name"
+                            """
+                            a local playlist called '\(library.playlists[index].name)' already exists; add to it with \
+                            'local add' or pick another name
+                            """
                         )
                     }
                     library.playlists.append(LocalPlaylist(name: name, createdAt: now, updatedAt: now, tracks: records))
@@ -151,7 +178,10 @@ extension SpotifyPlaylists {
             let asked = library.playlists[index]
             guard
                 context.confirmed(
-                    "delete local playlist '\(asked.name)' (\(countText(asked.tracks.count)))? It is kept only on this machine and cannot be brought back.",
+                    """
+                    delete local playlist '\(asked.name)' (\(countText(asked.tracks.count)))? It is kept only on this \
+                    machine and cannot be brought back.
+                    """,
                     skipQuestion: options.yes)
             else {
                 context.warn("kept local playlist '\(asked.name)'; nothing was deleted")

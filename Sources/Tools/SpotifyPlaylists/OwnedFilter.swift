@@ -13,12 +13,17 @@ extension SpotifyPlaylists {
         static let ownedOption = OptionSpec(
             "owned",
             help:
-                "List only the playlists you own or collaborate on: the ones whose items you can read and change (one more request, GET /me, for your user id)."
+                """
+                List only the playlists you own or collaborate on: the ones whose items you can read and change (one \
+                more request, GET /me, for your user id).
+                """
         )
         static let notOwnedOption = OptionSpec(
             "not-owned",
             help:
-                "List only the playlists you follow but neither own nor collaborate on (Spotify shows no items of them)."
+                """
+                List only the playlists you follow but neither own nor collaborate on (Spotify shows no items of them).
+                """
         )
         static let options = [ownedOption, notOwnedOption]
 
@@ -38,5 +43,10 @@ extension SpotifyPlaylists {
     }
 
     static let ownershipDiscussion =
-        "--owned keeps the listing to the playlists you own or collaborate on, the ones whose items Spotify shows you and lets you change; --not-owned to the others you follow (Spotify's own editorial playlists, whose items answer 404, and other people's, 403). So spotify-playlists --owned | spotify-tracks reads a whole library and exits 0."
+        """
+        --owned keeps the listing to the playlists you own or collaborate on, the ones whose items Spotify shows you \
+        and lets you change; --not-owned to the others you follow (Spotify's own editorial playlists, whose items \
+        answer 404, and other people's, 403). So spotify-playlists --owned | spotify-tracks reads a whole library and \
+        exits 0.
+        """
 }

@@ -18,17 +18,27 @@ extension SpotifyPlaylists {
         static let resetDates = OptionSpec(
             "reset-dates",
             help:
-                "Write the playlist afresh: the first 100 items replace it and the rest are appended, the fewest requests, but every item's date added becomes now (and added by becomes you). Without it only the difference is sent and every item that stays keeps its date."
+                """
+                Write the playlist afresh: the first 100 items replace it and the rest are appended, the fewest \
+                requests, but every item's date added becomes now (and added by becomes you). Without it only the \
+                difference is sent and every item that stays keeps its date.
+                """
         )
         static let dropUnavailable = OptionSpec(
             "drop-unavailable",
             help:
-                "With --reset-dates: drop the playlist's local files and unavailable entries, which the Web API cannot write back (refused otherwise; without --reset-dates they stay where they are)."
+                """
+                With --reset-dates: drop the playlist's local files and unavailable entries, which the Web API cannot \
+                write back (refused otherwise; without --reset-dates they stay where they are).
+                """
         )
         static let maxMoves = OptionSpec(
             "max-moves", value: "N",
             help:
-                "Keep the dates even when that takes up to N range moves (default \(defaultMaxMoves)); a plan with more is refused, naming --reset-dates."
+                """
+                Keep the dates even when that takes up to N range moves (default \(defaultMaxMoves)); a plan with \
+                more is refused, naming --reset-dates.
+                """
         )
         static let force = OptionSpec(
             "force", short: "f",
@@ -51,15 +61,21 @@ extension SpotifyPlaylists {
     }
 
     static let undoNote =
-        "Every destructive write (replace, remove, dedupe, sort, rewrite, undo) first keeps the playlist's items and order in the undo journal; spotify-playlists undo PLAYLIST puts them back."
+        """
+        Every destructive write (replace, remove, dedupe, sort, rewrite, undo) first keeps the playlist's items and \
+        order in the undo journal; spotify-playlists undo PLAYLIST puts them back.
+        """
 
     static let editCommands: [CommandSpec] = [
         CommandSpec(
             name: "dedupe",
             abstract: "remove repeated songs from a playlist, keeping each one's first occurrence and every date",
             discussion: [
-                "Reads the whole playlist, then removes the songs that occur more than once and adds each back once where it first was (the Web API removes every occurrence of a song), so only those songs get a new date added. A read that fails writes nothing. "
-                    + undoNote
+                """
+                Reads the whole playlist, then removes the songs that occur more than once and adds each back once \
+                where it first was (the Web API removes every occurrence of a song), so only those songs get a new \
+                date added. A read that fails writes nothing. \(undoNote)
+                """
             ],
             arguments: [destructiveTarget],
             options: [
@@ -71,8 +87,13 @@ extension SpotifyPlaylists {
             name: "sort",
             abstract: "sort a playlist by duration, name, artist, album, date added or at random, keeping every date",
             discussion: [
-                "Reads the whole playlist and puts it in order with range moves, so every item keeps its date added. The sort is stable: items that tie keep their order. The moves are the fewest there can be (every item off one longest increasing subsequence moves once, runs together), but a long shuffled playlist can still take thousands; past --max-moves it is refused, naming --reset-dates. Local files and unavailable entries stay after the item they followed. "
-                    + undoNote
+                """
+                Reads the whole playlist and puts it in order with range moves, so every item keeps its date added. \
+                The sort is stable: items that tie keep their order. The moves are the fewest there can be (every \
+                item off one longest increasing subsequence moves once, runs together), but a long shuffled playlist \
+                can still take thousands; past --max-moves it is refused, naming --reset-dates. Local files and \
+                unavailable entries stay after the item they followed. \(undoNote)
+                """
             ],
             arguments: [destructiveTarget],
             options: [
@@ -88,8 +109,12 @@ extension SpotifyPlaylists {
             abstract:
                 "edit a playlist through a command: its track records go in, the items it prints become the playlist",
             discussion: [
-                "Reads the whole playlist (any failure: nothing is written), runs COMMAND with the playlist's track records on its standard input (as spotify-tracks prints them), and applies what COMMAND prints as replace does: only the difference is sent, and items that stay keep their dates. COMMAND failing (a non-zero status) writes nothing. Put -- before COMMAND. "
-                    + undoNote
+                """
+                Reads the whole playlist (any failure: nothing is written), runs COMMAND with the playlist's track \
+                records on its standard input (as spotify-tracks prints them), and applies what COMMAND prints as \
+                replace does: only the difference is sent, and items that stay keep their dates. COMMAND failing (a \
+                non-zero status) writes nothing. Put -- before COMMAND. \(undoNote)
+                """
             ],
             arguments: [
                 destructiveTarget,
@@ -115,8 +140,19 @@ extension SpotifyPlaylists {
             name: "undo",
             abstract: "put back a playlist's items and order from before the last destructive write made here",
             discussion: [
-                "Puts back what the playlist held before the last replace, remove, dedupe, sort, rewrite or undo this toolkit made to it on this machine, with the same least change: items that were never removed keep their dates; items added back get today's date (the Web API cannot set a date added). Unavailable entries that a --reset-dates --drop-unavailable write dropped cannot come back. undo is itself undoable: undo twice to redo. When the playlist changed since that write (someone else edited it), undo says what changed and needs --force.",
-                "The journal keeps the last \(UndoJournal.keptPerPlaylist) writes of each playlist for \(Int(UndoJournal.maxAge / 86_400)) days, of at most \(UndoJournal.maxPlaylists) playlists, under $XDG_STATE_HOME/spotify-toolkit/undo/ (default ~/.local/state).",
+                """
+                Puts back what the playlist held before the last replace, remove, dedupe, sort, rewrite or undo this \
+                toolkit made to it on this machine, with the same least change: items that were never removed keep \
+                their dates; items added back get today's date (the Web API cannot set a date added). Unavailable \
+                entries that a --reset-dates --drop-unavailable write dropped cannot come back. undo is itself \
+                undoable: undo twice to redo. When the playlist changed since that write (someone else edited it), \
+                undo says what changed and needs --force.
+                """,
+                """
+                The journal keeps the last \(UndoJournal.keptPerPlaylist) writes of each playlist for \
+                \(Int(UndoJournal.maxAge / 86_400)) days, of at most \(UndoJournal.maxPlaylists) playlists, under \
+                $XDG_STATE_HOME/spotify-toolkit/undo/ (default ~/.local/state).
+                """,
             ],
             arguments: [destructiveTarget],
             options: [
@@ -128,7 +164,10 @@ extension SpotifyPlaylists {
     static let destructiveTarget = ArgumentSpec(
         "PLAYLIST",
         help:
-            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its exact name."
+            """
+            The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its exact \
+            name.
+            """
     )
 
     // MARK: Handlers
@@ -179,7 +218,10 @@ extension SpotifyPlaylists {
             environment: context.environment.variables, stderr: context.stderr.fileDescriptor)
         guard run.status == 0 else {
             throw ToolError.dataError(
-                "rewrite: '\(TerminalText.clean(program.joined(separator: " ")).prefix(200))' \(run.statusDescription); nothing was written to playlist \(playlist.id)"
+                """
+                rewrite: '\(TerminalText.clean(program.joined(separator: " ")).prefix(200))' \
+                \(run.statusDescription); nothing was written to playlist \(playlist.id)
+                """
             )
         }
         var items = ItemInput()
@@ -197,7 +239,10 @@ extension SpotifyPlaylists {
         }
         if items.uris.isEmpty && !contents.entries.isEmpty {
             throw ToolError.dataError(
-                "rewrite: the command printed no items, which would empty playlist \(playlist.id); nothing was written (to empty it: spotify-playlists replace --allow-empty \(playlist.id) < /dev/null)"
+                """
+                rewrite: the command printed no items, which would empty playlist \(playlist.id); nothing was written \
+                (to empty it: spotify-playlists replace --allow-empty \(playlist.id) < /dev/null)
+                """
             )
         }
         return items.uris
@@ -209,23 +254,31 @@ extension SpotifyPlaylists {
         guard let last = try journal.entries(of: playlist.id).last else {
             throw ToolError(
                 .notFound,
-                "nothing to undo for playlist \(playlist.id): no destructive write of it was made on this machine in the last \(Int(UndoJournal.maxAge / 86_400)) days"
+                """
+                nothing to undo for playlist \(playlist.id): no destructive write of it was made on this machine in \
+                the last \(Int(UndoJournal.maxAge / 86_400)) days
+                """
             )
         }
+        let written = LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)
         return try await applyEdit("undo", to: playlist, settings: options.settings, context: context) { contents in
             let now = contents.writableURIs
             if now != last.after && !options.force {
                 throw ToolError.tempFail(
-                    "playlist \(playlist.id) changed since the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)): \(changeText(from: last.after, to: now)); undo would lose that too; add --force to undo anyway"
+                    """
+                    playlist \(playlist.id) changed since the \(last.action) of \(written): \
+                    \(changeText(from: last.after, to: now)); undo would lose that too; add --force to undo anyway
+                    """
                 )
             }
-            context.warn(
-                "undoing the \(last.action) of \(LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone))\(last.complete ? "" : " (which did not finish)")"
-            )
+            context.warn("undoing the \(last.action) of \(written)\(last.complete ? "" : " (which did not finish)")")
             let lost = last.before.count { $0 == nil } - now.count { $0 == nil }
             if lost > 0 {
                 context.warn(
-                    "\(countText(lost, noun: "unavailable entry")) or local \(lost == 1 ? "file" : "files") that it dropped cannot come back: the Web API cannot add them"
+                    """
+                    \(countText(lost, noun: "unavailable entry")) or local \(lost == 1 ? "file" : "files") that it \
+                    dropped cannot come back: the Web API cannot add them
+                    """
                 )
             }
             return last.before.compactMap { $0 }
@@ -248,14 +301,23 @@ extension SpotifyPlaylists {
         let pinned = current.count { $0 == nil }
         if wanted.count > PlaylistWriter.maxItems - pinned {
             throw ToolError.dataError(
-                "\(action) would leave playlist \(playlist.id) with \(groupedThousands(wanted.count + pinned)) items; a playlist holds at most \(groupedThousands(PlaylistWriter.maxItems)); nothing was changed"
+                """
+                \(action) would leave playlist \(playlist.id) with \(groupedThousands(wanted.count + pinned)) items; \
+                a playlist holds at most \(groupedThousands(PlaylistWriter.maxItems)); nothing was changed
+                """
             )
         }
         let plan: PlaylistEditPlan
         if settings.resetDates {
             if pinned > 0 && !settings.dropUnavailable {
+                let held = countText(
+                    pinned, noun: "local file or unavailable entry", plural: "local files or unavailable entries")
                 throw ToolError.dataError(
-                    "playlist \(playlist.id) holds \(countText(pinned, noun: "local file or unavailable entry", plural: "local files or unavailable entries")), which --reset-dates would drop for good (the Web API cannot write them back); add --drop-unavailable to mean that, or leave out --reset-dates to keep them; nothing was changed"
+                    """
+                    playlist \(playlist.id) holds \(held), \
+                    which --reset-dates would drop for good (the Web API cannot write them back); add \
+                    --drop-unavailable to mean that, or leave out --reset-dates to keep them; nothing was changed
+                    """
                 )
             }
             plan = PlaylistEditPlan.rewrite(from: current, to: wanted)
@@ -270,7 +332,12 @@ extension SpotifyPlaylists {
         if !settings.resetDates && plan.moveRequests > settings.maxMoves {
             let rewrite = PlaylistEditPlan.rewrite(from: current, to: wanted)
             throw ToolError.usage(
-                "keeping every date would take \(groupedThousands(plan.moveRequests)) range moves (more than --max-moves \(settings.maxMoves)); add --reset-dates to write the playlist afresh in \(countText(rewrite.steps.count, noun: "request")) (every date added becomes now), or --max-moves \(plan.moveRequests) to keep the dates"
+                """
+                keeping every date would take \(groupedThousands(plan.moveRequests)) range moves (more than \
+                --max-moves \(settings.maxMoves)); add --reset-dates to write the playlist afresh in \
+                \(countText(rewrite.steps.count, noun: "request")) (every date added becomes now), or --max-moves \
+                \(plan.moveRequests) to keep the dates
+                """
             )
         }
         if plan.isEmpty {
@@ -304,7 +371,10 @@ extension SpotifyPlaylists {
         entry.complete = true
         try? journal.record(entry, of: playlist.id, replacingLatest: true)
         context.warn(
-            "\(pastTense(action)) playlist \(playlist.id): it holds \(countText(apply.model.count)) (proven by reading it back); undo with: spotify-playlists undo \(playlist.id)"
+            """
+            \(pastTense(action)) playlist \(playlist.id): it holds \(countText(apply.model.count)) (proven by reading \
+            it back); undo with: spotify-playlists undo \(playlist.id)
+            """
         )
         try await printRecord(of: playlist.id, writer, context, mode: mode)
         return .success
@@ -316,10 +386,16 @@ extension SpotifyPlaylists {
         wanted: [String], context: ToolContext
     ) throws -> ExitCode {
         let holds =
-            "playlist \(id) holds \(countText(stopped.model.count)), after \(stopped.stepsDone) of \(countText(plan.steps.count, noun: "request")) (this write leaves \(groupedThousands(plan.result.count)))"
+            """
+            playlist \(id) holds \(countText(stopped.model.count)), after \(stopped.stepsDone) of \
+            \(countText(plan.steps.count, noun: "request")) (this write leaves \(groupedThousands(plan.result.count)))
+            """
         let rest = try unfinishedFile(wanted, playlist: id, context: context)
         let finish =
-            "put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id) < \(shellQuoted(rest))"
+            """
+            put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id) < \
+            \(shellQuoted(rest))
+            """
         switch stopped.cause {
         case .signal(let number):
             context.warn("interrupted: \(holds); \(finish)")
@@ -328,7 +404,11 @@ extension SpotifyPlaylists {
             throw ToolError(error.exitCode, "\(error.message); \(holds); \(finish)")
         case .changedMeanwhile(let count):
             throw ToolError.tempFail(
-                "playlist \(id) changed meanwhile (someone else edited it): it holds \(countText(count)), not what this write leaves; \(stopped.stepsDone) of \(countText(plan.steps.count, noun: "request")) were sent; check it with spotify-tracks \(id); undo with: spotify-playlists undo --force \(id)"
+                """
+                playlist \(id) changed meanwhile (someone else edited it): it holds \(countText(count)), not what \
+                this write leaves; \(stopped.stepsDone) of \(countText(plan.steps.count, noun: "request")) were sent; \
+                check it with spotify-tracks \(id); undo with: spotify-playlists undo --force \(id)
+                """
             )
         }
     }
@@ -362,7 +442,11 @@ extension SpotifyPlaylists {
         var text = "\(sizes): \(parts.joined(separator: ", ")); \(requests)"
         if plan.pinnedEntries > 0 {
             text +=
-                "; \(groupedThousands(plan.pinnedEntries)) local or unavailable \(plan.pinnedEntries == 1 ? "entry stays" : "entries stay") where \(plan.pinnedEntries == 1 ? "it is" : "they are") (the Web API cannot remove or add them)"
+                """
+                ; \(groupedThousands(plan.pinnedEntries)) local or unavailable \
+                \(plan.pinnedEntries == 1 ? "entry stays" : "entries stay") where \
+                \(plan.pinnedEntries == 1 ? "it is" : "they are") (the Web API cannot remove or add them)
+                """
         }
         return text
     }

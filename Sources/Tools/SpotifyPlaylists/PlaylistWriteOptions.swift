@@ -171,7 +171,10 @@ extension SpotifyPlaylists {
                 dropUnavailable = try command.flag(EditOption.dropUnavailable)
                 if dropUnavailable && !resetDates {
                     throw ToolError.usage(
-                        "--drop-unavailable goes with --reset-dates: without it, local files and unavailable entries stay where they are"
+                        """
+                        --drop-unavailable goes with --reset-dates: without it, local files and unavailable entries \
+                        stay where they are
+                        """
                     )
                 }
             }

@@ -36,33 +36,53 @@ extension SpotifyPlaylists {
         static let allowEmpty = OptionSpec(
             "allow-empty",
             help:
-                "Make the playlist although a pipe or file on standard input held no items (refused otherwise, so a pipeline that went wrong makes nothing)."
+                """
+                Make the playlist although a pipe or file on standard input held no items (refused otherwise, so a \
+                pipeline that went wrong makes nothing).
+                """
         )
         static let allowEmptyReplace = OptionSpec(
             "allow-empty",
             help:
-                "With no items on standard input, empty the playlist (refused otherwise, so a pipeline that went wrong changes nothing)."
+                """
+                With no items on standard input, empty the playlist (refused otherwise, so a pipeline that went wrong \
+                changes nothing).
+                """
         )
         static let force = OptionSpec(
             "force", short: "f",
             help:
-                "Replace although the input was read from this playlist at another snapshot, or its items of this playlist stop well short of its end (a read cut short?)."
+                """
+                Replace although the input was read from this playlist at another snapshot, or its items of this \
+                playlist stop well short of its end (a read cut short?).
+                """
         )
     }
 
     static let changeRecordDescription =
-        "With --dry-run, one change record per planned request instead: type (\"change\"), action (create, add, replace, remove, edit, delete, save, unsave), playlist (its id; null for the one create would make), and what the request carries: position and items (at most 100 URIs, in order), or the details (name, description, public, collaborative)."
+        """
+        With --dry-run, one change record per planned request instead: type ("change"), action (create, add, \
+        replace, remove, edit, delete, save, unsave), playlist (its id; null for the one create would make), and what \
+        the request carries: position and items (at most 100 URIs, in order), or the details (name, description, \
+        public, collaborative).
+        """
 
     static let playlistTarget = ArgumentSpec(
         "PLAYLIST",
         help:
-            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its name (exact, else in any case)."
+            """
+            The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its name \
+            (exact, else in any case).
+            """
     )
 
     static let optionalTarget = ArgumentSpec(
         "PLAYLIST",
         help:
-            "The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its name (none with --liked).",
+            """
+            The playlist to change: an id, spotify:playlist: URI, open.spotify.com URL, playlist record, or its name \
+            (none with --liked).
+            """,
         optional: true)
 
     static let likedScope = SpotifyScope.Need([SpotifyScope.modifyLibrary], for: "changing your Liked Songs")
@@ -73,11 +93,23 @@ extension SpotifyPlaylists {
                 name: "create",
                 abstract: "make a new playlist of the items on standard input",
                 discussion: [
-                    "The playlist is private unless --public; the items go in, in order. When you already have a playlist of that name, it says so (names then need an id to tell them apart).",
-                    "An empty pipe or file on standard input (a filter upstream that matched nothing) makes nothing and exits 1, unless --allow-empty; a terminal, /dev/null or no standard input makes an empty playlist, as asked. Ctrl-C (or SIGTERM, SIGHUP) while items are added stops before the next batch and says what the playlist holds, with the command that adds the rest.",
+                    """
+                    The playlist is private unless --public; the items go in, in order. When you already have a \
+                    playlist of that name, it says so (names then need an id to tell them apart).
+                    """,
+                    """
+                    An empty pipe or file on standard input (a filter upstream that matched nothing) makes nothing \
+                    and exits 1, unless --allow-empty; a terminal, /dev/null or no standard input makes an empty \
+                    playlist, as asked. Ctrl-C (or SIGTERM, SIGHUP) while items are added stops before the next batch \
+                    and says what the playlist holds, with the command that adds the rest.
+                    """,
                 ],
                 notes: [
-                    "Makes the playlist with POST /me/playlists, then adds the items in batches of 100 in order. If Spotify's answer to the creation is lost, your newest playlists are searched for it before another is made."
+                    """
+                    Makes the playlist with POST /me/playlists, then adds the items in batches of 100 in order. If \
+                    Spotify's answer to the creation is lost, your newest playlists are searched for it before \
+                    another is made.
+                    """
                 ],
                 arguments: [ArgumentSpec("NAME", help: "The new playlist's name.")],
                 options: [
@@ -86,7 +118,10 @@ extension SpotifyPlaylists {
                 ],
                 examples: [
                     ExampleSpec(
-                        "spotify-tracks --liked | songcount --target 15m --best-fit | spotify-playlists create 'Morning 15'",
+                        """
+                        spotify-tracks --liked | songcount --target 15m --best-fit | spotify-playlists create \
+                        'Morning 15'
+                        """,
                         "A playlist of liked songs that fills fifteen minutes.")
                 ]
             ).running(create),
@@ -95,7 +130,10 @@ extension SpotifyPlaylists {
                 abstract:
                     "add the items on standard input to a playlist, in order, or with --liked to your Liked Songs",
                 discussion: [
-                    "Ctrl-C (or SIGTERM, SIGHUP) stops before the next batch of 100 and says what landed, with the command that adds the rest."
+                    """
+                    Ctrl-C (or SIGTERM, SIGHUP) stops before the next batch of 100 and says what landed, with the \
+                    command that adds the rest.
+                    """
                 ],
                 arguments: [optionalTarget],
                 options: [WriteOption.position, WriteOption.liked, WriteOption.dryRun, PlaylistCommands.jsonOption],
@@ -108,12 +146,18 @@ extension SpotifyPlaylists {
             CommandSpec(
                 name: "remove",
                 abstract:
-                    "remove every occurrence of the items on standard input from a playlist, or with --liked from your Liked Songs",
+                    """
+                    remove every occurrence of the items on standard input from a playlist, or with --liked from your \
+                    Liked Songs
+                    """,
                 discussion: [
                     "Removes every occurrence of each item; the items that stay keep their dates. " + undoNote
                 ],
                 notes: [
-                    "Reads the whole playlist, then removes by URI (DELETE, 100 a request). A lost answer is simply sent again (removing is idempotent), and the result is proven by reading the playlist back."
+                    """
+                    Reads the whole playlist, then removes by URI (DELETE, 100 a request). A lost answer is simply \
+                    sent again (removing is idempotent), and the result is proven by reading the playlist back.
+                    """
                 ],
                 arguments: [optionalTarget],
                 options: [WriteOption.unliked, WriteOption.dryRun, PlaylistCommands.jsonOption]
@@ -123,8 +167,25 @@ extension SpotifyPlaylists {
                 abstract:
                     "make a playlist's items exactly the items on standard input, in order, keeping every date it can",
                 discussion: [
-                    "Reads the whole playlist and sends only the difference: what is gone is removed, what is new is inserted where the input has it, and what stays is put in order with range moves, so every item that stays keeps its date added and added by. A song the input has fewer times than the playlist is removed and added back (the Web API removes every occurrence), and only those lose their dates. Before writing, standard error says what will happen (3,000 to 2,950 items: 50 removed, 12 moved, dates kept for 2,950); --dry-run prints the plan as change records. When keeping the dates would take more than --max-moves range moves, it is refused, naming --reset-dates, which writes the playlist afresh (the first 100 items replace it, the rest are appended; every date becomes now).",
-                    "Guards: an empty standard input is refused unless --allow-empty. Input read from this same playlist (track records name it) is refused when it was read at another snapshot_id, or when its items stop 50 or more short of the playlist's end (a read cut short: spotify-tracks failed part-way and the pipe hid it), unless --force. What remains possible: input from elsewhere that is short by mistake; undo puts it back. Local files and unavailable entries of the playlist stay where they are (the Web API can neither remove nor add them); --reset-dates drops them only with --drop-unavailable.",
+                    """
+                    Reads the whole playlist and sends only the difference: what is gone is removed, what is new is \
+                    inserted where the input has it, and what stays is put in order with range moves, so every item \
+                    that stays keeps its date added and added by. A song the input has fewer times than the playlist \
+                    is removed and added back (the Web API removes every occurrence), and only those lose their \
+                    dates. Before writing, standard error says what will happen (3,000 to 2,950 items: 50 removed, 12 \
+                    moved, dates kept for 2,950); --dry-run prints the plan as change records. When keeping the dates \
+                    would take more than --max-moves range moves, it is refused, naming --reset-dates, which writes \
+                    the playlist afresh (the first 100 items replace it, the rest are appended; every date becomes now).
+                    """,
+                    """
+                    Guards: an empty standard input is refused unless --allow-empty. Input read from this same \
+                    playlist (track records name it) is refused when it was read at another snapshot_id, or when its \
+                    items stop 50 or more short of the playlist's end (a read cut short: spotify-tracks failed \
+                    part-way and the pipe hid it), unless --force. What remains possible: input from elsewhere that \
+                    is short by mistake; undo puts it back. Local files and unavailable entries of the playlist stay \
+                    where they are (the Web API can neither remove nor add them); --reset-dates drops them only with \
+                    --drop-unavailable.
+                    """,
                     undoNote,
                 ],
                 arguments: [playlistTarget],
@@ -154,8 +215,16 @@ extension SpotifyPlaylists {
                 name: "delete",
                 abstract: "remove a playlist from your library (Spotify has no real delete)",
                 discussion: [
-                    "Spotify never deletes a playlist: this unfollows it, so it leaves your library and profile. Anyone with its link can still open it, and following it again brings it back. The record printed is the playlist as it was.",
-                    "On a terminal, it asks first, naming the playlist and how many items it holds; anything but y or yes keeps it (exit 1). --yes does not ask; without a terminal on standard input (a script, a pipe) it does not ask either.",
+                    """
+                    Spotify never deletes a playlist: this unfollows it, so it leaves your library and profile. \
+                    Anyone with its link can still open it, and following it again brings it back. The record printed \
+                    is the playlist as it was.
+                    """,
+                    """
+                    On a terminal, it asks first, naming the playlist and how many items it holds; anything but y or \
+                    yes keeps it (exit 1). --yes does not ask; without a terminal on standard input (a script, a \
+                    pipe) it does not ask either.
+                    """,
                 ],
                 notes: ["Unfollows with DELETE /me/library and the playlist's URI."],
                 arguments: [playlistTarget],
@@ -171,11 +240,18 @@ extension SpotifyPlaylists {
         if items.uris.isEmpty && !options.allowEmpty && context.stdin.carriesData {
             if let held = items.skippedSummary {
                 context.warn(
-                    "nothing to add: standard input held only \(held), which the Web API cannot add; nothing was created (add --allow-empty to make an empty playlist)"
+                    """
+                    nothing to add: standard input held only \(held), which the Web API cannot add; nothing was \
+                    created (add --allow-empty to make an empty playlist)
+                    """
                 )
             } else {
                 context.warn(
-                    "no items on standard input (an empty \(DescriptorKind(context.stdin.fileDescriptor) == .pipe ? "pipe" : "file")): did the filter before create match anything? Nothing was created; add --allow-empty to make an empty playlist"
+                    """
+                    no items on standard input (an empty \
+                    \(DescriptorKind(context.stdin.fileDescriptor) == .pipe ? "pipe" : "file")): did the filter \
+                    before create match anything? Nothing was created; add --allow-empty to make an empty playlist
+                    """
                 )
             }
             return .notFound
@@ -198,7 +274,10 @@ extension SpotifyPlaylists {
         ) { existing in
             // Names then become ambiguous to every command that takes one: say so while it is news.
             context.warn(
-                "you already have a playlist called '\(TerminalText.clean(name))' (\(existing.sorted().joined(separator: ", "))); this makes another"
+                """
+                you already have a playlist called '\(TerminalText.clean(name))' \
+                (\(existing.sorted().joined(separator: ", "))); this makes another
+                """
             )
         }
         guard let id = created["id"]?.stringValue else { throw ToolError.software("create: no id") }
@@ -238,7 +317,11 @@ extension SpotifyPlaylists {
         }
         if before.total + items.uris.count > PlaylistWriter.maxItems {
             throw ToolError.dataError(
-                "playlist \(playlist.id) holds \(groupedThousands(before.total)) items; \(groupedThousands(items.uris.count)) more would pass the \(groupedThousands(PlaylistWriter.maxItems)) a playlist can hold; nothing was added"
+                """
+                playlist \(playlist.id) holds \(groupedThousands(before.total)) items; \
+                \(groupedThousands(items.uris.count)) more would pass the \
+                \(groupedThousands(PlaylistWriter.maxItems)) a playlist can hold; nothing was added
+                """
             )
         }
         let deferral = SignalDeferral.begin()
@@ -269,7 +352,10 @@ extension SpotifyPlaylists {
             let rest = Array(uris.dropFirst(stopped.landed))
             let file = try unfinishedFile(rest, playlist: id, context: context)
             let landed =
-                "\(made.map { $0 + "; " } ?? "")playlist \(id) holds \(groupedThousands(stopped.landed)) of the \(countText(uris.count)) asked for"
+                """
+                \(made.map { $0 + "; " } ?? "")playlist \(id) holds \(groupedThousands(stopped.landed)) of the \
+                \(countText(uris.count)) asked for
+                """
             let finish =
                 "add the rest with: spotify-playlists add \(id) --position \(stopped.position) < \(shellQuoted(file))"
             switch stopped.cause {
@@ -281,7 +367,11 @@ extension SpotifyPlaylists {
             case .unsettled(let error):
                 throw ToolError(
                     error.exitCode,
-                    "\(error.message); \(landed), and whether the \(countText(stopped.batch)) at position \(stopped.position) landed is unknown: check with spotify-tracks \(id) before adding the rest (\(shellQuoted(file)))"
+                    """
+                    \(error.message); \(landed), and whether the \(countText(stopped.batch)) at position \
+                    \(stopped.position) landed is unknown: check with spotify-tracks \(id) before adding the rest \
+                    (\(shellQuoted(file)))
+                    """
                 )
             }
         }
@@ -309,13 +399,19 @@ extension SpotifyPlaylists {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
         if items.uris.isEmpty && !options.allowEmpty {
             throw ToolError.usage(
-                "replace got no items on standard input and would empty playlist \(playlist.id); add --allow-empty to mean that"
+                """
+                replace got no items on standard input and would empty playlist \(playlist.id); add --allow-empty to \
+                mean that
+                """
             )
         }
         if settings.resetDates, let note = items.skippedNote, !settings.dropUnavailable {
             // Rewriting afresh would drop them from the playlist for good.
             throw ToolError.dataError(
-                "\(note), so replace --reset-dates would drop them from playlist \(playlist.id); nothing was changed. Add --drop-unavailable, or leave out --reset-dates to keep those the playlist has"
+                """
+                \(note), so replace --reset-dates would drop them from playlist \(playlist.id); nothing was changed. \
+                Add --drop-unavailable, or leave out --reset-dates to keep those the playlist has
+                """
             )
         }
         let status = try await applyEdit("replace", to: playlist, settings: settings, context: context) { contents in
@@ -343,7 +439,10 @@ extension SpotifyPlaylists {
             var error = refusal.toolError
             if record?.collaborative == true {
                 error.message +=
-                    "; playlist \(playlist.id) is collaborative: its collaborators can change its items, but only its owner can change its name, description and visibility"
+                    """
+                    ; playlist \(playlist.id) is collaborative: its collaborators can change its items, but only its \
+                    owner can change its name, description and visibility
+                    """
             }
             throw error
         }
@@ -368,7 +467,10 @@ extension SpotifyPlaylists {
         }
         try await writer.unfollow(playlist.id)
         context.warn(
-            "removed playlist \(playlist.id) from your library; Spotify has no real delete: it is unfollowed, and anyone with its link can still open it"
+            """
+            removed playlist \(playlist.id) from your library; Spotify has no real delete: it is unfollowed, and \
+            anyone with its link can still open it
+            """
         )
         var output = PlaylistOutput(context, mode: options.settings.mode(context), withDuration: false)
         try output.write(PlaylistRow(record))
@@ -414,7 +516,10 @@ extension SpotifyPlaylists {
     static func itemsFromInput(_ context: ToolContext, action: String) throws -> ItemInput {
         if context.terminal.stdinIsTerminal {
             throw ToolError.usage(
-                "\(action) reads the items on standard input; pipe them in: spotify-tracks SOURCE | spotify-playlists \(action) PLAYLIST"
+                """
+                \(action) reads the items on standard input; pipe them in: spotify-tracks SOURCE | spotify-playlists \
+                \(action) PLAYLIST
+                """
             )
         }
         return try ItemInput.read(context.stdin)
@@ -486,7 +591,11 @@ extension SpotifyPlaylists {
         try output.write(PlaylistRow(record))
         if let total, let now = record.itemsTotal, now != total {
             throw ToolError.tempFail(
-                "playlist \(id) now holds \(groupedThousands(now)) items, not the \(groupedThousands(total)) this write should have left: someone changed it meanwhile, or an answer was lost and the request sent again, so a batch may have landed twice; check it with spotify-tracks \(id)"
+                """
+                playlist \(id) now holds \(groupedThousands(now)) items, not the \(groupedThousands(total)) this \
+                write should have left: someone changed it meanwhile, or an answer was lost and the request sent \
+                again, so a batch may have landed twice; check it with spotify-tracks \(id)
+                """
             )
         }
         // Batches are separate requests: another client's edit between two of them can split or
@@ -496,7 +605,11 @@ extension SpotifyPlaylists {
             let now = try await writer.uris(of: id, in: range)
             if now != inserted.uris.map(Optional.some) {
                 throw ToolError.tempFail(
-                    "playlist \(id) changed while items were being added: the \(countText(inserted.uris.count)) are not all in order at positions \(range.lowerBound) to \(range.upperBound - 1); check it with spotify-tracks \(id)"
+                    """
+                    playlist \(id) changed while items were being added: the \(countText(inserted.uris.count)) are \
+                    not all in order at positions \(range.lowerBound) to \(range.upperBound - 1); check it with \
+                    spotify-tracks \(id)
+                    """
                 )
             }
         }
@@ -523,7 +636,10 @@ extension SpotifyPlaylists {
     static func nothingToDo(_ items: ItemInput, _ context: ToolContext, action: String) -> ExitCode {
         if let held = items.skippedSummary {
             context.warn(
-                "nothing to \(action): standard input held only \(held), which the Web API cannot \(action); nothing was changed"
+                """
+                nothing to \(action): standard input held only \(held), which the Web API cannot \(action); nothing \
+                was changed
+                """
             )
         } else {
             context.warn("no items on standard input: nothing to \(action)")

@@ -16,13 +16,23 @@ enum ReplaceGuard {
         guard let origin = items.origins[contents.id] else { return }
         if let other = origin.snapshots.first(where: { $0 != contents.snapshot }), contents.snapshot != nil {
             throw ToolError.tempFail(
-                "the input was read from playlist \(contents.id) at snapshot_id \(other), and it has changed since (now \(contents.snapshot!)): replacing would undo those changes; nothing was written; read it again, or add --force"
+                """
+                the input was read from playlist \(contents.id) at snapshot_id \(other), and it has changed since \
+                (now \(contents.snapshot!)): replacing would undo those changes; nothing was written; read it again, \
+                or add --force
+                """
             )
         }
         let end = origin.lastPosition + 1
         if origin.lastPosition >= 0, contents.count - end >= cutShortSlack {
             throw ToolError.dataError(
-                "the input's items of playlist \(contents.id) stop at position \(origin.lastPosition), \(groupedThousands(contents.count - end)) before its end (it holds \(groupedThousands(contents.count))): a read cut short (did spotify-tracks fail? set -o pipefail shows it)? Nothing was written; add --force if you mean to drop them all, or use spotify-playlists rewrite, which reads the playlist itself"
+                """
+                the input's items of playlist \(contents.id) stop at position \(origin.lastPosition), \
+                \(groupedThousands(contents.count - end)) before its end (it holds \
+                \(groupedThousands(contents.count))): a read cut short (did spotify-tracks fail? set -o pipefail \
+                shows it)? Nothing was written; add --force if you mean to drop them all, or use spotify-playlists \
+                rewrite, which reads the playlist itself
+                """
             )
         }
     }

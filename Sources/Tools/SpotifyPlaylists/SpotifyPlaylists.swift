@@ -11,21 +11,57 @@ import Foundation
 /// `spotify-playlists`: your playlists, or particular ones, as playlist records.
 package enum SpotifyPlaylists {
     static let recordDescription =
-        "One playlist record per playlist: type (\"playlist\"), id, uri, name, description (may hold HTML), owner {id, display_name}, public, collaborative, snapshot_id, images [{url, height, width}] (largest first; may be empty), items_total (null when Spotify does not say, as for playlists you neither own nor collaborate on), external_url."
+        """
+        One playlist record per playlist: type ("playlist"), id, uri, name, description (may hold HTML), owner {id, \
+        display_name}, public, collaborative, snapshot_id, images [{url, height, width}] (largest first; may be \
+        empty), items_total (null when Spotify does not say, as for playlists you neither own nor collaborate on), \
+        external_url.
+        """
 
     package static let spec = CommandSpec(
         name: "spotify-playlists",
         abstract: "list your Spotify playlists, or fetch particular ones, as playlist records",
         discussion: [
-            "spotify-playlists shows your playlists and changes them. Alone (or with list, or ls) it lists every playlist in your library: a table of name, items, owner and id on a terminal, playlist records when piped, so jq picks the ones you want (spotify-playlists | jq -c 'select(.name==\"Morning\")' | spotify-tracks). get fetches particular playlists, by name, id, URI, URL or record. --duration, on the listing or on get, adds how long each playlist plays, and on a terminal a duration column and a total row.",
+            """
+            spotify-playlists shows your playlists and changes them. Alone (or with list, or ls) it lists every \
+            playlist in your library: a table of name, items, owner and id on a terminal, playlist records when \
+            piped, so jq picks the ones you want (spotify-playlists | jq -c 'select(.name=="Morning")' | \
+            spotify-tracks). get fetches particular playlists, by name, id, URI, URL or record. --duration, on the \
+            listing or on get, adds how long each playlist plays, and on a terminal a duration column and a total row.
+            """,
             ownershipDiscussion,
-            "create, add, remove, replace, dedupe, sort, rewrite, undo, edit and delete change your Spotify playlists; add --liked and remove --liked your Liked Songs; local keeps playlists on this machine only. The changes need a login with more than the default read-only scopes: spotify-auth login --scope edit adds them, and without them a write exits 77 naming that login. A playlist can be named by its name: reads and add take it in any case, the writes that remove or reorder only exactly.",
-            "replace, remove, dedupe, sort, rewrite and undo change only what differs, so every item that stays keeps its date added; before writing they say what they will do, and keep the playlist as it was for undo. Ctrl-C (SIGINT), SIGTERM or SIGHUP during any write stops it before its next request and says what the playlist holds, with the command that finishes or undoes it (exit 130, 143, 129).",
+            """
+            create, add, remove, replace, dedupe, sort, rewrite, undo, edit and delete change your Spotify playlists; \
+            add --liked and remove --liked your Liked Songs; local keeps playlists on this machine only. The changes \
+            need a login with more than the default read-only scopes: spotify-auth login --scope edit adds them, and \
+            without them a write exits 77 naming that login. A playlist can be named by its name: reads and add take \
+            it in any case, the writes that remove or reorder only exactly.
+            """,
+            """
+            replace, remove, dedupe, sort, rewrite and undo change only what differs, so every item that stays keeps \
+            its date added; before writing they say what they will do, and keep the playlist as it was for undo. \
+            Ctrl-C (SIGINT), SIGTERM or SIGHUP during any write stops it before its next request and says what the \
+            playlist holds, with the command that finishes or undoes it (exit 130, 143, 129).
+            """,
         ],
         notes: [
-            "The listing reads /me/playlists, all pages, fetched concurrently and written in order. get asks GET /playlists/{id} for only the fields the record holds. --duration also reads every item, for the sum of their durations, which Spotify does not provide (or spotify-tracks' snapshot cache, when it holds the playlist's current version); that is possible only for playlists you own or collaborate on.",
-            "Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is never sent again blindly: the playlist is read again, twice with a pause, to see whether it landed, and only a request that provably did not is sent again; a write that cannot be settled exits non-zero saying what landed.",
-            "replace, remove, dedupe, sort, rewrite and undo read the whole playlist and send only the difference (removals by URI, range moves, inserts), then read it back and compare it with the plan.",
+            """
+            The listing reads /me/playlists, all pages, fetched concurrently and written in order. get asks GET \
+            /playlists/{id} for only the fields the record holds. --duration also reads every item, for the sum of \
+            their durations, which Spotify does not provide (or spotify-tracks' snapshot cache, when it holds the \
+            playlist's current version); that is possible only for playlists you own or collaborate on.
+            """,
+            """
+            Items go at most 100 a request (40 for Liked Songs), in order. A write whose answer is lost (a dropped \
+            connection, a timeout, a cut answer, a 5xx) may have landed, and adding items is not idempotent, so it is \
+            never sent again blindly: the playlist is read again, twice with a pause, to see whether it landed, and \
+            only a request that provably did not is sent again; a write that cannot be settled exits non-zero saying \
+            what landed.
+            """,
+            """
+            replace, remove, dedupe, sort, rewrite and undo read the whole playlist and send only the difference \
+            (removals by URI, range moves, inserts), then read it back and compare it with the plan.
+            """,
         ],
         options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption] + Ownership.options + [
             Option.listDuration
@@ -46,7 +82,10 @@ package enum SpotifyPlaylists {
                 abstract:
                     "fetch playlists by id, URI, URL or record (arguments, or one per line of standard input)",
                 discussion: [
-                    "A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the others still print; the exit status is then 1."
+                    """
+                    A playlist that is not found (404, e.g. a Spotify-owned editorial playlist) is reported and the \
+                    others still print; the exit status is then 1.
+                    """
                 ],
                 arguments: [PlaylistCommands.playlistArgument],
                 options: [
@@ -61,13 +100,25 @@ package enum SpotifyPlaylists {
             ).running(get),
         ] + writeCommands + [localCommand.running(local)],
         input: [
-            "get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else is an error naming the line (exit 65).",
+            """
+            get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an \
+            open.spotify.com/playlist/ URL, or a JSON record with uri or id. Blank lines are skipped; anything else \
+            is an error naming the line (exit 65).
+            """,
             "create, add, remove and replace read the items to write: " + ItemInput.description,
-            "rewrite's COMMAND reads the playlist's track records, each with playlist {id, uri, snapshot_id}, and prints the items to keep, in order, in the same forms.",
+            """
+            rewrite's COMMAND reads the playlist's track records, each with playlist {id, uri, snapshot_id}, and \
+            prints the items to keep, in order, in the same forms.
+            """,
         ],
         output: [
             recordDescription
-                + " get --duration adds duration_ms (null when Spotify does not return the playlist's items). The writes (create, add, remove, replace, edit, delete) print the resulting playlist record, with its new snapshot_id and items_total, and say on standard error what they did; add --liked and remove --liked print nothing.",
+                + """
+                 get --duration adds duration_ms (null when Spotify does not return the playlist's items). The \
+                writes (create, add, remove, replace, edit, delete) print the resulting playlist record, with its \
+                new snapshot_id and items_total, and say on standard error what they did; add --liked and remove \
+                --liked print nothing.
+                """,
             changeRecordDescription,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
@@ -82,7 +133,11 @@ package enum SpotifyPlaylists {
             FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
             FileSpec(
                 "$XDG_STATE_HOME/spotify-toolkit/undo/",
-                "The undo journal: one file per playlist (mode 0600, replaced atomically) with its items and order before each of the last 10 destructive writes made here, for 90 days, of at most 500 playlists (default ~/.local/state)."
+                """
+                The undo journal: one file per playlist (mode 0600, replaced atomically) with its items and order \
+                before each of the last 10 destructive writes made here, for 90 days, of at most 500 playlists \
+                (default ~/.local/state).
+                """
             ),
             FileSpec(
                 "$XDG_STATE_HOME/spotify-toolkit/unfinished/",
@@ -97,29 +152,48 @@ package enum SpotifyPlaylists {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "get: a playlist was not found (404; the others still printed), or standard input held no playlist; local: no local playlist by that name"
+                """
+                get: a playlist was not found (404; the others still printed), or standard input held no playlist; \
+                local: no local playlist by that name
+                """
             ),
             ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
             ExitCodeSpec(
                 .dataError,
-                "a line of standard input is not a playlist reference (get) or a track record (local create, add), the message names the line; local create or rename to a name already taken; a local-playlists file that cannot be read (left untouched)"
+                """
+                a line of standard input is not a playlist reference (get) or a track record (local create, add), the \
+                message names the line; local create or rename to a name already taken; a local-playlists file that \
+                cannot be read (left untouched)
+                """
             ),
         ] + PlaylistCommands.networkExitCodes.filter { $0.code != .tempFail } + [
             ExitCodeSpec(
                 .tempFail,
-                "Spotify is rate limiting for longer than the wait cap, a list was edited while it was read, or a playlist changed while it was written (someone else edited it: the message says what it holds); try again"
+                """
+                Spotify is rate limiting for longer than the wait cap, a list was edited while it was read, or a \
+                playlist changed while it was written (someone else edited it: the message says what it holds); try \
+                again
+                """
             ),
             ExitCodeSpec(
-                .hangUp, "a write stopped by SIGHUP, after saying what the playlist holds and how to finish or undo it"),
+                .hangUp,
+                """
+                a write stopped by SIGHUP, after saying what the playlist holds and how to finish or undo it
+                """),
             ExitCodeSpec(
                 .interrupted,
-                "a write stopped by Ctrl-C (SIGINT), after saying what the playlist holds and how to finish or undo it"),
+                """
+                a write stopped by Ctrl-C (SIGINT), after saying what the playlist holds and how to finish or undo it
+                """),
             ExitCodeSpec(
                 .terminated,
                 "a write stopped by SIGTERM, after saying what the playlist holds and how to finish or undo it"),
             ExitCodeSpec(
                 .config,
-                "the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is not private"
+                """
+                the local-playlists file was written by a newer spotify-toolkit (left untouched), or its directory is \
+                not private
+                """
             ),
         ],
         examples: [
@@ -445,12 +519,20 @@ extension SpotifyPlaylists {
         static let listDuration = OptionSpec(
             "duration", short: "d",
             help:
-                "Add duration_ms to each playlist, the sum of the durations of its items (reads every item of every playlist listed; null for the ones whose items Spotify does not show). On a terminal: a duration column and a total row."
+                """
+                Add duration_ms to each playlist, the sum of the durations of its items (reads every item of every \
+                playlist listed; null for the ones whose items Spotify does not show). On a terminal: a duration \
+                column and a total row.
+                """
         )
         static let duration = OptionSpec(
             "duration", short: "d",
             help:
-                "Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot cache when it holds the playlist's current version; playlists you own or collaborate on only). On a terminal: a duration column and a total row."
+                """
+                Add duration_ms, the sum of the durations of all items (reads every item, or spotify-tracks' snapshot \
+                cache when it holds the playlist's current version; playlists you own or collaborate on only). On a \
+                terminal: a duration column and a total row.
+                """
         )
     }
 }

@@ -62,15 +62,35 @@ extension SpotifyTracks {
     }
 
     static let libraryDiscussion =
-        "What Spotify knows about you: --top prints your top tracks, ranked from 1, over --range short (about 4 weeks), medium (about 6 months; the default, as Spotify's) or long (about a year); --saved-albums prints the tracks of your saved albums (newest saved first, each album's tracks in order). They print track records, so they compose with songcount, spotify-playlists create and spotify-nowplaying play like any other; an album's name and cover are on each of its tracks' records (jq 'unique_by(.album.id)' lists the albums). --top-artists (ranked, with --range) and --followed print artist records instead. --top and --top-artists need the user-top-read scope, --followed user-follow-read: spotify-auth login --scope history adds both."
+        """
+        What Spotify knows about you: --top prints your top tracks, ranked from 1, over --range short (about 4 \
+        weeks), medium (about 6 months; the default, as Spotify's) or long (about a year); --saved-albums prints the \
+        tracks of your saved albums (newest saved first, each album's tracks in order). They print track records, so \
+        they compose with songcount, spotify-playlists create and spotify-nowplaying play like any other; an album's \
+        name and cover are on each of its tracks' records (jq 'unique_by(.album.id)' lists the albums). --top-artists \
+        (ranked, with --range) and --followed print artist records instead. --top and --top-artists need the \
+        user-top-read scope, --followed user-follow-read: spotify-auth login --scope history adds both.
+        """
 
     /// Which endpoints the library reads ask (the man page's HOW IT WORKS).
     static let libraryNotes =
-        "--top reads GET /me/top/tracks (50 to a page), --top-artists /me/top/artists, --saved-albums /me/albums (the first 50 tracks of each album come with it, the rest from /albums/{id}/tracks), --followed /me/following (cursor paging)."
+        """
+        --top reads GET /me/top/tracks (50 to a page), --top-artists /me/top/artists, --saved-albums /me/albums (the \
+        first 50 tracks of each album come with it, the rest from /albums/{id}/tracks), --followed /me/following \
+        (cursor paging).
+        """
 
     /// The records the library reads print (for the spec's output section).
     static let libraryOutput =
-        "With --top, track records as above with added_at null, playlist null, position (rank - 1) and rank (1 for your most played). With --saved-albums, track records with album filled from the saved album, then disc_number, track_number, added_at (when you saved the album) and position (zero-based in its album). With --top-artists or --followed, artist records: type (artist), id, uri, name, genres (maybe []), images (largest first, maybe []), external_url, and with --top-artists rank. On a terminal: a table of rank (or position), name and artists or genres. With --raw, Spotify's objects untouched: track and artist objects, and for --saved-albums the saved album objects {added_at, album} with the album's first page of tracks."
+        """
+        With --top, track records as above with added_at null, playlist null, position (rank - 1) and rank (1 for \
+        your most played). With --saved-albums, track records with album filled from the saved album, then \
+        disc_number, track_number, added_at (when you saved the album) and position (zero-based in its album). With \
+        --top-artists or --followed, artist records: type (artist), id, uri, name, genres (maybe []), images (largest \
+        first, maybe []), external_url, and with --top-artists rank. On a terminal: a table of rank (or position), \
+        name and artists or genres. With --raw, Spotify's objects untouched: track and artist objects, and for \
+        --saved-albums the saved album objects {added_at, album} with the album's first page of tracks.
+        """
 
     /// The library source's run: its pages, written in order.
     static func runLibrary(_ library: LibraryRead, _ options: Options, _ context: ToolContext) async throws
@@ -220,7 +240,9 @@ extension SpotifyTracks {
         static let range = OptionSpec(
             "range", value: "RANGE",
             help:
-                "With --top or --top-artists: over short (about 4 weeks), medium (about 6 months) or long (about a year).",
+                """
+                With --top or --top-artists: over short (about 4 weeks), medium (about 6 months) or long (about a year).
+                """,
             default: "medium", completion: .choices(LibraryReads.TopRange.allCases.map(\.rawValue)))
         static let savedAlbums = OptionSpec(
             "saved-albums", help: "Read the tracks of your saved albums (album after album, newest saved first).")

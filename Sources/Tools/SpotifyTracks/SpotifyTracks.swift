@@ -8,32 +8,99 @@ package enum SpotifyTracks {
     package static let spec = CommandSpec(
         name: "spotify-tracks",
         abstract:
-            "print the tracks of playlists, albums, artists and shows, or your liked songs, as track records in order; or search for tracks",
+            """
+            print the tracks of playlists, albums, artists and shows, or your liked songs, as track records in order; \
+            or search for tracks
+            """,
         discussion: [
-            "spotify-tracks prints every track of what you name, in order, one record per line, for jq, songcount and the other tools: spotify-tracks Morning | songcount --target 15m says how many songs of your Morning playlist fill fifteen minutes, and spotify-playlists | spotify-tracks is your whole library. It reads each SOURCE named on the command line, or when there are none (or for an argument -), one per line of standard input: playlists, albums, artists, shows, tracks and episodes, named by spotify:KIND:ID URIs, open.spotify.com/KIND/ID URLs (also with an /intl-xx/ segment), records with a type and uri or id (so spotify-playlists | jq -c 'select(.name==\"Run\")' | spotify-tracks works), a bare id (a playlist's) or the name of one of your playlists. Several sources are printed one after the other in input order, exactly as reading them one at a time would print them; the first is printed while later lines of standard input are still coming.",
-            "An album prints its tracks in order, disc by disc. An artist prints the tracks of its releases, newest release first, each album's tracks in order; --include-groups chooses which releases (album,single by default). The same song on an album, a single and a compilation is printed each time (they are different tracks to Spotify): jq -s 'unique_by([.name, [.artists[].name]])' keeps one of each, or see the README. A show prints its episodes, newest first; a track or an episode prints itself.",
-            "The output is exactly what a clean run prints, or the run fails with a message that says what failed; it never ends successfully with an item missing or repeated. If a playlist changes while it is read (someone edited it), a note on stderr says so.",
-            "Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers 403, and spotify-tracks says so and goes on with the next source. Spotify's own editorial and algorithmic playlists answer 404 to apps in Development Mode, as does an album, artist, show, track or episode that does not exist. Either way the others still print, and the exit status says that something failed (spotify-playlists --owned keeps to the playlists you can read).",
-            "An unchanged playlist costs one small request: what it held is kept in a cache by version; --no-cache bypasses it, and --offline prints the latest copy without any request. Only playlists are cached.",
+            """
+            spotify-tracks prints every track of what you name, in order, one record per line, for jq, songcount and \
+            the other tools: spotify-tracks Morning | songcount --target 15m says how many songs of your Morning \
+            playlist fill fifteen minutes, and spotify-playlists | spotify-tracks is your whole library. It reads \
+            each SOURCE named on the command line, or when there are none (or for an argument -), one per line of \
+            standard input: playlists, albums, artists, shows, tracks and episodes, named by spotify:KIND:ID URIs, \
+            open.spotify.com/KIND/ID URLs (also with an /intl-xx/ segment), records with a type and uri or id (so \
+            spotify-playlists | jq -c 'select(.name=="Run")' | spotify-tracks works), a bare id (a playlist's) or \
+            the name of one of your playlists. Several sources are printed one after the other in input order, \
+            exactly as reading them one at a time would print them; the first is printed while later lines of \
+            standard input are still coming.
+            """,
+            """
+            An album prints its tracks in order, disc by disc. An artist prints the tracks of its releases, newest \
+            release first, each album's tracks in order; --include-groups chooses which releases (album,single by \
+            default). The same song on an album, a single and a compilation is printed each time (they are different \
+            tracks to Spotify): jq -s 'unique_by([.name, [.artists[].name]])' keeps one of each, or see the README. A \
+            show prints its episodes, newest first; a track or an episode prints itself.
+            """,
+            """
+            The output is exactly what a clean run prints, or the run fails with a message that says what failed; it \
+            never ends successfully with an item missing or repeated. If a playlist changes while it is read (someone \
+            edited it), a note on stderr says so.
+            """,
+            """
+            Spotify returns items only for playlists you own or collaborate on: for any other playlist it answers \
+            403, and spotify-tracks says so and goes on with the next source. Spotify's own editorial and algorithmic \
+            playlists answer 404 to apps in Development Mode, as does an album, artist, show, track or episode that \
+            does not exist. Either way the others still print, and the exit status says that something failed \
+            (spotify-playlists --owned keeps to the playlists you can read).
+            """,
+            """
+            An unchanged playlist costs one small request: what it held is kept in a cache by version; --no-cache \
+            bypasses it, and --offline prints the latest copy without any request. Only playlists are cached.
+            """,
             "With --liked, the saved tracks of your library are read instead, newest first (never cached).",
             searchDiscussion,
             libraryDiscussion,
         ],
         notes: [
-            "A playlist's first request is GET /playlists/{id}, which brings its snapshot_id and its first 100 entries; the rest come from /playlists/{id}/items, 50 to a page (a playlist whose object has no entries, one you neither own nor collaborate on, is asked through its items pages). A piped playlist record tells items_total, so all of its pages are asked for at once; otherwise the first answer tells the total. An album is GET /albums/{id} with its first 50 tracks, then /albums/{id}/tracks (a 60-track album costs 2 requests); an artist's releases are listed by /artists/{id}/albums (10 a page, as Spotify allows since 2026), then each album is read so; a show is GET /shows/{id}, then /shows/{id}/episodes; a track or an episode GET /tracks/{id} or /episodes/{id}.",
-            "Pages of all the sources are fetched concurrently, lowest output position first, at most 8 requests in flight (the window starts at 4 and doubles while Spotify answers cleanly, so the first clean answer takes it to 8; a 429 with a Retry-After pauses every request of the run once, until then, and the window resumes as it was; a 429 without one halves it for the whole run, and it then grows back one at a time), and written strictly in order as soon as the next page in order has arrived; pages that arrive early wait in a bounded look-ahead, so memory stays flat however long the run is. Only the fields the records need are asked for. Standard input is read as it arrives, so the stages of spotify-playlists | spotify-tracks overlap; a bad line fails the run in its turn, after the sources before it.",
-            "Faults are retried: a 429 waits for its Retry-After (up to the wait cap); 5xx answers, reset or timed-out connections, and truncated or unreadable pages are tried again with exponential backoff and jitter.",
+            """
+            A playlist's first request is GET /playlists/{id}, which brings its snapshot_id and its first 100 \
+            entries; the rest come from /playlists/{id}/items, 50 to a page (a playlist whose object has no entries, \
+            one you neither own nor collaborate on, is asked through its items pages). A piped playlist record tells \
+            items_total, so all of its pages are asked for at once; otherwise the first answer tells the total. An \
+            album is GET /albums/{id} with its first 50 tracks, then /albums/{id}/tracks (a 60-track album costs 2 \
+            requests); an artist's releases are listed by /artists/{id}/albums (10 a page, as Spotify allows since \
+            2026), then each album is read so; a show is GET /shows/{id}, then /shows/{id}/episodes; a track or an \
+            episode GET /tracks/{id} or /episodes/{id}.
+            """,
+            """
+            Pages of all the sources are fetched concurrently, lowest output position first, at most 8 requests in \
+            flight (the window starts at 4 and doubles while Spotify answers cleanly, so the first clean answer takes \
+            it to 8; a 429 with a Retry-After pauses every request of the run once, until then, and the window \
+            resumes as it was; a 429 without one halves it for the whole run, and it then grows back one at a time), \
+            and written strictly in order as soon as the next page in order has arrived; pages that arrive early wait \
+            in a bounded look-ahead, so memory stays flat however long the run is. Only the fields the records need \
+            are asked for. Standard input is read as it arrives, so the stages of spotify-playlists | spotify-tracks \
+            overlap; a bad line fails the run in its turn, after the sources before it.
+            """,
+            """
+            Faults are retried: a 429 waits for its Retry-After (up to the wait cap); 5xx answers, reset or timed-out \
+            connections, and truncated or unreadable pages are tried again with exponential backoff and jitter.
+            """,
             PlaylistCacheOptions.cacheDiscussion,
-            "--liked reads /me/tracks. The library is never cached: Spotify gives it no snapshot_id, and the cheap check of its total and newest added_at cannot rule out every edit (a removal and saves within the same second leave both unchanged), so a copy could be stale without anyone knowing.",
+            """
+            --liked reads /me/tracks. The library is never cached: Spotify gives it no snapshot_id, and the cheap \
+            check of its total and newest added_at cannot rule out every edit (a removal and saves within the same \
+            second leave both unchanged), so a copy could be stale without anyone knowing.
+            """,
             searchNotes,
             libraryNotes,
-            "Long fetches show progress on stderr (1,250/10,000 items, and for several playlists 14/151 playlists), redrawn in place and cleared at the end (and when a signal ends the run), only when stderr is a terminal and stdout is a terminal or a file: with stdout a pipe, the reader downstream writes to the same terminal and the line would run into its output.",
+            """
+            Long fetches show progress on stderr (1,250/10,000 items, and for several playlists 14/151 playlists), \
+            redrawn in place and cleared at the end (and when a signal ends the run), only when stderr is a terminal \
+            and stdout is a terminal or a file: with stdout a pipe, the reader downstream writes to the same terminal \
+            and the line would run into its output.
+            """,
         ],
         arguments: [
             ArgumentSpec(
                 "SOURCE",
                 help:
-                    "A playlist (its name, one of yours: exact, else in any case; its id, URI, URL or record), or an album, artist, show, track or episode (its spotify:KIND:ID URI, open.spotify.com URL or record); - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title').",
+                    """
+                    A playlist (its name, one of yours: exact, else in any case; its id, URI, URL or record), or an \
+                    album, artist, show, track or episode (its spotify:KIND:ID URI, open.spotify.com URL or record); \
+                    - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title').
+                    """,
                 optional: true, repeatable: true,
                 completion: .suggestions(["-"] + Sources.kinds.map { "spotify:\($0.rawValue):" }))
         ],
@@ -52,13 +119,44 @@ package enum SpotifyTracks {
             PlaylistCommands.jsonOption,
         ],
         input: [
-            "Without SOURCE arguments, or for an argument -, one source per line: a spotify:KIND:ID URI, an open.spotify.com/KIND/ID URL, a bare playlist id, or a JSON record with uri or id and maybe type (a playlist record from spotify-playlists; a track record, which reads that track). KIND is playlist, album, artist, show, track or episode. Blank lines are skipped; anything else is an error naming the line (exit 65).",
-            "With --search, one query per line: 'Artist - Title' (the first ' - ' separates them; 'A feat. B' and 'A, B' name several artists), 'Title' alone, or a JSON record {\"name\": TITLE, \"artists\": [NAME or {\"name\": NAME}, ...], \"duration_ms\": N} (other fields ignored). A line that starts with { but is not such a record (not JSON, no name) is an error naming the line (exit 65).",
+            """
+            Without SOURCE arguments, or for an argument -, one source per line: a spotify:KIND:ID URI, an \
+            open.spotify.com/KIND/ID URL, a bare playlist id, or a JSON record with uri or id and maybe type (a \
+            playlist record from spotify-playlists; a track record, which reads that track). KIND is playlist, album, \
+            artist, show, track or episode. Blank lines are skipped; anything else is an error naming the line (exit \
+            65).
+            """,
+            """
+            With --search, one query per line: 'Artist - Title' (the first ' - ' separates them; 'A feat. B' and 'A, \
+            B' name several artists), 'Title' alone, or a JSON record {"name": TITLE, "artists": [NAME or \
+            {"name": NAME}, ...], "duration_ms": N} (other fields ignored). A line that starts with { but is not \
+            such a record (not JSON, no name) is an error naming the line (exit 65).
+            """,
         ],
         output: [
-            "One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], album {id, name, images}, is_local, then for a track of an album, artist or track source disc_number and track_number, then added_at (null outside playlists), position (zero-based, counting every item of the source: an artist's count on across its releases), playlist {id, uri, name} (the playlist the item is in; null for other sources) and source {type, id, uri, name}: what the item was read from, the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not tell it). Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is null, there is no source, and position counts the saved tracks.",
-            "With --search, one record per match, in query order: the track record (added_at null, playlist null, position the query's line number, or its number among the arguments, counting from 1), then query (the text it answers: the line, or 'Artists - name' for a JSON record), match (the score from 0 to 1, two decimals) and match_quality (exact from 0.95, good from 0.8, else fair). --candidates N gives up to N records per query, best first, all with the query's position.",
-            "On a terminal: a table of position (counting from 1, as people do; the records keep Spotify's zero-based position), name, artists and duration, then the number of items and their total duration.",
+            """
+            One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], \
+            album {id, name, images}, is_local, then for a track of an album, artist or track source disc_number and \
+            track_number, then added_at (null outside playlists), position (zero-based, counting every item of the \
+            source: an artist's count on across its releases), playlist {id, uri, name} (the playlist the item is in; \
+            null for other sources) and source {type, id, uri, name}: what the item was read from, the playlist, \
+            album, artist, show, track or episode named (name null when Spotify's answers did not tell it). Episodes \
+            have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a \
+            spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items \
+            Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is \
+            null, there is no source, and position counts the saved tracks.
+            """,
+            """
+            With --search, one record per match, in query order: the track record (added_at null, playlist null, \
+            position the query's line number, or its number among the arguments, counting from 1), then query (the \
+            text it answers: the line, or 'Artists - name' for a JSON record), match (the score from 0 to 1, two \
+            decimals) and match_quality (exact from 0.95, good from 0.8, else fair). --candidates N gives up to N \
+            records per query, best first, all with the query's position.
+            """,
+            """
+            On a terminal: a table of position (counting from 1, as people do; the records keep Spotify's zero-based \
+            position), name, artists and duration, then the number of items and their total duration.
+            """,
             libraryOutput,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + NetworkEnvironment.all,
@@ -69,22 +167,35 @@ package enum SpotifyTracks {
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
-                "a source was not found (404), e.g. a Spotify-owned editorial playlist or an album id that does not exist; or with --search, a query had no match; the others still printed. Also: standard input held no source at all (nothing was read)"
+                """
+                a source was not found (404), e.g. a Spotify-owned editorial playlist or an album id that does not \
+                exist; or with --search, a query had no match; the others still printed. Also: standard input held no \
+                source at all (nothing was read)
+                """
             ),
             ExitCodeSpec(
                 .usage,
-                "usage error, e.g. a SOURCE argument that is no id, URI or URL of a kind it reads, or --search with --liked"
+                """
+                usage error, e.g. a SOURCE argument that is no id, URI or URL of a kind it reads, or --search with \
+                --liked
+                """
             ),
             ExitCodeSpec(
                 .dataError,
-                "a line of standard input is not a source's id, URI, URL or record (with --search: not a query); the message names the line"
+                """
+                a line of standard input is not a source's id, URI, URL or record (with --search: not a query); the \
+                message names the line
+                """
             ),
         ]
             + PlaylistCommands.networkExitCodes.map { spec in
                 spec.code == .noPermission
                     ? ExitCodeSpec(
                         .noPermission,
-                        "not logged in, the session ended, or Spotify refused; a playlist you neither own nor collaborate on (403) is reported and the others still print"
+                        """
+                        not logged in, the session ended, or Spotify refused; a playlist you neither own nor \
+                        collaborate on (403) is reported and the others still print
+                        """
                     )
                     : spec
             },
@@ -97,16 +208,25 @@ package enum SpotifyTracks {
                 "The tracks of the playlist called Run, without podcast episodes."),
             ExampleSpec("spotify-tracks --liked | jq -r .name | head", "Your ten most recently liked songs."),
             ExampleSpec(
-                "spotify-tracks spotify:album:4aawyAB9vmqN3uQ7FjRGTy | jq -r '\"\\(.disc_number)-\\(.track_number) \\(.name)\"'",
+                """
+                spotify-tracks spotify:album:4aawyAB9vmqN3uQ7FjRGTy | jq -r '"\\(.disc_number)-\\(.track_number) \
+                \\(.name)"'
+                """,
                 "An album's track list."),
             ExampleSpec(
-                "spotify-tracks --include-groups album https://open.spotify.com/artist/0OdUWJ0sBjDrqHygGUXeCF | jq -s 'unique_by([.name, [.artists[].name]]) | .[]' -c",
+                """
+                spotify-tracks --include-groups album https://open.spotify.com/artist/0OdUWJ0sBjDrqHygGUXeCF | jq -s \
+                'unique_by([.name, [.artists[].name]]) | .[]' -c
+                """,
                 "An artist's albums' songs, each once."),
             ExampleSpec(
                 "spotify-tracks --search 'Queen - Bohemian Rhapsody' 'Daft Punk - Get Lucky'",
                 "The best matching track for each query."),
             ExampleSpec(
-                "jq -c '{name: .trackName, artists: [.artistName], duration_ms: .msPlayed}' export.jsonl | spotify-tracks --search --candidates 3",
+                """
+                jq -c '{name: .trackName, artists: [.artistName], duration_ms: .msPlayed}' export.jsonl | \
+                spotify-tracks --search --candidates 3
+                """,
                 "Up to three candidates for each row of another service's export."),
             ExampleSpec(
                 "spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl",
@@ -442,7 +562,10 @@ package enum SpotifyTracks {
             if unavailable > 0 {
                 let what = playlist.map(Sources.what) ?? "your liked songs"
                 context.warn(
-                    "\(what): skipped \(unavailable) \(unavailable == 1 ? "item" : "items") Spotify no longer makes available (null)"
+                    """
+                    \(what): skipped \(unavailable) \(unavailable == 1 ? "item" : "items") Spotify no longer makes \
+                    available (null)
+                    """
                 )
             }
         }
@@ -457,7 +580,10 @@ extension SpotifyTracks {
         static let raw = OptionSpec(
             "raw",
             help:
-                "Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track records; null items included."
+                """
+                Write Spotify's entry objects ({added_at, added_by, is_local, item, ...}) untouched instead of track \
+                records; null items included.
+                """
         )
         static let noLocal = OptionSpec("no-local", help: "Leave out local files (is_local, no Spotify id).")
         static let tracksOnly = OptionSpec("tracks-only", help: "Leave out podcast episodes.")

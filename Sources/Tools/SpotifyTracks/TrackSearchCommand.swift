@@ -8,7 +8,11 @@ extension SpotifyTracks {
         static let search = OptionSpec(
             "search", short: "s",
             help:
-                "Search Spotify for each QUERY argument (or, with none, each line of standard input: 'Artist - Title', 'Title', or a JSON record with name, artists and duration_ms) and print its best matching track, with query and match fields."
+                """
+                Search Spotify for each QUERY argument (or, with none, each line of standard input: 'Artist - Title', \
+                'Title', or a JSON record with name, artists and duration_ms) and print its best matching track, with \
+                query and match fields.
+                """
         )
         static let candidates = OptionSpec(
             "candidates", short: "n", value: "N",
@@ -16,11 +20,27 @@ extension SpotifyTracks {
     }
 
     static let searchDiscussion =
-        "With --search, the arguments (or, with none, the lines of standard input) are search queries instead of sources: 'Artist - Title', 'Title', or a JSON record with name, artists (a list of names or of {name} objects) and optionally duration_ms, such as a row of another service's export passed through jq. Each query prints its best match (case, accents, feat. parts and version suffixes do not get in the way), and their records come out in input order. A query without a match is a note on stderr naming its line (spotify-tracks: line 4: no match for 'Artist - Title'), the others still print, and the exit status is 1."
+        """
+        With --search, the arguments (or, with none, the lines of standard input) are search queries instead of \
+        sources: 'Artist - Title', 'Title', or a JSON record with name, artists (a list of names or of {name} \
+        objects) and optionally duration_ms, such as a row of another service's export passed through jq. Each query \
+        prints its best match (case, accents, feat. parts and version suffixes do not get in the way), and their \
+        records come out in input order. A query without a match is a note on stderr naming its line (spotify-tracks: \
+        line 4: no match for 'Artist - Title'), the others still print, and the exit status is 1.
+        """
 
     /// How --search finds and scores (the man page's HOW IT WORKS).
     static let searchNotes =
-        "--search asks GET /search (type track, 10 results) for each query, with field filters, track:\"TITLE\" artist:\"ARTIST\", when it names an artist, and with plain words when that finds nothing acceptable. The results are scored against the query: case and accents are folded (e with an accent is a plain e), feat., ft. and featuring parts and version suffixes (- Remastered 2011, (Remastered), - Live, (Radio Edit)) are left out, the title counts 0.6 and the artists 0.4, a version the other side lacks (live, remix, acoustic) costs a little, and a duration_ms in the query favours the track closest to it (more than 2 s off lowers the score, 42 s off by a fifth). A track is a match from a score of 0.65, with its title and artists each at least half alike. Queries run concurrently under the same limit of requests in flight as paging (--concurrency)."
+        """
+        --search asks GET /search (type track, 10 results) for each query, with field filters, track:"TITLE" \
+        artist:"ARTIST", when it names an artist, and with plain words when that finds nothing acceptable. The \
+        results are scored against the query: case and accents are folded (e with an accent is a plain e), feat., ft. \
+        and featuring parts and version suffixes (- Remastered 2011, (Remastered), - Live, (Radio Edit)) are left \
+        out, the title counts 0.6 and the artists 0.4, a version the other side lacks (live, remix, acoustic) costs a \
+        little, and a duration_ms in the query favours the track closest to it (more than 2 s off lowers the score, \
+        42 s off by a fifth). A track is a match from a score of 0.65, with its title and artists each at least half \
+        alike. Queries run concurrently under the same limit of requests in flight as paging (--concurrency).
+        """
 
     /// Where a query came from, for notes: "line 4" (standard input) or "query 2" (arguments).
     struct SearchItem: Sendable {

@@ -12,7 +12,10 @@ extension SpotifyTracks {
         static let includeGroupsOption = OptionSpec(
             "include-groups", value: "GROUPS",
             help:
-                "For an artist, the releases to read, comma-separated, as Spotify names them: album, single, appears_on, compilation. Default: album,single.",
+                """
+                For an artist, the releases to read, comma-separated, as Spotify names them: album, single, \
+                appears_on, compilation. Default: album,single.
+                """,
             completion: .suggestions(["album,single", "album", "single", "appears_on", "compilation"]))
 
         /// `--include-groups`, checked: known groups only, each once, in the order given.
@@ -22,7 +25,10 @@ extension SpotifyTracks {
             for group in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
                 guard PlaylistItemsReader.albumGroups.contains(group) else {
                     throw ToolError.usage(
-                        "--include-groups takes album, single, appears_on and compilation, comma-separated, not '\(TerminalText.clean(String(group.prefix(40))))'"
+                        """
+                        --include-groups takes album, single, appears_on and compilation, comma-separated, not \
+                        '\(TerminalText.clean(String(group.prefix(40))))'
+                        """
                     )
                 }
                 if !groups.contains(group) { groups.append(group) }
