@@ -67,11 +67,10 @@ extension SpotifyNowPlaying {
             "volume", "set the volume of the device, 0 to 100",
             arguments: [ArgumentSpec("PERCENT", help: "A whole percentage from 0 to 100 (a % sign may follow).")],
             discussion: [
-                needsPremium
-                    + """
-                     Some devices have a fixed volume (supports_volume false in spotify-nowplaying devices); \
-                    Spotify refuses the command for them.
-                    """
+                """
+                \(needsPremium) Some devices have a fixed volume (supports_volume false in spotify-nowplaying \
+                devices); Spotify refuses the command for them.
+                """
             ],
             notes: [sends("PUT /me/player/volume")],
             examples: [ExampleSpec("spotify-nowplaying volume 30 --device Kitchen", "Turn the kitchen speaker down.")]

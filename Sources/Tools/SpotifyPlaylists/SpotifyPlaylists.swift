@@ -112,13 +112,12 @@ package enum SpotifyPlaylists {
             """,
         ],
         output: [
-            recordDescription
-                + """
-                 get --duration adds duration_ms (null when Spotify does not return the playlist's items). The \
-                writes (create, add, remove, replace, edit, delete) print the resulting playlist record, with its \
-                new snapshot_id and items_total, and say on standard error what they did; add --liked and remove \
-                --liked print nothing.
-                """,
+            """
+            \(recordDescription) get --duration adds duration_ms (null when Spotify does not return the playlist's \
+            items). The writes (create, add, remove, replace, edit, delete) print the resulting playlist record, \
+            with its new snapshot_id and items_total, and say on standard error what they did; add --liked and \
+            remove --liked print nothing.
+            """,
             changeRecordDescription,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
