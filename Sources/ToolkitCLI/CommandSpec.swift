@@ -231,6 +231,14 @@ package struct NamedHelp: Sendable {
 package typealias EnvironmentSpec = NamedHelp
 package typealias FileSpec = NamedHelp
 
+extension EnvironmentSpec {
+    /// SPOTIFY_TOOLKIT_FORCE_TTY, described once; `form` is what a terminal gets from the tool.
+    package static func forcedTerminal(writes form: String = "the human form") -> EnvironmentSpec {
+        EnvironmentSpec(
+            OutputMode.forceTerminalVariable, "Set to 1 to write \(form) even when stdout is not a terminal.")
+    }
+}
+
 package struct ExitCodeSpec: Sendable {
     package var code: ExitCode
     package var meaning: String

@@ -36,11 +36,14 @@ package enum OutputMode: Sendable, Equatable {
     case human
     case jsonLines
 
+    /// Set to 1, it makes a pipe count as a terminal (for scripts and tests).
+    package static let forceTerminalVariable = "SPOTIFY_TOOLKIT_FORCE_TTY"
+
     /// JSON Lines when piped or when `--json` is given; the human form on a terminal.
     /// `SPOTIFY_TOOLKIT_FORCE_TTY=1` makes a pipe count as a terminal (for scripts and tests).
     package static func resolve(forcedJSON: Bool, terminal: Terminal, environment: ToolEnvironment) -> OutputMode {
         if forcedJSON { return .jsonLines }
-        if terminal.stdoutIsTerminal || environment["SPOTIFY_TOOLKIT_FORCE_TTY"] == "1" { return .human }
+        if terminal.stdoutIsTerminal || environment[forceTerminalVariable] == "1" { return .human }
         return .jsonLines
     }
 }

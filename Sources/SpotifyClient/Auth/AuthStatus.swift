@@ -33,7 +33,7 @@ package struct AuthStatus: JSONRecord {
 
     package init(environmentTokenWith store: TokenStore) {
         self.loggedIn = true
-        self.source = "SPOTIFY_ACCESS_TOKEN"
+        self.source = TokenProvider.accessTokenVariable
         self.storeLocation = store.location
         self.now = 0
     }

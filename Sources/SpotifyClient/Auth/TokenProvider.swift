@@ -12,6 +12,9 @@ import Foundation
 /// a token another process just refreshed is used instead of refreshing again, which would
 /// burn a rotating refresh token).
 package actor TokenProvider {
+    /// A token to use as is instead of the stored login (scripts, CI).
+    package static let accessTokenVariable = "SPOTIFY_ACCESS_TOKEN"
+
     let store: TokenStore
     let environment: ToolEnvironment
     let accounts: AccountsClient
@@ -34,7 +37,7 @@ package actor TokenProvider {
         self.store = store ?? TokenStores.make(environment: environment)
         self.environment = environment
         self.accounts = try AccountsClient(environment: environment)
-        self.environmentToken = environment["SPOTIFY_ACCESS_TOKEN"]
+        self.environmentToken = environment[Self.accessTokenVariable]
         self.clock = clock
     }
 
@@ -76,7 +79,7 @@ package actor TokenProvider {
             record["token_type"] = "Bearer"
             record["expires_at"] = .null
             record["expires_in"] = .null
-            record["source"] = "SPOTIFY_ACCESS_TOKEN"
+            record["source"] = .string(Self.accessTokenVariable)
             return .object(record)
         }
         var tokens = try currentTokens()

@@ -53,7 +53,7 @@ package struct PlaylistCache: Sendable {
     }
 
     package static func account(environment: ToolEnvironment, store: TokenStore) throws -> String? {
-        if let token = environment["SPOTIFY_ACCESS_TOKEN"] {
+        if let token = environment[TokenProvider.accessTokenVariable] {
             return "token:" + SHA256.hex(SHA256.hash(Array(token.utf8)).prefix(16))
         }
         return try store.load()?.userID.flatMap { $0.isEmpty ? nil : "user:" + $0 }

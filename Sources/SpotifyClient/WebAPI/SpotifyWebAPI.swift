@@ -281,7 +281,7 @@ extension SpotifyWebAPI {
         return Double(text)
     }
 
-    static let baseVariable = "SPOTIFY_API_BASE"
+    package static let baseVariable = "SPOTIFY_API_BASE"
     static let maxRetryWaitVariable = "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"
     static let defaultMaxRetryWait = 30.0
 

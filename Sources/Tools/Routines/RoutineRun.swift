@@ -28,7 +28,7 @@ enum RoutineRun {
         let (_, started) = try await RoutineLink.beginSession(options.name, options.playback, context)
 
         var environment = context.environment.variables
-        environment.removeValue(forKey: "SPOTIFY_TOOLKIT_FORCE_TTY")  // the children talk JSON Lines to each other
+        environment.removeValue(forKey: OutputMode.forceTerminalVariable)  // the children talk JSON Lines to each other
         let pipeline = ListeningPipeline(
             watchCommand: watch + ["--watch", "--json", "--for", "\(watchMs / 1000)s"],
             countCommand: count + ["--json"], environment: environment, errors: context.stderr.fileDescriptor)

@@ -25,14 +25,8 @@ enum PlaylistCommands {
     static let jsonOption = OptionSpec.json(help: "Write JSON Lines even on a terminal.")
 
     static let environment = [
-        EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
-        EnvironmentSpec(
-            "SPOTIFY_API_BASE",
-            """
-            The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to \
-            the services it was made against. Default: \(SpotifyWebAPI.defaultBase).
-            """
-        ),
+        SpotifyEnvironment.accessToken,
+        SpotifyEnvironment.apiBase,
         EnvironmentSpec(
             "SPOTIFY_ACCOUNTS_BASE",
             """
@@ -43,7 +37,7 @@ enum PlaylistCommands {
         EnvironmentSpec(
             "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT",
             "The longest Retry-After of a 429 to wait out, in seconds (default 30); a longer one exits 75."),
-        EnvironmentSpec("SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the table even when stdout is not a terminal."),
+        EnvironmentSpec.forcedTerminal(writes: "the table"),
         EnvironmentSpec("COLUMNS", "The table's width on a terminal."),
         EnvironmentSpec(
             "XDG_CONFIG_HOME", "Where the login's tokens live (under spotify-toolkit/). Default: ~/.config."),

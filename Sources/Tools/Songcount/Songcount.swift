@@ -92,8 +92,7 @@ package enum Songcount {
             """
         ],
         environment: [
-            EnvironmentSpec(
-                "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal.")
+            EnvironmentSpec.forcedTerminal()
         ],
         exitCodes: [
             ExitCodeSpec(

@@ -28,13 +28,7 @@ package enum SpotifyAuth {
             the services it was made against and sent nowhere else. Default: \(AccountsClient.defaultBase).
             """
         ),
-        EnvironmentSpec(
-            "SPOTIFY_API_BASE",
-            """
-            The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent only to \
-            the services it was made against. Default: \(SpotifyWebAPI.defaultBase).
-            """
-        ),
+        SpotifyEnvironment.apiBase,
         EnvironmentSpec(
             "SPOTIFY_TOOLKIT_TOKEN_STORE",
             "Set to 'file' on macOS to keep tokens in the file store instead of the Keychain."),
@@ -47,8 +41,7 @@ package enum SpotifyAuth {
         ),
         EnvironmentSpec(
             "XDG_CONFIG_HOME", "Where the config and token files live (under spotify-toolkit/). Default: ~/.config."),
-        EnvironmentSpec(
-            "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+        EnvironmentSpec.forcedTerminal(),
     ]
 
     package static let spec = CommandSpec(
@@ -385,7 +378,7 @@ package enum SpotifyAuth {
         // Who logged in; this also proves the token works (a Development Mode allowlist problem
         // shows here) before anything is stored, so a failed login never replaces a working one.
         let probe = try TokenProvider(
-            environment: context.environment.setting("SPOTIFY_ACCESS_TOKEN", to: tokens.accessToken),
+            environment: context.environment.setting(TokenProvider.accessTokenVariable, to: tokens.accessToken),
             clock: context.clock)
         let me = try JSONValue.parse(
             try await SpotifyWebAPI(environment: context.environment, tokens: probe).get("/me").body)
@@ -408,7 +401,7 @@ package enum SpotifyAuth {
     static func status(_ options: Options, _ context: ToolContext) throws -> ExitCode {
         let mode = context.outputMode(forcedJSON: options.json)
         let store = tokenStore(context)
-        if context.environment["SPOTIFY_ACCESS_TOKEN"] != nil {
+        if context.environment[TokenProvider.accessTokenVariable] != nil {
             try write(AuthStatus(environmentTokenWith: store), context, mode)
             return .success
         }

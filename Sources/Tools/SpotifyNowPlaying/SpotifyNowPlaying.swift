@@ -196,16 +196,9 @@ package enum SpotifyNowPlaying {
             """,
         ],
         environment: [
-            EnvironmentSpec("SPOTIFY_ACCESS_TOKEN", "Use this access token as is instead of the stored login."),
-            EnvironmentSpec(
-                "SPOTIFY_API_BASE",
-                """
-                The Web API: https, or http only to a loopback address (127.0.0.1, [::1]). A stored login is sent \
-                only to the services it was made against. Default: \(SpotifyWebAPI.defaultBase).
-                """
-            ),
-            EnvironmentSpec(
-                "SPOTIFY_TOOLKIT_FORCE_TTY", "Set to 1 to write the human form even when stdout is not a terminal."),
+            SpotifyEnvironment.accessToken,
+            SpotifyEnvironment.apiBase,
+            EnvironmentSpec.forcedTerminal(),
         ] + NetworkEnvironment.all,
         exitCodes: [
             ExitCodeSpec(
