@@ -282,7 +282,7 @@ extension SpotifyWebAPI {
     }
 
     package static let baseVariable = "SPOTIFY_API_BASE"
-    static let maxRetryWaitVariable = "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"
+    package static let maxRetryWaitVariable = "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT"
     static let defaultMaxRetryWait = 30.0
 
     /// `SPOTIFY_API_BASE`: an http or https URL with a host, without query or fragment; unset or

@@ -325,8 +325,7 @@ package enum RoutineLink {
     }
 
     static func forgetLinks(_ options: NoOptions, _ context: ToolContext) throws -> ExitCode {
-        let cleared = try RoutineStore.forgetLinks(environment: context.environment, clock: context.clock)
-        context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+        try RoutineStore.forgetLinks(context)
         return .success
     }
 

@@ -1,4 +1,5 @@
 import SpotifyClient
+import ToolkitCLI
 import ToolkitCore
 
 #if canImport(FoundationEssentials)
@@ -86,13 +87,11 @@ enum RoutineStore {
     }
 
     /// `routine-link forget-links` and `spotify-auth logout --forget-links`: clears every
-    /// routine's playlist, keeping routines and sessions. No file: nothing to clear, nothing created.
-    /// Returns how many links were cleared.
-    static func forgetLinks(environment: ToolEnvironment, clock: @escaping @Sendable () -> Double) throws
-        -> Int
-    {
-        let store = make(environment: environment, clock: clock)
-        guard try store.read() != nil else { return 0 }
-        return try store.update { book in book.forgetLinks() }
+    /// routine's playlist, keeping routines and sessions, and says how many. No file: nothing to
+    /// clear, nothing created.
+    static func forgetLinks(_ context: ToolContext) throws {
+        let store = make(environment: context.environment, clock: context.clock)
+        let cleared = try store.read() == nil ? 0 : store.update { book in book.forgetLinks() }
+        context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
     }
 }

@@ -23,6 +23,8 @@ enum PlaylistCommands {
             """,
         optional: true, repeatable: true)
     static let jsonOption = OptionSpec.json(help: "Write JSON Lines even on a terminal.")
+    static let tokensFile = FileSpec(
+        "$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth).")
 
     static let environment = [
         SpotifyEnvironment.accessToken,
@@ -35,7 +37,7 @@ enum PlaylistCommands {
             """
         ),
         EnvironmentSpec(
-            "SPOTIFY_TOOLKIT_MAX_RETRY_WAIT",
+            SpotifyWebAPI.maxRetryWaitVariable,
             "The longest Retry-After of a 429 to wait out, in seconds (default 30); a longer one exits 75."),
         EnvironmentSpec.forcedTerminal(writes: "the table"),
         EnvironmentSpec("COLUMNS", "The table's width on a terminal."),

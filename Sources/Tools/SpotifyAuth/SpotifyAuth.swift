@@ -294,8 +294,7 @@ package enum SpotifyAuth {
         let removed = try PlaylistCache.removeAll(environment: context.environment)
         if removed > 0 { context.warn("removed the snapshot cache (\(plural(removed, "playlist")))") }
         if options.forgetLinks {
-            let cleared = try RoutineStore.forgetLinks(environment: context.environment, clock: context.clock)
-            context.warn("cleared the playlist links of \(plural(cleared, "routine")); routines and sessions are kept")
+            try RoutineStore.forgetLinks(context)
         }
         return .success
     }

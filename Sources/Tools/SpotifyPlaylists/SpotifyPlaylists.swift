@@ -129,7 +129,7 @@ package enum SpotifyPlaylists {
             ),
         ] + NetworkEnvironment.all,
         files: [
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+            PlaylistCommands.tokensFile,
             FileSpec(
                 "$XDG_STATE_HOME/spotify-toolkit/undo/",
                 """

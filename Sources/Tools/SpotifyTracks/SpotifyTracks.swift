@@ -161,7 +161,7 @@ package enum SpotifyTracks {
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + NetworkEnvironment.all,
         files: [
-            FileSpec("$XDG_CONFIG_HOME/spotify-toolkit/tokens.json", "The login's tokens (see spotify-auth)."),
+            PlaylistCommands.tokensFile,
             PlaylistCacheOptions.cacheFile,
         ],
         exitCodes: [
