@@ -74,11 +74,18 @@ package struct TLSFailure: Sendable, Equatable {
         }
     }
 
+    /// The fix for a certificate out of its dates, on every platform.
+    static let clockFix =
+        "check this machine's date and time; if they are right, the server's certificate is out of date"
+    /// The fix for a failed handshake, on every platform.
+    static let handshakeFix =
+        "check that SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE name https servers, and the proxy settings"
+
     /// The fix for a certificate whose chain does not verify, on Linux (libcurl and OpenSSL):
     /// the variable to set, or the one in force that does not hold the CA.
     static func untrustedFix(_ trust: CertificateTrust, detail: String) -> String {
         if detail.contains("expired") || detail.contains("not yet valid") {
-            return "check this machine's date and time; if they are right, the server's certificate is out of date"
+            return clockFix
         }
         if let inForce = trust.inForce {
             return "\(inForce) holds no CA that signed it; point it at a bundle that does"

@@ -350,9 +350,7 @@ final class CurlTransfer {
             {
                 return nil
             }
-            return TLSFailure(
-                kind: .handshake, detail: message,
-                fix: "check that SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE name https servers, and the proxy settings")
+            return TLSFailure(kind: .handshake, detail: message, fix: TLSFailure.handshakeFix)
         default:
             return nil
         }

@@ -456,13 +456,9 @@ package struct HTTPTransport: Sendable {
         case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
             return TLSFailure(kind: .untrusted, detail: detail, fix: keychain)
         case .serverCertificateHasBadDate, .serverCertificateNotYetValid:
-            return TLSFailure(
-                kind: .untrusted, detail: detail,
-                fix: "check this machine's date and time; if they are right, the server's certificate is out of date")
+            return TLSFailure(kind: .untrusted, detail: detail, fix: TLSFailure.clockFix)
         case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
-            return TLSFailure(
-                kind: .handshake, detail: detail,
-                fix: "check that SPOTIFY_API_BASE and SPOTIFY_ACCOUNTS_BASE name https servers, and the proxy settings")
+            return TLSFailure(kind: .handshake, detail: detail, fix: TLSFailure.handshakeFix)
         default:
             return nil
         }

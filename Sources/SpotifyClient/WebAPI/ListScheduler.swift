@@ -276,10 +276,7 @@ struct ListScheduler: Sendable {
     /// (tried again); an embedded page that is missing or not clean is nil, and the items
     /// endpoint is asked instead.
     static func readPlaylistObject(_ body: Data) throws -> ListRead.Answer {
-        guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
-            throw SpotifyWebAPI.UnreadableBody(
-                body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
-        }
+        let json = try SpotifyWebAPI.UnreadableBody.jsonObject(body)
         let snapshot = json["snapshot_id"]?.stringValue
         return .playlistObject(
             snapshot: snapshot, firstPage: embeddedPage(of: json), source: without(["items", "tracks"], json))
@@ -288,10 +285,7 @@ struct ListScheduler: Sendable {
     /// A catalogue object: an album or a show with its embedded first page (its own `limit`,
     /// 50), or a track or an episode as the one item of its list.
     static func readCatalogObject(_ body: Data, _ object: ListRead.CatalogObject) throws -> ListRead.Answer {
-        guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
-            throw SpotifyWebAPI.UnreadableBody(
-                body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
-        }
+        let json = try SpotifyWebAPI.UnreadableBody.jsonObject(body)
         guard let key = object.embedded else {
             return .playlistObject(snapshot: nil, firstPage: Page(offset: 0, total: 1, items: [json]))
         }

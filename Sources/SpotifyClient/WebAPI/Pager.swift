@@ -109,10 +109,7 @@ package struct Pager: Sendable {
 
     /// The page in `body`, or `UnreadableBody` saying what is wrong with it.
     static func readPage(_ body: Data, offset: Int, plan: PagePlan?, pageSize: Int = PagePlan.pageSize) throws -> Page {
-        guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
-            throw SpotifyWebAPI.UnreadableBody(
-                body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
-        }
+        let json = try SpotifyWebAPI.UnreadableBody.jsonObject(body)
         guard let total = json["total"]?.intValue else { throw SpotifyWebAPI.UnreadableBody("the page has no total") }
         guard let reported = PagePlan(total: total, pageSize: pageSize) else {
             throw SpotifyWebAPI.UnreadableBody("the page's total \(total) is out of range")

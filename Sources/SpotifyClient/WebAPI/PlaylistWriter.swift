@@ -80,9 +80,7 @@ package struct PlaylistWriter: Sendable {
             passing: [404]
         ) { result -> State? in
             if result.status == 404 { throw ToolError(.notFound, "playlist \(id): not found (404)") }
-            guard let json = try? JSONValue.parse(result.body), json.objectValue != nil else {
-                throw SpotifyWebAPI.UnreadableBody("the body is not a JSON object")
-            }
+            let json = try SpotifyWebAPI.UnreadableBody.jsonObject(result.body)
             let page = json["items"]?.objectValue != nil ? json["items"] : json["tracks"]
             guard let total = page?["total"]?.intValue else { return nil }
             guard PagePlan(total: total) != nil else {

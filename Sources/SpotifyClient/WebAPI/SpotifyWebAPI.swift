@@ -109,6 +109,15 @@ package struct SpotifyWebAPI: Sendable {
     package struct UnreadableBody: Error, Sendable, CustomStringConvertible {
         package var description: String
         package init(_ description: String) { self.description = description }
+
+        /// The body as a JSON object, or an `UnreadableBody` that says what it was instead.
+        static func jsonObject(_ body: Data) throws -> JSONValue {
+            guard let json = try? JSONValue.parse(body), json.objectValue != nil else {
+                throw UnreadableBody(
+                    body.isEmpty ? "the body is empty" : "the body is not a JSON object (\(body.count) bytes)")
+            }
+            return json
+        }
     }
 
     /// Sends the request under the retry policy. `passing` lists error statuses handed to `read`
