@@ -20,24 +20,7 @@ playlist=gen0000000000000010000   # fake-spotify's generated 10,000-item playlis
 . Benchmarks/spotipy-peer.sh  # after the cd above: paths are from the repository root
 spotipy_peer_setup tracks-vs-spotipy spotify-tracks -- --latency-ms "$latency"
 
-# spotipy as its documentation pages a playlist: playlist_items, then next() until there is none.
-cat > "$work/spotipy_items.py" <<'EOF'
-import sys
-import spotipy
-
-base, token, playlist = sys.argv[1:4]
-sp = spotipy.Spotify(auth=token, requests_timeout=30)
-sp.prefix = base + "/v1/"
-page = sp.playlist_items(playlist, limit=50, additional_types=("track", "episode"))
-out = []
-while page:
-    for entry in page["items"]:
-        item = entry.get("item") or entry.get("track")
-        if item:
-            out.append(item["id"] or item["uri"])
-    page = sp.next(page) if page["next"] else None
-sys.stdout.write("\n".join(out) + "\n")
-EOF
+# spotipy as its documentation pages a playlist: Benchmarks/spotipy_library.py with the playlist's id.
 
 in_flight() { curl -s "$base/_fake/counters" | python3 -c 'import json, sys; print(json.load(sys.stdin)["max_in_flight"])'; }
 
@@ -53,7 +36,7 @@ for ((i = 1; i <= runs; i++)); do
             SPOTIFY_API_BASE="$base/v1" SPOTIFY_ACCESS_TOKEN="$token" XDG_CACHE_HOME="$work/cache" \
                 "$bin/spotify-tracks" --no-cache "$playlist" > "$work/tracks.jsonl"
         else
-            "$work/venv/bin/python" "$work/spotipy_items.py" "$base" "$token" "$playlist" > "$work/spotipy.ids"
+            "$work/venv/bin/python" Benchmarks/spotipy_library.py "$base" "$token" "$playlist" > "$work/spotipy.ids"
         fi
         seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
         echo "$seconds" >> "$work/$tool.times"
