@@ -19,6 +19,16 @@ extension RoutineLink {
             let lines = human().split(separator: "\n", omittingEmptySubsequences: false)
             try stdout.writeText(lines.map { TerminalText.clean(String($0)) }.joined(separator: "\n") + "\n")
         }
+
+        /// A list: on a terminal one table fitted to its cells (nothing when the list is empty),
+        /// otherwise a record a line.
+        func writeAll(_ records: [some JSONRecord], header: [String], rows: () -> [[String]]) throws {
+            guard mode == .human else {
+                for record in records { try stdout.write(record) }
+                return
+            }
+            if !records.isEmpty { try stdout.writeText(TextTable.fitted(header: header, rows: rows())) }
+        }
     }
 
     static func playlistName(_ playlist: PlaylistLink) -> String {

@@ -45,12 +45,8 @@ extension RoutineLink {
             return .success
         }
         let records = routines.map(\.record)
-        if context.outputMode(forcedJSON: options.json) == .human {
-            if !records.isEmpty {
-                try context.stdout.writeText(TextTable.fitted(header: RoutineRecord.header, rows: records.map(\.cells)))
-            }
-        } else {
-            for record in records { try context.stdout.write(record) }
+        try Printer(context, json: options.json).writeAll(records, header: RoutineRecord.header) {
+            records.map(\.cells)
         }
         if routines.isEmpty && context.terminal.stderrIsTerminal {
             context.warn("no routines yet; add one with: routine-link add NAME --duration 15m")

@@ -132,13 +132,8 @@ extension RoutineLink {
 
     static func history(_ options: HistoryOptions, _ context: ToolContext) throws -> ExitCode {
         let records = try book(context).history(of: options.name)
-        if context.outputMode(forcedJSON: options.json) == .human {
-            if !records.isEmpty {
-                let rows = records.map { HistoryRow(record: $0, zone: context.timeZone).cells }
-                try context.stdout.writeText(TextTable.fitted(header: HistoryRow.header, rows: rows))
-            }
-        } else {
-            for record in records { try context.stdout.write(record) }
+        try Printer(context, json: options.json).writeAll(records, header: HistoryRow.header) {
+            records.map { HistoryRow(record: $0, zone: context.timeZone).cells }
         }
         if records.isEmpty && context.terminal.stderrIsTerminal {
             context.warn("no sessions yet")
