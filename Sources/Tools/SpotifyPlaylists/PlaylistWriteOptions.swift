@@ -14,6 +14,10 @@ extension SpotifyPlaylists {
         return command.positionals[0]
     }
 
+    /// create's and edit's refusal of --public with --collaborative.
+    static let collaborativeIsPrivate = ToolError.usage(
+        "a collaborative playlist is private: --public and --collaborative do not go together")
+
     /// `add --liked` and `remove --liked` change your Liked Songs, which no PLAYLIST names.
     static func checkLiked(_ command: ParsedCommand, action: String) throws {
         guard command.positionals.isEmpty else {
@@ -37,8 +41,7 @@ extension SpotifyPlaylists {
             collaborative = try command.flag(WriteOption.collaborative)
             isPublic = try command.flag(WriteOption.makePublic)
             if collaborative && isPublic {
-                throw ToolError.usage(
-                    "a collaborative playlist is private: --public and --collaborative do not go together")
+                throw collaborativeIsPrivate
             }
             description = try command.value(WriteOption.description)
             allowEmpty = try command.flag(WriteOption.allowEmpty)
@@ -125,8 +128,7 @@ extension SpotifyPlaylists {
             }
             if try command.flag(WriteOption.collaborative) {
                 if details["public"] == .bool(true) {
-                    throw ToolError.usage(
-                        "a collaborative playlist is private: --public and --collaborative do not go together")
+                    throw collaborativeIsPrivate
                 }
                 details["collaborative"] = true
                 details["public"] = false
