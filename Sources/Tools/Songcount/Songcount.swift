@@ -210,14 +210,15 @@ package enum Songcount {
                 "reads records on standard input; pipe them in (spotify-tracks ID | songcount) or name a FILE")
         }
 
+        let human = context.outputMode(forcedJSON: options.json) == .human
         var skipped = SkippedRecords()
         if options.bestFit, let target {
-            var chosen = ChosenSongs(context: context, table: context.outputMode(forcedJSON: options.json) == .human)
+            var chosen = ChosenSongs(context: context, table: human)
             return try bestFit(target: target, sources: sources, context: context, skipped: &skipped, into: &chosen)
         }
         let report: Report
         // The chosen songs for people: a table on a terminal, not the records (review 23).
-        var chosen = ChosenSongs(context: context, table: context.outputMode(forcedJSON: options.json) == .human)
+        var chosen = ChosenSongs(context: context, table: human)
         if let target {
             var fit = SongFit(targetMs: target)
             context.stdout.flushesEachRecord = select
@@ -235,7 +236,7 @@ package enum Songcount {
                     "no songs to fill \(formatClock(milliseconds: target)): the input has no song with a duration")
                 return .notFound
             }
-            let headlineSaysIt = !select && !labelOnly && context.outputMode(forcedJSON: options.json) == .human
+            let headlineSaysIt = !select && !labelOnly && human
             if let short = fit.shortByMs, !headlineSaysIt {
                 context.warn(
                     """
@@ -285,7 +286,7 @@ package enum Songcount {
 
         if labelOnly {
             try context.stdout.writeText(report.label + "\n")
-        } else if context.outputMode(forcedJSON: options.json) == .human {
+        } else if human {
             try context.stdout.writeText(report.humanLine + "\n")
         } else {
             try context.stdout.write(report)
