@@ -409,21 +409,26 @@ import Darwin
 
     @Test(.enabled(if: RawClient.canBindIPv6Loopback(), "::1 cannot be bound on this machine"))
     func ipv6Loopback() async throws {
-        try await withServer(host: "::1") { server in
-            #expect(server.host == "::1")
-            // A raw client: URLSession on Linux rejects IPv6-literal URLs with NSURLErrorBadURL
-            // (swift-corelibs-foundation issue #5496), which is not what this test is about.
-            let raw = try #require(
-                RawClient.exchange("GET /six?v=6 HTTP/1.1\r\nHost: [::1]\r\n\r\n", host: "::1", port: server.port))
-            #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
-            #expect(raw.hasSuffix("\r\n\r\nmethod=GET\npath=/six\nq:v=6"))
-            // IPV6_V6ONLY: nothing of ours answers on the IPv4 side of this port. Another listener
-            // may hold the same number for IPv4 (ports are per family; this process runs many
-            // servers at once), so what counts is that it is not this one answering.
-            let four = RawClient.exchange(
-                "GET /only-on-six HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: server.port)
-            #expect(four?.contains("path=/only-on-six") != true, "the IPv6-only listener answered on IPv4")
+        // The IPv4 probe below must tell this listener from any other: the echo servers other
+        // tests run at the same time would echo its path too, should one hold the same number.
+        let server = try LoopbackHTTPServer(host: "::1", port: 0) { request in
+            request.path == "/only-on-six" ? .text("the IPv6-only listener") : Self.echo(request)
         }
+        server.start()
+        defer { server.stop() }
+        #expect(server.host == "::1")
+        // A raw client: URLSession on Linux rejects IPv6-literal URLs with NSURLErrorBadURL
+        // (swift-corelibs-foundation issue #5496), which is not what this test is about.
+        let raw = try #require(
+            RawClient.exchange("GET /six?v=6 HTTP/1.1\r\nHost: [::1]\r\n\r\n", host: "::1", port: server.port))
+        #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(raw.hasSuffix("\r\n\r\nmethod=GET\npath=/six\nq:v=6"))
+        // IPV6_V6ONLY: nothing of ours answers on the IPv4 side of this port. Another listener
+        // may hold the same number for IPv4 (ports are per family; this process runs many
+        // servers at once), so what counts is that it is not this one answering.
+        let four = RawClient.exchange(
+            "GET /only-on-six HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: server.port)
+        #expect(four?.contains("the IPv6-only listener") != true, "the IPv6-only listener answered on IPv4")
     }
 
     @Test(arguments: [
