@@ -162,6 +162,6 @@ import Testing
         #expect(missing.status == 64)
         #expect(
             missing.stderr.hasPrefix(
-                "spotify-auth: missing command; one of: login, status, whoami, token, refresh, logout\n"))
+                "spotify-auth: missing command; one of: login, status, whoami, token, refresh, logout, usage\n"))
     }
 }

@@ -84,8 +84,12 @@ import Testing
         let quota = try await library.tracks([generated(500)])
         #expect(quota.status == 69)
         #expect(quota.stderr.contains("quota for this app is used up (QUOTA_EXCEEDED)"), "\(quota.stderr)")
+        #expect(quota.stderr.contains("(in 1 h 0 min)"), "\(quota.stderr)")
         #expect(quota.stdoutLines.count < 500)
 
+        // The quota pause holds every run back until it is cleared.
+        #expect(try await library.tracks([generated(500)]).status == 69)
+        #expect(try await library.run("spotify-auth", ["usage", "--clear-pause"]).status == 0)
         _ = try await library.fake.call("POST", "/_fake/clear-faults")
         try await library.fault([("kind", "rate_limit"), ("at", "3"), ("retry_after", "3600")])
         let limited = try await library.tracks([generated(500)])

@@ -3,6 +3,7 @@ complete -c spotify-nowplaying -f
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -s j -l json -d 'Write records as JSON Lines even on a terminal.'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -l with-device -d 'Ask GET /me/player instead: the record adds device {id, name, type}, shuffle_state and repeat_state.'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -l playing-only -d 'Treat paused playback as nothing playing (no record, exit 1).'
+complete -c spotify-nowplaying -n '__fish_use_subcommand' -l fresh -d 'Ask Spotify even while a --watch of the same login runs (the one shot answers from the watch\'s latest poll otherwise, at no request).'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -s w -l watch -d 'Keep watching; print a record for every change.'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -l interval -x -d 'With --watch: how often to poll while a song plays (at least 1s; 45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M).'
 complete -c spotify-nowplaying -n '__fish_use_subcommand' -l for -x -d 'With --watch: stop after DURATION (45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M).'

@@ -11,6 +11,8 @@ import Foundation
 package struct AccountsClient: Sendable {
     package var baseURL: URL
     var transport: HTTPTransport
+    /// Where each token request is written down (`RequestLedger`); nil counts nothing.
+    package var ledger: RequestLedger?
 
     package static let defaultBase = "https://accounts.spotify.com"
 
@@ -85,8 +87,11 @@ package struct AccountsClient: Sendable {
     /// The transport's failures end here as ToolErrors: a token request is never retried.
     func post(_ fields: [(String, String)]) async throws -> HTTPResult {
         do {
-            return try await transport.postForm(tokenURL, fields)
+            let result = try await transport.postForm(tokenURL, fields)
+            ledger?.record(.accounts, method: "POST", status: result.status)
+            return result
         } catch let failure as HTTPFailure {
+            ledger?.record(.accounts, method: "POST", status: 0)
             throw failure.toolError
         }
     }

@@ -32,11 +32,13 @@ package actor TokenProvider {
 
     package init(
         environment: ToolEnvironment, store: TokenStore? = nil,
-        clock: @escaping @Sendable () -> Double
+        clock: @escaping @Sendable () -> Double, ledger: RequestLedger? = nil
     ) throws {
         self.store = store ?? TokenStores.make(environment: environment)
         self.environment = environment
-        self.accounts = try AccountsClient(environment: environment)
+        var accounts = try AccountsClient(environment: environment)
+        accounts.ledger = ledger
+        self.accounts = accounts
         self.environmentToken = environment[Self.accessTokenVariable]
         self.clock = clock
     }

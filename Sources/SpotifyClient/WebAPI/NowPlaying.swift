@@ -178,7 +178,8 @@ package struct NowPlayingRecord: JSONRecord, Equatable {
 ///   the changes that can be predicted, are where lag and calls are saved.)
 /// - Paused: at `interval` for the first minute (most pauses are short, and a resume should be
 ///   seen soon), then every `idleInterval`.
-/// - Nothing playing, ads and unknown items: every `idleInterval`.
+/// - Nothing playing, ads and unknown items: every `idleInterval`, a minute by default, so an idle
+///   hour costs 60 requests (a quota of about 1,100 a day has room for a watch left running).
 /// - Errors: backoff doubling from 2 s up to `idleInterval`; Retry-After when Spotify names it.
 package struct PollSchedule: Sendable, Equatable {
     package var interval: Double
@@ -191,7 +192,7 @@ package struct PollSchedule: Sendable, Equatable {
     package var adapts: Bool
 
     package init(
-        interval: Double = 10, idleInterval: Double = 30, endMargin: Double = 0.3, pauseGrace: Double = 60,
+        interval: Double = 10, idleInterval: Double = 60, endMargin: Double = 0.3, pauseGrace: Double = 60,
         adapts: Bool = true
     ) {
         self.interval = interval

@@ -62,6 +62,8 @@ package struct PlaybackWatcher: Sendable {
     package var withDevice: Bool
     /// Seconds of watching on `clock`; nil: until stopped.
     package var duration: Double?
+    /// Where each answer is published for one-shot readers (`WatchShare`); nil: nowhere.
+    package var share: WatchShare?
 
     package init(
         player: SpotifyPlayer, schedule: PollSchedule, clock: WatchClock, withDevice: Bool = false,
@@ -103,6 +105,7 @@ package struct PlaybackWatcher: Sendable {
             await clock.sleep(min(seconds, left), or: stop)
         }
 
+        defer { share?.withdraw() }
         while !stop.isStopped {
             if let end, clock.now() >= end { break }
             // Delays count from the start of the poll, so request latency does not stretch the cadence.
@@ -165,9 +168,12 @@ package struct PlaybackWatcher: Sendable {
                 last = observation
                 lastAt = now
                 wait = schedule.delay(after: observation, inStateFor: now - stateSince)
+                share?.publish(body, nextPollIn: wait / clock.scale)
             }
             if stop.isStopped { break }
             if let problem {
+                // What was published is no longer known to hold: readers ask Spotify themselves.
+                share?.withdraw()
                 // Once per streak: a watch over a blinking Wi-Fi must not flood stderr.
                 // Cleaned: server text (an error body, a proxy's page) must not drive the terminal.
                 if failing != problem.kind {

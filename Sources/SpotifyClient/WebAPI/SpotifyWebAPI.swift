@@ -29,6 +29,9 @@ package struct SpotifyWebAPI: Sendable {
     /// A malformed SPOTIFY_API_BASE or SPOTIFY_TOOLKIT_MAX_RETRY_WAIT (exit 78 naming it): thrown
     /// by `validated()` and by every request, so no caller can send with a guessed configuration.
     let configurationError: ToolError?
+    /// Where every request is written down, and the quota pause that stops every tool of the app
+    /// before it sends anything (`RequestLedger`); nil in code that counts nothing (tests of parts).
+    package var ledger: RequestLedger?
 
     package static let defaultBase = "https://api.spotify.com/v1"
 
@@ -133,6 +136,7 @@ package struct SpotifyWebAPI: Sendable {
         read: (HTTPResult) throws -> Value
     ) async throws -> Outcome<Value> {
         if let configurationError { throw configurationError }
+        try ledger?.refuseIfPaused()
         var urlText = baseURL + path
         if !query.isEmpty { urlText += "?" + URLForm.encode(query) }
         guard let url = URL(string: urlText) else { throw ToolError.software("bad request URL for \(path)") }
@@ -162,11 +166,23 @@ package struct SpotifyWebAPI: Sendable {
             do {
                 result = try await transport.send(request, slot: slot)
             } catch let failure as HTTPFailure where failure.isTransient {
+                ledger?.record(.webAPI, method: method, status: 0)
                 try await again(failure.toolError.outcome(failure.requestOutcome))
                 continue
             } catch let failure as HTTPFailure {
+                ledger?.record(.webAPI, method: method, status: 0)
                 // Nothing above branches on how the exchange failed, only on what it left behind.
                 throw failure.toolError.outcome(failure.requestOutcome)
+            }
+            let error = SpotifyErrorBody(result)
+            let retryAfter = result.status == 429 ? Self.retryAfterSeconds(result.header("Retry-After")) : nil
+            ledger?.record(
+                .webAPI, method: method, status: result.status, reason: result.status == 429 ? error.reason : nil,
+                retryAfter: retryAfter)
+            // A spent quota ends the request even where the caller takes 429s itself (the watch):
+            // waiting it out takes hours, and every tool of the app must hold off meanwhile.
+            if result.status == 429 && error.reason == "QUOTA_EXCEEDED" {
+                throw quotaExceeded(retryAfter: retryAfter).outcome(.notCarriedOut)
             }
             if result.isSuccess || passing.contains(result.status) {
                 do {
@@ -178,7 +194,6 @@ package struct SpotifyWebAPI: Sendable {
                     continue
                 }
             }
-            let error = SpotifyErrorBody(result)
             switch result.status {
             case 401 where !refreshed:
                 token = try await tokens.accessToken(afterRejectionOf: token)
@@ -191,13 +206,8 @@ package struct SpotifyWebAPI: Sendable {
                     """
                 ).outcome(.notCarriedOut)
             case 429:
-                if error.reason == "QUOTA_EXCEEDED" {
-                    throw ToolError.unavailable(
-                        "Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds"
-                    ).outcome(.notCarriedOut)
-                }
                 let wait = retry.rateLimitWait(
-                    retryAfter: Self.retryAfterSeconds(result.header("Retry-After")), attempt: rateLimitWaits + 1,
+                    retryAfter: retryAfter, attempt: rateLimitWaits + 1,
                     random: Double.random(in: 0..<1))
                 guard wait <= maxRetryWait else {
                     throw ToolError.tempFail(
@@ -241,6 +251,20 @@ package struct SpotifyWebAPI: Sendable {
                 ).outcome(.notCarriedOut)
             }
         }
+    }
+
+    /// A spent quota: kept in the ledger when Spotify said for how long, so every tool of the app
+    /// stops without asking again until then; said with when it is expected back.
+    func quotaExceeded(retryAfter: Double?) -> ToolError {
+        if let retryAfter, let ledger, let until = ledger.pauseForQuota(seconds: retryAfter) {
+            return ledger.quotaError(until: until)
+        }
+        if let retryAfter, retryAfter > 0 {
+            let now = Date().timeIntervalSince1970
+            return RequestLedger.quotaError(until: now + retryAfter, now: now, zone: .system)
+        }
+        return ToolError.unavailable(
+            "Spotify's quota for this app is used up (QUOTA_EXCEEDED); it resets later, not in seconds")
     }
 
     /// A missing scope, said the way that fixes it: a login adds it, but a token from

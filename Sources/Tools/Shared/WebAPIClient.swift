@@ -6,12 +6,20 @@ extension ToolContext {
     /// makes one. `store` is the token store when the caller already holds it (spotify-auth).
     /// On a terminal, a wait before a retry is said on stderr; in a pipe or a log it stays quiet.
     func webAPI(store: TokenStore? = nil) throws -> SpotifyWebAPI {
+        let ledger = requestLedger
         var api = try SpotifyWebAPI(
-            environment: environment, tokens: try TokenProvider(environment: environment, store: store, clock: clock)
+            environment: environment,
+            tokens: try TokenProvider(environment: environment, store: store, clock: clock, ledger: ledger)
         )
         .validated()
+        api.ledger = ledger
         if terminal.stderrIsTerminal { api.note = warn }
         return api
+    }
+
+    /// The request ledger of this app, written down as this tool.
+    var requestLedger: RequestLedger {
+        RequestLedger(environment: environment, tool: toolName, clock: clock)
     }
 
     /// Playlist writes, through the same client.

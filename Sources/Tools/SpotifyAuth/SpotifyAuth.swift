@@ -173,6 +173,7 @@ package enum SpotifyAuth {
                     Option.forgetLinks
                 ]
             ).running(logout),
+            usageSpec,
         ],
         output: [
             """
@@ -197,6 +198,8 @@ package enum SpotifyAuth {
                 again). Not used on macOS unless SPOTIFY_TOOLKIT_TOKEN_STORE=file.
                 """
             ),
+            QuotaFiles.ledger,
+            QuotaFiles.pause,
             FileSpec(
                 "$XDG_CONFIG_HOME/spotify-toolkit/tokens.lock",
                 """
@@ -246,7 +249,8 @@ package enum SpotifyAuth {
 
     static func token(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
         let store = tokenStore(context)
-        let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
+        let provider = try TokenProvider(
+            environment: context.environment, store: store, clock: context.clock, ledger: context.requestLedger)
         // Bare unless --json is asked for: `| sed` and `$(...)` want the token alone, piped or not.
         if options.json {
             try context.stdout.write(try await provider.accessTokenRecord())
@@ -259,7 +263,8 @@ package enum SpotifyAuth {
     static func refresh(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
         let mode = context.outputMode(forcedJSON: options.json)
         let store = tokenStore(context)
-        let provider = try TokenProvider(environment: context.environment, store: store, clock: context.clock)
+        let provider = try TokenProvider(
+            environment: context.environment, store: store, clock: context.clock, ledger: context.requestLedger)
         if await provider.usesEnvironmentToken {
             throw ToolError.usage(
                 "SPOTIFY_ACCESS_TOKEN is set: that token cannot be refreshed; unset it to use the stored login")
@@ -358,7 +363,8 @@ package enum SpotifyAuth {
                 """
             )
         }
-        let accounts = try AccountsClient(environment: context.environment)
+        var accounts = try AccountsClient(environment: context.environment)
+        accounts.ledger = context.requestLedger
         let flow = LoginFlow(
             clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: options.noBrowser,
             timeoutSeconds: Double(options.timeoutMs) / 1000, showDialog: options.showDialog,
@@ -379,8 +385,9 @@ package enum SpotifyAuth {
         let probe = try TokenProvider(
             environment: context.environment.setting(TokenProvider.accessTokenVariable, to: tokens.accessToken),
             clock: context.clock)
-        let me = try JSONValue.parse(
-            try await SpotifyWebAPI(environment: context.environment, tokens: probe).get("/me").body)
+        var meAPI = SpotifyWebAPI(environment: context.environment, tokens: probe)
+        meAPI.ledger = context.requestLedger
+        let me = try JSONValue.parse(try await meAPI.get("/me").body)
         tokens.userID = me["id"]?.stringValue
         tokens.displayName = me["display_name"]?.stringValue
         // The services this login belongs to: its tokens are sent nowhere else.
@@ -461,6 +468,14 @@ extension ToolEnvironment {
 extension SpotifyAuth {
     /// The options, each declared once: the spec lists them and the handlers look them up by them.
     enum Option {
+        static let clearPause = OptionSpec(
+            "clear-pause",
+            help:
+                """
+                Forget the quota pause a QUOTA_EXCEEDED answer set, so the tools ask Spotify again (they would \
+                otherwise exit 69 without sending a request until it ends).
+                """
+        )
         static let clientId = OptionSpec(
             "client-id", value: "ID",
             help: "The Spotify app's client id; saved to the config file for later logins.")

@@ -74,10 +74,14 @@ package enum SpotifyNowPlaying {
             The one shot asks GET /me/player/currently-playing. --watch polls it every --interval while a song plays; \
             when the song ends within two intervals, the next poll comes just after its predicted end, so a song \
             change is seen within a second without extra calls. A pause is polled at --interval for a minute, then \
-            every 30 s, as is a player with nothing (or an ad) playing. Network errors, 5xx answers, unreadable \
-            answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is obeyed up \
-            to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a long watch \
-            is refreshed. --for stops the watch on time even while a request hangs.
+            every minute, as is a player with nothing (or an ad) playing: an idle hour costs 60 requests of the \
+            app's daily quota. While a watch runs, it keeps what Spotify last answered where a one-shot \
+            spotify-nowplaying of the same login (and the same --with-device) finds it: until the watch's next poll \
+            is due, the one shot prints from it (progress carried forward) without a request of its own, so a \
+            status bar beside a watch costs nothing; --fresh asks Spotify anyway. Network errors, 5xx answers, \
+            unreadable answers and rate limits are reported once on stderr and retried with backoff (a Retry-After is \
+            obeyed up to SPOTIFY_TOOLKIT_MAX_RETRY_WAIT, then it polls again); an access token that expires during a \
+            long watch is refreshed. --for stops the watch on time even while a request hangs.
             """,
             """
             Spotify carries out playback commands asynchronously on the device: exit 0 means Spotify accepted the \
@@ -88,6 +92,7 @@ package enum SpotifyNowPlaying {
             .jsonRecords,
             Option.withDevice,
             Option.playingOnly,
+            Option.fresh,
             Option.watch,
             Option.interval,
             Option.watchFor,
@@ -256,8 +261,7 @@ package enum SpotifyNowPlaying {
     static func oneShot(_ options: Options, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode)
         async throws -> ExitCode
     {
-        let observation = PlaybackObservation(
-            try await player.current(withDevice: options.withDevice), ofWholePlayer: options.withDevice)
+        let observation = try await currentObservation(options, context, player: player)
         guard observation.hasItem, observation.isPlaying || !options.playingOnly else {
             if context.terminal.stderrIsTerminal { context.warn(observation.hasItem ? "paused" : "nothing playing") }
             return .notFound
@@ -270,6 +274,29 @@ package enum SpotifyNowPlaying {
         return .success
     }
 
+    /// What plays: from a running watch's latest poll while it is fresh (no request), else from Spotify.
+    static func currentObservation(_ options: Options, _ context: ToolContext, player: SpotifyPlayer) async throws
+        -> PlaybackObservation
+    {
+        if !options.fresh, let snapshot = watchShare(options, context).freshSnapshot() {
+            var observation = PlaybackObservation(snapshot.body, ofWholePlayer: options.withDevice)
+            if observation.isPlaying {
+                let elapsed = clamped((context.now - snapshot.observedAt) * 1000, to: 0...1e9)
+                observation.progressMs = observation.progress(after: Int(elapsed))
+            }
+            return observation
+        }
+        return PlaybackObservation(
+            try await player.current(withDevice: options.withDevice), ofWholePlayer: options.withDevice)
+    }
+
+    /// Where a watch of this login publishes what it sees, for the one shots beside it.
+    static func watchShare(_ options: Options, _ context: ToolContext) -> WatchShare {
+        WatchShare(
+            environment: context.environment, app: context.requestLedger.app, withDevice: options.withDevice,
+            clock: context.clock)
+    }
+
     static func watch(
         _ watch: Options.Watch, _ options: Options, _ context: ToolContext, player: SpotifyPlayer, mode: OutputMode,
         clock: WatchClock
@@ -278,9 +305,10 @@ package enum SpotifyNowPlaying {
         let stop = StopSignal()
         let signals = stop.stopOnSignals()
         defer { signals.cancel() }  // the run owns them: a host process gets its own back
-        let watcher = PlaybackWatcher(
+        var watcher = PlaybackWatcher(
             player: player, schedule: watch.schedule, clock: clock, withDevice: options.withDevice,
             duration: watch.duration)
+        watcher.share = watchShare(options, context)
         try await watcher.run(stop: stop, warn: context.warn) { record in
             if mode == .human {
                 try context.stdout.writeText(record.timedHumanLine(in: context.timeZone) + "\n")
@@ -429,6 +457,14 @@ extension SpotifyNowPlaying {
         /// took the name: still accepted, with a warning.
         static let oldDeviceFlag = OptionSpec(
             "device", help: "The old spelling of --with-device.", isHidden: true)
+        static let fresh = OptionSpec(
+            "fresh",
+            help:
+                """
+                Ask Spotify even while a --watch of the same login runs (the one shot answers from the watch's \
+                latest poll otherwise, at no request).
+                """
+        )
         static let playingOnly = OptionSpec(
             "playing-only", help: "Treat paused playback as nothing playing (no record, exit 1).")
         static let watch = OptionSpec("watch", short: "w", help: "Keep watching; print a record for every change.")
@@ -468,6 +504,8 @@ extension SpotifyNowPlaying {
         /// The top-level `--device` flag, worth a warning.
         var usesOldDeviceFlag: Bool
         var playingOnly: Bool
+        /// Ask Spotify, not a running watch.
+        var fresh: Bool
         /// nil: one look.
         var watch: Watch?
 
@@ -476,6 +514,7 @@ extension SpotifyNowPlaying {
             usesOldDeviceFlag = try command.flag(Option.oldDeviceFlag)
             withDevice = try command.flag(Option.withDevice) || usesOldDeviceFlag
             playingOnly = try command.flag(Option.playingOnly)
+            fresh = try command.flag(Option.fresh)
             guard try command.flag(Option.watch) else {
                 for option in [Option.watchFor, Option.interval] where try command.value(option) != nil {
                     throw ToolError.usage("--\(option.long) needs --watch")
@@ -483,6 +522,7 @@ extension SpotifyNowPlaying {
                 watch = nil
                 return
             }
+            if fresh { throw ToolError.usage("--fresh is for the one shot: a --watch always asks Spotify") }
             let interval = try command.value(Option.interval).map { Double(try parseDuration($0)) / 1000 } ?? 10
             guard interval >= 1 else { throw ToolError.usage("--interval must be at least 1s") }
             let schedule =

@@ -1,0 +1,152 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file of lines that many processes append to at once and that one of them now and then trims
+/// (the request ledger). Each line goes in with one write(2) on an O_APPEND descriptor, under a
+/// shared flock: appenders never wait on each other, and no line is torn or lost. A trim takes the
+/// exclusive flock without waiting (an appender mid-write makes it skip, to try at a later append),
+/// writes what it keeps beside the file and renames it over; an appender that opened the old file
+/// sees, once it holds its lock, that the path names another file now, and opens again.
+///
+/// The log is a record, never a reason to fail a command: a file that cannot be trusted (a link,
+/// another user's, writable by others, not a regular file) is set aside under `NAME.set-aside-TIME`
+/// and a new one begun; what cannot be written at all is reported to the caller, who drops it.
+package struct AppendLog: Sendable {
+    package let directory: PrivateDirectory
+    package let name: String
+
+    package init(directory: PrivateDirectory, name: String) {
+        self.directory = directory
+        self.name = name
+    }
+
+    package var path: String { directory.file(name) }
+
+    /// Appends `line` (a newline is added). Returns the file's size after the write, so the
+    /// caller can decide to trim. Throws when the directory or file cannot be written.
+    @discardableResult
+    package func append(_ line: String) throws -> Int {
+        try directory.create()
+        var bytes = Array(line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<4 {
+            let descriptor = try openTrusted(O_WRONLY | O_APPEND | O_CREAT)
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_SH) == 0 else { throw SafeFile.failure(errno, "cannot lock", path) }
+            // A trim renamed a new file over the one we opened: write to the new one instead.
+            guard isStillAtPath(descriptor) else { continue }
+            let code = bytes.withUnsafeBytes { ToolkitCore.writeAll(descriptor, $0) }
+            if code != 0 { throw SafeFile.failure(code, "cannot write", path) }
+            var info = stat()
+            return fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+        }
+        throw ToolError.tempFail("\(path) keeps being replaced; a line was not written")
+    }
+
+    /// Every line of the log, in the order written (empty when there is none).
+    package func lines() throws -> [Substring] {
+        guard let data = try readTrusted() else { return [] }
+        let text = String(decoding: data, as: UTF8.self)
+        return text.split(separator: "\n", omittingEmptySubsequences: true)
+    }
+
+    /// The first line, read without reading the rest; nil when the log is empty or missing.
+    package func firstLine(limit: Int = 4096) -> Substring? {
+        guard let descriptor = try? SafeFile.open(path, O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, limit, 0) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[0..<count], as: UTF8.self)
+        return text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: true).first
+    }
+
+    /// Keeps the lines `keep` accepts, in order; false when another process held the log (an
+    /// appender mid-write, or another trim), so nothing was done this time.
+    @discardableResult
+    package func trim(keeping keep: (Substring) -> Bool) throws -> Bool {
+        let descriptor = try openTrusted(O_RDWR | O_CREAT)
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        guard isStillAtPath(descriptor) else { return false }
+        let data: Data
+        do {
+            data = try SafeFile.readAll(descriptor)
+        } catch let error as SystemError {
+            throw SafeFile.failure(error.code, "cannot read", path)
+        }
+        var kept = Data()
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where keep(line) {
+            kept.append(contentsOf: line.utf8)
+            kept.append(UInt8(ascii: "\n"))
+        }
+        // Written under the lock, so no line appended meanwhile is lost with the old file.
+        try AtomicFileWrite(path: path).commit(kept)
+        return true
+    }
+
+    /// Opens the log without following a link; a file that cannot be trusted is set aside and a
+    /// new one opened in its place (once).
+    func openTrusted(_ flags: Int32) throws -> Int32 {
+        for attempt in 0..<2 {
+            let descriptor: Int32
+            do {
+                descriptor = try SafeFile.open(path, flags | O_NONBLOCK, mode: 0o600)
+            } catch let error as SystemError {
+                // ELOOP: a symbolic link where the log belongs; anything else is a real failure.
+                guard error.code == ELOOP || error.code == EISDIR, attempt == 0 else {
+                    throw SafeFile.failure(error.code, "cannot open", path)
+                }
+                try setAside()
+                continue
+            }
+            var info = stat()
+            let trusted =
+                fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+                && FileTrust.file.problem(
+                    ownerID: info.st_uid, mode: info.st_mode, userID: geteuid(), userName: "", path: path) == nil
+            if trusted { return descriptor }
+            close(descriptor)
+            guard attempt == 0 else { break }
+            try setAside()
+        }
+        throw ToolError.config("cannot use \(path): it cannot be trusted and could not be set aside")
+    }
+
+    func readTrusted() throws -> Data? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        let descriptor = try openTrusted(O_RDONLY)
+        defer { close(descriptor) }
+        do {
+            return try SafeFile.readAll(descriptor)
+        } catch let error as SystemError {
+            throw SafeFile.failure(error.code, "cannot read", path)
+        }
+    }
+
+    /// Moves what is at the log's path out of the way, keeping it for a person to look at.
+    func setAside() throws {
+        let aside = "\(path).set-aside-\(Int(Date().timeIntervalSince1970))"
+        guard rename(path, aside) == 0 || errno == ENOENT else {
+            throw SafeFile.failure(errno, "cannot set aside", path)
+        }
+    }
+
+    /// Whether `descriptor` is still the file at the log's path (a trim did not replace it).
+    func isStillAtPath(_ descriptor: Int32) -> Bool {
+        var open = stat()
+        var named = stat()
+        guard fstat(descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+}
