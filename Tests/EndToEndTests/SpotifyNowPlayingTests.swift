@@ -139,6 +139,36 @@ final class BackgroundTool: @unchecked Sendable {  // `lines` and `errors` behin
         #expect(records.allSatisfy { $0["type"] == "now_playing" })
     }
 
+    /// One watch, many readers: one shots beside a watch answer from its latest poll, at no request.
+    @Test func oneShotsBesideAWatchSendNoRequest() throws {
+        let (fake, env) = try fakeWithToken()
+        try fake.call("POST", "/_fake/playback", form: [("durations", "600,120"), ("position_ms", "10000")])
+        // A minute between polls, so the published answer stays fresh however slow this machine is.
+        let watch = try BackgroundTool("spotify-nowplaying", ["--watch", "--interval", "60s"], environment: env)
+        #expect(watch.waitForLines(1))
+        let share = (env["XDG_RUNTIME_DIR"] ?? "") + "/spotify-toolkit/nowplaying-\(FakeHome.clientID).json"
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: share) { usleep(10_000) }
+        #expect(FileManager.default.fileExists(atPath: share))
+        try fake.call("POST", "/_fake/reset-counters")
+        for _ in 0..<10 {
+            let shot = try nowplaying(["--json"], env)
+            #expect(shot.status == 0, "\(shot.stderr)")
+            let record = try JSONValue.parse(shot.stdout)
+            #expect(record["name"] == "Sunrise Drive")
+            #expect((record["progress_ms"]?.intValue ?? 0) >= 10_000)
+        }
+        let player = "GET /v1/me/player/currently-playing"
+        #expect((try fake.counters()["requests"]?[player]?.intValue ?? 0) == 0, "no one shot asked Spotify")
+        #expect(try nowplaying(["--json", "--fresh"], env).status == 0)
+        #expect(try fake.counters()["requests"]?[player]?.intValue == 1, "--fresh asks Spotify")
+
+        watch.process.terminate()
+        _ = watch.finish()
+        #expect(!FileManager.default.fileExists(atPath: share), "a stopped watch withdraws what it published")
+        #expect(try nowplaying(["--json"], env).status == 0)
+        #expect(try fake.counters()["requests"]?[player]?.intValue == 2, "without a watch, a one shot asks")
+    }
+
     @Test func sigtermEndsAWatchWithTheFinalRecordToo() throws {
         let (fake, env) = try fakeWithToken()
         try fake.call("POST", "/_fake/playback", form: [("position_ms", "10000")])

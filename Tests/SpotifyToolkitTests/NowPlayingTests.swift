@@ -135,6 +135,25 @@ import Testing
                 after: PlaybackObservation(["item": .null, "currently_playing_type": "ad", "is_playing": true])) == 30)
     }
 
+    /// The default watch, left running with nothing playing or paused: about a request a minute,
+    /// 60 in an idle hour (120 when it polled every 30 s), and a paused hour the same after its grace minute.
+    @Test func theDefaultWatchSpendsAtMostSixtyRequestsAnIdleHour() {
+        let watch = PollSchedule()
+        func polls(in seconds: Double, after observation: PlaybackObservation) -> Int {
+            var now = 0.0
+            var count = 0
+            while now < seconds && count < 10_000 {
+                count += 1
+                now += watch.delay(after: observation, inStateFor: now)
+            }
+            return count
+        }
+        #expect(polls(in: 3600, after: .nothing) == 60)
+        let paused = observation(progress: 5_000, duration: 200_000, playing: false)
+        #expect(polls(in: 3600, after: paused) <= 66)  // 6 at the interval in the first minute, then 1 a minute
+        #expect(watch.delay(after: observation(progress: 0, duration: 200_000)) == 10, "playing is unchanged")
+    }
+
     @Test func fixedPollingIgnoresEverything() {
         let fixed = PollSchedule(interval: 5, idleInterval: 5, endMargin: 0, pauseGrace: 0, adapts: false)
         #expect(fixed.delay(after: .nothing) == 5)

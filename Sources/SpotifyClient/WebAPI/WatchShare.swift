@@ -21,6 +21,9 @@ import Darwin
 package struct WatchShare: Sendable {
     let directory: PrivateDirectory
     let name: String
+    /// The Web API the answers came from: a reader pointed elsewhere (another SPOTIFY_API_BASE)
+    /// does not take them.
+    let apiBase: String
     let clock: @Sendable () -> Double
 
     /// What a reader gets: Spotify's answer (nil: 204, nothing plays) and when it was seen.
@@ -35,16 +38,20 @@ package struct WatchShare: Sendable {
     /// gets the last one rather than a request of its own.
     static let slack = 2.0
 
-    package init(environment: ToolEnvironment, app: String, withDevice: Bool, clock: @escaping @Sendable () -> Double) {
+    package init(
+        environment: ToolEnvironment, app: String, apiBase: String, withDevice: Bool,
+        clock: @escaping @Sendable () -> Double
+    ) {
         let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 + "/spotify-toolkit" : nil }
         self.init(
             directory: PrivateDirectory(base ?? environment.stateDirectory),
-            name: "nowplaying-\(app)\(withDevice ? "-player" : "").json", clock: clock)
+            name: "nowplaying-\(app)\(withDevice ? "-player" : "").json", apiBase: apiBase, clock: clock)
     }
 
-    init(directory: PrivateDirectory, name: String, clock: @escaping @Sendable () -> Double) {
+    init(directory: PrivateDirectory, name: String, apiBase: String, clock: @escaping @Sendable () -> Double) {
         self.directory = directory
         self.name = name
+        self.apiBase = apiBase
         self.clock = clock
     }
 
@@ -54,7 +61,7 @@ package struct WatchShare: Sendable {
         let now = clock()
         let record: JSONValue = [
             "observed_at": .double(now), "fresh_until": .double(now + max(0, min(nextPollIn, 3600)) + Self.slack),
-            "pid": .int(Int(getpid())), "body": body ?? .null,
+            "pid": .int(Int(getpid())), "api_base": .string(apiBase), "body": body ?? .null,
         ]
         try? directory.write(Data(record.serialized().utf8), to: name)
     }
@@ -68,7 +75,8 @@ package struct WatchShare: Sendable {
     package func freshSnapshot() -> Snapshot? {
         guard let data = try? directory.read(name, trust: .file), let value = try? JSONValue.parse(data),
             let observedAt = value["observed_at"]?.doubleValue, let freshUntil = value["fresh_until"]?.doubleValue,
-            let pid = value["pid"]?.intValue, let pid = Int32(exactly: pid), pid > 0
+            let pid = value["pid"]?.intValue, let pid = Int32(exactly: pid), pid > 0,
+            value["api_base"]?.stringValue == apiBase
         else { return nil }
         let now = clock()
         guard observedAt <= now + 1, now <= freshUntil, Self.isAlive(pid) else { return nil }

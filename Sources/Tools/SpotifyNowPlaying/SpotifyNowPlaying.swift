@@ -278,7 +278,7 @@ package enum SpotifyNowPlaying {
     static func currentObservation(_ options: Options, _ context: ToolContext, player: SpotifyPlayer) async throws
         -> PlaybackObservation
     {
-        if !options.fresh, let snapshot = watchShare(options, context).freshSnapshot() {
+        if !options.fresh, let snapshot = watchShare(options, context, player: player).freshSnapshot() {
             var observation = PlaybackObservation(snapshot.body, ofWholePlayer: options.withDevice)
             if observation.isPlaying {
                 let elapsed = clamped((context.now - snapshot.observedAt) * 1000, to: 0...1e9)
@@ -291,10 +291,10 @@ package enum SpotifyNowPlaying {
     }
 
     /// Where a watch of this login publishes what it sees, for the one shots beside it.
-    static func watchShare(_ options: Options, _ context: ToolContext) -> WatchShare {
+    static func watchShare(_ options: Options, _ context: ToolContext, player: SpotifyPlayer) -> WatchShare {
         WatchShare(
-            environment: context.environment, app: context.requestLedger.app, withDevice: options.withDevice,
-            clock: context.clock)
+            environment: context.environment, app: context.requestLedger.app, apiBase: player.api.baseURL,
+            withDevice: options.withDevice, clock: context.clock)
     }
 
     static func watch(
@@ -308,7 +308,7 @@ package enum SpotifyNowPlaying {
         var watcher = PlaybackWatcher(
             player: player, schedule: watch.schedule, clock: clock, withDevice: options.withDevice,
             duration: watch.duration)
-        watcher.share = watchShare(options, context)
+        watcher.share = watchShare(options, context, player: player)
         try await watcher.run(stop: stop, warn: context.warn) { record in
             if mode == .human {
                 try context.stdout.writeText(record.timedHumanLine(in: context.timeZone) + "\n")
