@@ -51,6 +51,11 @@ package struct ToolContext {
     package let stderr: DiagnosticStream
     /// Seconds since 1970.
     package let clock: @Sendable () -> Double
+    /// Requests this run sent to Spotify (the request ledger counts them as it writes them down).
+    package let requestsSent = Locked(0)
+    /// A line for a person at the end of the run, on a terminal only (what a costly run spent);
+    /// set by whatever sends the requests, read once by the runner.
+    package let endOfRunNote = Locked<(@Sendable () -> String?)?>(nil)
 
     package init(toolName: String, environment: ToolEnvironment, streams: ToolStreams) {
         self.toolName = toolName

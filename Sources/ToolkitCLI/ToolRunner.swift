@@ -29,6 +29,12 @@ package enum ToolRunner {
     ) async -> Int32 {
         let context = ToolContext(toolName: spec.name, environment: environment, streams: streams)
         let stdout = context.stdout
+        // Last on stderr, whatever the outcome, so a costly run says what it cost where a person reads it.
+        defer {
+            if context.terminal.stderrIsTerminal, let note = context.endOfRunNote.withLock({ $0 })?() {
+                context.warn(note)
+            }
+        }
         // The command that runs, once parsed: a usage error its handler throws (a bad argument)
         // shows that command's usage line, as the parser's own errors do.
         var commandPath: [String]?

@@ -1,6 +1,7 @@
 import Foundation
 import SpotifyClient
 import Testing
+import ToolkitCLI
 import ToolkitCore
 
 @testable import Tools
@@ -171,5 +172,31 @@ import ToolkitCore
         #expect(usage["requests_24h"]?.intValue == counted.reduce(0, +), "\(usage)")
         #expect(usage["by_tool"]?["spotify-tracks"]?.intValue ?? 0 > 0)
         #expect(usage["by_tool"]?["spotify-playlists"]?.intValue ?? 0 > 0)
+    }
+}
+
+/// A costly run says what it spent, on a terminal only.
+@Suite(.tags(.medium)) struct CostlyRunNoteTests {
+    static let stderrOnTerminal = Terminal(stdinIsTerminal: false, stdoutIsTerminal: false, stderrIsTerminal: true)
+
+    @Test func aRunOfMoreThanAHundredRequestsSaysSoOnATerminal() async throws {
+        let library = try await Library()
+        defer { library.fake.stop() }
+        let costly = try await library.run("spotify-tracks", [generated(6000)], terminal: Self.stderrOnTerminal)
+        #expect(costly.status == 0, "\(costly.stderr)")
+        let sent = try await library.counters()["requests"]?.objectValue?.values.compactMap(\.intValue) ?? []
+        let total = sent.reduce(0, +)
+        #expect(total > 100)
+        // The last line on stderr (after the progress line's own clearing).
+        #expect(
+            costly.stderr.hasSuffix(
+                "spotify-tracks: sent \(total) requests to Spotify; the app's ledger counts \(total) in the last 24 h "
+                    + "(spotify-auth usage)\n"), "\(costly.stderr.suffix(200))")
+
+        let piped = try await library.run("spotify-tracks", [generated(6000)])
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("requests to Spotify"), "not in a pipe or a log: \(piped.stderr)")
+        let small = try await library.run("spotify-tracks", [generated(10)], terminal: Self.stderrOnTerminal)
+        #expect(!small.stderr.contains("requests to Spotify"), "\(small.stderr)")
     }
 }

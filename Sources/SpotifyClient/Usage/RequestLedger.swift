@@ -81,6 +81,8 @@ package struct RequestLedger: Sendable {
     package let app: String
     let log: AppendLog
     let directory: PrivateDirectory
+    /// This run's count, shared by every copy of the ledger the run makes (`ToolContext.requestsSent`).
+    package var tally: Locked<Int>?
     let clock: @Sendable () -> Double
     /// The user's zone (`TZ`), for when a spent quota is expected back.
     let zone: LocalZone
@@ -127,6 +129,7 @@ package struct RequestLedger: Sendable {
     package func record(
         _ service: Service, method: String, status: Int, reason: String? = nil, retryAfter: Double? = nil
     ) {
+        tally?.withLock { $0 += 1 }
         let now = clock()
         let entry = Entry(
             at: now, tool: tool, service: service, method: method, status: status, reason: reason,
@@ -149,6 +152,15 @@ package struct RequestLedger: Sendable {
     package func entries() throws -> [Entry] {
         let now = clock()
         return try log.lines().compactMap { Entry(line: $0) }.filter { now - $0.at <= Self.window }
+    }
+
+    /// More requests than this in one run is worth a line on a terminal.
+    package static let costlyRun = 100
+
+    /// "sent 667 requests to Spotify; the app's ledger counts 1,204 in the last 24 h (spotify-auth usage)".
+    package func costNote(sent: Int) -> String {
+        let day = (try? entries().count).map { "; the app's ledger counts \($0) in the last 24 h" } ?? ""
+        return "sent \(sent) requests to Spotify\(day) (spotify-auth usage)"
     }
 
     // MARK: The quota pause

@@ -17,9 +17,20 @@ extension ToolContext {
         return api
     }
 
-    /// The request ledger of this app, written down as this tool.
+    /// The request ledger of this app, written down as this tool; it counts this run's requests,
+    /// and a run that sent more than `RequestLedger.costlyRun` ends on a terminal saying so.
     var requestLedger: RequestLedger {
-        RequestLedger(environment: environment, tool: toolName, clock: clock)
+        var ledger = RequestLedger(environment: environment, tool: toolName, clock: clock)
+        ledger.tally = requestsSent
+        endOfRunNote.withLock { note in
+            guard note == nil else { return }
+            note = { [requestsSent, ledger] in
+                let sent = requestsSent.withLock { $0 }
+                guard sent > RequestLedger.costlyRun else { return nil }
+                return ledger.costNote(sent: sent)
+            }
+        }
+        return ledger
     }
 
     /// Playlist writes, through the same client.
