@@ -117,7 +117,7 @@ private final class Reader {
                 switch kind {
                 case .playlistObject: answer(kind, object(snapshot, embedding: min(embedding, total), total: total))
                 case .page(let offset): answer(kind, fullPage(at: offset, total: total))
-                case .snapshotCheck: answer(kind, .snapshot(snapshot))
+                case .snapshotCheck, .cacheCheck: answer(kind, .snapshot(snapshot))
                 }
             }
         }
@@ -296,33 +296,51 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.log.last == .end(total: 120, keep: .no))
     }
 
-    @Test func aCachedCopyTheObjectNamesIsServedInstead() {
-        let reader = Reader(
-            ListRead(target: .playlist(id: "p"), start: .playlistObject, expectedTotal: 230, cachedSnapshot: "S"))
-        reader.send(.playlistObject)
-        #expect(reader.answer(.playlistObject, object("S", embedding: 100, total: 230)) == [.cachedCopyIsCurrent])
+    /// E3: a cached copy is checked with `fields=snapshot_id` alone, not with the object and its
+    /// first page of entries, and printed when current: one request of a few bytes.
+    @Test func aCachedCopyIsCheckedBySnapshotAloneAndServed() {
+        let list = ListRead(target: .playlist(id: "p"), start: .playlistObject, cachedSnapshot: "S")
+        #expect(list.readyRequests.map(\.kind) == [.cacheCheck])
+        let call = list.call(for: list.readyRequests[0])
+        #expect(call.path == "/playlists/p")
+        #expect(call.query.map { "\($0.0)=\($0.1)" } == ["fields=snapshot_id"])
+        let reader = Reader(list)
+        reader.send(.cacheCheck)
+        #expect(reader.answer(.cacheCheck, .snapshot("S")) == [.cachedCopyIsCurrent])
         #expect(reader.list.isFinished && reader.list.isSettled)
-        #expect(reader.ready == [], "the planned pages are not asked for")
+        #expect(reader.ready == [], "nothing else is asked for")
     }
 
-    @Test func aCachedCopyIsNotServedOncePagesWereAskedFor() {
-        let reader = Reader(
-            ListRead(target: .playlist(id: "p"), start: .playlistObject, expectedTotal: 230, cachedSnapshot: "S"))
-        reader.sendAll()
-        #expect(
-            reader.answer(.playlistObject, object("S", embedding: 100, total: 230)) == [.page(offset: 0, count: 100)])
-        #expect(!reader.list.isSettled)
-        for offset in [100, 150, 200] { reader.answer(.page(offset: offset), fullPage(at: offset, total: 230)) }
-        #expect(reader.positions == Array(0..<230))
-    }
-
-    @Test func aCachedCopyOfAnotherSnapshotIsNotServed() {
+    @Test func aCachedCopyOfAnotherSnapshotIsReadAsWithoutOneARequestLater() {
         let reader = Reader(ListRead(target: .playlist(id: "p"), start: .playlistObject, cachedSnapshot: "OLD"))
+        reader.sendAll()
+        #expect(reader.answer(.cacheCheck, .snapshot("S")) == [])
+        #expect(reader.ready == [.playlistObject])
         reader.sendAll()
         #expect(
             reader.answer(.playlistObject, object("S", embedding: 30, total: 30)) == [
                 .page(offset: 0, count: 30), .end(total: 30, keep: .no),
             ])
+    }
+
+    @Test func aCachedCopyOfAChangedLongPlaylistReadsEveryPage() {
+        let reader = Reader(ListRead(target: .playlist(id: "p"), start: .playlistObject, cachedSnapshot: "OLD"))
+        reader.sendAll()
+        reader.answer(.cacheCheck, .snapshot("NEW"))
+        reader.sendAll()
+        #expect(
+            reader.answer(.playlistObject, object("NEW", embedding: 100, total: 230)) == [.page(offset: 0, count: 100)])
+        reader.sendAll()
+        for offset in [100, 150, 200] { reader.answer(.page(offset: offset), fullPage(at: offset, total: 230)) }
+        #expect(reader.positions == Array(0..<230))
+    }
+
+    @Test func aCachedPlaylistThatIsGoneIsRefusedByItsCheck() {
+        let reader = Reader(ListRead(target: .playlist(id: "p"), start: .playlistObject, cachedSnapshot: "S"))
+        reader.sendAll()
+        let gone = HTTPResult(status: 404, headers: [:], body: Data())
+        #expect(reader.answer(.cacheCheck, .refused(gone)) == [.refused(status: 404)])
+        #expect(reader.list.isSettled)
     }
 
     @Test func aFailedLaterPageIsHandedOnInItsTurnAndSettlesTheList() {
@@ -544,7 +562,7 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
                     switch kind {
                     case .playlistObject: reader.answer(kind, object("S", embedding: 100, total: 230))
                     case .page(let offset): reader.answer(kind, fullPage(at: offset, total: 230))
-                    case .snapshotCheck: reader.answer(kind, .snapshot(checked))
+                    case .snapshotCheck, .cacheCheck: reader.answer(kind, .snapshot(checked))
                     }
                 }
             }

@@ -47,6 +47,10 @@ struct ListRead: Sendable {
     struct Request: Hashable, Sendable {
         enum Kind: Hashable, Sendable {
             case playlistObject
+            /// `GET /playlists/{id}?fields=snapshot_id` first, when a cached copy may be current:
+            /// a few bytes decide whether the copy is printed, instead of the object with its
+            /// first page of entries (about 43 KB) that is thrown away when it is.
+            case cacheCheck
             case page(offset: Int)
             /// `GET /playlists/{id}?fields=snapshot_id` once every page has arrived: proves that
             /// nothing changed while the pages were read, so they may be kept.
@@ -212,6 +216,9 @@ struct ListRead: Sendable {
         switch start {
         case .local:
             first = .local
+        case .playlistObject where cachedSnapshot != nil && Self.isPlaylist(target):
+            ready = [.cacheCheck]
+            sequence = [0]
         case .playlistObject:
             ready = [.playlistObject]
             sequence = [0]
@@ -227,6 +234,10 @@ struct ListRead: Sendable {
             sequence += pages
             ready = [.page(offset: 0)] + pages.map { .page(offset: $0) }
         }
+    }
+
+    static func isPlaylist(_ target: Target) -> Bool {
+        if case .playlist = target { true } else { false }
     }
 
     /// A list with nothing to request, handed on as `.local` in its turn.
@@ -251,7 +262,7 @@ struct ListRead: Sendable {
     /// Whether `kind`'s status may be handed back (403, 404) rather than fail: the first request.
     func isFirst(_ kind: Request.Kind) -> Bool {
         switch kind {
-        case .playlistObject: true
+        case .playlistObject, .cacheCheck: true
         case .page(let offset): offset == 0
         case .snapshotCheck: false
         }
@@ -266,7 +277,7 @@ struct ListRead: Sendable {
     /// the snapshot check last.
     static func rank(_ kind: Request.Kind) -> Int {
         switch kind {
-        case .playlistObject: 0
+        case .playlistObject, .cacheCheck: 0
         case .page(let offset): offset + 1  // offsets stay below PagePlan.maxTotal, well within the ranks
         case .snapshotCheck: ListScheduler.ranksPerList - 1
         }
@@ -276,7 +287,7 @@ struct ListRead: Sendable {
     /// on, the snapshot check): such a request is sent even when the look-ahead is full.
     func isAwaited(_ kind: Request.Kind) -> Bool {
         switch kind {
-        case .playlistObject, .snapshotCheck: true
+        case .playlistObject, .cacheCheck, .snapshotCheck: true
         case .page(let offset): handed < sequence.count && sequence[handed] == offset
         }
     }
@@ -317,6 +328,10 @@ struct ListRead: Sendable {
             firstFailed(.refused(result))
         case (_, .failed(let error)) where isFirst(request.kind):
             firstFailed(.failed(error))
+        case (.cacheCheck, .snapshot(let snapshot)):
+            cacheChecked(snapshot: snapshot)
+        case (.cacheCheck, _):
+            firstFailed(.failed(ToolError.software("the snapshot check answered out of turn")))
         case (.playlistObject, .playlistObject(let snapshot, let page, let source)):
             objectSource = source
             objectArrived(snapshot: snapshot, page: page)
@@ -339,6 +354,18 @@ struct ListRead: Sendable {
         }
         planSnapshotCheck()
         return true
+    }
+
+    /// The cached copy is current: printed instead. Otherwise the read goes on as without a copy,
+    /// one request later.
+    private mutating func cacheChecked(snapshot: String?) {
+        if let snapshot, !snapshot.isEmpty, snapshot == cachedSnapshot {
+            first = .cached
+            ready.removeAll()
+            arrived.removeAll()
+        } else {
+            ready = [.playlistObject]
+        }
     }
 
     private mutating func firstFailed(_ outcome: First) {

@@ -261,7 +261,7 @@ struct ListScheduler: Sendable {
                 case .page(let offset):
                     let plan = call.planTotal.flatMap { PagePlan(total: $0, pageSize: call.pageSize) }
                     return .page(try Pager.readPage(result.body, offset: offset, plan: plan, pageSize: call.pageSize))
-                case .snapshotCheck:
+                case .snapshotCheck, .cacheCheck:
                     let json = try? JSONValue.parse(result.body)
                     return .snapshot(json?["snapshot_id"]?.stringValue)
                 }
@@ -325,7 +325,7 @@ extension ListRead {
             return ListScheduler.Call(
                 path: "/playlists/\(id)", query: queries.object, kind: request.kind, passing: [403, 404],
                 planTotal: nil)
-        case (.snapshotCheck, .playlist(let id)):
+        case (.snapshotCheck, .playlist(let id)), (.cacheCheck, .playlist(let id)):
             return ListScheduler.Call(
                 path: "/playlists/\(id)", query: [("fields", "snapshot_id")], kind: request.kind, passing: [403, 404],
                 planTotal: nil)
@@ -340,7 +340,7 @@ extension ListRead {
                 planTotal: first ? nil : planTotal, pageSize: pageSize)
         case (_, .pages(let path)):
             return ListScheduler.Call(path: path, query: [], kind: request.kind, passing: [], planTotal: nil)
-        case (.snapshotCheck, .object(let object)):
+        case (.snapshotCheck, .object(let object)), (.cacheCheck, .object(let object)):
             // Never planned: a catalogue object has no snapshot_id to check.
             return ListScheduler.Call(path: object.path, query: [], kind: request.kind, passing: [], planTotal: nil)
         }
