@@ -66,6 +66,25 @@ import FoundationNetworking
         #expect(try await Self.requests(library, "POST /v1/playlists/{id}/items") == 1)
     }
 
+    /// Issue 36: removing 1 item of a 100-item playlist is at most 4 requests of the daily quota:
+    /// the object (its snapshot_id with every entry, one answer), the DELETE, the read-back, the
+    /// record (it was 8, with a snapshot and total check before and after each read).
+    @Test func removingOneItemOfAHundredCostsFourRequests() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(100)
+        let before = try await Self.entries(library, id)
+        let gone = try #require(before[40].uri)
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let run = try await library.run("spotify-playlists", ["remove", id], stdin: gone + "\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        let counted = try await library.counters()["requests"] ?? .null
+        let sent = counted.objectValue?.values.compactMap(\.intValue) ?? []
+        #expect(sent.reduce(0, +) <= 4, "\(counted)")
+        #expect(try await Self.requests(library, "DELETE /v1/playlists/{id}/items") == 1)
+        let after = try await Self.entries(library, id)
+        #expect(after.compactMap(\.uri) == before.compactMap(\.uri).filter { $0 != gone })
+    }
+
     @Test func dryRunPrintsThePlanAsChangeRecordsAndWritesNothing() async throws {
         let library = try await PlaylistWriteTests.editor()
         let id = generated(30)

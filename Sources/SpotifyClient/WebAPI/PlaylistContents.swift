@@ -28,15 +28,16 @@ package struct PlaylistContents: Sendable {
     static let uriFields = "total,items(is_local,item(type,uri,is_local),track(type,uri,is_local))"
 
     /// Reads every entry of playlist `id`. `fields`: the entries' `fields` filter (the default is
-    /// what track records need). The playlist's snapshot_id and total are read before and after;
-    /// when another client changed it meanwhile it is read again, and after `attempts` such reads
+    /// what track records need). The read is proven whole against the playlist's snapshot_id: a
+    /// playlist of up to 100 entries comes in the one answer that names it (no other request); a
+    /// longer one is checked once after its last page (the reader's own check, then the total).
+    /// When another client changed it meanwhile it is read again, and after `attempts` such reads
     /// the change is reported (75: try again), so nothing is ever planned against a torn read.
     package static func read(
         _ id: String, writer: PlaylistWriter, fields: String = PlaylistEntry.itemFields, attempts: Int = 3
     ) async throws -> PlaylistContents {
         let reference = SpotifyReference(kind: .playlist, id: id)
         for _ in 1...attempts {
-            let before = try await writer.state(of: id)
             var collector = Collector(id: id)
             let reader = PlaylistItemsReader(
                 mode: .bypass, cache: nil, pager: Pager(api: writer.api), warn: { _ in })
@@ -44,8 +45,13 @@ package struct PlaylistContents: Sendable {
                 [PlaylistItemsReader.Selector(reference: reference, snapshot: nil)], wanted: .records,
                 uncachedFields: fields, into: &collector)
             if let failure = collector.failure { throw failure }
+            guard !collector.changed, collector.total == collector.entries.count else { continue }
+            // One answer, the object's: its snapshot_id and every entry came together.
+            if collector.pages == 1, collector.fromObject, let snapshot = collector.snapshot {
+                return PlaylistContents(id: id, snapshot: snapshot, entries: collector.entries)
+            }
             let after = try await writer.state(of: id)
-            if before == after, !collector.changed, after.total == collector.entries.count {
+            if after.snapshot == collector.snapshot, after.total == collector.entries.count {
                 return PlaylistContents(id: id, snapshot: after.snapshot, entries: collector.entries)
             }
         }
@@ -62,8 +68,22 @@ package struct PlaylistContents: Sendable {
         var entries: [JSONValue] = []
         var changed = false
         var failure: ToolError?
+        /// The playlist object's snapshot_id and total, from the first page (which carries the object).
+        var snapshot: String?
+        var total: Int?
+        var pages = 0
+        /// The first page was the object's embedded one (so its snapshot_id and entries are one answer).
+        var fromObject = false
 
-        mutating func page(_ page: Page, playlist index: Int) throws { entries += page.items }
+        mutating func page(_ page: Page, playlist index: Int) throws {
+            if pages == 0 {
+                snapshot = page.source?["snapshot_id"]?.stringValue
+                total = page.total
+                fromObject = page.source != nil && page.offset == 0 && page.items.count == page.total
+            }
+            pages += 1
+            entries += page.items
+        }
         mutating func totalChanged(playlist index: Int, was: Int, now: Int) { changed = true }
         mutating func editedWhileRead(playlist index: Int) { changed = true }
         mutating func finished(playlist index: Int, _ result: PlaylistItemsReader.Result) throws {
