@@ -37,7 +37,8 @@ import Testing
         let library = try await Library()
         let id = generated(2)
         let page = #"{"total":2,"items":[\#(Self.intMaxItem),\#(Self.intMaxItem)]}"#
-        try await Self.can(library, path: "/v1/playlists/\(id)/items", body: page)
+        // The record, then the durations' read: the object, whose embedded page holds both items.
+        try await Self.canObject(library, id: id, page: page, count: 2)
         let fresh = try await library.run("spotify-playlists", ["get", "--duration", "--no-cache", id])
         #expect(fresh.status == 0, "\(fresh.stderr)")
         #expect(try records(fresh).first?["duration_ms"]?.intValue == Int.max)

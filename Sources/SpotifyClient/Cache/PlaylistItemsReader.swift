@@ -184,8 +184,12 @@ package struct PlaylistItemsReader {
         // A cached copy of another version than the record names: the record may be the stale
         // one, so the playlist object is asked first (one request when the copy is current), and
         // the pages only once it has answered.
-        let cachedSnapshot = mode == .normal ? CachePolicy.usableSnapshot(entry, wanted: wanted) : nil
-        let start: ListRead.Start = selector.itemsHidden || selector.snapshotIsCurrent ? .firstPage : .playlistObject
+        // A current snapshot_id that is not the copy's (else nothing would be fetched) says the copy is stale.
+        let cachedSnapshot =
+            mode == .normal && !selector.snapshotIsCurrent ? CachePolicy.usableSnapshot(entry, wanted: wanted) : nil
+        // The object embeds the first 100 entries: one request where pages of 50 take two, and
+        // for most playlists the whole read (E2: --duration read every playlist by its pages).
+        let start: ListRead.Start = selector.itemsHidden ? .firstPage : .playlistObject
         let list = ListRead(
             target: .playlist(id: selector.reference.id), start: start, queries: queries,
             expectedTotal: start == .playlistObject && cachedSnapshot != nil ? nil : selector.itemsTotal, keep: keeping,
