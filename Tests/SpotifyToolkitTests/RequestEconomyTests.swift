@@ -34,4 +34,32 @@ import ToolkitCore
         #expect(warm.stdout == cold.stdout)
         #expect(try await Self.sent(library) <= 10)
     }
+
+    /// `--dry-run` says what the write would send, and the write then sends that.
+    @Test func aDryRunSaysWhatTheWriteWillCost() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        defer { library.fake.stop() }
+        let items = try await PlaylistWriteTests.uris(library, generated(150)).map { $0 + "\n" }.joined()
+        let target = generated(100)
+        let cases: [(arguments: [String], requests: Int)] = [
+            // The size, 2 batches, the record, 3 pages that check the order; create: the name's look-up, the create, 2 batches, the record.
+            (["add", target], 7), (["create", "Economy Test"], 5),
+        ]
+        for (arguments, requests) in cases {
+            _ = try await Self.sent(library)
+            let dry = try await library.run("spotify-playlists", arguments + ["--dry-run"], stdin: items)
+            #expect(dry.status == 0, "\(dry.stderr)")
+            #expect(dry.stderr.contains("--dry-run: would send \(requests) requests ("), "\(dry.stderr)")
+            #expect(try await Self.sent(library) == 0, "a dry run sends no write and no read")
+            let real = try await library.run("spotify-playlists", arguments, stdin: items)
+            #expect(real.status == 0, "\(real.stderr)")
+            let counted = try await library.counters()["requests"] ?? .null
+            #expect(try await Self.sent(library) == requests, "\(arguments): \(counted)")
+        }
+        let edit = try await library.run("spotify-playlists", ["edit", target, "--name", "Renamed", "--dry-run"])
+        #expect(edit.stderr.contains("--dry-run: would send 2 requests"), "\(edit.stderr)")
+        _ = try await Self.sent(library)
+        #expect(try await library.run("spotify-playlists", ["edit", target, "--name", "Renamed"]).status == 0)
+        #expect(try await Self.sent(library) == 2)
+    }
 }

@@ -263,6 +263,7 @@ extension SpotifyPlaylists {
             if let description = options.description { details["description"] = .string(description) }
             try context.stdout.write(ChangeRecord("create", playlist: nil, .details(details)))
             try writeAddChanges(items.uris, playlist: nil, position: nil, context)
+            context.warn(WriteCost.create(items: items.uris.count).note)
             return skipped(items, context)
         }
         let writer = try context.playlistWriter()
@@ -306,6 +307,7 @@ extension SpotifyPlaylists {
         let playlist = try await writeTarget(target, context, exact: false)
         if options.settings.dryRun {
             try writeAddChanges(items.uris, playlist: playlist.id, position: position, context)
+            context.warn(WriteCost.add(items: items.uris.count).note)
             return skipped(items, context)
         }
         guard !items.uris.isEmpty else { return nothingToDo(items, context, action: "add") }
@@ -428,6 +430,7 @@ extension SpotifyPlaylists {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
         if options.settings.dryRun {
             try context.stdout.write(ChangeRecord("edit", playlist: playlist.id, .details(details)))
+            context.warn(WriteCost.edit.note)
             return .success
         }
         let writer = try context.playlistWriter()
@@ -455,6 +458,7 @@ extension SpotifyPlaylists {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
         if options.settings.dryRun {
             try context.stdout.write(ChangeRecord("delete", playlist: playlist.id, .details([:])))
+            context.warn(WriteCost.delete.note)
             return .success
         }
         let writer = try PlaylistWriter(api: context.webAPI())
@@ -484,9 +488,11 @@ extension SpotifyPlaylists {
         let items = try itemsFromInput(context, action: "\(action) --liked")
         let uris = save ? items.uris : items.uris.uniqued()
         if dryRun {
-            for batch in SavedItems.batches(uris) {
+            let batches = SavedItems.batches(uris)
+            for batch in batches {
                 try context.stdout.write(ChangeRecord(save ? "save" : "unsave", playlist: nil, .items(batch)))
             }
+            context.warn(WriteCost.liked(batches: batches.count).note)
             return skipped(items, context)
         }
         guard !uris.isEmpty else { return nothingToDo(items, context, action: action) }
