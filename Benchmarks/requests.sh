@@ -102,39 +102,45 @@ copy() {  # copy N: a fresh 100-item copy of gen...100 (uncounted); prints its i
 }
 
 # Runs the command line $1 (through bash -c, with $P, $T, $N, $PL, $work exported) and prints
-# "total|breakdown|refreshes" from fake-spotify's counters; fails unless it exits 0.
+# "total|by method|refreshes" from fake-spotify's counters (the requests by route go to
+# $work/routes); fails unless it exits 0.
 export P T N work
 measure() {
     local line=$1 status=0
     reset
     bash -c "set -o pipefail; $line" < /dev/null > "$work/out" 2> "$work/err" || status=$?
     [ "$status" -eq 0 ] || fail "'$line' exited $status: $(head -c 600 "$work/err")"
-    curl -s "$base/_fake/counters" | jq -r '
+    curl -s "$base/_fake/counters" > "$work/counters.json"
+    jq -r '.requests | to_entries | map("\(.key) \(.value)") | join(", ")' "$work/counters.json" > "$work/routes"
+    jq -r '
         .requests as $r
         | ([$r[]] | add // 0) as $total
         | ($r | to_entries | map(.key | split(" ")[0]) | unique) as $methods
-        | ([$methods[] as $m | "\($m) \([$r | to_entries[] | select(.key | startswith($m + " ")) | .value] | add)"] | join(", ")) as $by
-        | "\($total)|\($by)|\(.refreshes)"'
+        | ([$methods[] as $m | "\($m) \([$r | to_entries[] | select(.key | startswith($m + " ")) | .value] | add)"]
+           | join(", ") | if . == "" then "no request" else . end) as $by
+        | "\($total)|\($by)|\(.refreshes)"' "$work/counters.json"
 }
+# 20531 as 20,531.
+thousands() { echo "$1" | sed -E ':a; s/([0-9])([0-9]{3})($|[^0-9])/\1,\2\3/; ta'; }
 
 rows=()
 # row COMMAND-AS-SHOWN NOTE KIND LINE: KIND read runs LINE cold then again warm; write runs it
 # cold on a fresh copy and warm on another fresh copy spotify-tracks has read ($PL is the copy);
 # create runs it cold, then warm with the cache the earlier rows left.
 row() {
-    local shown=$1 note=$2 kind=$3 line=$4 cold warm detail refresh
+    local shown=$1 note=$2 kind=$3 line=$4 cold warm cold_routes detail refresh
     case $kind in
         read)
-            fresh_cache; cold=$(measure "$line")
+            fresh_cache; cold=$(measure "$line"); cold_routes=$(cat "$work/routes")
             warm=$(measure "$line")
             ;;
         write)
             copies=$((copies + 2))
-            PL=$(copy $((copies - 1))); export PL; fresh_cache; cold=$(measure "$line")
+            PL=$(copy $((copies - 1))); export PL; fresh_cache; cold=$(measure "$line"); cold_routes=$(cat "$work/routes")
             PL=$(copy $copies); export PL; "$T" "$PL" > /dev/null; warm=$(measure "$line")
             ;;
         create)
-            fresh_cache; cold=$(measure "$line")
+            fresh_cache; cold=$(measure "$line"); cold_routes=$(cat "$work/routes")
             "$T" "$pl100" > /dev/null; warm=$(measure "$line")
             ;;
     esac
@@ -142,18 +148,19 @@ row() {
     refresh=$(( ${cold##*|} + ${warm##*|} ))
     [ "$refresh" -eq 0 ] || detail="$detail; token refreshes (counted): ${cold##*|} cold, ${warm##*|} warm"
     [ -z "$note" ] || detail="$note; $detail"
-    rows+=("| \`$shown\` | ${cold%%|*} | ${warm%%|*} | $detail |")
-    echo "bench: $shown: cold ${cold%%|*}, warm ${warm%%|*}" >&2
+    rows+=("| \`${shown//|/\\|}\` | $(thousands "${cold%%|*}") | $(thousands "${warm%%|*}") | $detail |")
+    echo "bench: $shown: cold ${cold%%|*}, warm ${warm%%|*}; warm: $(cat "$work/routes")" >&2
+    echo "       cold: $cold_routes" >&2
 }
 
 row "spotify-playlists" "$playlists playlists" read '"$P"'
 row "spotify-playlists --owned" "" read '"$P" --owned'
 row "spotify-playlists --duration" "reads every item" read '"$P" --duration'
 row "spotify-playlists get NAME" "$name_items items, by name" read "\"\$P\" get '$name'"
-row "spotify-playlists --owned | spotify-tracks" "the whole library, $items items" read '"$P" --owned | "$T"'
+row "spotify-playlists --owned | spotify-tracks" "the whole library, $(thousands "$items") items" read '"$P" --owned | "$T"'
 row "spotify-tracks PLAYLIST (100 items)" "by id" read '"$T" '"$pl100"
 row "spotify-tracks PLAYLIST (1,000 items)" "by id" read '"$T" '"$pl1000"
-row "spotify-tracks --liked" "$liked liked songs" read '"$T" --liked'
+row "spotify-tracks --liked" "$(thousands "$liked") liked songs (no snapshot to cache by)" read '"$T" --liked'
 row "spotify-nowplaying" "one shot, a song playing" read '"$N" --json'
 row "spotify-nowplaying recent" "50 plays" read '"$N" recent --json'
 for dry in "--dry-run " ""; do
@@ -174,12 +181,13 @@ done
 for dry in "--dry-run " ""; do
     row "spotify-playlists sort ${dry}--by duration PLAYLIST" "100 items, dates kept" write '"$P" sort '"$dry"'--by duration "$PL"'
 done
+row "spotify-playlists sort --by duration --reset-dates PLAYLIST" "100 items, every date now" write '"$P" sort --by duration --reset-dates "$PL"'
 
 {
     echo "| command | cold requests | warm requests | notes |"
     echo "|---|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
 } > "$work/table.md"
-echo "Requests per command on fake-spotify --library-shape real ($playlists playlists, $items items, $liked liked songs), $(date -u +%Y-%m-%d), $config build:"
+echo "Requests per command on fake-spotify --library-shape real ($playlists playlists, $(thousands "$items") items, $(thousands "$liked") liked songs), $(date -u +%Y-%m-%d), $config build:"
 cat "$work/table.md"
 [ -z "${BENCH_OUT:-}" ] || cp "$work/table.md" "$BENCH_OUT"
