@@ -7,15 +7,17 @@
 #
 #   cold  the snapshot cache empty (SPOTIFY_TOOLKIT_CACHE_SIZE=256M, a fresh XDG_CACHE_HOME);
 #   warm  the same command again with the cache filled: for a read, by the cold run; for a write,
-#         on a fresh copy of the playlist that spotify-tracks has just read (not counted).
+#         on a fresh copy of the playlist that spotify-tracks has just read (not counted; for
+#         create, after spotify-tracks read the playlist its items come from).
 #
 # Writes run on copies: 100-item playlists made with `spotify-playlists create` from
 # gen0000000000000000100's items before each measured run (not counted); every write's
 # --dry-run is measured too. Each count is every request fake-spotify counted for the command
 # (GET /_fake/counters, reset before it: the Web API and the accounts service; token refreshes,
-# if any, are named in the notes), and each command must exit 0 or the run fails. Prints a
-# markdown table (command | cold requests | warm requests | notes), and writes it to $BENCH_OUT
-# too when that is set.
+# if any, are named in the notes, with the cold run's requests by route, GET unnamed), and each
+# command must exit 0 or the run fails. Prints a markdown table (command | cold requests | warm
+# requests | notes), and writes it to $BENCH_OUT too when that is set; the requests by route of
+# both runs go to standard error.
 #
 #   Benchmarks/requests.sh                      # release build
 #   BENCH_CONFIG=debug Benchmarks/requests.sh   # reuse the debug build (.build/debug)
@@ -102,7 +104,7 @@ copy() {  # copy N: a fresh 100-item copy of gen...100 (uncounted); prints its i
 }
 
 # Runs the command line $1 (through bash -c, with $P, $T, $N, $PL, $work exported) and prints
-# "total|by method|refreshes" from fake-spotify's counters (the requests by route go to
+# "total|by route|refreshes" from fake-spotify's counters (the requests by route go to
 # $work/routes); fails unless it exits 0.
 export P T N work
 measure() {
@@ -112,11 +114,13 @@ measure() {
     [ "$status" -eq 0 ] || fail "'$line' exited $status: $(head -c 600 "$work/err")"
     curl -s "$base/_fake/counters" > "$work/counters.json"
     jq -r '.requests | to_entries | map("\(.key) \(.value)") | join(", ")' "$work/counters.json" > "$work/routes"
+    # The routes, short: "me/playlists 3, playlists/{id} 7, DELETE playlists/{id}/items 1" (GET unnamed).
     jq -r '
         .requests as $r
         | ([$r[]] | add // 0) as $total
-        | ($r | to_entries | map(.key | split(" ")[0]) | unique) as $methods
-        | ([$methods[] as $m | "\($m) \([$r | to_entries[] | select(.key | startswith($m + " ")) | .value] | add)"]
+        | ($r | to_entries
+           | map((.key | split(" ")) as [$method, $path]
+                 | "\(if $method == "GET" then "" else $method + " " end)\($path | ltrimstr("/v1/") | ltrimstr("/")) \(.value)")
            | join(", ") | if . == "" then "no request" else . end) as $by
         | "\($total)|\($by)|\(.refreshes)"' "$work/counters.json"
 }
