@@ -112,6 +112,8 @@ measure() {
     reset
     bash -c "set -o pipefail; $line" < /dev/null > "$work/out" 2> "$work/err" || status=$?
     [ "$status" -eq 0 ] || fail "'$line' exited $status: $(head -c 600 "$work/err")"
+    [ -z "$lines" ] || [ "$(wc -l < "$work/out")" -eq "$lines" ] ||
+        fail "'$line' printed $(wc -l < "$work/out") lines, not $lines"
     curl -s "$base/_fake/counters" > "$work/counters.json"
     jq -r '.requests | to_entries | map("\(.key) \(.value)") | join(", ")' "$work/counters.json" > "$work/routes"
     # The routes, short: "me/playlists 3, playlists/{id} 7, DELETE playlists/{id}/items 1" (GET unnamed).
@@ -128,11 +130,12 @@ measure() {
 thousands() { echo "$1" | sed -E ':a; s/([0-9])([0-9]{3})($|[^0-9])/\1,\2\3/; ta'; }
 
 rows=()
-# row COMMAND-AS-SHOWN NOTE KIND LINE: KIND read runs LINE cold then again warm; write runs it
-# cold on a fresh copy and warm on another fresh copy spotify-tracks has read ($PL is the copy);
-# create runs it cold, then warm with the cache the earlier rows left.
+# row COMMAND-AS-SHOWN NOTE KIND LINE [LINES]: KIND read runs LINE cold then again warm; write
+# runs it cold on a fresh copy and warm on another fresh copy spotify-tracks has read ($PL is the
+# copy); create runs it cold, then warm with the cache the earlier rows left. Each run must print
+# LINES lines when given (the records a read prints; a write prints its playlist record).
 row() {
-    local shown=$1 note=$2 kind=$3 line=$4 cold warm cold_routes detail refresh
+    local shown=$1 note=$2 kind=$3 line=$4 lines=${5:-} cold warm cold_routes detail refresh
     case $kind in
         read)
             fresh_cache; cold=$(measure "$line"); cold_routes=$(cat "$work/routes")
@@ -157,35 +160,35 @@ row() {
     echo "       cold: $cold_routes" >&2
 }
 
-row "spotify-playlists" "$playlists playlists" read '"$P"'
-row "spotify-playlists --owned" "" read '"$P" --owned'
-row "spotify-playlists --duration" "reads every item" read '"$P" --duration'
-row "spotify-playlists get NAME" "$name_items items, by name" read "\"\$P\" get '$name'"
-row "spotify-playlists --owned | spotify-tracks" "the whole library, $(thousands "$items") items" read '"$P" --owned | "$T"'
-row "spotify-tracks PLAYLIST (100 items)" "by id" read '"$T" '"$pl100"
-row "spotify-tracks PLAYLIST (1,000 items)" "by id" read '"$T" '"$pl1000"
-row "spotify-tracks --liked" "$(thousands "$liked") liked songs (no snapshot to cache by)" read '"$T" --liked'
-row "spotify-nowplaying" "one shot, a song playing" read '"$N" --json'
-row "spotify-nowplaying recent" "50 plays" read '"$N" recent --json'
+row "spotify-playlists" "$playlists playlists" read '"$P"' "$playlists"
+row "spotify-playlists --owned" "" read '"$P" --owned' "$playlists"
+row "spotify-playlists --duration" "reads every item" read '"$P" --duration' "$playlists"
+row "spotify-playlists get NAME" "$name_items items, by name" read "\"\$P\" get '$name'" 1
+row "spotify-playlists --owned | spotify-tracks" "the whole library, $(thousands "$items") items" read '"$P" --owned | "$T"' "$items"
+row "spotify-tracks PLAYLIST (100 items)" "by id" read '"$T" '"$pl100" 100
+row "spotify-tracks PLAYLIST (1,000 items)" "by id" read '"$T" '"$pl1000" 1000
+row "spotify-tracks --liked" "$(thousands "$liked") liked songs (no snapshot to cache by)" read '"$T" --liked' "$liked"
+row "spotify-nowplaying" "one shot, a song playing" read '"$N" --json' 1
+row "spotify-nowplaying recent" "50 plays" read '"$N" recent --json' 50
 for dry in "--dry-run " ""; do
-    row "spotify-playlists add ${dry}PLAYLIST (1 item, 100-item playlist)" "" write '"$P" add '"$dry"'"$PL" < "$work/add.uri"'
+    row "spotify-playlists add ${dry}PLAYLIST (1 item, 100-item playlist)" "" write '"$P" add '"$dry"'"$PL" < "$work/add.uri"' 1
 done
 for dry in "--dry-run " ""; do
-    row "spotify-playlists remove ${dry}PLAYLIST (1 item, 100-item playlist)" "" write '"$P" remove '"$dry"'"$PL" < "$work/remove.uri"'
+    row "spotify-playlists remove ${dry}PLAYLIST (1 item, 100-item playlist)" "" write '"$P" remove '"$dry"'"$PL" < "$work/remove.uri"' 1
 done
 for dry in "--dry-run " ""; do
-    row "spotify-playlists create ${dry}NAME (100 items)" "" create '"$P" create '"$dry"'"Bench new $RANDOM" < "$work/items100.jsonl"'
+    row "spotify-playlists create ${dry}NAME (100 items)" "" create '"$P" create '"$dry"'"Bench new $RANDOM" < "$work/items100.jsonl"' "$([ -n "$dry" ] && echo 2 || echo 1)"
 done
 for dry in "--dry-run " ""; do
-    row "spotify-playlists edit ${dry}--name NEW PLAYLIST" "" write '"$P" edit '"$dry"'--name "Renamed $RANDOM" "$PL"'
+    row "spotify-playlists edit ${dry}--name NEW PLAYLIST" "" write '"$P" edit '"$dry"'--name "Renamed $RANDOM" "$PL"' 1
 done
 for dry in "--dry-run " ""; do
-    row "spotify-playlists delete ${dry}PLAYLIST" "100 items" write '"$P" delete '"$dry"'--yes "$PL"'
+    row "spotify-playlists delete ${dry}PLAYLIST" "100 items" write '"$P" delete '"$dry"'--yes "$PL"' 1
 done
 for dry in "--dry-run " ""; do
-    row "spotify-playlists sort ${dry}--by duration PLAYLIST" "100 items, dates kept" write '"$P" sort '"$dry"'--by duration "$PL"'
+    row "spotify-playlists sort ${dry}--by duration PLAYLIST" "100 items, dates kept" write '"$P" sort '"$dry"'--by duration "$PL"' "$([ -n "$dry" ] || echo 1)"
 done
-row "spotify-playlists sort --by duration --reset-dates PLAYLIST" "100 items, every date now" write '"$P" sort --by duration --reset-dates "$PL"'
+row "spotify-playlists sort --by duration --reset-dates PLAYLIST" "100 items, every date now" write '"$P" sort --by duration --reset-dates "$PL"' 1
 
 {
     echo "| command | cold requests | warm requests | notes |"
