@@ -26,6 +26,8 @@
 # fake-spotify listens on 127.0.0.1 only, adds no latency, and exits by itself after 30 minutes
 # at most; nothing talks to Spotify, and nothing outside a temporary home is read or written.
 set -euo pipefail
+out=${BENCH_OUT:-}
+case $out in ''|/*) ;; *) out="$PWD/$out" ;; esac  # a relative BENCH_OUT is from where it was run
 cd "$(dirname "$0")/.."
 
 config=${BENCH_CONFIG:-release}
@@ -197,4 +199,4 @@ row "spotify-playlists sort --by duration --reset-dates PLAYLIST" "100 items, ev
 } > "$work/table.md"
 echo "Requests per command on fake-spotify --library-shape real ($playlists playlists, $(thousands "$items") items, $(thousands "$liked") liked songs), $(date -u +%Y-%m-%d), $config build:"
 cat "$work/table.md"
-[ -z "${BENCH_OUT:-}" ] || cp "$work/table.md" "$BENCH_OUT"
+[ -z "$out" ] || cp "$work/table.md" "$out"
