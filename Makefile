@@ -21,7 +21,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all preflight sync-version ship ship-path demo build release test test-small test-medium lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-network bench-startup bench-rate-limit bench-pipeline sandbox dist clean
+.PHONY: all preflight sync-version ship ship-path demo build release test test-small test-medium lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-network bench-startup bench-rate-limit bench-pipeline bench-requests sandbox dist clean
 
 all: build
 
@@ -171,6 +171,11 @@ bench-rate-limit:
 # stages overlap (at most the slower stage plus one round trip)? (issue 27)
 bench-pipeline:
 	Benchmarks/pipeline.sh
+
+# What each common command costs in requests, cold and warm, on a real-shaped library (150
+# playlists, 20,531 items): the README's table (issue 36). BENCH_CONFIG=debug reuses the debug build.
+bench-requests:
+	Benchmarks/requests.sh
 
 # The release tarball: what make install installs, laid out as its PREFIX, with an install.sh
 # (scripts/dist.sh); prints its size, unpacked size and start-up next to jq.
