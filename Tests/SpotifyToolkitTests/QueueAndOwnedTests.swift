@@ -95,8 +95,13 @@ import Testing
         #expect(try ids(others) == ["37i9dQZF1DXcBWIGoYBM5M"])
         let both = try await library.run("spotify-playlists", ["--owned", "--not-owned"])
         #expect(both.status == 64)
-        // The user id comes from GET /me, once per listing that filters.
-        #expect(try await library.counters()["requests"]?["GET /v1/me"] == 3)
+        // The user id is the login's, kept when it was made: no GET /me per listing (issue 36).
+        #expect(try await library.counters()["requests"]?["GET /v1/me"] == nil)
+        // With a token from the environment, whose user nobody stored, GET /me asks once a listing.
+        let token = ["SPOTIFY_ACCESS_TOKEN": library.tokens.accessToken]
+        let fromToken = try await library.run("spotify-playlists", ["--owned"], environment: token)
+        #expect(try ids(fromToken) == Self.owned)
+        #expect(try await library.counters()["requests"]?["GET /v1/me"] == 1)
     }
 
     @Test func aWholeLibraryReadsWithOwnedAndExitsZero() async throws {

@@ -112,6 +112,13 @@ package actor TokenProvider {
         try await refresh(.forced)
     }
 
+    /// Whose tokens these are, as the login stored it from `GET /me`: known without a request.
+    /// nil for SPOTIFY_ACCESS_TOKEN's (anyone's) and for a login that did not keep it.
+    package func storedUserID() -> String? {
+        guard environmentToken == nil, let id = try? currentTokens().userID, !id.isEmpty else { return nil }
+        return id
+    }
+
     func currentTokens() throws -> StoredTokens {
         if let cached { return cached }
         guard let tokens = try store.load() else { throw Self.notLoggedIn }

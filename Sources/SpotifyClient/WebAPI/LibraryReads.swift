@@ -243,8 +243,10 @@ extension LibraryReads {
         return try SpotifyPlayer.body(of: result)
     }
 
-    /// The current user's id (`GET /me`).
+    /// The current user's id: the login's, kept when it was made, else `GET /me` (a request of
+    /// the daily quota that `--owned` spent on every run).
     package static func userID(api: SpotifyWebAPI) async throws -> String {
+        if let stored = await api.tokens.storedUserID() { return stored }
         let result = try await api.get("/me")
         guard let id = (try? JSONValue.parse(result.body))?["id"]?.stringValue, !id.isEmpty else {
             throw ToolError.unavailable("Spotify's answer to GET /me has no user id")
