@@ -113,9 +113,7 @@ package enum CommandLineParser {
             } else if argument == "--" {
                 onlyPositionals = true
             } else if argument.hasPrefix("--") {
-                let body = argument.dropFirst(2)
-                let name = String(body.prefix { $0 != "=" })
-                let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
+                let (name, inlineValue) = splitInline(argument.dropFirst(2))
                 guard let option = lookup(long: name) else {
                     let visible = options().filter { !$0.isHidden }.map(\.long)
                     fail(.usage("unknown option '--\(name)'\(suggestion(for: name, among: visible, prefix: "--"))"))
@@ -131,7 +129,7 @@ package enum CommandLineParser {
                     record(option, value: nil)
                 }
             } else if argument.hasPrefix("-") && argument.count > 1,
-                case let name = String(argument.dropFirst().prefix { $0 != "=" }),
+                case let name = splitInline(argument.dropFirst()).name,
                 name.count > 1, let option = lookup(long: name)
             {
                 // `-target 15m` is a long option missing a dash, not `-t` with the value `arget`;
@@ -142,17 +140,19 @@ package enum CommandLineParser {
                     fail(.usage("unknown option '-\(name)'; did you mean '--\(name)'?"))
                 }
             } else if argument.hasPrefix("-") && argument.count > 1 {
-                // A cluster of short options: `-jt 15m`, `-t15m`.
-                var characters = Substring(argument.dropFirst())
-                while let character = characters.first {
-                    characters = characters.dropFirst()
+                // A cluster of short options: `-jt 15m`, `-t15m`. By scalars, as `=` is: in `-t` and a value
+                // that starts with a combining mark, the `t` is not a Character of its own.
+                var scalars = Substring(argument.dropFirst()).unicodeScalars
+                while let scalar = scalars.first {
+                    scalars = scalars.dropFirst()
+                    let character = Character(scalar)
                     guard let option = lookup(short: character) else {
                         fail(.usage("unknown option '-\(character)'"))
                         break
                     }
                     if option.takesValue {
                         let value =
-                            characters.isEmpty ? nextValue(for: option, shown: "-\(character)") : String(characters)
+                            scalars.isEmpty ? nextValue(for: option, shown: "-\(character)") : String(scalars)
                         if let value { record(option, value: value) }
                         break
                     }
@@ -201,6 +201,14 @@ package enum CommandLineParser {
             error.commandPath = result.path
             throw error
         }
+    }
+
+    /// `name=value` split at its first `=`, by Unicode scalars: `=` and a combining mark after it
+    /// (`--device=🏻`, `--target=\u{301}15m`) are one Character, which a split by Character misses.
+    static func splitInline(_ body: Substring) -> (name: String, value: String?) {
+        let scalars = body.unicodeScalars
+        guard let equals = scalars.firstIndex(of: "=") else { return (String(body), nil) }
+        return (String(scalars[..<equals]), String(scalars[scalars.index(after: equals)...]))
     }
 
     static func checkPositionals(_ positionals: [String], against arguments: [ArgumentSpec]) throws {

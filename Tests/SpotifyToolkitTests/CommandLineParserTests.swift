@@ -60,6 +60,19 @@ import Darwin
         #expect(try parse(["--target="]).value("target") == "")
     }
 
+    /// `=` and a combining mark after it are one Character (issue 40): the name still ends, and
+    /// the value starts, at the `=`; so does `-t`'s attached value.
+    @Test func anInlineValueMayStartWithACombiningMark() throws {
+        #expect(try parse(["--target=\u{301}15m"]).value("target") == "\u{301}15m")
+        #expect(try parse(["--target=🏻"]).value("target") == "🏻")
+        #expect(try parse(["--scope==\u{301}"]).value("scope") == "=\u{301}")
+        #expect(try parse(["-t\u{301}15m"]).value("target") == "\u{301}15m")
+        #expect(try parse(["-jt🏻"]).value("target") == "🏻")
+        #expect(usageMessage(["--format=\u{301}json"])?.hasPrefix("invalid value '\u{301}json' for --format") == true)
+        #expect(usageMessage(["--select=\u{301}"]) == "option '--select' does not take a value")
+        #expect(usageMessage(["-target=\u{301}15m"]) == "unknown option '-target'; did you mean '--target'?")
+    }
+
     @Test func shortOptionsBundledAndWithAttachedValues() throws {
         let bundled = try parse(["-sjt", "15m"])
         #expect(bundled.flag("select") && bundled.flag("json"))

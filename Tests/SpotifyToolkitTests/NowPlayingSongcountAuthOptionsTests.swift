@@ -62,6 +62,9 @@ import Testing
             usage(SpotifyNowPlaying.RecentOptions.self, tool, ["recent", "--since", "1h", "--after", "05:30"])
                 == "--since and --after cannot be used together")
 
+        // A device Spotify named with a skin-tone modifier: `=🏻` is one Character (issue 40).
+        let pause = try read(SpotifyNowPlaying.ControlOptions.self, tool, ["pause", "--device=🏻"])
+        #expect(pause.device == "🏻")
         let volume = try read(
             SpotifyNowPlaying.SettingOptions<SpotifyNowPlaying.Volume>.self, tool, ["volume", "30%", "--device", "kit"])
         #expect(volume.setting.percent == 30 && volume.device == "kit")
@@ -79,6 +82,9 @@ import Testing
         let options = try read(Songcount.Options.self, Songcount.spec, ["--target", "15m", "--json", "a", "b"])
         #expect(options.target == 900_000 && options.json && options.sources == ["a", "b"])
         #expect(try read(Songcount.Options.self, Songcount.spec, []).sources == ["-"])
+        // Not "unknown option": the value starts with a combining mark, which is not a duration.
+        let marked = usage(Songcount.Options.self, Songcount.spec, ["--target=\u{301}15m"])
+        #expect(marked?.contains("unknown option") == false, "\(marked ?? "")")
     }
 
     @Test func spotifyAuthOptions() throws {

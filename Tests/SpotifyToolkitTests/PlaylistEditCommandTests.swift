@@ -125,6 +125,9 @@ import FoundationNetworking
             "spotify-playlists", ["replace", id], stdin: input, environment: Self.quick)
         #expect(refused.status == 65, "\(refused.stderr)")
         #expect(refused.stderr.contains("a read cut short"), "\(refused.stderr)")
+        // The hint says what --force does (issue 40): it removes what the read never reached.
+        let lost = groupedThousands(1000 - partial.count)
+        #expect(refused.stderr.contains("with --force, replace removes those \(lost) items"), "\(refused.stderr)")
         #expect(try await Self.entries(library, id) == before, "nothing was written")
 
         // Asked for in so many words, it is written, and undo puts the whole playlist back.
@@ -139,6 +142,35 @@ import FoundationNetworking
         #expect(
             Array(after.prefix(partial.count)) == Array(before.prefix(partial.count)),
             "the items never removed keep their dates")
+    }
+
+    /// Issue 40: spotify-tracks skips unavailable items always and local files with --no-local,
+    /// so a whole read of a playlist that ends in 50 or more of them stops as early as a read cut
+    /// short would; the guard counts them as read, and the same items are written back unchanged.
+    @Test func aPlaylistEndingInEntriesTheReaderSkipsIsNotAReadCutShort() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(400, "mix")
+        let mixed = try await Self.entries(library, id)
+        // Every track and episode after the first 100 entries goes: 60 local files and unavailable
+        // items stay, at the end.
+        let tail = mixed.dropFirst(100).compactMap(\.uri)
+        let removed = try await library.run(
+            "spotify-playlists", ["remove", id], stdin: Self.lines(tail), environment: Self.quick)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        let before = try await Self.entries(library, id)
+        #expect(before.count == 160 && before.dropFirst(100).allSatisfy { $0.uri == nil }, "\(before.count)")
+
+        let read = try await library.tracks(["--no-cache", "--no-local", id])
+        #expect(read.status == 0 || read.status == 1, "\(read.stderr)")
+        #expect(try records(read).last?["position"] == 99, "the read stops 60 entries before the end")
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let replaced = try await library.run(
+            "spotify-playlists", ["replace", id], stdin: read.stdout, environment: Self.quick)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        for route in ["DELETE", "PUT", "POST"] {
+            #expect(try await Self.requests(library, "\(route) /v1/playlists/{id}/items") == 0)
+        }
+        #expect(try await Self.entries(library, id) == before)
     }
 
     @Test func dedupeKeepsEachSongsFirstOccurrenceAndOnlyThoseLoseTheirDates() async throws {

@@ -138,20 +138,20 @@ import Testing
     @Test func changeRecordsKeepTheirKeyOrder() {
         typealias Change = SpotifyPlaylists.ChangeRecord
         #expect(
-            Change("add", playlist: "p", .positioned(nil, ["spotify:track:a"])).json.serialized()
+            Change(.add, playlist: "p", .positioned(nil, ["spotify:track:a"])).json.serialized()
                 == #"{"type":"change","action":"add","playlist":"p","position":null,"items":["spotify:track:a"]}"#)
         #expect(
-            Change("move", playlist: "p", .move(start: 1, insertBefore: 0, length: 2)).json.serialized()
+            Change(.move, playlist: "p", .move(start: 1, insertBefore: 0, length: 2)).json.serialized()
                 == #"{"type":"change","action":"move","playlist":"p","range_start":1,"insert_before":0,"range_length":2}"#
         )
         #expect(
-            Change("create", playlist: nil, .details(["name": "M", "public": false])).json.serialized()
+            Change(.create, playlist: nil, .details(["name": "M", "public": false])).json.serialized()
                 == #"{"type":"change","action":"create","playlist":null,"name":"M","public":false}"#)
         #expect(
-            Change("delete", playlist: "p", .details([:])).json.serialized()
+            Change(.delete, playlist: "p", .details([:])).json.serialized()
                 == #"{"type":"change","action":"delete","playlist":"p"}"#)
         #expect(
-            Change("unsave", playlist: nil, .items([])).json.serialized()
+            Change(.unsave, playlist: nil, .items([])).json.serialized()
                 == #"{"type":"change","action":"unsave","playlist":null,"items":[]}"#)
     }
 }

@@ -453,11 +453,11 @@ extension SpotifyPlaylists {
 
     static func changeRecord(_ step: PlaylistEditPlan.Step, playlist: String) -> ChangeRecord {
         switch step {
-        case .remove(let uris): ChangeRecord("remove", playlist: playlist, .items(uris))
-        case .insert(let uris, let position): ChangeRecord("add", playlist: playlist, .positioned(position, uris))
-        case .replace(let uris): ChangeRecord("replace", playlist: playlist, .items(uris))
+        case .remove(let uris): ChangeRecord(.remove, playlist: playlist, .items(uris))
+        case .insert(let uris, let position): ChangeRecord(.add, playlist: playlist, .positioned(position, uris))
+        case .replace(let uris): ChangeRecord(.replace, playlist: playlist, .items(uris))
         case .move(let start, let insertBefore, let length):
-            ChangeRecord("move", playlist: playlist, .move(start: start, insertBefore: insertBefore, length: length))
+            ChangeRecord(.move, playlist: playlist, .move(start: start, insertBefore: insertBefore, length: length))
         }
     }
 

@@ -54,18 +54,20 @@ extension SpotifyPlaylists {
             help:
                 """
                 Replace although the input was read from this playlist at another snapshot, or its items of this \
-                playlist stop well short of its end (a read cut short?).
+                playlist stop well short of its end (a read cut short?): the items after them are then removed.
                 """
         )
     }
 
-    static let changeRecordDescription =
-        """
-        With --dry-run, one change record per planned request instead: type ("change"), action (create, add, \
-        replace, remove, edit, delete, save, unsave), playlist (its id; null for the one create would make), and what \
-        the request carries: position and items (at most 100 URIs, in order), or the details (name, description, \
-        public, collaborative).
-        """
+    /// Every action, with what its records carry, in `ChangeRecord.Action`'s own words.
+    static let changeRecordDescription: String = {
+        let actions = ChangeRecord.Action.allCases.map { "\($0.rawValue): \($0.carries)" }.joined(separator: "; ")
+        return """
+            With --dry-run, one change record per planned request instead: type ("change"), action, playlist (its \
+            id; null for the one create would make, and for save and unsave), then what the request carries, by \
+            action: \(actions).
+            """
+    }()
 
     static let playlistTarget = ArgumentSpec(
         "PLAYLIST",
@@ -179,12 +181,13 @@ extension SpotifyPlaylists {
                     """,
                     """
                     Guards: an empty standard input is refused unless --allow-empty. Input read from this same \
-                    playlist (track records name it) is refused when it was read at another snapshot_id, or when its \
-                    items stop 50 or more short of the playlist's end (a read cut short: spotify-tracks failed \
-                    part-way and the pipe hid it), unless --force. What remains possible: input from elsewhere that \
-                    is short by mistake; undo puts it back. Local files and unavailable entries of the playlist stay \
-                    where they are (the Web API can neither remove nor add them); --reset-dates drops them only with \
-                    --drop-unavailable.
+                    playlist (track records name it) is refused when it was read at another snapshot_id, or when 50 or \
+                    more items of the playlist come after its last one (a read cut short: spotify-tracks failed \
+                    part-way and the pipe hid it), unless --force, which removes them; local files and unavailable \
+                    entries there count as read, since spotify-tracks skips them on purpose. What remains possible: \
+                    input from elsewhere that is short by mistake; undo puts it back. Local files and unavailable \
+                    entries of the playlist stay where they are (the Web API can neither remove nor add them); \
+                    --reset-dates drops them only with --drop-unavailable.
                     """,
                     undoNote,
                 ],
@@ -261,7 +264,7 @@ extension SpotifyPlaylists {
                 "name": .string(name), "public": .bool(options.isPublic), "collaborative": .bool(options.collaborative),
             ]
             if let description = options.description { details["description"] = .string(description) }
-            try context.stdout.write(ChangeRecord("create", playlist: nil, .details(details)))
+            try context.stdout.write(ChangeRecord(.create, playlist: nil, .details(details)))
             try writeAddChanges(items.uris, playlist: nil, position: nil, context)
             context.warn(WriteCost.create(items: items.uris.count).note)
             return skipped(items, context)
@@ -429,7 +432,7 @@ extension SpotifyPlaylists {
         let details = options.details
         let playlist = try await writeTarget(options.playlist, context, exact: true)
         if options.settings.dryRun {
-            try context.stdout.write(ChangeRecord("edit", playlist: playlist.id, .details(details)))
+            try context.stdout.write(ChangeRecord(.edit, playlist: playlist.id, .details(details)))
             context.warn(WriteCost.edit.note)
             return .success
         }
@@ -457,7 +460,7 @@ extension SpotifyPlaylists {
     static func delete(_ options: DeleteOptions, _ context: ToolContext) async throws -> ExitCode {
         let playlist = try await writeTarget(options.playlist, context, exact: true)
         if options.settings.dryRun {
-            try context.stdout.write(ChangeRecord("delete", playlist: playlist.id, .details([:])))
+            try context.stdout.write(ChangeRecord(.delete, playlist: playlist.id, .details([:])))
             context.warn(WriteCost.delete.note)
             return .success
         }
@@ -490,7 +493,7 @@ extension SpotifyPlaylists {
         if dryRun {
             let batches = SavedItems.batches(uris)
             for batch in batches {
-                try context.stdout.write(ChangeRecord(save ? "save" : "unsave", playlist: nil, .items(batch)))
+                try context.stdout.write(ChangeRecord(save ? .save : .unsave, playlist: nil, .items(batch)))
             }
             context.warn(WriteCost.liked(batches: batches.count).note)
             return skipped(items, context)
@@ -532,8 +535,33 @@ extension SpotifyPlaylists {
     }
 
     /// A change record (--dry-run): type ("change"), action, playlist (its id; null for the one
-    /// create would make), then what the request carries.
+    /// create would make, and for Liked Songs), then what the request carries.
     struct ChangeRecord: JSONRecord {
+        /// The request a record plans; its raw value is the record's `action`.
+        enum Action: String, CaseIterable, Sendable {
+            case create, add, remove, replace, move, edit, delete, save, unsave
+
+            /// The fields after type, action and playlist, for the man page (the README's record
+            /// reference says the same; `ChangeRecordDocsTests` holds both to what is printed).
+            var carries: String {
+                switch self {
+                case .create: "name, public, collaborative, and description when one is given"
+                case .add: "position (null: at the end) and items (at most 100 URIs, in order)"
+                case .remove: "items (at most 100 URIs, each removed wherever it is)"
+                case .replace: "items (--reset-dates: the first 100 URIs become the whole playlist)"
+                case .move:
+                    """
+                    range_start, insert_before and range_length (the range_length items from position range_start \
+                    go before the item now at insert_before, both counted before the move, and keep their dates)
+                    """
+                case .edit: "what it changes, of name, description, public and collaborative"
+                case .delete: "nothing more"
+                case .save: "items (add --liked, at most 40 URIs)"
+                case .unsave: "items (remove --liked, at most 40 URIs)"
+                }
+            }
+        }
+
         enum Carried: Sendable {
             /// create's and edit's details, in the order the request sends them (delete: none).
             case details(JSONObject)
@@ -543,17 +571,18 @@ extension SpotifyPlaylists {
             case move(start: Int, insertBefore: Int, length: Int)
         }
 
-        let action: String
+        let action: Action
         let playlist: String?
         let carried: Carried
 
-        init(_ action: String, playlist: String?, _ carried: Carried) {
+        init(_ action: Action, playlist: String?, _ carried: Carried) {
             (self.action, self.playlist, self.carried) = (action, playlist, carried)
         }
 
         var json: JSONValue {
             var record: JSONObject = [
-                "type": "change", "action": .string(action), "playlist": playlist.map(JSONValue.string) ?? .null,
+                "type": "change", "action": .string(action.rawValue),
+                "playlist": playlist.map(JSONValue.string) ?? .null,
             ]
             switch carried {
             case .details(let details):
@@ -575,7 +604,7 @@ extension SpotifyPlaylists {
     static func writeAddChanges(_ uris: [String], playlist: String?, position: Int?, _ context: ToolContext) throws {
         var at = position
         for batch in uris.chunked(PlaylistWriter.batchSize) {
-            try context.stdout.write(ChangeRecord("add", playlist: playlist, .positioned(at, batch)))
+            try context.stdout.write(ChangeRecord(.add, playlist: playlist, .positioned(at, batch)))
             at = at.map { $0 + batch.count }
         }
     }

@@ -9,6 +9,9 @@ import ToolkitCore
 /// - their positions stop `cutShortSlack` or more entries before the playlist's end: pages come
 ///   in order, so a read cut short is always a prefix, at least one page short. A filter that
 ///   itself drops the last 50 items looks the same; `--force` says it is meant.
+/// Local files and unavailable entries after the last position count as read: spotify-tracks
+/// skips them on purpose (unavailable ones always, local files with --no-local), and replace keeps
+/// them where they are, so no read cut short could lose them (issue 40).
 enum ReplaceGuard {
     static let cutShortSlack = PagePlan.pageSize
 
@@ -23,17 +26,22 @@ enum ReplaceGuard {
                 """
             )
         }
-        let end = origin.lastPosition + 1
-        if origin.lastPosition >= 0, contents.count - end >= cutShortSlack {
-            throw ToolError.dataError(
-                """
-                the input's items of playlist \(contents.id) stop at position \(origin.lastPosition), \
-                \(groupedThousands(contents.count - end)) before its end (it holds \
-                \(groupedThousands(contents.count))): a read cut short (did spotify-tracks fail? set -o pipefail \
-                shows it)? Nothing was written; add --force if you mean to drop them all, or use spotify-playlists \
-                rewrite, which reads the playlist itself
-                """
-            )
-        }
+        guard origin.lastPosition >= 0 else { return }
+        let after = contents.writableURIs.dropFirst(origin.lastPosition + 1)
+        let lacking = after.count { $0 != nil }
+        guard lacking >= cutShortSlack else { return }
+        let staying = after.count - lacking
+        let pinned = SpotifyPlaylists.countText(
+            staying, noun: "local file or unavailable item", plural: "local files or unavailable items")
+        let stay = staying == 0 ? "" : "; the \(pinned) after it stay either way"
+        throw ToolError.dataError(
+            """
+            the input's items of playlist \(contents.id) stop at position \(origin.lastPosition), and the \
+            \(groupedThousands(lacking)) items after it are not in the input (it holds \
+            \(groupedThousands(contents.count))\(stay)): a read cut short (did spotify-tracks fail? set -o pipefail \
+            shows it)? Nothing was written; with --force, replace removes those \(groupedThousands(lacking)) items \
+            (add --dry-run to see the plan), or use spotify-playlists rewrite, which reads the playlist itself
+            """
+        )
     }
 }
