@@ -14,6 +14,9 @@ package struct ParsedCommand: Sendable {
     var declared: [String: Bool] = [:]
     package var wantsHelp: Bool
     package var wantsVersion: Bool
+    /// How values were read, to say on stderr once the command line is accepted (a bare duration
+    /// taken as seconds). A box: the options are read from the command passed by value.
+    let notices = Locked<[String]>([])
 
     package var subcommand: String? { path.count > 1 ? path[1] : nil }
 
@@ -42,6 +45,18 @@ package struct ParsedCommand: Sendable {
         try checkDeclared(option)
         return values(option.long)
     }
+
+    /// A DURATION option's value in milliseconds (`DurationReading`); a bare number under a
+    /// minute is taken as seconds, and how it was read is said on stderr before the command runs.
+    package func duration(_ option: OptionSpec) throws -> Int? {
+        guard let text = try value(option) else { return nil }
+        let reading = try DurationReading(text)
+        if let note = reading.note(option: "--\(option.long)") { notices.withLock { $0.append(note) } }
+        return reading.milliseconds
+    }
+
+    /// What reading the options had to say (`duration(_:)`), in order.
+    package var noticesGiven: [String] { notices.withLock { $0 } }
 
     /// Whether this command line could carry `option` (for option groups shared by commands that
     /// offer different parts of them).

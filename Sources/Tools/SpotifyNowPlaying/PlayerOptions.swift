@@ -126,8 +126,8 @@ extension SpotifyNowPlaying {
         /// A position in the track: seconds (`90`), `90s`, `1m30s`, `m:ss` (`1:30`) or `h:mm:ss`
         /// (`1:02:03`), at most 24 hours. The forms are `parseDuration`'s.
         init(argument text: String) throws {
-            // A position in a track, not a duration: a bare number is seconds, as players take it
-            // (mpc seek 90), where a bare duration is refused for want of a unit.
+            // A bare number is seconds, as players take it (mpc seek 90), with no note under a
+            // minute: a position of 30 s is as likely as one of 30 min.
             if let seconds = number(Substring(text), max: Self.maxSeconds) {
                 milliseconds = seconds * 1000
                 return
