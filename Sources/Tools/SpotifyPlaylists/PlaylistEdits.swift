@@ -378,7 +378,8 @@ extension SpotifyPlaylists {
             entry.afterSnapshot = nil
             try? journal.record(entry, of: playlist.id, replacingLatest: true)
             return try reportStopped(
-                stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, context: context)
+                stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, settings: settings,
+                context: context)
         } catch {
             deferral.end(discarding: true)
             throw error
@@ -401,7 +402,7 @@ extension SpotifyPlaylists {
     /// The message for a write that stopped part-way, with the one command that finishes or undoes it.
     static func reportStopped(
         _ stopped: PlaylistApply.Stopped, action: String, playlist id: String, plan: PlaylistEditPlan,
-        wanted: [String], context: ToolContext
+        wanted: [String], settings: WriteSettings, context: ToolContext
     ) throws -> ExitCode {
         let holds =
             """
@@ -411,8 +412,8 @@ extension SpotifyPlaylists {
         let rest = try unfinishedFile(wanted, playlist: id, context: context)
         let finish =
             """
-            put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id) < \
-            \(shellQuoted(rest))
+            put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id)\
+            \(finishOptions(settings, from: stopped.model, to: wanted)) < \(shellQuoted(rest))
             """
         switch stopped.cause {
         case .signal(let number):
@@ -429,6 +430,20 @@ extension SpotifyPlaylists {
                 """
             )
         }
+    }
+
+    /// The options of the `replace` that finishes a stopped write, so it runs as printed: the
+    /// write's own, and --max-moves as many as the rest takes when that is past the default
+    /// (` --max-moves 839`; empty when none is needed).
+    static func finishOptions(_ settings: WriteSettings, from model: [String?], to wanted: [String]) -> String {
+        var options: [String] = []
+        if settings.resetDates { options.append("--reset-dates") }
+        if settings.dropUnavailable { options.append("--drop-unavailable") }
+        if !settings.resetDates {
+            let moves = max(settings.maxMoves, PlaylistEditPlan(from: model, to: wanted).moveRequests)
+            if moves > defaultMaxMoves { options.append("--max-moves \(moves)") }
+        }
+        return options.map { " " + $0 }.joined()
     }
 
     /// Keeps the wanted items in a file under the state directory, for the command that finishes the job.
