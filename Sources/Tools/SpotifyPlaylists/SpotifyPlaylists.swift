@@ -278,7 +278,7 @@ package enum SpotifyPlaylists {
         try output.finish()
         // A whole listing keeps the names for --offline; one edited while read is not whole.
         let status = edits.status(.success)
-        if status == .success { PlaylistNames.keepForOffline(listed, context) }
+        if status == .success { PlaylistNames.keepForOffline(listed, context.environment) }
         return status
     }
 
