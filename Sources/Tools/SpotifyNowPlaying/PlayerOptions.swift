@@ -132,12 +132,12 @@ extension SpotifyNowPlaying {
                 milliseconds = seconds * 1000
                 return
             }
-            do {
-                milliseconds = try parseDuration(text)
-            } catch {
+            // A bare number is whole seconds here: `1.5` may as well mean 1:05.
+            guard let reading = try? DurationReading(text), reading.bareNumber == nil else {
                 throw ToolError.usage(
                     "seek takes a position such as 1:30, 90s, 90 (seconds) or 1:02:03, not '\(shown(text))'")
             }
+            milliseconds = reading.milliseconds
             guard milliseconds <= Self.maxSeconds * 1000 else {
                 throw ToolError.usage("seek goes at most 24 hours into a track, not '\(shown(text))'")
             }
