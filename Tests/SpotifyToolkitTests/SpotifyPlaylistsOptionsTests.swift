@@ -156,6 +156,20 @@ import Testing
     }
 }
 
+/// Issue 39, L8: `rm` (and `ls`) as routine-link has them, for Spotify and local playlists alike.
+@Suite(.tags(.small)) struct DeleteAliasTests {
+    @Test func rmDeletesAndLsLists() throws {
+        let parsed = try CommandLineParser.parse(["rm", "Mix"], spec: SpotifyPlaylists.spec)
+        #expect(parsed.path == ["spotify-playlists", "delete"])
+        let local = { (arguments: [String]) in
+            try SpotifyPlaylists.LocalOptions(
+                CommandLineParser.parse(["local"] + arguments, spec: SpotifyPlaylists.spec))
+        }
+        #expect(try local(["rm", "Mix"]).action == .delete("Mix"))
+        #expect(try local(["ls"]).action == .list)
+    }
+}
+
 /// Issue 39, M3: the `replace` printed after an interrupted write runs as printed: it keeps the
 /// write's --max-moves (or as many as the rest takes), --reset-dates and --drop-unavailable.
 @Suite(.tags(.small)) struct FinishCommandTests {

@@ -227,6 +227,7 @@ extension SpotifyPlaylists {
                     """,
                 ],
                 notes: ["Unfollows with DELETE /me/library and the playlist's URI."],
+                aliases: ["rm"],
                 arguments: [playlistTarget],
                 options: [WriteOption.yes, WriteOption.dryRun, PlaylistCommands.jsonOption]
             ).running(delete),
