@@ -195,6 +195,8 @@ FISH
     for entry in "${user_xdg[@]}"; do
         case "$entry" in *=*) export "$entry" ;; *) unset "$entry" ;; esac
     done
+    # Started by make sandbox, the shell is not inside make: a make typed there says no "Entering directory".
+    unset MAKELEVEL MAKEFLAGS MFLAGS
     if [ -n "${SANDBOX_COMMAND:-}" ]; then
         bash -c "$SANDBOX_COMMAND"  # for tests and scripts: one command instead of a prompt
     else

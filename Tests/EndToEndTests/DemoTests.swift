@@ -104,7 +104,11 @@ import Testing
         let result = try await offThePool {
             try ToolProcess.shell(
                 "'\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)'",
-                environment: ["TMPDIR": scratchPath, "NO_COLOR": "1", "SANDBOX_COMMAND": command], timeout: 120)
+                // As make sandbox starts it (issue 39, L11: MAKELEVEL leaked into the shell).
+                environment: [
+                    "TMPDIR": scratchPath, "NO_COLOR": "1", "SANDBOX_COMMAND": command, "MAKELEVEL": "1",
+                    "MAKEFLAGS": "w",
+                ], timeout: 120)
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("A shell with fake-spotify at http://127.0.0.1:"), "\(result.stdout)")
@@ -218,6 +222,7 @@ import Testing
             routine-link start morning >/dev/null 2>&1; echo "opened=$(cat "$SANDBOX_HOME/opened")"
             spotify-nowplaying play Morning 2>/dev/null; spotify-nowplaying --json
             sandbox-speed 1000 && spotify-nowplaying --watch --for 10m | songcount --label
+            echo "makelevel=${MAKELEVEL-unset}"
             """
         let result = try await offThePool {
             try ToolProcess.shell(
@@ -237,6 +242,7 @@ import Testing
             out.contains(#""context":{"type":"playlist","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"}"#), "\(out)")
         #expect(out.contains(" songs\n") || out.contains(" song\n"), "the sped-up watch was counted: \(out)")
         #expect(result.stderr.contains("now run 1000 times as fast"), "\(result.stderr)")
+        #expect(out.contains("makelevel=unset"), "the shell is not inside make: \(out)")
     }
 
     /// Issue 30, item 1 (review 27), through the real shells on a terminal (script(1)): the prompt
