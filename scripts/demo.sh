@@ -156,7 +156,10 @@ SH
 [ -f "\$HOME/.bashrc" ] && . "\$HOME/.bashrc"
 . "$home/sandbox.sh"
 __spotify_sandbox_prompt() { case "\$PS1" in "(spotify sandbox) "*) ;; *) PS1="(spotify sandbox) \$PS1" ;; esac; }
-PROMPT_COMMAND="\${PROMPT_COMMAND:+\$PROMPT_COMMAND;}__spotify_sandbox_prompt"
+# Joined by a newline, which may follow anything a PROMPT_COMMAND ends with (pyenv's ends in ';',
+# and ';;' is a syntax error that stops your hook).
+PROMPT_COMMAND="\${PROMPT_COMMAND:+\$PROMPT_COMMAND
+}__spotify_sandbox_prompt"
 __spotify_sandbox_prompt
 SH
     # zsh reads its start-up files from ZDOTDIR: the sandbox's, which read yours (from your
@@ -192,13 +195,21 @@ FISH
     for entry in "${user_xdg[@]}"; do
         case "$entry" in *=*) export "$entry" ;; *) unset "$entry" ;; esac
     done
+    # Started by make sandbox, the shell is not inside make: a make typed there says no "Entering directory".
+    unset MAKELEVEL MAKEFLAGS MFLAGS
     if [ -n "${SANDBOX_COMMAND:-}" ]; then
         bash -c "$SANDBOX_COMMAND"  # for tests and scripts: one command instead of a prompt
     else
+        # Typed into (standard input not a terminal: a test, a script), the shell gets no
+        # controlling terminal: started outside the terminal's foreground process group (as a test
+        # runner starts it), bash -i would stop its group with SIGTTIN and zsh -i would take the
+        # terminal from whoever has it.
+        detach=()
+        if [ ! -t 0 ] && command -v setsid >/dev/null; then detach=(setsid -w); fi
         case "$(basename "${SHELL:-bash}")" in
-        zsh) ZDOTDIR="$home/zdotdir" zsh -i || true ;;
-        fish) fish -i -C "source '$home/sandbox.fish'" || true ;;
-        *) bash --rcfile "$home/bashrc" -i || true ;;
+        zsh) ZDOTDIR="$home/zdotdir" ${detach[@]+"${detach[@]}"} zsh -i || true ;;
+        fish) ${detach[@]+"${detach[@]}"} fish -i -C "source '$home/sandbox.fish'" || true ;;
+        *) ${detach[@]+"${detach[@]}"} bash --rcfile "$home/bashrc" -i || true ;;
         esac
     fi
     exit 0

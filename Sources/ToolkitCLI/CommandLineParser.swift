@@ -14,6 +14,9 @@ package struct ParsedCommand: Sendable {
     var declared: [String: Bool] = [:]
     package var wantsHelp: Bool
     package var wantsVersion: Bool
+    /// How values were read, to say on stderr once the command line is accepted (a bare duration
+    /// taken as seconds). A box: the options are read from the command passed by value.
+    let notices = Locked<[String]>([])
 
     package var subcommand: String? { path.count > 1 ? path[1] : nil }
 
@@ -43,6 +46,18 @@ package struct ParsedCommand: Sendable {
         return values(option.long)
     }
 
+    /// A DURATION option's value in milliseconds (`DurationReading`); a bare number under a
+    /// minute is taken as seconds, and how it was read is said on stderr before the command runs.
+    package func duration(_ option: OptionSpec) throws -> Int? {
+        guard let text = try value(option) else { return nil }
+        let reading = try DurationReading(text)
+        if let note = reading.note(option: "--\(option.long)") { notices.withLock { $0.append(note) } }
+        return reading.milliseconds
+    }
+
+    /// What reading the options had to say (`duration(_:)`), in order.
+    package var noticesGiven: [String] { notices.withLock { $0 } }
+
     /// Whether this command line could carry `option` (for option groups shared by commands that
     /// offer different parts of them).
     package func declares(_ option: OptionSpec) -> Bool { declared[option.long] == option.takesValue }
@@ -66,6 +81,8 @@ package enum CommandLineParser {
         var index = 0
         var onlyPositionals = false
         var helpWord = false
+        // The option whose value the last argument was, if any (for the hint on `--for 1h 30m`).
+        var lastValue: (option: String, value: String)?
 
         func fail(_ error: ToolError) {
             if firstError == nil { firstError = error }
@@ -76,6 +93,7 @@ package enum CommandLineParser {
         func lookup(long: String) -> OptionSpec? { options().first { $0.long == long } }
         func lookup(short: Character) -> OptionSpec? { options().first { $0.short == short } }
         func record(_ option: OptionSpec, value: String?) {
+            lastValue = value.map { (option.long, $0) }
             switch option.long {
             case "help": result.wantsHelp = true
             case "version": result.wantsVersion = true
@@ -167,7 +185,20 @@ package enum CommandLineParser {
                 }
                 guard let sub = chain.last!.subcommand(named: argument) else {
                     let names = chain.last!.subcommands.map(\.name)
-                    fail(.usage("unknown command '\(argument)'\(suggestion(for: argument, among: names, prefix: ""))"))
+                    var hint = suggestion(for: argument, among: names, prefix: "")
+                    // `wacth`: close to no command, it may be an option without its dashes.
+                    if hint.isEmpty {
+                        let visible = options().filter { !$0.isHidden }.map(\.long)
+                        hint = suggestion(for: argument, among: visible, prefix: "--")
+                    }
+                    // `--for 1h 30m` unquoted: the shell made the duration two words.
+                    if let last = lastValue, index > 0, arguments[index - 1] == last.value,
+                        (try? DurationReading(last.value + " " + argument)) != nil
+                    {
+                        let joined = "--\(last.option) '\(last.value) \(argument)'"
+                        hint = "; did you mean \(joined)? (quote a duration with a space in it)"
+                    }
+                    fail(.usage("unknown command '\(argument)'\(hint)"))
                     result.positionals.append(argument)
                     continue
                 }

@@ -97,7 +97,11 @@ package struct CommandSpec: Sendable {
     /// handler runs, so a usage error never leaves half a command done.
     package func running<Options: CommandOptions>(_ handler: @escaping Handler<Options>) -> CommandSpec {
         var spec = self
-        spec.run = { command, context in try await handler(try Options(command), context) }
+        spec.run = { command, context in
+            let options = try Options(command)
+            for notice in command.noticesGiven { context.warn(notice) }
+            return try await handler(options, context)
+        }
         return spec
     }
 

@@ -150,15 +150,25 @@ package struct StandardInput: Sendable {
         package init(_ reason: String) { self.reason = reason }
     }
 
+    /// `standard input: line N: reason` (exit 65).
+    package static func rejected(_ rejection: Rejection, line number: Int) -> ToolError {
+        ToolError.dataError("\(displayName): line \(number): \(rejection.reason)")
+    }
+
     /// Each non-blank line, as text. A `Rejection` thrown by `body` becomes
     /// `standard input: line N: reason` (exit 65); other errors pass through.
     package func forEachLine(_ body: (String) throws -> Void) throws {
+        try forEachNumberedLine { _, line in try body(line) }
+    }
+
+    /// The same, with each line's number.
+    package func forEachNumberedLine(_ body: (_ number: Int, _ line: String) throws -> Void) throws {
         var reader = JSONLinesReader(fileDescriptor: fileDescriptor, displayName: Self.displayName)
         try reader.forEachLine { number, bytes in
             do {
-                try body(String(decoding: bytes, as: UTF8.self))
+                try body(number, String(decoding: bytes, as: UTF8.self))
             } catch let rejection as Rejection {
-                throw ToolError.dataError("\(Self.displayName): line \(number): \(rejection.reason)")
+                throw Self.rejected(rejection, line: number)
             }
             return true
         }
@@ -175,7 +185,7 @@ package struct StandardInput: Sendable {
             do {
                 return try transform(line)
             } catch let rejection as Rejection {
-                throw ToolError.dataError("\(Self.displayName): line \(number): \(rejection.reason)")
+                throw Self.rejected(rejection, line: number)
             }
         }
     }

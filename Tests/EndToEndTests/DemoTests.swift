@@ -104,7 +104,11 @@ import Testing
         let result = try await offThePool {
             try ToolProcess.shell(
                 "'\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)'",
-                environment: ["TMPDIR": scratchPath, "NO_COLOR": "1", "SANDBOX_COMMAND": command], timeout: 120)
+                // As make sandbox starts it (issue 39, L11: MAKELEVEL leaked into the shell).
+                environment: [
+                    "TMPDIR": scratchPath, "NO_COLOR": "1", "SANDBOX_COMMAND": command, "MAKELEVEL": "1",
+                    "MAKEFLAGS": "w",
+                ], timeout: 120)
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("A shell with fake-spotify at http://127.0.0.1:"), "\(result.stdout)")
@@ -166,6 +170,42 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: real + "/tokens.json"), "the real login is untouched")
     }
 
+    /// Issue 39, M1: `make test` typed into a terminal. The test runner starts a test's processes
+    /// with the terminal as their controlling terminal, in a process group that is not its
+    /// foreground one: a typed-into `bash -i` stopped that group with SIGTTIN (fake-spotify stopped
+    /// for good, the run hung), and `zsh -i` took the terminal. Here script(1) is that terminal and
+    /// timeout(1) that process group (and the bound, should the sandbox hang): the sandbox's shell
+    /// runs with no controlling terminal, reads what is typed and ends by itself.
+    @Test(arguments: ["bash", "zsh"])
+    func aTypedIntoSandboxFinishesUnderATerminal(shell: String) async throws {
+        guard let path = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: FileManager.default.isExecutableFile)
+        else {
+            return  // zsh is installed by .ci/run; a machine without it skips only that shell
+        }
+        let root = InstallTests.repositoryRoot
+        let scratch = try TemporaryDirectory()
+        let scratchPath = scratch.path
+        try """
+        timeout -k 5 90 '\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)' \
+            > '\(scratchPath)/out' 2> '\(scratchPath)/err' <<'TYPED'
+        spotify-auth status >/dev/null && echo "status=ok"
+        exit
+        TYPED
+        echo "sandbox=$?" > '\(scratchPath)/status'
+
+        """.write(toFile: scratchPath + "/run.sh", atomically: true, encoding: .utf8)
+        let result = try await offThePool {
+            try ToolProcess.shell(
+                "script -qec 'bash \(scratchPath)/run.sh' /dev/null",
+                environment: ["TMPDIR": scratchPath, "NO_COLOR": "1", "SHELL": path, "HOME": scratchPath],
+                timeout: 120)
+        }
+        let read = { (name: String) in (try? String(contentsOfFile: scratchPath + "/" + name, encoding: .utf8)) ?? "" }
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(read("status") == "sandbox=0\n", "not stopped or timed out: \(read("err"))")
+        #expect(read("out").contains("status=ok"), "\(read("out")) \(read("err"))")
+    }
+
     /// Issue 30, item 1 (review 8, 27): the sandbox is a place to try everything. It is logged in
     /// with every scope, so a write works; its BROWSER completes a login, so the tools' own advice
     /// (spotify-auth login --scope edit) works, and only records what routine-link opens; the
@@ -182,6 +222,7 @@ import Testing
             routine-link start morning >/dev/null 2>&1; echo "opened=$(cat "$SANDBOX_HOME/opened")"
             spotify-nowplaying play Morning 2>/dev/null; spotify-nowplaying --json
             sandbox-speed 1000 && spotify-nowplaying --watch --for 10m | songcount --label
+            echo "makelevel=${MAKELEVEL-unset}"
             """
         let result = try await offThePool {
             try ToolProcess.shell(
@@ -201,6 +242,7 @@ import Testing
             out.contains(#""context":{"type":"playlist","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n"}"#), "\(out)")
         #expect(out.contains(" songs\n") || out.contains(" song\n"), "the sped-up watch was counted: \(out)")
         #expect(result.stderr.contains("now run 1000 times as fast"), "\(result.stderr)")
+        #expect(out.contains("makelevel=unset"), "the shell is not inside make: \(out)")
     }
 
     /// Issue 30, item 1 (review 27), through the real shells on a terminal (script(1)): the prompt
@@ -220,7 +262,9 @@ import Testing
         let user = scratchPath + "/user"
         try FileManager.default.createDirectory(
             atPath: user + "/.config/fish/functions", withIntermediateDirectories: true)
-        try #"PROMPT_COMMAND='PS1="mine> "'"#.write(toFile: user + "/.bashrc", atomically: true, encoding: .utf8)
+        // Ending in ';' as pyenv-virtualenv's does (issue 39, M4): joined with ';;' it was a syntax
+        // error at every prompt, and the hook never ran.
+        try #"PROMPT_COMMAND='PS1="mine> ";'"#.write(toFile: user + "/.bashrc", atomically: true, encoding: .utf8)
         try "PS1='mine> '\n".write(toFile: user + "/.zshrc", atomically: true, encoding: .utf8)
         try "function fish_prompt\n    echo -n 'mine> '\nend\n".write(
             toFile: user + "/.config/fish/functions/fish_prompt.fish", atomically: true, encoding: .utf8)
@@ -251,6 +295,7 @@ import Testing
         let out = result.stdout.replacingOccurrences(of: "\r", with: "")
         #expect(result.status == 0, "\(out) \(result.stderr)")
         #expect(out.contains("(spotify sandbox) mine> "), "\(shell): \(out)")
+        #expect(!out.contains("syntax error"), "\(shell): \(out)")
         #expect(out.contains("data=\(user)/data config=."), "\(shell) keeps your directories: \(out)")
         #expect(out.contains("status=ok"), "\(shell): the tools keep the sandbox's login: \(out)")
         let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)

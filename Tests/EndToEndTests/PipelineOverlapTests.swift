@@ -110,7 +110,8 @@ import Testing
     @Test func aBadLineStillFailsNamingItAfterTheLinesBeforeIt() throws {
         let library = try Library()
         let result = try library.tracks(
-            ["--no-cache"], stdin: generated(3) + "\n\nnot a playlist\n" + generated(4) + "\n")
+            // Not a URI, so not a name either (issue 39: a line of plain text names a playlist).
+            ["--no-cache"], stdin: generated(3) + "\n\nspotify:playlist:not-one\n" + generated(4) + "\n")
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("spotify-tracks: standard input: line 3: "), "\(result.stderr)")
         #expect(result.stdoutLines.count == 3, "the playlist before it, as a one-at-a-time run prints it")

@@ -66,7 +66,8 @@ import Testing
         let err = file(env, "err")
         #expect(err.contains("interrupted: playlist \(id) holds 300 items, after "), "\(err)")
         #expect(err.contains("put it back with: spotify-playlists undo \(id)"), "\(err)")
-        #expect(err.contains("or finish with: spotify-playlists replace \(id) < "), "\(err)")
+        // The finishing command keeps the write's --max-moves (issue 39, M3): without it, refused.
+        #expect(err.contains("or finish with: spotify-playlists replace \(id) --max-moves 1000 < "), "\(err)")
         let moves = try fake.call("GET", "/_fake/counters")["requests"]?["PUT /v1/playlists/{id}/items"]?.intValue ?? 0
         #expect(moves >= 20 && moves < 200, "it stopped after the request in flight: \(moves)")
 

@@ -29,11 +29,12 @@ import ToolkitCore
         }
     }
 
-    /// Over HTTP: with 3 a window of 30 s (no request here waits for it), the fourth /v1/ request is
-    /// refused with Spotify's body and a Retry-After, the controls and the token endpoint are not
-    /// counted, and setting the window again starts it empty.
+    /// Over HTTP: with 3 a window of an hour (no request here waits for it, and no loaded machine
+    /// is slow enough to see it pass: issue 39, L4), the fourth /v1/ request is refused with
+    /// Spotify's body and a Retry-After, the controls and the token endpoint are not counted, and
+    /// setting the window again starts it empty.
     @Test func overHTTPTheFourthRequestIsRefusedAndCounted() async throws {
-        let fake = try Fake { $0.library.rateWindow = RateWindow(limit: 3, windowMs: 30_000) }
+        let fake = try Fake { $0.library.rateWindow = RateWindow(limit: 3, windowMs: 3_600_000) }
         defer { fake.stop() }
         let token = try await fake.login().string("access_token")
         var statuses: [Int] = []
@@ -46,7 +47,7 @@ import ToolkitCore
         }
         #expect(statuses == [200, 200, 200, 429, 429])
         let retryAfter = try #require(refused?.header("Retry-After").flatMap(Int.init))
-        #expect((1...30).contains(retryAfter))
+        #expect((1...3600).contains(retryAfter))
         #expect(try refused?.json() == ["error": ["status": 429, "message": "API rate limit exceeded"]])
         let counters = try await fake.counters()
         #expect(counters["rate_limited"] == 2)

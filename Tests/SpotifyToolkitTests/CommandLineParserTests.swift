@@ -151,6 +151,12 @@ import Darwin
         #expect(help.wantsHelp && help.spec.name == "status")
         #expect(usageMessage([], spec: auth) == "missing command; one of: login, status")
         #expect(usageMessage(["logn"], spec: auth) == "unknown command 'logn'; did you mean 'login'?")
+        // Issue 39, L14 and L6: an option without its dashes, and a duration the shell split.
+        let nowplaying = SpotifyNowPlaying.spec
+        #expect(usageMessage(["wacth"], spec: nowplaying) == "unknown command 'wacth'; did you mean '--watch'?")
+        #expect(
+            usageMessage(["--watch", "--for", "1h", "30m"], spec: nowplaying)
+                == "unknown command '30m'; did you mean --for '1h 30m'? (quote a duration with a space in it)")
         #expect(usageMessage(["status", "--timeout", "1m"], spec: auth) == "unknown option '--timeout'")
         #expect(usageMessage(["status", "extra"], spec: auth) == "unexpected argument 'extra'")
         // Only global options reach a subcommand (issue 20, item 10): the top command's own do not.

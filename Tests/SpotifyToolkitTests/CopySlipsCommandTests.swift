@@ -3,6 +3,7 @@ import Testing
 
 @testable import ToolkitCLI
 @testable import ToolkitCore
+@testable import Tools
 
 /// The small slips a demanding user meets (issue 30, items 6 and 7; review 18, 23, 24): a total
 /// under the playlists' durations; `token --json` a record; a missing scope with
@@ -50,6 +51,19 @@ import Testing
         #expect(Self.words(get.stdoutLines.last) == "total: 2 playlists 126 10:59:03", "\(get.stdout)")
         let getPlain = try await library.run("spotify-playlists", ["get", "Morning"], environment: Self.table)
         #expect(!getPlain.stdout.contains("total:"), "\(getPlain.stdout)")
+    }
+
+    /// Issue 39, L3: a total of 1,000 hours or more is wider than the duration column; it gets a
+    /// line of its own instead of being cut.
+    @Test func aTotalWiderThanItsColumnIsNeverCut() {
+        let table = TextTable(SpotifyPlaylists.PlaylistOutput.columns(withDuration: true), totalWidth: 120)
+        let hours = { (hours: Int) in hours * 3_600_000 }
+        let fits = SpotifyPlaylists.PlaylistOutput.totalLine(
+            table, what: "total: 2 playlists", items: 126, durationMs: hours(10))
+        #expect(Self.words(fits) == "total: 2 playlists 126 10:00:00", "\(fits)")
+        let wide = SpotifyPlaylists.PlaylistOutput.totalLine(
+            table, what: "total: 150 playlists", items: 21_902, durationMs: hours(1259) + 56 * 60_000)
+        #expect(wide == "total: 150 playlists: 21,902 items, 1259:56:00")
     }
 
     // MARK: spotify-auth token --json (review 24)

@@ -80,12 +80,29 @@ import Testing
         #expect(throws: ToolError.self) { try parseDuration(text) }
     }
 
-    @Test(arguments: ["15", "0", "900", "1.5", " 15 ", "99999999999999999999999"])
-    func refusesABareNumberWithAHint(text: String) throws {
-        let error = try #require(throws: ToolError.self) { try parseDuration(text) }
-        #expect(error.exitCode == .usage)
-        let number = text.trimmingCharacters(in: .whitespaces)
-        #expect(error.message == "'\(number)': a duration needs a unit: \(number)s, \(number)m or \(number)h")
+    /// Issue 39: a bare number is seconds everywhere (the brief's `songcount --target 900`), as
+    /// `seek` takes it; one under a minute gets a note on how it was read and how to say minutes.
+    @Test(
+        arguments: [
+            ("900", 900_000, nil),
+            ("15", 15_000, "--target 15 is 15 seconds (a bare number is seconds); for 15 minutes write --target 15m"),
+            (" 59 ", 59_000, "--target 59 is 59 seconds (a bare number is seconds); for 59 minutes write --target 59m"),
+            ("60", 60_000, nil), ("0", 0, nil),
+            (
+                "1.5", 1500,
+                "--target 1.5 is 1.5 seconds (a bare number is seconds); for 1.5 minutes write --target 1.5m"
+            ),
+        ] as [(String, Int, String?)])
+    func aBareNumberIsSeconds(text: String, milliseconds: Int, note: String?) throws {
+        #expect(try parseDuration(text) == milliseconds)
+        let reading = try DurationReading(text)
+        #expect(reading.note(option: "--target") == note)
+        #expect(try DurationReading("15s").note(option: "--target") == nil, "a unit says what it means")
+    }
+
+    @Test func aBareNumberPastTheLimitIsRefused() {
+        #expect(throws: ToolError.self) { try parseDuration("99999999999999999999999") }
+        #expect(throws: ToolError.self) { try parseDuration("\(maximumDurationSeconds + 1)") }
     }
 
     @Test func aThousandYearsIsTheLimit() throws {
@@ -104,7 +121,7 @@ import Testing
         #expect(error.showsUsageHint)
         #expect(
             error.message
-                == "invalid duration '15 m': use 45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M"
+                == "invalid duration '15 m': use 900 (a bare number is seconds), 45s, 15m, 90min, 1.5h, '1h 30m', 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M"
         )
         let multiline = try #require(throws: ToolError.self) { try parseDuration("1\n2") }
         #expect(!multiline.message.contains("\n"))

@@ -170,6 +170,24 @@ import Testing
         )
     }
 
+    /// Issue 39, L14: a scope typed wrong gets the one it was probably meant to be.
+    @Test func aMistypedScopeGetsASuggestion() {
+        let error = #expect(throws: ToolError.self) { try SpotifyScope.expand(["histroy"]) }
+        #expect(error?.message.contains("unknown scope 'histroy' for --scope; did you mean 'history'?") == true)
+    }
+
+    /// Issue 39, L15: a write refused before any item landed (here, for a missing scope) says so and
+    /// stops there: no "add the rest" recipe for a command that sent nothing.
+    @Test func aWriteRefusedForAScopeOffersNoRecipe() async throws {
+        let library = try await Library()
+        let run = try await library.run(
+            "spotify-playlists", ["add", generated(10)], stdin: "spotify:track:4uLU6hMCjMI75M1A2tKUQC\n")
+        #expect(run.status == 77, "\(run.stderr)")
+        #expect(run.stderr.contains("needs the scopes"), "\(run.stderr)")
+        #expect(run.stderr.contains("nothing was added"), "\(run.stderr)")
+        #expect(!run.stderr.contains("add the rest"), "\(run.stderr)")
+    }
+
     @Test func listeningHistoryHintNamesTheHistorySet() async throws {
         let library = try await Library()
         let run = try await library.fake.run("spotify-nowplaying", ["recent"])

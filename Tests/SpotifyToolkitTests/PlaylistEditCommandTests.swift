@@ -262,6 +262,34 @@ import FoundationNetworking
         #expect(missing.status == 66, "\(missing.stderr)")
     }
 
+    /// Issue 39, H1: jq 1.6 exits 0 after erroring on records that are not the last (episodes have
+    /// no artists), so a filter that wrote on standard error has failed as far as rewrite can
+    /// know: its complaint is shown, nothing changes, exit 65; --force applies what it printed.
+    @Test func aCommandThatComplainedOnStandardErrorWritesNothingUnlessForced() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(30)
+        let before = try await Self.entries(library, id)
+        _ = try await library.fake.call("POST", "/_fake/reset-counters")
+        let filter = [
+            "/bin/sh", "-c", "sed -n '1,10p'; echo 'jq: error (at <stdin>:11): null (null) cannot be matched' >&2",
+        ]
+        let refused = try await library.run(
+            "spotify-playlists", ["rewrite", id, "--"] + filter, environment: Self.quick)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("jq: error (at <stdin>:11)"), "its complaint is shown: \(refused.stderr)")
+        #expect(refused.stderr.contains("wrote on standard error"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was written to playlist \(id)"), "\(refused.stderr)")
+        #expect(try await Self.entries(library, id) == before)
+        for route in ["DELETE", "PUT", "POST"] {
+            #expect(try await Self.requests(library, "\(route) /v1/playlists/{id}/items") == 0)
+        }
+
+        let forced = try await library.run(
+            "spotify-playlists", ["rewrite", "--force", id, "--"] + filter, environment: Self.quick)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try await Self.entries(library, id) == Array(before.prefix(10)))
+    }
+
     @Test func undoIsUndoableAndRefusesAPlaylistChangedSinceWithoutForce() async throws {
         let library = try await PlaylistWriteTests.editor()
         let id = generated(40)

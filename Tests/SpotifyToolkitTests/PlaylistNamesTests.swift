@@ -66,6 +66,33 @@ import Testing
         #expect(try await library.counters()["requests"]?["GET /v1/me/playlists"]?.intValue ?? 0 == requests)
     }
 
+    /// Issue 39, M2: a playlist's name on standard input is read as an argument's is, when standard
+    /// input holds all the sources (read as it arrives) and when `-` stands among arguments, whose
+    /// sources are read too, in order.
+    @Test func aNameOnStandardInputIsAPlaylistAsAnArgumentIs() async throws {
+        let library = try await Library()
+        let morning = try await library.tracks(["Morning"])
+        let mixed = try await library.tracks(["Mixed Bag"])
+        #expect(morning.status == 0 && mixed.status == 0 && !morning.stdout.isEmpty && !mixed.stdout.isEmpty)
+
+        let piped = try await library.tracks([], stdin: "Morning\n")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout == morning.stdout)
+        let both = try await library.tracks(["Mixed Bag", "-"], stdin: "morning\n")
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(both.stdout == mixed.stdout + morning.stdout, "both playlists' items, in order")
+        let get = try await library.run("spotify-playlists", ["get"], stdin: "Morning\n")
+        #expect(try records(get).first?["id"]?.stringValue == GeneratedLibrary.fixturePlaylistID, "\(get.stderr)")
+
+        let unknown = try await library.tracks([], stdin: "Mornin\n")
+        #expect(unknown.status == 1, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("did you mean 'Morning'"), "\(unknown.stderr)")
+        // What looks like a URI but is none is still bad input naming its line.
+        let bad = try await library.tracks(["Mixed Bag", "-"], stdin: "spotify:playlist:nope\n")
+        #expect(bad.status == 65, "\(bad.stderr)")
+        #expect(bad.stderr.contains("standard input: line 1:"), "\(bad.stderr)")
+    }
+
     /// D11: `--offline` with a name makes no request: the name comes from the listing the last
     /// online run kept beside the cache; with none kept, it says how to get one (69), still offline.
     @Test func offlineResolvesANameFromTheKeptListingWithoutARequest() async throws {

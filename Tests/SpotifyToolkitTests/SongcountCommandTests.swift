@@ -171,19 +171,31 @@ import Testing
         #expect(result.stdout == "")
         #expect(
             result.stderr.hasPrefix(
-                "songcount: invalid duration 'fifteen': use 45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M\n"
+                "songcount: invalid duration 'fifteen': use 900 (a bare number is seconds), 45s, 15m, 90min, 1.5h, '1h 30m', 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M\n"
             )
         )
         #expect(result.stderr.hasSuffix("Try 'songcount --help' for more information.\n"))
     }
 
-    /// Issue 30, item 2: `--target 15` once meant 15 seconds ("less than 1 song").
-    @Test func aBareNumberIsRefusedWithAHint() async throws {
-        let result = try await InProcess.run("songcount", ["--target", "15"], stdin: "")
-        #expect(result.status == 64)
-        #expect(result.stdout == "")
+    /// Issue 39: the brief's own `songcount --target 900` counts the songs of 15 minutes; a bare
+    /// number is seconds, and one under a minute (`--target 15`, likely minutes meant) goes on
+    /// with a note on stderr saying how it was read and how to write minutes.
+    @Test func aBareNumberIsSecondsWithANoteUnderAMinute() async throws {
+        let input = (1...8).map { track("t\($0)", seconds: 200) }.joined(separator: "\n") + "\n"
+        let bare = try await InProcess.run("songcount", ["--target", "900"], stdin: input)
+        let minutes = try await InProcess.run("songcount", ["--target", "15m"], stdin: input)
+        #expect(bare.status == 0, "\(bare.stderr)")
+        #expect(bare.stderr == "")
+        #expect(bare.stdout == minutes.stdout)
+        #expect(bare.stdout.contains(#""target_ms":900000"#), "\(bare.stdout)")
+
+        let small = try await InProcess.run("songcount", ["--target", "15"], stdin: input)
+        #expect(small.status == 0, "\(small.stderr)")
+        #expect(small.stdout.contains(#""target_ms":15000"#), "\(small.stdout)")
         #expect(
-            result.stderr.hasPrefix("songcount: '15': a duration needs a unit: 15s, 15m or 15h\n"), "\(result.stderr)")
+            small.stderr
+                == "songcount: --target 15 is 15 seconds (a bare number is seconds); for 15 minutes write --target 15m\n"
+        )
     }
 
     @Test(arguments: [

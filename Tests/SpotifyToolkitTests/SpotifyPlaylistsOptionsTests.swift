@@ -156,6 +156,47 @@ import Testing
     }
 }
 
+/// Issue 39, L8: `rm` (and `ls`) as routine-link has them, for Spotify and local playlists alike.
+@Suite(.tags(.small)) struct DeleteAliasTests {
+    @Test func rmDeletesAndLsLists() throws {
+        let parsed = try CommandLineParser.parse(["rm", "Mix"], spec: SpotifyPlaylists.spec)
+        #expect(parsed.path == ["spotify-playlists", "delete"])
+        let local = { (arguments: [String]) in
+            try SpotifyPlaylists.LocalOptions(
+                CommandLineParser.parse(["local"] + arguments, spec: SpotifyPlaylists.spec))
+        }
+        #expect(try local(["rm", "Mix"]).action == .delete("Mix"))
+        #expect(try local(["ls"]).action == .list)
+    }
+}
+
+/// Issue 39, M3: the `replace` printed after an interrupted write runs as printed: it keeps the
+/// write's --max-moves (or as many as the rest takes), --reset-dates and --drop-unavailable.
+@Suite(.tags(.small)) struct FinishCommandTests {
+    func settings(_ arguments: [String]) throws -> SpotifyPlaylists.WriteSettings {
+        try SpotifyPlaylists.SortOptions(CommandLineParser.parse(arguments, spec: SpotifyPlaylists.spec)).settings
+    }
+
+    @Test func theFinishingReplaceKeepsWhatTheWriteNeeded() throws {
+        let items = (0..<700).map { "spotify:track:t\($0)" }
+        let shuffled: [String?] = items.reversed()  // every item out of place: 699 range moves
+        let sort = ["sort", "P", "--by", "random"]
+        let needed = PlaylistEditPlan(from: shuffled, to: items).moveRequests
+        #expect(needed > SpotifyPlaylists.defaultMaxMoves)
+        #expect(
+            SpotifyPlaylists.finishOptions(try settings(sort + ["--max-moves", "1000"]), from: shuffled, to: items)
+                == " --max-moves 1000")
+        #expect(
+            SpotifyPlaylists.finishOptions(try settings(sort), from: shuffled, to: items) == " --max-moves \(needed)",
+            "the moves the rest takes, past the default")
+        #expect(SpotifyPlaylists.finishOptions(try settings(sort), from: items.map { $0 }, to: items) == "")
+        #expect(
+            SpotifyPlaylists.finishOptions(
+                try settings(sort + ["--reset-dates", "--drop-unavailable"]), from: shuffled, to: items)
+                == " --reset-dates --drop-unavailable")
+    }
+}
+
 /// The listing's --duration: a playlist without an id is not read, and the durations of the ones
 /// after it stay with their own playlists.
 @Suite(.tags(.small)) struct ListingDurationOrderTests {

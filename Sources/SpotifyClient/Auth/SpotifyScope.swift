@@ -48,10 +48,12 @@ package enum SpotifyScope {
         for word in values.flatMap({ $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }) {
             let named = sets.first { $0.name == word }?.scopes ?? ((extras + defaults).contains(word) ? [word] : nil)
             guard let named else {
+                let near = Suggestions.closest(to: word, among: sets.map(\.name) + extras + defaults, limit: 1)
+                let hint = Suggestions.didYouMean(near).map { " \($0)" } ?? ""
                 throw ToolError.usage(
                     """
-                    unknown scope '\(word)' for --scope; expected a set (\(sets.map(\.name).joined(separator: ", "))) \
-                    or a scope (\(extras.joined(separator: ", ")))
+                    unknown scope '\(word)' for --scope;\(hint) expected a set \
+                    (\(sets.map(\.name).joined(separator: ", "))) or a scope (\(extras.joined(separator: ", ")))
                     """
                 )
             }

@@ -173,3 +173,23 @@ private final class ThreadBody: Sendable {
     let run: @Sendable () -> Void
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
+
+/// Runs `body` as a task and waits for it, blocking this thread: for a thread of its own (a
+/// `LineFeed`'s reader) that needs an answer from async code. Never on the concurrency pool's
+/// threads, which the task itself may need.
+package func waitForTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = PlainCondition()
+    let result = Locked<Result<T, any Error>?>(nil)
+    Task {
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        done.lock()
+        result.withLock { $0 = outcome }
+        done.broadcast()
+        done.unlock()
+    }
+    done.lock()
+    while result.withLock({ $0.map { _ in false } ?? true }) { done.wait() }
+    done.unlock()
+    return try result.withLock { $0! }.get()
+}

@@ -11,13 +11,17 @@ import Darwin
 #endif
 
 /// Runs a command as a filter: `input` on its standard input, its standard output collected, its
-/// standard error the caller's (so jq's own message reaches the user). The input is written from
-/// another thread while the output is read, so neither side can block the other.
+/// standard error passed on to the caller's as it comes (so jq's own message reaches the user),
+/// and noted. The input is written and the standard error relayed from other threads while the
+/// output is read, so no side can block another.
 package struct FilterProcess {
     package var status: Int32
     /// Ended by a signal rather than exiting.
     var signaled: Bool
     package var output: Data
+    /// Whether it wrote anything on standard error: a filter that complained may have failed for
+    /// some records whatever its status (jq 1.6 exits 0 when the last record went well).
+    package var complained: Bool
 
     /// "exited with status 3", "was killed by signal 9".
     package var statusDescription: String {
@@ -31,21 +35,27 @@ package struct FilterProcess {
         var opened: [Int32] = []
         let stdin: (read: Int32, write: Int32)
         let stdout: (read: Int32, write: Int32)
+        let errors: (read: Int32, write: Int32)
         let child: ChildProcess
         do {
             stdin = try ChildProcess.pipe()
             opened += [stdin.read, stdin.write]
             stdout = try ChildProcess.pipe()
             opened += [stdout.read, stdout.write]
+            errors = try ChildProcess.pipe()
+            opened += [errors.read, errors.write]
             child = try ChildProcess.spawn(
                 [executable] + arguments, environment: environment, stdin: stdin.read, stdout: stdout.write,
-                stderr: stderr)
+                stderr: errors.write)
         } catch {
             for descriptor in opened { close(descriptor) }
             throw ToolError(.noInput, "cannot run \(executable): \(error.message)")
         }
         close(stdin.read)
         close(stdout.write)
+        close(errors.write)
+        let relay = ErrorRelay()
+        detachThread { relay.run(from: errors.read, to: stderr) }
         detachThread {
             // A command that stops reading early (head) closes its end: the rest is dropped. SIGPIPE
             // is blocked on this thread only, so that is EPIPE here, not the end of the process.
@@ -59,6 +69,45 @@ package struct FilterProcess {
         let output = Data(ChildProcess.readAll(stdout.read))
         close(stdout.read)
         let end = child.wait()
-        return FilterProcess(status: end.status, signaled: end.signaled, output: output)
+        let complained = relay.waitForEnd()
+        close(errors.read)
+        return FilterProcess(status: end.status, signaled: end.signaled, output: output, complained: complained)
+    }
+}
+
+/// Passes a child's standard error on as it comes, and tells whether any came.
+private final class ErrorRelay: @unchecked Sendable {  // `ended` and `wrote` behind `condition`
+    private let condition = PlainCondition()
+    private var ended = false
+    private var wrote = false
+
+    func run(from source: Int32, to destination: Int32) {
+        // A closed standard error is EPIPE on this thread, not the end of the process.
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var any = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            any = true
+            _ = buffer.withUnsafeBytes { writeAll(destination, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+        condition.lock()
+        ended = true
+        wrote = any
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until the child's end of the pipe is closed; whether anything came through it.
+    func waitForEnd() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended { condition.wait() }
+        return wrote
     }
 }

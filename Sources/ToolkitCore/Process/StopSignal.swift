@@ -103,7 +103,7 @@ package struct SignalHandlers: Sendable {
 
     package init(_ signals: [Int32] = StopSignal.signals, handler: @escaping @Sendable (Int32) -> Void) {
         id = SignalRelay.shared.hold(signals, handler)
-        Self.ledger?.withLock { $0.insert(id) }
+        _ = Self.ledger?.withLock { $0.insert(id) }
     }
 
     package func cancel() {

@@ -2,16 +2,25 @@
 // Pure String work by hand: no Foundation, so the rules are exactly the ones written here.
 
 /// The duration grammar, written once: every option that takes a DURATION says this in its help,
-/// and `parseDuration`'s errors quote it, so the tools cannot drift apart.
-package let acceptedDurationForms = "45s, 15m, 90min, 1.5h, 1h 30m, 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M"
+/// and `parseDuration`'s errors quote it, so the tools cannot drift apart. `1h 30m` is shown
+/// quoted: unquoted, the shell makes it two arguments.
+package let acceptedDurationForms =
+    "900 (a bare number is seconds), 45s, 15m, 90min, 1.5h, '1h 30m', 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M"
 
 /// Longest duration accepted (1000 years, in seconds): room for "fit everything" targets such as
 /// `100000h` (11 years), and still far below Int overflow in milliseconds.
 let maximumDurationSeconds = 1000 * 365 * 24 * 60 * 60
 
-/// Parses a duration typed by a person and returns it in milliseconds.
+/// Parses a duration typed by a person and returns it in milliseconds (`DurationReading`).
+package func parseDuration(_ text: String) throws -> Int {
+    try DurationReading(text).milliseconds
+}
+
+/// A duration typed by a person, read.
 ///
 /// Accepted (after trimming surrounding whitespace):
+/// - a bare number, in seconds (`900`, `1.5`): the project's own example, `songcount --target
+///   900`, and what `seek` and players take;
 /// - numbers with units, largest unit first, each unit at most once, optionally separated by
 ///   spaces: `45s`, `15m`, `90min`, `1.5h`, `1h 30m`, `1h30m`, `1h2m3s`. Units, in any case:
 ///   `h` `hr` `hrs` `hour` `hours`, `m` `min` `mins` `minute` `minutes`, `s` `sec` `secs` `second`
@@ -20,21 +29,37 @@ let maximumDurationSeconds = 1000 * 365 * 24 * 60 * 60
 ///   of `h:mm:ss` are two digits, 00–59.
 /// - ISO 8601 durations: `P[nD][T[nH][nM][nS]]` (`PT15M`, `PT1H30M`, `P1D`, `PT1.5H`).
 ///
-/// A bare number (`15`) is refused: people mean minutes as often as seconds. Only ASCII digits;
-/// no signs. Zero (`0s`) parses; callers that need a positive duration check that themselves.
-///
-/// - Throws: `ToolError.usage` naming the input and the accepted forms.
-package func parseDuration(_ text: String) throws -> Int {
-    let trimmed = trimmingWhitespace(text)
-    let bytes = Array(trimmed.utf8)
-    if bytes.contains(where: isDigit), bytes.allSatisfy(isNumberByte) {
-        let shown = displayable(trimmed)
-        throw ToolError.usage("'\(shown)': a duration needs a unit: \(shown)s, \(shown)m or \(shown)h")
+/// Only ASCII digits; no signs. Zero (`0s`) parses; callers that need a positive duration check
+/// that themselves.
+package struct DurationReading: Sendable, Equatable {
+    package var milliseconds: Int
+    /// The number as typed, when it had no unit (so it was read as seconds).
+    package var bareNumber: String?
+
+    /// - Throws: `ToolError.usage` naming the input and the accepted forms.
+    package init(_ text: String) throws {
+        let trimmed = trimmingWhitespace(text)
+        let bytes = Array(trimmed.utf8)
+        let bare = bytes.contains(where: isDigit) && bytes.allSatisfy(isNumberByte)
+        let milliseconds = bare ? decimalMilliseconds(bytes[...], unitMs: 1000) : durationMilliseconds(bytes)
+        guard let milliseconds, milliseconds <= maximumDurationSeconds * 1000 else {
+            throw ToolError.usage("invalid duration '\(displayable(trimmed))': use \(acceptedDurationForms)")
+        }
+        self.milliseconds = milliseconds
+        bareNumber = bare ? String(trimmed) : nil
     }
-    guard let milliseconds = durationMilliseconds(bytes), milliseconds <= maximumDurationSeconds * 1000 else {
-        throw ToolError.usage("invalid duration '\(displayable(trimmed))': use \(acceptedDurationForms)")
+
+    /// For a bare number under a minute, which may well have meant minutes: how it was read and
+    /// how to write minutes, for stderr (the command goes on). `option` is how it was given
+    /// (`--target`).
+    package func note(option: String) -> String? {
+        guard let bareNumber, milliseconds > 0, milliseconds < 60_000 else { return nil }
+        return
+            """
+            \(option) \(bareNumber) is \(bareNumber) seconds (a bare number is seconds); for \(bareNumber) minutes \
+            write \(option) \(bareNumber)m
+            """
     }
-    return milliseconds
 }
 
 /// Formats milliseconds as a clock for people: `4:05`, `15:00`, `1:02:03`.

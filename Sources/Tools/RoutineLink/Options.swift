@@ -29,8 +29,7 @@ extension RoutineLink {
 
         init(_ command: ParsedCommand) throws {
             name = command.positionals.first ?? ""
-            if let text = try command.value(Option.duration) {
-                let milliseconds = try parseDuration(text)
+            if let milliseconds = try command.duration(Option.duration) {
                 guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
                 durationMs = milliseconds
             }
@@ -63,7 +62,7 @@ extension RoutineLink {
                 if text.trimmingCharacters(in: .whitespaces).lowercased() == "none" {
                     change.durationMs = .clear
                 } else {
-                    let milliseconds = try parseDuration(text)
+                    let milliseconds = try command.duration(Option.newDuration) ?? 0
                     guard milliseconds > 0 else {
                         throw ToolError.usage("--duration must be longer than 0 (--duration none clears it)")
                     }
@@ -182,8 +181,7 @@ extension RoutineLink {
         init(_ command: ParsedCommand) throws {
             name = command.positionals.first ?? ""
             playback = try Playback(command)
-            if let text = try command.value(Option.watchFor) {
-                let milliseconds = try parseDuration(text)
+            if let milliseconds = try command.duration(Option.watchFor) {
                 guard milliseconds > 0 else { throw ToolError.usage("--for must be longer than 0") }
                 watchMs = milliseconds
             }

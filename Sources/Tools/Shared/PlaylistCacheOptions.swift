@@ -113,9 +113,11 @@ enum PlaylistCacheOptions {
 
     /// With no SOURCE arguments, the same from standard input as it arrives (nil with arguments).
     static func arrivingSelectors(
-        _ arguments: [String], _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist]
+        _ arguments: [String], offline: Bool, _ context: ToolContext, tool: String,
+        kinds: [SpotifyReference.Kind] = [.playlist]
     ) throws -> LineFeed<PlaylistItemsReader.Selector>? {
-        try PlaylistCommands.arrivingReferences(arguments, context, tool: tool, kinds: kinds) { reference, text in
+        try PlaylistCommands.arrivingReferences(arguments, offline: offline, context, tool: tool, kinds: kinds) {
+            reference, text in
             selector(reference, record: text)
         }
     }

@@ -34,6 +34,33 @@ enum PlaylistNames {
         return SpotifyReference(kind: .playlist, id: try await resolveOne(text, context, exact: exact))
     }
 
+    /// Names on standard input as it arrives, looked up on the feed's own thread: your playlists
+    /// are listed once, at the first line that is a name (none: no request).
+    final class Arriving: Sendable {
+        let environment: ToolEnvironment
+        /// nil with --offline; a client that could not be made fails only at the first name.
+        let api: Result<SpotifyWebAPI, any Error>?
+        let listed = Locked<[Listed]?>(nil)
+
+        init(_ context: ToolContext, offline: Bool) {
+            environment = context.environment
+            api = offline ? nil : Result { try context.webAPI() }
+        }
+
+        func id(of name: String) throws -> String {
+            if let library = listed.withLock({ $0 }) { return try match(name, among: library) }
+            let library: [Listed]
+            if let api {
+                let (api, environment) = (try api.get(), environment)
+                library = try waitForTask { try await PlaylistNames.library(api: api, environment: environment) }
+            } else {
+                library = try cachedLibrary(environment: environment)
+            }
+            listed.withLock { $0 = library }
+            return try match(name, among: library)
+        }
+    }
+
     /// The id of the one playlist of yours called `name`; `exact`: a destructive write insists on
     /// the exact name, so a name that differs in case is an error naming the one it meant.
     static func resolveOne(_ name: String, _ context: ToolContext, exact: Bool) async throws -> String {
@@ -54,8 +81,12 @@ enum PlaylistNames {
 
     /// Your playlists' ids and names (`/me/playlists`, every page).
     static func library(_ context: ToolContext) async throws -> [Listed] {
+        try await library(api: try context.webAPI(), environment: context.environment)
+    }
+
+    static func library(api: SpotifyWebAPI, environment: ToolEnvironment) async throws -> [Listed] {
         var library: [Listed] = []
-        _ = try await Pager(api: try context.webAPI()).fetchAll(
+        _ = try await Pager(api: api).fetchAll(
             path: "/me/playlists",
             body: { page in
                 for playlist in page.items {
@@ -64,15 +95,19 @@ enum PlaylistNames {
                     }
                 }
             })
-        keepForOffline(library, context)
+        keepForOffline(library, environment)
         return library
     }
 
     /// The names the last online listing kept (`--offline`: no request). None kept: exit 69,
     /// saying how to get them.
     static func cachedLibrary(_ context: ToolContext) throws -> [Listed] {
-        let account = try PlaylistCache.account(environment: context.environment)
-        guard let account, let kept = try PlaylistNameIndex(environment: context.environment, account: account).load()
+        try cachedLibrary(environment: context.environment)
+    }
+
+    static func cachedLibrary(environment: ToolEnvironment) throws -> [Listed] {
+        let account = try PlaylistCache.account(environment: environment)
+        guard let account, let kept = try PlaylistNameIndex(environment: environment, account: account).load()
         else {
             throw ToolError.unavailable(
                 """
@@ -86,11 +121,11 @@ enum PlaylistNames {
 
     /// Keeps the listing's names for `--offline`, when the cache is on and someone is logged in;
     /// best effort: a cache that cannot be written never fails a read.
-    static func keepForOffline(_ library: [Listed], _ context: ToolContext) {
-        guard (try? CachePolicy.maxBytes(context.environment[CachePolicy.sizeVariable])) ?? 0 > 0,
-            let account = try? PlaylistCache.account(environment: context.environment)
+    static func keepForOffline(_ library: [Listed], _ environment: ToolEnvironment) {
+        guard (try? CachePolicy.maxBytes(environment[CachePolicy.sizeVariable])) ?? 0 > 0,
+            let account = try? PlaylistCache.account(environment: environment)
         else { return }
-        try? PlaylistNameIndex(environment: context.environment, account: account).store(
+        try? PlaylistNameIndex(environment: environment, account: account).store(
             library.map { PlaylistNameIndex.Entry(id: $0.id, name: $0.name) })
     }
 

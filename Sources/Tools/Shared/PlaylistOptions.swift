@@ -81,19 +81,38 @@ enum PlaylistCommands {
         try await references(arguments, offline: offline, context, tool: tool) { reference, _ in reference }
     }
 
-    /// The same, with the text each reference came from (see `SpotifyReference.fromArgumentsOrInput`).
-    /// A PLAYLIST argument may also be a playlist's name (`PlaylistNames`), looked up without a
-    /// request when `offline`.
+    /// The same, with the text each reference came from (a record's, for its snapshot_id): the
+    /// arguments, or when there are none, the non-blank lines of standard input; an argument `-`
+    /// stands for those lines in its place among the others (as cat and jq read it). An argument
+    /// or a line may also be a playlist's name (`PlaylistNames`), looked up for all of them with one
+    /// listing, without a request when `offline`.
     static func references<T>(
         _ arguments: [String], offline: Bool = false, _ context: ToolContext, tool: String,
         kinds: [SpotifyReference.Kind] = [.playlist], make: (SpotifyReference, String) -> T
     ) async throws -> [T] {
         if arguments.isEmpty && context.terminal.stdinIsTerminal { throw nothingNamed(tool: tool) }
-        let resolved = try await PlaylistNames.resolve(arguments, context, offline: offline) {
+        try SpotifyReference.checkStandardInputOnce(arguments)
+        var texts: [(text: String, line: Int?)] = []
+        for argument in arguments.isEmpty ? ["-"] : arguments {
+            guard argument == "-" else {
+                texts.append((argument, nil))
+                continue
+            }
+            try context.stdin.forEachNumberedLine { number, line in texts.append((line, number)) }
+        }
+        let resolved = try await PlaylistNames.resolve(texts.map(\.text), context, offline: offline) {
             (try? SpotifyReference.parse($0, expectingOneOf: kinds)) != nil
         }
-        return try SpotifyReference.fromArgumentsOrInput(
-            resolved, expectingOneOf: kinds, input: context.stdin, make: make)
+        return try zip(texts, resolved).map { given, text in
+            guard let line = given.line else {
+                return make(try SpotifyReference.argument(text, expectingOneOf: kinds), text)
+            }
+            do {
+                return make(try SpotifyReference.parseLine(text, expectingOneOf: kinds), text)
+            } catch let rejection as StandardInput.Rejection {
+                throw StandardInput.rejected(rejection, line: line)
+            }
+        }
     }
 
     static func nothingNamed(tool: String) -> ToolError {
@@ -104,13 +123,24 @@ enum PlaylistCommands {
     /// With no PLAYLIST arguments, the playlists of standard input as they arrive, so the run
     /// starts on the first line while the rest still comes (the stages of a pipeline overlap);
     /// nil when there are arguments.
+    /// A line may be a playlist's name, as an argument may: your playlists are listed once, at the
+    /// first such line.
     static func arrivingReferences<T: Sendable>(
-        _ arguments: [String], _ context: ToolContext, tool: String, kinds: [SpotifyReference.Kind] = [.playlist],
-        make: @escaping @Sendable (SpotifyReference, String) -> T
+        _ arguments: [String], offline: Bool = false, _ context: ToolContext, tool: String,
+        kinds: [SpotifyReference.Kind] = [.playlist], make: @escaping @Sendable (SpotifyReference, String) -> T
     ) throws -> LineFeed<T>? {
         guard arguments.isEmpty else { return nil }
         if context.terminal.stdinIsTerminal { throw nothingNamed(tool: tool) }
-        return SpotifyReference.arriving(expectingOneOf: kinds, input: context.stdin, make: make)
+        let names = PlaylistNames.Arriving(context, offline: offline)
+        return context.stdin.feed { line in
+            do {
+                return make(try SpotifyReference.parseLine(line, expectingOneOf: kinds), line)
+            } catch let rejection as StandardInput.Rejection {
+                guard PlaylistNames.mayBeAName(line) else { throw rejection }
+                let uri = "spotify:playlist:" + (try names.id(of: line))
+                return make(try SpotifyReference.parseLine(uri, expectingOneOf: kinds), uri)
+            }
+        }
     }
 
     /// An empty standard input is a pipeline gone wrong (a filter that matched nothing), not an

@@ -177,7 +177,7 @@ package enum Songcount {
         var sources: [String] { files.isEmpty ? ["-"] : files }
 
         init(_ command: ParsedCommand) throws {
-            target = try command.value(Self.target).map(Songcount.parseTarget)
+            target = try command.duration(Self.target).map(Songcount.checkedTarget)
             select = try command.flag(Self.select)
             bestFit = try command.flag(Self.bestFit)
             labelOnly = try command.flag(Self.label)
@@ -356,8 +356,7 @@ package enum Songcount {
         }
     }
 
-    static func parseTarget(_ text: String) throws -> Int {
-        let milliseconds = try parseDuration(text)
+    static func checkedTarget(_ milliseconds: Int) throws -> Int {
         guard milliseconds > 0 else { throw ToolError.usage("--target must be longer than zero") }
         return milliseconds
     }

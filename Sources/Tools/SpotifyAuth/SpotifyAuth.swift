@@ -555,7 +555,7 @@ extension SpotifyAuth {
             json = try command.flag(.jsonRecords)
             clientID = try command.value(Option.clientId)
             redirectURI = try command.value(Option.redirectUri)
-            timeoutMs = try parseDuration(try command.value(Option.timeout) ?? "5m")
+            timeoutMs = try command.duration(Option.timeout) ?? 5 * 60_000
             guard timeoutMs > 0 else { throw ToolError.usage("--timeout must be longer than zero") }
             guard timeoutMs <= 24 * 3_600_000 else { throw ToolError.usage("--timeout can be at most 24h") }
             askedScopes = try SpotifyScope.expand(try command.values(Option.scope))

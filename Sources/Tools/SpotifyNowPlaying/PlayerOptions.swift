@@ -126,18 +126,18 @@ extension SpotifyNowPlaying {
         /// A position in the track: seconds (`90`), `90s`, `1m30s`, `m:ss` (`1:30`) or `h:mm:ss`
         /// (`1:02:03`), at most 24 hours. The forms are `parseDuration`'s.
         init(argument text: String) throws {
-            // A position in a track, not a duration: a bare number is seconds, as players take it
-            // (mpc seek 90), where a bare duration is refused for want of a unit.
+            // A bare number is seconds, as players take it (mpc seek 90), with no note under a
+            // minute: a position of 30 s is as likely as one of 30 min.
             if let seconds = number(Substring(text), max: Self.maxSeconds) {
                 milliseconds = seconds * 1000
                 return
             }
-            do {
-                milliseconds = try parseDuration(text)
-            } catch {
+            // A bare number is whole seconds here: `1.5` may as well mean 1:05.
+            guard let reading = try? DurationReading(text), reading.bareNumber == nil else {
                 throw ToolError.usage(
                     "seek takes a position such as 1:30, 90s, 90 (seconds) or 1:02:03, not '\(shown(text))'")
             }
+            milliseconds = reading.milliseconds
             guard milliseconds <= Self.maxSeconds * 1000 else {
                 throw ToolError.usage("seek goes at most 24 hours into a track, not '\(shown(text))'")
             }

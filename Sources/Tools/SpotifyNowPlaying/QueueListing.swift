@@ -79,7 +79,7 @@ extension SpotifyNowPlaying {
 
 /// A track or episode in the queue: its track record (Spotify's fields, as spotify-tracks prints
 /// them) with position and current, passed through as it is; its row is spotify-tracks' row
-/// after a mark for the current one, numbered by position as it is.
+/// after a mark for the current one, numbered from 1 as spotify-tracks' tables are.
 struct QueueEntry: TableRecord {
     let track: SpotifyTracks.TrackRow
     let isCurrent: Bool
@@ -96,5 +96,5 @@ struct QueueEntry: TableRecord {
 
     var json: JSONValue { track.json }
 
-    var cells: [String] { [isCurrent ? "▶" : "", String(track.position)] + track.itemCells }
+    var cells: [String] { [isCurrent ? "▶" : ""] + track.cells }
 }

@@ -523,7 +523,7 @@ extension SpotifyNowPlaying {
                 return
             }
             if fresh { throw ToolError.usage("--fresh is for the one shot: a --watch always asks Spotify") }
-            let interval = try command.value(Option.interval).map { Double(try parseDuration($0)) / 1000 } ?? 10
+            let interval = try command.duration(Option.interval).map { Double($0) / 1000 } ?? 10
             guard interval >= 1 else { throw ToolError.usage("--interval must be at least 1s") }
             let schedule =
                 try command.flag(Option.fixedInterval)
@@ -531,7 +531,7 @@ extension SpotifyNowPlaying {
                 : PollSchedule(interval: interval)
             watch = Watch(
                 schedule: schedule,
-                duration: try command.value(Option.watchFor).map { try Double(parseDuration($0)) / 1000 })
+                duration: try command.duration(Option.watchFor).map { Double($0) / 1000 })
         }
     }
 
@@ -578,11 +578,12 @@ extension SpotifyNowPlaying {
 
         init(_ command: ParsedCommand) throws {
             json = try command.flag(.jsonRecords)
-            let since = try command.value(Option.since)
             let after = try command.value(Option.after)
-            if since != nil && after != nil { throw ToolError.usage("--since and --after cannot be used together") }
-            if let since {
-                start = .ago(milliseconds: try parseDuration(since))
+            if try command.value(Option.since) != nil && after != nil {
+                throw ToolError.usage("--since and --after cannot be used together")
+            }
+            if let since = try command.duration(Option.since) {
+                start = .ago(milliseconds: since)
             } else if let after {
                 // A duration ago, a local time (today's, or with a date), or ISO 8601 with an offset.
                 start = (try? parseDuration(after)).map { .ago(milliseconds: $0) } ?? .time(after)

@@ -84,7 +84,8 @@ extension SpotifyPlaylists {
                 return try arguments.map(LocalPlaylist.checkName)
             }
             switch action {
-            case "list":
+            // ls and rm as routine-link and spotify-playlists have them.
+            case "list", "ls":
                 _ = try names(0, "no NAME")
                 self.action = .list
             case "show": self.action = .show(try names(1, "one NAME")[0])
@@ -93,7 +94,7 @@ extension SpotifyPlaylists {
             case "rename":
                 let pair = try names(2, "OLD and NEW names")
                 self.action = .rename(pair[0], to: pair[1])
-            case "delete": self.action = .delete(try names(1, "one NAME")[0])
+            case "delete", "rm": self.action = .delete(try names(1, "one NAME")[0])
             default:
                 throw ToolError.usage(
                     "unknown local action '\(action)'; one of: create, list, show, add, rename, delete")

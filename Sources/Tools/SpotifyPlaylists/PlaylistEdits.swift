@@ -45,6 +45,14 @@ extension SpotifyPlaylists {
             help:
                 "Undo although the playlist changed since that write (someone else edited it)."
         )
+        static let acceptComplaints = OptionSpec(
+            "force", short: "f",
+            help:
+                """
+                Apply what COMMAND printed although it wrote on standard error (refused otherwise: a filter that \
+                complained may have dropped records and still exited 0, as jq 1.6 does).
+                """
+        )
         static let sortKey = OptionSpec(
             "by", value: "KEY", help: "What to sort by: duration, name, artist, album, added (date added) or random.",
             completion: .choices(SortKey.allCases.map(\.rawValue)))
@@ -113,7 +121,10 @@ extension SpotifyPlaylists {
                 Reads the whole playlist (any failure: nothing is written), runs COMMAND with the playlist's track \
                 records on its standard input (as spotify-tracks prints them), and applies what COMMAND prints as \
                 replace does: only the difference is sent, and items that stay keep their dates. COMMAND failing (a \
-                non-zero status) writes nothing. Put -- before COMMAND. \(undoNote)
+                non-zero status, or anything written on its standard error, which is shown) writes nothing; --force \
+                accepts what it printed despite its complaints. Try it with --dry-run first, and write filters that \
+                take episodes and local files (no artists): (.artists[0].name // ""). Put -- before COMMAND. \
+                \(undoNote)
                 """
             ],
             arguments: [
@@ -124,8 +135,8 @@ extension SpotifyPlaylists {
                     repeatable: true),
             ],
             options: [
-                EditOption.maxMoves, EditOption.resetDates, EditOption.dropUnavailable, WriteOption.dryRun,
-                PlaylistCommands.jsonOption,
+                EditOption.acceptComplaints, EditOption.maxMoves, EditOption.resetDates, EditOption.dropUnavailable,
+                WriteOption.dryRun, PlaylistCommands.jsonOption,
             ],
             examples: [
                 ExampleSpec(
@@ -194,14 +205,14 @@ extension SpotifyPlaylists {
             throw ToolError(.noInput, "rewrite: command '\(TerminalText.clean(program[0]))' not found on PATH")
         }
         return try await applyEdit("rewrite", to: playlist, settings: options.settings, context: context) { contents in
-            try rewritten(contents, of: playlist, by: executable, program, context)
+            try rewritten(contents, of: playlist, by: executable, program, acceptComplaints: options.force, context)
         }
     }
 
     /// The items COMMAND prints when given the playlist's track records: what the playlist becomes.
     static func rewritten(
         _ contents: PlaylistContents, of playlist: SpotifyReference, by executable: String, _ program: [String],
-        _ context: ToolContext
+        acceptComplaints: Bool, _ context: ToolContext
     ) throws -> [String] {
         var input = Data()
         let reference = SpotifyReference(kind: .playlist, id: playlist.id)
@@ -216,11 +227,18 @@ extension SpotifyPlaylists {
         let run = try FilterProcess.run(
             executable, arguments: Array(program.dropFirst()), input: input,
             environment: context.environment.variables, stderr: context.stderr.fileDescriptor)
+        let shown = TerminalText.clean(program.joined(separator: " ")).prefix(200)
         guard run.status == 0 else {
             throw ToolError.dataError(
+                "rewrite: '\(shown)' \(run.statusDescription); nothing was written to playlist \(playlist.id)")
+        }
+        // The status alone is not enough: jq 1.6 exits 0 after erroring on records that are not the last.
+        if run.complained && !acceptComplaints {
+            throw ToolError.dataError(
                 """
-                rewrite: '\(TerminalText.clean(program.joined(separator: " ")).prefix(200))' \
-                \(run.statusDescription); nothing was written to playlist \(playlist.id)
+                rewrite: '\(shown)' exited 0 but wrote on standard error (above), so it may have dropped records; \
+                nothing was written to playlist \(playlist.id); fix the filter (jq: (.artists[0].name // "") for \
+                episodes and local files), or add --force to apply what it printed
                 """
             )
         }
@@ -360,7 +378,8 @@ extension SpotifyPlaylists {
             entry.afterSnapshot = nil
             try? journal.record(entry, of: playlist.id, replacingLatest: true)
             return try reportStopped(
-                stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, context: context)
+                stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, settings: settings,
+                context: context)
         } catch {
             deferral.end(discarding: true)
             throw error
@@ -383,7 +402,7 @@ extension SpotifyPlaylists {
     /// The message for a write that stopped part-way, with the one command that finishes or undoes it.
     static func reportStopped(
         _ stopped: PlaylistApply.Stopped, action: String, playlist id: String, plan: PlaylistEditPlan,
-        wanted: [String], context: ToolContext
+        wanted: [String], settings: WriteSettings, context: ToolContext
     ) throws -> ExitCode {
         let holds =
             """
@@ -393,8 +412,8 @@ extension SpotifyPlaylists {
         let rest = try unfinishedFile(wanted, playlist: id, context: context)
         let finish =
             """
-            put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id) < \
-            \(shellQuoted(rest))
+            put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id)\
+            \(finishOptions(settings, from: stopped.model, to: wanted)) < \(shellQuoted(rest))
             """
         switch stopped.cause {
         case .signal(let number):
@@ -411,6 +430,20 @@ extension SpotifyPlaylists {
                 """
             )
         }
+    }
+
+    /// The options of the `replace` that finishes a stopped write, so it runs as printed: the
+    /// write's own, and --max-moves as many as the rest takes when that is past the default
+    /// (` --max-moves 839`; empty when none is needed).
+    static func finishOptions(_ settings: WriteSettings, from model: [String?], to wanted: [String]) -> String {
+        var options: [String] = []
+        if settings.resetDates { options.append("--reset-dates") }
+        if settings.dropUnavailable { options.append("--drop-unavailable") }
+        if !settings.resetDates {
+            let moves = max(settings.maxMoves, PlaylistEditPlan(from: model, to: wanted).moveRequests)
+            if moves > defaultMaxMoves { options.append("--max-moves \(moves)") }
+        }
+        return options.map { " " + $0 }.joined()
     }
 
     /// Keeps the wanted items in a file under the state directory, for the command that finishes the job.

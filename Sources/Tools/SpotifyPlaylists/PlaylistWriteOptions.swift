@@ -250,9 +250,12 @@ extension SpotifyPlaylists {
         var playlist: String
         /// COMMAND and its arguments.
         var program: [String]
+        /// Apply what COMMAND printed although it wrote on standard error.
+        var force: Bool
 
         init(_ command: ParsedCommand) throws {
             settings = try WriteSettings(command)
+            force = try command.flag(EditOption.acceptComplaints)
             guard command.positionals.count >= 2 else {
                 throw ToolError.usage(
                     "rewrite needs a COMMAND after the PLAYLIST: rewrite PLAYLIST -- COMMAND [ARGS...]")

@@ -230,6 +230,7 @@ extension SpotifyPlaylists {
                     """,
                 ],
                 notes: ["Unfollows with DELETE /me/library and the playlist's URI."],
+                aliases: ["rm"],
                 arguments: [playlistTarget],
                 options: [WriteOption.yes, WriteOption.dryRun, PlaylistCommands.jsonOption]
             ).running(delete),
@@ -354,6 +355,13 @@ extension SpotifyPlaylists {
                 uris, to: id, at: position, from: state, interruption: { SignalDeferral.pending })
             return nil
         } catch let stopped as PlaylistWriter.AddStopped {
+            // Refused before anything landed (a missing scope, a playlist not yours): the error is
+            // the whole story, and no recipe for the rest applies to a command that added nothing.
+            if case .failed(let error) = stopped.cause, error.exitCode == .noPermission, stopped.landed == 0,
+                made == nil
+            {
+                throw ToolError(error.exitCode, "\(error.message); nothing was added to playlist \(id)")
+            }
             let rest = Array(uris.dropFirst(stopped.landed))
             let file = try unfinishedFile(rest, playlist: id, context: context)
             let landed =

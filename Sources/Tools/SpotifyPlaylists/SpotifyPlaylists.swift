@@ -278,7 +278,7 @@ package enum SpotifyPlaylists {
         try output.finish()
         // A whole listing keeps the names for --offline; one edited while read is not whole.
         let status = edits.status(.success)
-        if status == .success { PlaylistNames.keepForOffline(listed, context) }
+        if status == .success { PlaylistNames.keepForOffline(listed, context.environment) }
         return status
     }
 
@@ -479,12 +479,15 @@ package enum SpotifyPlaylists {
         init(_ context: ToolContext, mode: OutputMode, withDuration: Bool) {
             self.context = context
             self.withDuration = withDuration
+            printer = RecordPrinter(context, mode: mode, columns: Self.columns(withDuration: withDuration))
+        }
+
+        static func columns(withDuration: Bool) -> [TextTable.Column] {
             var columns: [TextTable.Column] = [
                 .flexible("NAME", weight: 3), .fixed("ITEMS", width: 6, alignment: .right),
             ]
             if withDuration { columns.append(.fixed("DURATION", width: 9, alignment: .right)) }
-            columns += [.flexible("OWNER", weight: 1), .fixed("ID", width: 22)]
-            printer = RecordPrinter(context, mode: mode, columns: columns)
+            return columns + [.flexible("OWNER", weight: 1), .fixed("ID", width: 22)]
         }
 
         mutating func write(_ row: PlaylistRow) throws {
@@ -505,8 +508,17 @@ package enum SpotifyPlaylists {
             guard printer.mode == .human && withDuration, let table = printer.table, count > 0 else { return }
             var what = "total: \(plural(count, "playlist"))"
             if withoutDuration > 0 { what += " (\(withoutDuration) without a duration)" }
-            let line = table.line([what, groupedThousands(items), formatClock(milliseconds: durationMs)])
-            try context.stdout.writeText(line.trimmingTrailingSpaces() + "\n")
+            try context.stdout.writeText(Self.totalLine(table, what: what, items: items, durationMs: durationMs) + "\n")
+        }
+
+        /// The total row in the table's columns, or, when the total is wider than its column
+        /// (1,000 hours and more), on a line of its own, so it is never cut (issue 39, L3).
+        static func totalLine(_ table: TextTable, what: String, items: Int, durationMs: Int) -> String {
+            let clock = formatClock(milliseconds: durationMs)
+            guard DisplayWidth.of(clock) > table.widths[2] else {
+                return table.line([what, groupedThousands(items), clock]).trimmingTrailingSpaces()
+            }
+            return "\(what): \(countText(items)), \(clock)"
         }
     }
 }

@@ -336,7 +336,7 @@ package enum SpotifyTracks {
         let selection = options.selection
         // Standard input is read as it arrives: the first source is read while the rest still come.
         let arriving = try PlaylistCacheOptions.arrivingSelectors(
-            arguments, context, tool: spec.name, kinds: Sources.kinds)
+            arguments, offline: options.cache.offline, context, tool: spec.name, kinds: Sources.kinds)
         let playlists =
             arriving != nil
             ? []
