@@ -59,8 +59,8 @@ package enum FakeSpotifyCommand {
             """
             Faults (POST /_fake/faults or --fault): \
             kind=rate_limit|quota|server_error|reset|lost_answer|truncate|garbage|delay|stale_read with rate=P, \
-            every=N or at=N+M (request numbers among those matching path_prefix, default /v1/), and status, \
-            retry_after, delay_ms, carry, late_ms, count (at most this many), seed. carry says whether a broken \
+            every=N or at=N+M (request numbers among those matching path_prefix, default /v1/, and offset=N and \
+            method=M when given: one page of a list, one kind of request), and status, retry_after, delay_ms, carry, late_ms, count (at most this many), seed. carry says whether a broken \
             request is carried out: yes (the default for server_error, reset, lost_answer, truncate and garbage: \
             carried out, then its answer broken), no (not carried out; the breakage of a status error, default 503, \
             comes instead; the two 429s are always no), late with late_ms=N (0-600000: carried out N ms after it \

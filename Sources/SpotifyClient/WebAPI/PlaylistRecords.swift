@@ -110,11 +110,13 @@ package enum PlaylistEntry {
     }
 
     /// The track or episode record (see `TrackRecord`) followed by added_at, position (zero-based,
-    /// counting every entry), playlist {id, uri, name} (null for saved tracks; name null when not
-    /// known) and, for spotify-tracks' reads, source (`RecordSource`). nil for an unavailable item.
+    /// counting every entry), playlist {id, uri, name, snapshot_id} (null for saved tracks; name
+    /// and snapshot_id null when not known) and, for spotify-tracks' reads, source
+    /// (`RecordSource`). nil for an unavailable item. The snapshot_id is the version the read
+    /// began at: what lets `replace` refuse records of a playlist that has changed since (D1).
     package static func record(
         _ entry: JSONValue, position: Int, playlist: SpotifyReference?, name: String? = nil,
-        source: RecordSource? = nil
+        snapshot: String? = nil, source: RecordSource? = nil
     ) -> JSONObject? {
         guard var record = TrackRecord.make(from: item(of: entry)) else { return nil }
         if entry["is_local"]?.boolValue == true { record["is_local"] = true }
@@ -122,7 +124,10 @@ package enum PlaylistEntry {
         record["position"] = .int(position)
         record["playlist"] =
             playlist.map {
-                .object(["id": .string($0.id), "uri": .string($0.uri), "name": name.map(JSONValue.string) ?? .null])
+                .object([
+                    "id": .string($0.id), "uri": .string($0.uri), "name": name.map(JSONValue.string) ?? .null,
+                    "snapshot_id": snapshot.map(JSONValue.string) ?? .null,
+                ])
             } ?? .null
         if let source { record["source"] = source.json }
         return record

@@ -206,11 +206,10 @@ extension SpotifyPlaylists {
         var input = Data()
         let reference = SpotifyReference(kind: .playlist, id: playlist.id)
         for (position, entry) in contents.entries.enumerated() {
-            guard var record = PlaylistEntry.record(entry, position: position, playlist: reference) else { continue }
-            record["playlist"] = [
-                "id": .string(reference.id), "uri": .string(reference.uri),
-                "snapshot_id": contents.snapshot.map(JSONValue.string) ?? .null,
-            ]
+            guard
+                let record = PlaylistEntry.record(
+                    entry, position: position, playlist: reference, snapshot: contents.snapshot)
+            else { continue }
             input += Data((JSONValue.object(record).serialized() + "\n").utf8)
         }
         let run = try FilterProcess.run(
@@ -356,11 +355,16 @@ extension SpotifyPlaylists {
             try await apply.run(plan)
         } catch let stopped as PlaylistApply.Stopped {
             deferral.end(discarding: true)
-            entry.after = stopped.model
-            entry.afterSnapshot = nil
-            try? journal.record(entry, of: playlist.id, replacingLatest: true)
+            if stopped.model == current {
+                try? journal.removeLatest(of: playlist.id)
+            } else {
+                entry.after = stopped.model
+                entry.afterSnapshot = nil
+                try? journal.record(entry, of: playlist.id, replacingLatest: true)
+            }
             return try reportStopped(
-                stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, context: context)
+                stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted,
+                changedNothing: stopped.model == current, context: context)
         } catch {
             deferral.end(discarding: true)
             throw error
@@ -381,21 +385,29 @@ extension SpotifyPlaylists {
     }
 
     /// The message for a write that stopped part-way, with the one command that finishes or undoes it.
+    /// `changedNothing`: the playlist is as it was, so there is nothing to undo (and its journal
+    /// entry was dropped).
     static func reportStopped(
         _ stopped: PlaylistApply.Stopped, action: String, playlist id: String, plan: PlaylistEditPlan,
-        wanted: [String], context: ToolContext
+        wanted: [String], changedNothing: Bool = false, context: ToolContext
     ) throws -> ExitCode {
         let holds =
             """
             playlist \(id) holds \(countText(stopped.model.count)), after \(stopped.stepsDone) of \
             \(countText(plan.steps.count, noun: "request")) (this write leaves \(groupedThousands(plan.result.count)))
             """
-        let rest = try unfinishedFile(wanted, playlist: id, context: context)
-        let finish =
-            """
-            put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id) < \
-            \(shellQuoted(rest))
-            """
+        let finish: String
+        if changedNothing {
+            finish = "nothing was changed"
+        } else if let rest = keptToFinish(wanted, playlist: id, context: context) {
+            finish =
+                """
+                put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id) < \
+                \(shellQuoted(rest))
+                """
+        } else {
+            finish = "put it back with: spotify-playlists undo \(id)"
+        }
         switch stopped.cause {
         case .signal(let number):
             context.warn("interrupted: \(holds); \(finish)")
@@ -410,6 +422,17 @@ extension SpotifyPlaylists {
                 check it with spotify-tracks \(id); undo with: spotify-playlists undo --force \(id)
                 """
             )
+        }
+    }
+
+    /// The file of `unfinishedFile`, or nil (said on stderr) when it cannot be written: a full disk
+    /// must not hide what landed and the undo that puts it back (D9).
+    static func keptToFinish(_ uris: [String], playlist id: String, context: ToolContext) -> String? {
+        do {
+            return try unfinishedFile(uris, playlist: id, context: context)
+        } catch {
+            context.warn("the items to finish with could not be kept: \((error as? ToolError)?.message ?? "\(error)")")
+            return nil
         }
     }
 

@@ -179,10 +179,12 @@ extension SpotifyPlaylists {
                     """,
                     """
                     Guards: an empty standard input is refused unless --allow-empty. Input read from this same \
-                    playlist (track records name it) is refused when it was read at another snapshot_id, or when its \
-                    items stop 50 or more short of the playlist's end (a read cut short: spotify-tracks failed \
-                    part-way and the pipe hid it), unless --force. What remains possible: input from elsewhere that \
-                    is short by mistake; undo puts it back. Local files and unavailable entries of the playlist stay \
+                    playlist (track records name it and its snapshot_id) is refused when it was read at another \
+                    snapshot_id (exit 75: it changed since, or an --offline copy is older), or when its items stop \
+                    short of the playlist's end by its last page or more (50 items, or fewer when its size is not a \
+                    multiple of 50: 20 of 120; a read cut short: spotify-tracks failed part-way and the pipe hid \
+                    it), unless --force. What remains possible: input from elsewhere that is short by mistake; undo \
+                    puts it back. Local files and unavailable entries of the playlist stay \
                     where they are (the Web API can neither remove nor add them); --reset-dates drops them only with \
                     --drop-unavailable.
                     """,
@@ -255,6 +257,16 @@ extension SpotifyPlaylists {
                 )
             }
             return .notFound
+        }
+        // Checked before the playlist is made, as add checks it (D5): a playlist full at 10,000 is
+        // not what was asked for, and the rest could not be added after it.
+        if items.uris.count > PlaylistWriter.maxItems {
+            throw ToolError.dataError(
+                """
+                \(groupedThousands(items.uris.count)) items would pass the \
+                \(groupedThousands(PlaylistWriter.maxItems)) a playlist can hold; nothing was created
+                """
+            )
         }
         if options.settings.dryRun {
             var details: JSONObject = [
@@ -431,6 +443,18 @@ extension SpotifyPlaylists {
             return .success
         }
         let writer = try context.playlistWriter()
+        // Spotify has no public collaborative playlist: refused as create refuses it, not sent (C3).
+        if details["public"] == .bool(true), details["collaborative"] == nil,
+            try await currentRecord(of: playlist.id, writer).collaborative == true
+        {
+            throw ToolError.usage(
+                """
+                playlist \(playlist.id) is collaborative, and a collaborative playlist is private: --public is \
+                refused, as create refuses --public with --collaborative; nothing was changed (make it \
+                non-collaborative in Spotify first)
+                """
+            )
+        }
         do {
             try await writer.changeDetails(playlist.id, details)
         } catch let refusal as PlaylistWriter.Refusal where refusal.result.status == 403 {

@@ -6,11 +6,16 @@ import ToolkitCore
 /// part-way, it has already printed the pages before the failure, in order, and the pipe hides
 /// its status. So input whose records were read from this same playlist is refused when:
 /// - they carry a snapshot_id other than the playlist's now (it changed since they were read), or
-/// - their positions stop `cutShortSlack` or more entries before the playlist's end: pages come
-///   in order, so a read cut short is always a prefix, at least one page short. A filter that
-///   itself drops the last 50 items looks the same; `--force` says it is meant.
+/// - their positions stop `cutShortSlack(of:)` or more entries before the playlist's end: pages
+///   come in order and end on multiples of 50 (the object embeds 100, then pages of 50), so a
+///   read cut short is a prefix at least its last page short; that page holds fewer than 50 when
+///   the size is not a multiple of 50 (120 items: the last 20, D2). A filter that itself drops
+///   that many of the last items looks the same; `--force` says it is meant.
 enum ReplaceGuard {
-    static let cutShortSlack = PagePlan.pageSize
+    /// The size of the playlist's last page: the fewest items a read cut short can lack.
+    static func cutShortSlack(of count: Int) -> Int {
+        count <= 0 ? PagePlan.pageSize : (count - 1) % PagePlan.pageSize + 1
+    }
 
     static func check(_ items: ItemInput, against contents: PlaylistContents) throws {
         guard let origin = items.origins[contents.id] else { return }
@@ -24,7 +29,7 @@ enum ReplaceGuard {
             )
         }
         let end = origin.lastPosition + 1
-        if origin.lastPosition >= 0, contents.count - end >= cutShortSlack {
+        if origin.lastPosition >= 0, contents.count - end >= cutShortSlack(of: contents.count) {
             throw ToolError.dataError(
                 """
                 the input's items of playlist \(contents.id) stop at position \(origin.lastPosition), \

@@ -97,6 +97,16 @@ struct UndoJournal {
         pruneOtherPlaylists(keeping: playlist)
     }
 
+    /// Forgets the playlist's latest write: one that began and changed nothing (its first request
+    /// refused, every send lost) must not hide the write before it from `undo` (D4).
+    func removeLatest(of playlist: String) throws {
+        var list = try entries(of: playlist)
+        guard !list.isEmpty else { return }
+        list.removeLast()
+        let json: JSONValue = ["playlist": .string(playlist), "entries": .array(list.map(\.json))]
+        try directory.write(Data((json.serialized() + "\n").utf8), to: Self.fileName(playlist))
+    }
+
     /// Forgets the playlists written longest ago when there are more than `maxPlaylists`.
     func pruneOtherPlaylists(keeping playlist: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),
