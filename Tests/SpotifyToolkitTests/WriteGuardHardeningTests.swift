@@ -21,7 +21,8 @@ import Testing
     @Test func recordsOfAPlaylistChangedSinceTheReadAreRefusedUnlessForced() async throws {
         let library = try await PlaylistWriteTests.editor()
         let id = generated(120)
-        let read = try await library.tracks([id])  // kept in the cache, for --offline below
+        let cache = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "10M"]
+        let read = try await library.tracks([id], environment: cache)  // kept, for --offline below
         #expect(read.status == 0, "\(read.stderr)")
         let printed = try records(read)
         #expect(printed.count == 120)
@@ -35,7 +36,7 @@ import Testing
 
         // jq -c 'select(.duration_ms < …)': a filter that keeps most.
         let filtered = printed.enumerated().filter { $0.offset % 7 != 3 }.map(\.element)
-        let offline = try await library.tracks(["--offline", id])
+        let offline = try await library.tracks(["--offline", id], environment: cache)
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(offline.stdout == read.stdout, "the cached copy's records name the snapshot it was read at")
         for (what, input) in [("as printed", printed), ("filtered", filtered), ("offline", try records(offline))] {
