@@ -25,7 +25,9 @@ import ToolkitCore
         defer { fake.stop() }
         let test = PlayerContextRoutesTests()
         func body(_ count: Int) -> String {
-            let uris = (0..<count).map { "\"spotify:track:" + GeneratedLibrary.objectID(seed: "play", index: $0) + "\"" }
+            let uris = (0..<count).map {
+                "\"spotify:track:" + GeneratedLibrary.objectID(seed: "play", index: $0) + "\""
+            }
             return #"{"uris":["# + uris.joined(separator: ",") + "]}"
         }
         #expect(body(230).utf8.count <= FakeSpotifyService.maxPlayBodyBytes)

@@ -56,7 +56,8 @@ import Testing
         #expect(played.count > 200 && played.count < 1000, "\(played.count)")
         #expect(played.map(\.stringValue) == uris.prefix(played.count).map(Optional.some))
         #expect(
-            result.stderr.contains("the first \(played.count) are played and the other \(1000 - played.count) were not sent"),
+            result.stderr.contains(
+                "the first \(played.count) are played and the other \(1000 - played.count) were not sent"),
             "\(result.stderr)")
     }
 
@@ -65,7 +66,8 @@ import Testing
         let page = #"<!DOCTYPE html><html lang=en><title>Error 413 (Request Entity Too Large)!!1</title><p>…</html>"#
         let body = SpotifyErrorBody(HTTPResult(status: 413, headers: [:], body: Data(page.utf8)))
         #expect(body.message == "HTTP 413: Error 413 (Request Entity Too Large)!!1")
-        let json = SpotifyErrorBody(HTTPResult(status: 404, headers: [:], body: Data(#"{"error":{"message":"x"}}"#.utf8)))
+        let json = SpotifyErrorBody(
+            HTTPResult(status: 404, headers: [:], body: Data(#"{"error":{"message":"x"}}"#.utf8)))
         #expect(json.message == "x")
     }
 
@@ -81,7 +83,8 @@ import Testing
         _ = try await library.fake.call("POST", "/_fake/reset-counters")
         let refused = try await library.run("spotify-playlists", ["edit", id, "--public"])
         #expect(refused.status == 64, "\(refused.stderr)")
-        #expect(refused.stderr.contains("is collaborative, and a collaborative playlist is private"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("is collaborative, and a collaborative playlist is private"), "\(refused.stderr)")
         #expect(try await library.counters()["requests"]?["PUT /v1/playlists/{id}"]?.intValue ?? 0 == 0)
         let renamed = try await library.run("spotify-playlists", ["edit", id, "--name", "Collab two"])
         #expect(renamed.status == 0, "\(renamed.stderr)")

@@ -31,7 +31,8 @@ import Testing
         let original = printed.compactMap { $0["uri"]?.stringValue }
 
         let extra = Array(try await PlaylistWriteTests.uris(library, generated(10)).prefix(3))
-        let added = try await library.run("spotify-playlists", ["add", id], stdin: PlaylistEditCommandTests.lines(extra))
+        let added = try await library.run(
+            "spotify-playlists", ["add", id], stdin: PlaylistEditCommandTests.lines(extra))
         #expect(added.status == 0, "\(added.stderr)")
 
         // jq -c 'select(.duration_ms < …)': a filter that keeps most.
@@ -43,7 +44,8 @@ import Testing
             let refused = try await library.run(
                 "spotify-playlists", ["replace", id], stdin: Self.lines(input), environment: Self.quick)
             #expect(refused.status == 75, "\(what): \(refused.stderr)")
-            #expect(refused.stderr.contains("at snapshot_id \(snapshot), and it has changed since"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("at snapshot_id \(snapshot), and it has changed since"), "\(refused.stderr)")
             #expect(refused.stderr.contains("nothing was written"), "\(refused.stderr)")
         }
         #expect(try await PlaylistWriteTests.uris(library, id) == original + extra, "the other client's 3 stay")
@@ -120,7 +122,9 @@ import Testing
     /// D5: create of 10,001 items sends nothing and exits 65.
     @Test func createPastTheLimitSendsNothing() async throws {
         let library = try await PlaylistWriteTests.editor()
-        let uris = (0...10_000).map { "spotify:track:" + String(repeating: "0", count: 16) + String(format: "%06d", $0) }
+        let uris = (0...10_000).map {
+            "spotify:track:" + String(repeating: "0", count: 16) + String(format: "%06d", $0)
+        }
         _ = try await library.fake.call("POST", "/_fake/reset-counters")
         let run = try await library.run(
             "spotify-playlists", ["create", "Big"], stdin: PlaylistEditCommandTests.lines(uris))

@@ -116,7 +116,12 @@ package enum SpotifyNowPlaying {
                     local show print them, or one URI per line), plays those tracks in order; local files are skipped \
                     (Spotify cannot start them remotely). With no URI and standard input a terminal (or /dev/null, or \
                     closed), resumes what was paused; an empty pipe or file is an error (exit 1) and never resumes.
+                    """,
                     """
+                    Spotify takes about 9 KB of tracks and episodes in one play (about 230; its front end refuses \
+                    more): the first that fit are played, and stderr says how many were left out. To play more, make \
+                    them a playlist (spotify-playlists create NAME < FILE) and play that.
+                    """,
                 ],
                 examples: [
                     ExampleSpec(
