@@ -117,6 +117,11 @@ package struct Pager: Sendable {
         guard let items = json["items"]?.arrayValue else {
             throw SpotifyWebAPI.UnreadableBody("the page has no items list")
         }
+        // An answer meant for another request (one answer too many on a kept-alive connection
+        // shifts every later one, D7) names another offset: read as unreadable, so it is asked again.
+        if let answered = json["offset"]?.intValue, answered != offset {
+            throw SpotifyWebAPI.UnreadableBody("the answer for offset \(offset) is the page at offset \(answered)")
+        }
         // While the total holds, a page must be exactly as full as it promises; a short page
         // would silently lose items. (When the total moved, the list was edited: take what came.)
         let expected = (plan ?? reported).total == total ? reported.expectedCount(at: offset) : nil

@@ -137,7 +137,7 @@ package enum PlaylistEntry {
     /// `item` key and the legacy `track` key.
     package static let itemFields: String = {
         let object = "type,id,uri,name,duration_ms,is_local,artists(id,name),album(id,name,images),show(id,name,images)"
-        return "total,items(added_at,is_local,item(\(object)),track(\(object)))"
+        return "total,offset,items(added_at,is_local,item(\(object)),track(\(object)))"
     }()
 
     /// The `fields` filter for `GET /playlists/{id}` when it stands for the first page: the
@@ -149,7 +149,7 @@ package enum PlaylistEntry {
     }
 
     /// The `fields` filter when only durations are needed (`spotify-playlists get --duration`).
-    package static let durationFields = "total,items(item(duration_ms),track(duration_ms))"
+    package static let durationFields = "total,offset,items(item(duration_ms),track(duration_ms))"
 
     /// `additional_types` for every playlist request: without `episode`, Spotify sends episodes
     /// track-shaped or not at all.

@@ -30,9 +30,21 @@ extension SpotifyPlaylists {
             "position", value: "N", help: "Insert at this zero-based position instead of at the end.")
         // Each command's own words: `remove -h` says what --liked does for remove (review 24).
         static let liked = OptionSpec(
-            "liked", short: "l", help: "Save the items to your Liked Songs instead of a playlist (no PLAYLIST).")
+            "liked", short: "l",
+            help:
+                """
+                Save the items to your Liked Songs instead of a playlist (no PLAYLIST); episodes go to Your \
+                Episodes.
+                """
+        )
         static let unliked = OptionSpec(
-            "liked", short: "l", help: "Remove the items from your Liked Songs instead of a playlist (no PLAYLIST).")
+            "liked", short: "l",
+            help:
+                """
+                Remove the items from your Liked Songs instead of a playlist (no PLAYLIST); episodes from Your \
+                Episodes.
+                """
+        )
         static let allowEmpty = OptionSpec(
             "allow-empty",
             help:
@@ -515,12 +527,25 @@ extension SpotifyPlaylists {
         }
         guard !uris.isEmpty else { return nothingToDo(items, context, action: action) }
         let library = try SavedItems(api: context.webAPI())
-        if save {
-            try await library.save(uris, scope: likedScope)
-            context.warn("saved \(countText(uris.count)) to your Liked Songs")
+        let deferral = SignalDeferral.begin()
+        defer { deferral.end(discarding: true) }
+        // Episodes go to Your Episodes, not Liked Songs (N1): the message names both.
+        let episodes = uris.count { $0.hasPrefix("spotify:episode:") }
+        let direction = save ? "to" : "from"
+        var places: [String] = []
+        if episodes == 0 {
+            places.append("\(countText(uris.count)) \(direction) your Liked Songs")
         } else {
-            try await library.remove(uris, scope: likedScope)
-            context.warn("removed \(countText(uris.count)) from your Liked Songs")
+            let tracks = uris.count - episodes
+            if tracks > 0 { places.append("\(countText(tracks, noun: "track")) \(direction) your Liked Songs") }
+            places.append("\(countText(episodes, noun: "episode")) \(direction) Your Episodes")
+        }
+        if save {
+            try await library.save(uris, scope: likedScope, interruption: { SignalDeferral.pending })
+            context.warn("saved \(places.joined(separator: " and "))")
+        } else {
+            try await library.remove(uris, scope: likedScope, interruption: { SignalDeferral.pending })
+            context.warn("removed \(places.joined(separator: " and "))")
         }
         return skipped(items, context)
     }
