@@ -119,6 +119,41 @@ import Testing
         #expect(try await PlaylistEditCommandTests.entries(library, id) == original)
     }
 
+    /// D3: another client removes an item while a replace is part-way; the next move, planned for
+    /// the playlist as it was, is refused (400, out of bounds). That is 75 with what the playlist
+    /// holds, not 65 with a count from the model and a "finish" that would put the item back.
+    @Test func anotherClientsRemovalPartWayIs75NotARefusal() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(40)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        // One DELETE (before[5]), then one range move (before[0] to the end, insert_before 39).
+        let wanted = Array(before[1..<5]) + Array(before[6...]) + [before[0]]
+        // The move waits in the fake before it is carried out; meanwhile another client removes one.
+        try await library.fault([
+            ("kind", "delay"), ("at", "1"), ("delay_ms", "3000"), ("method", "PUT"),
+            ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        let write = Task {
+            try await library.run(
+                "spotify-playlists", ["replace", id], stdin: PlaylistEditCommandTests.lines(wanted),
+                environment: Self.quick)
+        }
+        // Until the move has arrived (bounded: 3,000 looks).
+        for _ in 0..<3000 {
+            if try await PlaylistEditCommandTests.requests(library, "PUT /v1/playlists/{id}/items") > 0 { break }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        let other = try await HTTPTestClient.fetch(
+            URL(string: library.fake.base + "/v1/playlists/\(id)/items")!, method: "DELETE",
+            body: Data(#"{"items":[{"uri":"\#(before[10])"}]}"#.utf8),
+            headers: ["Authorization": "Bearer \(library.tokens.accessToken)", "Content-Type": "application/json"])
+        #expect(other.status == 200, "\(other.text)")
+        let run = try await write.value
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(run.stderr.contains("changed meanwhile (someone else edited it): it holds 38 items"), "\(run.stderr)")
+        #expect(!run.stderr.contains("finish with"), "\(run.stderr)")
+    }
+
     /// D5: create of 10,001 items sends nothing and exits 65.
     @Test func createPastTheLimitSendsNothing() async throws {
         let library = try await PlaylistWriteTests.editor()
