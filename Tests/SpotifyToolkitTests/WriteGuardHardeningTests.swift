@@ -154,6 +154,33 @@ import Testing
         #expect(!run.stderr.contains("finish with"), "\(run.stderr)")
     }
 
+    /// D9: when the file of items to finish with cannot be written, the report of a write that
+    /// stopped still says what the playlist holds and how to undo it.
+    @Test func aStoppedWriteWhoseFinishFileCannotBeWrittenStillSaysHowToUndo() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(40)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        let wanted = Array(before[1..<5]) + Array(before[6...]) + [before[0]]
+        // The DELETE lands; every move fails before it is carried out.
+        try await library.fault([
+            ("kind", "server_error"), ("every", "1"), ("carry", "no"), ("method", "PUT"),
+            ("path_prefix", "/v1/playlists/\(id)/items"),
+        ])
+        // Where the directory of unfinished writes belongs, a file.
+        let state = library.fake.environment()["XDG_STATE_HOME"]! + "/spotify-toolkit"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        chmod(state, 0o700)
+        FileManager.default.createFile(atPath: state + "/unfinished", contents: Data("not a directory".utf8))
+        let run = try await library.run(
+            "spotify-playlists", ["replace", id], stdin: PlaylistEditCommandTests.lines(wanted),
+            environment: Self.quick)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("the items to finish with could not be kept"), "\(run.stderr)")
+        #expect(run.stderr.contains("holds 39 items, after 1 of 2 requests"), "\(run.stderr)")
+        #expect(run.stderr.contains("put it back with: spotify-playlists undo \(id)"), "\(run.stderr)")
+        #expect(!run.stderr.contains("finish with: spotify-playlists replace"), "\(run.stderr)")
+    }
+
     /// D5: create of 10,001 items sends nothing and exits 65.
     @Test func createPastTheLimitSendsNothing() async throws {
         let library = try await PlaylistWriteTests.editor()
