@@ -181,6 +181,19 @@ import Testing
         #expect(!run.stderr.contains("finish with: spotify-playlists replace"), "\(run.stderr)")
     }
 
+    /// D13: rewrite keeps at most 64 MiB of COMMAND's output; past it the command is stopped and
+    /// nothing is written.
+    @Test func rewriteStopsACommandThatPrintsWithoutEnd() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(10)
+        let before = try await PlaylistWriteTests.uris(library, id)
+        let flood = "yes spotify:track:4iV5W9uYEdYUVa79Axb7Rh | head -c 70000000"
+        let run = try await library.run("spotify-playlists", ["rewrite", id, "--", "/bin/sh", "-c", flood])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("printed more than 64 MiB"), "\(run.stderr)")
+        #expect(try await PlaylistWriteTests.uris(library, id) == before)
+    }
+
     /// D5: create of 10,001 items sends nothing and exits 65.
     @Test func createPastTheLimitSendsNothing() async throws {
         let library = try await PlaylistWriteTests.editor()

@@ -18,15 +18,19 @@ package struct FilterProcess {
     /// Ended by a signal rather than exiting.
     var signaled: Bool
     package var output: Data
+    /// The command printed more than `outputLimit` bytes: it was killed, and `output` is cut there.
+    package var overflowed = false
 
     /// "exited with status 3", "was killed by signal 9".
     package var statusDescription: String {
         signaled ? "was killed by signal \(status)" : "exited with status \(status)"
     }
 
-    /// Runs `executable` with `arguments` in `environment`; throws when it cannot be started.
+    /// Runs `executable` with `arguments` in `environment`; throws when it cannot be started. Past
+    /// `outputLimit` bytes of output the command is killed (`overflowed`): `yes` must not fill memory.
     package static func run(
-        _ executable: String, arguments: [String], input: Data, environment: [String: String], stderr: Int32
+        _ executable: String, arguments: [String], input: Data, environment: [String: String], stderr: Int32,
+        outputLimit: Int = .max
     ) throws -> FilterProcess {
         var opened: [Int32] = []
         let stdin: (read: Int32, write: Int32)
@@ -56,9 +60,14 @@ package struct FilterProcess {
             _ = input.withUnsafeBytes { writeAll(stdin.write, $0) }
             close(stdin.write)
         }
-        let output = Data(ChildProcess.readAll(stdout.read))
+        let bytes = ChildProcess.readAll(
+            stdout.read, limit: outputLimit == .max ? .max : outputLimit + 1, stopping: true)
+        let overflowed = bytes.count > outputLimit
+        if overflowed { kill(child.pid, SIGKILL) }
         close(stdout.read)
         let end = child.wait()
-        return FilterProcess(status: end.status, signaled: end.signaled, output: output)
+        var run = FilterProcess(status: end.status, signaled: end.signaled, output: Data(bytes.prefix(outputLimit)))
+        run.overflowed = overflowed
+        return run
     }
 }

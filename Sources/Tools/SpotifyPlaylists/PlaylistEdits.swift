@@ -198,6 +198,9 @@ extension SpotifyPlaylists {
         }
     }
 
+    /// What rewrite keeps of COMMAND's output (D13): 10,000 full track records are about 15 MiB.
+    static let rewriteOutputLimit = 64 * 1_048_576
+
     /// The items COMMAND prints when given the playlist's track records: what the playlist becomes.
     static func rewritten(
         _ contents: PlaylistContents, of playlist: SpotifyReference, by executable: String, _ program: [String],
@@ -214,7 +217,17 @@ extension SpotifyPlaylists {
         }
         let run = try FilterProcess.run(
             executable, arguments: Array(program.dropFirst()), input: input,
-            environment: context.environment.variables, stderr: context.stderr.fileDescriptor)
+            environment: context.environment.variables, stderr: context.stderr.fileDescriptor,
+            outputLimit: rewriteOutputLimit)
+        if run.overflowed {
+            throw ToolError.dataError(
+                """
+                rewrite: '\(TerminalText.clean(program.joined(separator: " ")).prefix(200))' printed more than \
+                \(rewriteOutputLimit / 1_048_576) MiB, far more than the \(groupedThousands(PlaylistWriter.maxItems)) \
+                items a playlist holds; it was stopped, and nothing was written to playlist \(playlist.id)
+                """
+            )
+        }
         guard run.status == 0 else {
             throw ToolError.dataError(
                 """

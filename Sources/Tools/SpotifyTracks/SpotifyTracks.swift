@@ -140,12 +140,12 @@ package enum SpotifyTracks {
             track_number, then added_at (null outside playlists), position (zero-based, counting every item of the \
             source: an artist's count on across its releases), playlist {id, uri, name, snapshot_id} (the playlist the \
             item is in, and the version the read began at, so that spotify-playlists replace can refuse records of a \
-            playlist changed since; null for other sources) and source {type, id, uri, name}: what the item was read from, the playlist, \
-            album, artist, show, track or episode named (name null when Spotify's answers did not tell it). Episodes \
-            have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a \
-            spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items \
-            Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is \
-            null, there is no source, and position counts the saved tracks.
+            playlist changed since; null for other sources) and source {type, id, uri, name}: what the item was read \
+            from, the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not \
+            tell it). Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id \
+            null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. \
+            Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, \
+            playlist is null, there is no source, and position counts the saved tracks.
             """,
             """
             With --search, one record per match, in query order: the track record (added_at null, playlist null, \
