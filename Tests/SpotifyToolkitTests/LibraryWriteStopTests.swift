@@ -64,6 +64,20 @@ import Darwin
             try Pager.readPage(Data(unnamed.serialized().utf8), offset: 150, plan: PagePlan(total: 300)).offset == 150)
     }
 
+    /// D8: an answer far larger than a page is refused before it is parsed, and not asked again.
+    @Test func anAnswerFarLargerThanAPageIsNotParsed() {
+        var body = Data(#"{"total":300,"offset":100,"items":["#.utf8)
+        body.append(Data(repeating: UInt8(ascii: "0"), count: 1))
+        for _ in 0..<(Pager.maxPageBytes / 2) { body.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: "0")]) }
+        body.append(contentsOf: Array("]}".utf8))
+        let error = #expect(throws: ToolError.self) {
+            try Pager.readPage(body, offset: 100, plan: PagePlan(total: 300))
+        }
+        #expect(error?.exitCode == .unavailable)
+        #expect(error?.message.contains("far more than a page holds") == true, "\(error?.message ?? "")")
+        #expect(throws: ToolError.self) { try ListScheduler.readPlaylistObject(body) }
+    }
+
     @Test func pageRequestsAskForTheOffset() {
         for fields in [PlaylistEntry.itemFields, PlaylistEntry.durationFields, PlaylistContents.uriFields] {
             #expect(fields.hasPrefix("total,offset,items("), "\(fields)")
