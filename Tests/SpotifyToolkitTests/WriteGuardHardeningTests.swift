@@ -194,6 +194,23 @@ import Testing
         #expect(try await PlaylistWriteTests.uris(library, id) == before)
     }
 
+    /// D14: while another destructive write of the playlist runs on this machine, a second one
+    /// changes nothing and says so (75); once it is over, the second goes through.
+    @Test func twoDestructiveWritesOfOnePlaylistDoNotRunAtOnce() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(20)
+        let before = try await PlaylistEditCommandTests.entries(library, id)
+        let undo = PrivateDirectory(library.fake.environment()["XDG_STATE_HOME"]! + "/spotify-toolkit/undo")
+        let held = try await undo.lock(id + ".lock").withLock {
+            try await library.run("spotify-playlists", ["sort", id, "--by", "name"], environment: Self.quick)
+        }
+        #expect(held.status == 75, "\(held.stderr)")
+        #expect(held.stderr.contains("another spotify-playlists is changing playlist \(id)"), "\(held.stderr)")
+        #expect(try await PlaylistEditCommandTests.entries(library, id) == before)
+        let alone = try await library.run("spotify-playlists", ["sort", id, "--by", "name"], environment: Self.quick)
+        #expect(alone.status == 0, "\(alone.stderr)")
+    }
+
     /// D5: create of 10,001 items sends nothing and exits 65.
     @Test func createPastTheLimitSendsNothing() async throws {
         let library = try await PlaylistWriteTests.editor()

@@ -305,6 +305,19 @@ extension SpotifyPlaylists {
         _ action: String, to playlist: SpotifyReference, settings: WriteSettings, context: ToolContext,
         wanted: (PlaylistContents) async throws -> [String]
     ) async throws -> ExitCode {
+        if settings.dryRun {
+            return try await applyEditAlone(action, to: playlist, settings: settings, context: context, wanted: wanted)
+        }
+        return try await UndoJournal(environment: context.environment, now: context.now).exclusive(playlist.id) {
+            try await applyEditAlone(action, to: playlist, settings: settings, context: context, wanted: wanted)
+        }
+    }
+
+    /// `applyEdit` once no other write of the playlist runs on this machine.
+    private static func applyEditAlone(
+        _ action: String, to playlist: SpotifyReference, settings: WriteSettings, context: ToolContext,
+        wanted: (PlaylistContents) async throws -> [String]
+    ) async throws -> ExitCode {
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
         let wanted = try await wanted(contents)

@@ -97,6 +97,24 @@ struct UndoJournal {
         pruneOtherPlaylists(keeping: playlist)
     }
 
+    /// Runs `body` as the one destructive write of `playlist` on this machine (D14): two at once
+    /// would each plan against the other's half-done playlist and rewrite the journal under it.
+    /// The lock (`ID.lock`, beside the journal) is released when the process ends, even by kill -9.
+    func exclusive<T>(
+        _ playlist: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async throws -> T {
+        let lock = try directory.lock(playlist + ".lock")
+        guard let result = try await lock.withLockIfFree(body) else {
+            throw ToolError.tempFail(
+                """
+                another spotify-playlists is changing playlist \(playlist) on this machine; nothing was changed; try \
+                again when it has finished
+                """
+            )
+        }
+        return result
+    }
+
     /// Forgets the playlist's latest write: one that began and changed nothing (its first request
     /// refused, every send lost) must not hide the write before it from `undo` (D4).
     func removeLatest(of playlist: String) throws {
@@ -109,10 +127,13 @@ struct UndoJournal {
 
     /// Forgets the playlists written longest ago when there are more than `maxPlaylists`.
     func pruneOtherPlaylists(keeping playlist: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),
-            names.count > Self.maxPlaylists
+        // Journals only: each playlist written has its lock file beside its journal.
+        guard
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path).filter({
+                $0.hasSuffix(".json")
+            }), names.count > Self.maxPlaylists
         else { return }
-        let dated = names.filter { $0.hasSuffix(".json") && $0 != Self.fileName(playlist) }.map { name in
+        let dated = names.filter { $0 != Self.fileName(playlist) }.map { name in
             let attributes = try? FileManager.default.attributesOfItem(atPath: directory.file(name))
             return (name, (attributes?[.modificationDate] as? Date) ?? .distantPast)
         }
