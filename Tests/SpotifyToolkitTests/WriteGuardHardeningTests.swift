@@ -211,6 +211,49 @@ import Testing
         #expect(alone.status == 0, "\(alone.stderr)")
     }
 
+    /// D10: a write killed part-way (SIGKILL) never records what it left; undo takes the playlist
+    /// as that write's when it holds what the write could have left, without --force; another
+    /// client's new item still needs --force.
+    @Test func undoAfterAKilledWriteNeedsNoForceUnlessSomeoneElseChangedIt() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(30)
+        let original = try await PlaylistEditCommandTests.entries(library, id)
+        let sorted = try await library.run("spotify-playlists", ["sort", id, "--by", "name"], environment: Self.quick)
+        #expect(sorted.status == 0, "\(sorted.stderr)")
+        // The journal as a sort killed after its requests left it: begun, never updated.
+        let path = library.fake.environment()["XDG_STATE_HOME"]! + "/spotify-toolkit/undo/\(id).json"
+        var journal = try #require(try JSONValue.parse(String(contentsOfFile: path, encoding: .utf8)).objectValue)
+        var entries = try #require(journal["entries"]?.arrayValue)
+        var last = try #require(entries.last?.objectValue)
+        #expect(last["planned"]?.arrayValue?.isEmpty == false)
+        last["after"] = last["before"]
+        last["complete"] = false
+        entries[entries.count - 1] = .object(last)
+        journal["entries"] = .array(entries)
+        try Data((JSONValue.object(journal).serialized() + "\n").utf8).write(to: URL(fileURLWithPath: path))
+
+        let undone = try await library.run("spotify-playlists", ["undo", id], environment: Self.quick)
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(undone.stderr.contains("(which did not finish)"), "\(undone.stderr)")
+        #expect(try await PlaylistEditCommandTests.entries(library, id).map(\.uri) == original.map(\.uri))
+
+        // Killed again, and then someone adds an item: that is not the write's, so --force is needed.
+        let again = try await library.run("spotify-playlists", ["sort", id, "--by", "name"], environment: Self.quick)
+        #expect(again.status == 0, "\(again.stderr)")
+        journal = try #require(try JSONValue.parse(String(contentsOfFile: path, encoding: .utf8)).objectValue)
+        entries = try #require(journal["entries"]?.arrayValue)
+        last = try #require(entries.last?.objectValue)
+        last["after"] = last["before"]
+        last["complete"] = false
+        entries[entries.count - 1] = .object(last)
+        journal["entries"] = .array(entries)
+        try Data((JSONValue.object(journal).serialized() + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let extra = try #require(try await PlaylistWriteTests.uris(library, generated(10)).first)
+        _ = try await library.run("spotify-playlists", ["add", id], stdin: extra + "\n")
+        let refused = try await library.run("spotify-playlists", ["undo", id], environment: Self.quick)
+        #expect(refused.status == 75, "\(refused.stderr)")
+    }
+
     /// D5: create of 10,001 items sends nothing and exits 65.
     @Test func createPastTheLimitSendsNothing() async throws {
         let library = try await PlaylistWriteTests.editor()

@@ -275,7 +275,7 @@ extension SpotifyPlaylists {
         let written = LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)
         return try await applyEdit("undo", to: playlist, settings: options.settings, context: context) { contents in
             let now = contents.writableURIs
-            if now != last.after && !options.force {
+            if !last.mayHaveLeft(now) && !options.force {
                 throw ToolError.tempFail(
                     """
                     playlist \(playlist.id) changed since the \(last.action) of \(written): \
@@ -372,7 +372,8 @@ extension SpotifyPlaylists {
         let journal = UndoJournal(environment: context.environment, now: context.now)
         var entry = UndoJournal.Entry(
             action: action + (settings.resetDates ? " --reset-dates" : ""), at: context.now, before: current,
-            beforeSnapshot: contents.snapshot, after: current, afterSnapshot: contents.snapshot, complete: false)
+            beforeSnapshot: contents.snapshot, after: current, afterSnapshot: contents.snapshot, complete: false,
+            planned: plan.result)
         try journal.record(entry, of: playlist.id)
 
         let deferral = SignalDeferral.begin()

@@ -24,6 +24,24 @@ struct UndoJournal {
         var afterSnapshot: String?
         /// The write did not finish (stopped by a signal, a failure or another client).
         var complete: Bool
+        /// What the write set out to leave (its plan's result), kept before the first request: a
+        /// write killed part-way (SIGKILL, a crash) never records what it left (D10).
+        var planned: [String?]?
+
+        /// Whether `now` is what this write left, or, for one that did not finish, could be part of
+        /// it: each item as many times as before, as planned, or in between (a sort killed half-way
+        /// holds the same items in another order). Another client's new item is neither.
+        func mayHaveLeft(_ now: [String?]) -> Bool {
+            if now == after { return true }
+            guard !complete, let planned else { return false }
+            var counts: [String: (now: Int, before: Int, planned: Int)] = [:]
+            for uri in now { counts[uri ?? "", default: (0, 0, 0)].now += 1 }
+            for uri in before { counts[uri ?? "", default: (0, 0, 0)].before += 1 }
+            for uri in planned { counts[uri ?? "", default: (0, 0, 0)].planned += 1 }
+            return counts.values.allSatisfy {
+                (min($0.before, $0.planned)...max($0.before, $0.planned)).contains($0.now)
+            }
+        }
 
         var json: JSONValue {
             [
@@ -32,15 +50,17 @@ struct UndoJournal {
                 "before_snapshot_id": beforeSnapshot.map(JSONValue.string) ?? .null,
                 "after": .array(after.map { $0.map(JSONValue.string) ?? .null }),
                 "after_snapshot_id": afterSnapshot.map(JSONValue.string) ?? .null, "complete": .bool(complete),
+                "planned": planned.map { .array($0.map { $0.map(JSONValue.string) ?? .null }) } ?? .null,
             ]
         }
 
         init(
             action: String, at: Double, before: [String?], beforeSnapshot: String?, after: [String?],
-            afterSnapshot: String?, complete: Bool
+            afterSnapshot: String?, complete: Bool, planned: [String?]? = nil
         ) {
             (self.action, self.at, self.before, self.beforeSnapshot) = (action, at, before, beforeSnapshot)
             (self.after, self.afterSnapshot, self.complete) = (after, afterSnapshot, complete)
+            self.planned = planned
         }
 
         init?(_ json: JSONValue) {
@@ -51,7 +71,8 @@ struct UndoJournal {
                 action: action, at: at, before: before.map(\.stringValue),
                 beforeSnapshot: json["before_snapshot_id"]?.stringValue,
                 after: after.map(\.stringValue), afterSnapshot: json["after_snapshot_id"]?.stringValue,
-                complete: json["complete"]?.boolValue ?? false)
+                complete: json["complete"]?.boolValue ?? false,
+                planned: json["planned"]?.arrayValue.map { $0.map(\.stringValue) })
         }
     }
 
