@@ -288,7 +288,7 @@ extension SpotifyPlaylists {
             if lost > 0 {
                 context.warn(
                     """
-                    \(countText(lost, noun: "unavailable entry")) or local \(lost == 1 ? "file" : "files") that it \
+                    \(countText(lost, noun: "unavailable entry", plural: "unavailable entries")) or local \(lost == 1 ? "file" : "files") that it \
                     dropped cannot come back: the Web API cannot add them
                     """
                 )
