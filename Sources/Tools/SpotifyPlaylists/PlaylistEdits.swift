@@ -286,10 +286,11 @@ extension SpotifyPlaylists {
             context.warn("undoing the \(last.action) of \(written)\(last.complete ? "" : " (which did not finish)")")
             let lost = last.before.count { $0 == nil } - now.count { $0 == nil }
             if lost > 0 {
+                let entries = countText(lost, noun: "unavailable entry", plural: "unavailable entries")
                 context.warn(
                     """
-                    \(countText(lost, noun: "unavailable entry", plural: "unavailable entries")) or local \(lost == 1 ? "file" : "files") that it \
-                    dropped cannot come back: the Web API cannot add them
+                    \(entries) or local \(lost == 1 ? "file" : "files") that it dropped cannot come back: the Web API \
+                    cannot add them
                     """
                 )
             }
