@@ -59,20 +59,20 @@ package enum FakeSpotifyCommand {
             """
             Faults (POST /_fake/faults or --fault): \
             kind=rate_limit|quota|server_error|reset|lost_answer|truncate|garbage|delay|stale_read with rate=P, \
-            every=N or at=N+M (request numbers among those matching path_prefix, default /v1/), and status, \
-            retry_after, delay_ms, carry, late_ms, count (at most this many), seed. carry says whether a broken \
-            request is carried out: yes (the default for server_error, reset, lost_answer, truncate and garbage: \
-            carried out, then its answer broken), no (not carried out; the breakage of a status error, default 503, \
-            comes instead; the two 429s are always no), late with late_ms=N (0-600000: carried out N ms after it \
-            arrived, against the playlist as it is then; lost_answer holds the connection until then and closes \
-            without an answer, the other kinds answer their breakage at once). stale_read serves a GET of a written \
-            playlist (/v1/playlists/{id}, /items) as it was before its most recent write; its request numbers count \
-            only such reads. GET /_fake/faults lists them, POST /_fake/clear-faults removes them. GET /_fake/counters \
-            reports requests by route (counted as they arrive, refused ones included), max_in_flight, faults_fired, \
-            faults_fired_by_kind, not_carried_out, carried_out_late, late_pending, stale_reads, rate_limited and \
-            sent_during_retry_after (Web API requests that arrived while the Retry-After of a 429 this fake answered \
-            was still running). GET and POST /_fake/library: legacy, latency_ms, saved_tracks, extra_playlists, \
-            library_shape, rate_window.
+            every=N or at=N+M (request numbers among those matching path_prefix, default /v1/, and offset=N and \
+            method=M when given: one page of a list, one kind of request), and status, retry_after, delay_ms, carry, \
+            late_ms, count (at most this many), seed. carry says whether a broken request is carried out: yes (the \
+            default for server_error, reset, lost_answer, truncate and garbage: carried out, then its answer broken), \
+            no (not carried out; the breakage of a status error, default 503, comes instead; the two 429s are always \
+            no), late with late_ms=N (0-600000: carried out N ms after it arrived, against the playlist as it is then; \
+            lost_answer holds the connection until then and closes without an answer, the other kinds answer their \
+            breakage at once). stale_read serves a GET of a written playlist (/v1/playlists/{id}, /items) as it was \
+            before its most recent write; its request numbers count only such reads. GET /_fake/faults lists them, \
+            POST /_fake/clear-faults removes them. GET /_fake/counters reports requests by route (counted as they \
+            arrive, refused ones included), max_in_flight, faults_fired, faults_fired_by_kind, not_carried_out, \
+            carried_out_late, late_pending, stale_reads, rate_limited and sent_during_retry_after (Web API requests \
+            that arrived while the Retry-After of a 429 this fake answered was still running). GET and POST \
+            /_fake/library: legacy, latency_ms, saved_tracks, extra_playlists, library_shape, rate_window.
             """,
             """
             --rate-window N/DURATION (rate_window=N/DURATION in POST /_fake/library; off removes it) is Spotify's \

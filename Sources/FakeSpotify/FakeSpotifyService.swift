@@ -54,7 +54,9 @@ final class FakeSpotifyService: Sendable {
         // Added latency, faults by rate or schedule, the in-flight count (Faults.swift).
         let key = found?.route.key ?? "\(request.method) \(request.path)"
         let playlistRead = found.flatMap { Self.laggingReads.contains($0.route.key) ? $0.parameters["id"] : nil }
-        let plan = beginWebAPIRequest(routeKey: key, path: request.path, playlistRead: playlistRead)
+        let offset = request.query.first { $0.name == "offset" }.flatMap { Int($0.value) }
+        let plan = beginWebAPIRequest(
+            routeKey: key, path: request.path, method: request.method, offset: offset, playlistRead: playlistRead)
         defer { endWebAPIRequest() }
         var response: HTTPResponse
         if let retryAfter = plan.rateLimitedFor {

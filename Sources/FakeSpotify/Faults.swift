@@ -52,6 +52,11 @@ struct FaultRule: Sendable, Equatable {
     var trigger: Trigger
     /// Requests whose path starts with this are matched.
     var pathPrefix = "/v1/"
+    /// And, when set, only those whose `offset` query is this: one page of a list (the last
+    /// page of a read failing, D2).
+    var offset: Int?
+    /// And, when set, only requests of this method (a DELETE refused while reads go through, D4).
+    var method: String?
     /// For server_error, and for the error whose breakage answers a request not carried out.
     var status = 503
     /// For rate_limit and quota: the Retry-After header.
@@ -110,6 +115,13 @@ struct FaultRule: Sendable, Equatable {
             case "path_prefix":
                 guard value.hasPrefix("/") else { throw ControlError("path_prefix must start with '/'") }
                 pathPrefix = value
+            case "offset":
+                offset = try FakeSpotifySettings.int(name, value)
+            case "method":
+                guard ["GET", "POST", "PUT", "DELETE"].contains(value) else {
+                    throw ControlError("method must be GET, POST, PUT or DELETE, not '\(value)'")
+                }
+                method = value
             case "status":
                 status = try FakeSpotifySettings.int(name, value)
                 guard (500...599).contains(status) else {
@@ -138,8 +150,8 @@ struct FaultRule: Sendable, Equatable {
             default:
                 throw ControlError(
                     """
-                    unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, status, retry_after, \
-                    delay_ms, carry, late_ms, count, seed
+                    unknown fault field '\(name)'; known: kind, rate, every, at, path_prefix, offset, method, status, \
+                    retry_after, delay_ms, carry, late_ms, count, seed
                     """
                 )
             }
@@ -184,8 +196,12 @@ struct FaultRule: Sendable, Equatable {
     /// Whether this rule hits the next request to `path`; counts it. `readHasPreviousVersion`: the
     /// request is a GET of a written playlist that has a version before its last write, the only
     /// request a stale_read can lag (so `at=1` means the first such read, not the first request).
-    mutating func hits(path: String, readHasPreviousVersion: Bool = false) -> Bool {
+    mutating func hits(path: String, method: String? = nil, offset: Int? = nil, readHasPreviousVersion: Bool = false)
+        -> Bool
+    {
         guard path.hasPrefix(pathPrefix), kind != .staleRead || readHasPreviousVersion else { return false }
+        if let wanted = self.offset, offset != wanted { return false }
+        if let wanted = self.method, method != wanted { return false }
         seen += 1
         if let limit, fired >= limit { return false }
         let hit: Bool
@@ -254,6 +270,8 @@ struct FaultRule: Sendable, Equatable {
         var object: JSONObject = [
             "kind": .string(kind.rawValue), "trigger": trigger, "path_prefix": .string(pathPrefix),
         ]
+        if let offset { object["offset"] = .int(offset) }
+        if let method { object["method"] = .string(method) }
         if kind.refusesRequest || kind.breaksAnswer { object["carry"] = .string(carry.rawValue) }
         if carry == .late { object["late_ms"] = .int(lateMs) }
         object["count"] = limit.map(JSONValue.int) ?? .null
@@ -278,7 +296,9 @@ extension FakeSpotifyState {
     /// Called as a Web API request arrives: counts it by route (now, so a request held for a late
     /// carry or never answered is counted too) and in flight, and picks its faults. `playlistRead`:
     /// the playlist's id when the request is a read a stale_read can lag.
-    mutating func beginRequest(routeKey: String, path: String, playlistRead: String?) -> RequestPlan {
+    mutating func beginRequest(
+        routeKey: String, path: String, method: String? = nil, offset: Int? = nil, playlistRead: String?
+    ) -> RequestPlan {
         counters.requests[routeKey, default: 0] += 1
         inFlight += 1
         counters.maxInFlight = max(counters.maxInFlight, inFlight)
@@ -290,7 +310,9 @@ extension FakeSpotifyState {
         plan.rateLimitedFor = rateLimitVerdict(path: path, now: now)
         if plan.rateLimitedFor != nil { return plan }
         for index in faults.indices
-        where faults[index].hits(path: path, readHasPreviousVersion: readHasPreviousVersion) {
+        where faults[index].hits(
+            path: path, method: method, offset: offset, readHasPreviousVersion: readHasPreviousVersion)
+        {
             let kind = faults[index].kind
             counters.faultsFired += 1
             counters.faultsFiredByKind[kind.rawValue, default: 0] += 1
@@ -315,7 +337,8 @@ extension FakeSpotifyService {
         state.withLock { $0.faults += rules }
     }
 
-    /// `POST /_fake/faults` kind=K (rate=P | every=N | at=A+B) [path_prefix] [status] [retry_after] [delay_ms]
+    /// `POST /_fake/faults` kind=K (rate=P | every=N | at=A+B) [path_prefix] [offset] [method] [status]
+    /// [retry_after] [delay_ms]
     /// [carry=yes|no|late] [late_ms] [count] [seed].
     func addFault(_ request: RouteRequest) -> HTTPResponse {
         do {
@@ -340,8 +363,12 @@ extension FakeSpotifyService {
     }
 
     /// A Web API request starts: in flight from now, after the added latency and any delay fault.
-    func beginWebAPIRequest(routeKey: String, path: String, playlistRead: String?) -> RequestPlan {
-        let plan = state.withLock { $0.beginRequest(routeKey: routeKey, path: path, playlistRead: playlistRead) }
+    func beginWebAPIRequest(
+        routeKey: String, path: String, method: String? = nil, offset: Int? = nil, playlistRead: String?
+    ) -> RequestPlan {
+        let plan = state.withLock {
+            $0.beginRequest(routeKey: routeKey, path: path, method: method, offset: offset, playlistRead: playlistRead)
+        }
         if plan.delayMs > 0 { Thread.sleep(forTimeInterval: Double(plan.delayMs) / 1000) }
         return plan
     }

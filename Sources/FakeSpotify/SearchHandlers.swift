@@ -15,11 +15,15 @@ import ToolkitCore
 extension FakeSpotifyService {
     static let searchTypes: Set<String> = ["album", "artist", "playlist", "track", "show", "episode", "audiobook"]
 
+    static let maxQueryLength = 100
+
     func search(_ request: RouteRequest) -> HTTPResponse {
         let http = request.http
         guard let q = http.queryValue("q"), !q.trimmingCharacters(in: .whitespaces).isEmpty else {
             return WebAPI.error(400, "No search query")
         }
+        // Spotify answers a q past 100 characters 404, though its description names no limit (spotipy#845).
+        guard q.utf16.count <= Self.maxQueryLength else { return WebAPI.error(404, "Not found.") }
         guard let typeText = http.queryValue("type"), !typeText.isEmpty else {
             return WebAPI.error(400, "Missing parameter type")
         }

@@ -105,6 +105,15 @@ import Testing
         Self.check(["x", nil, "a"], ["a", "new"])
     }
 
+    /// Issue 38, D12: the review's dedupe. Local files and unavailable entries whose neighbouring
+    /// song is removed and added back (a song kept fewer times) stay after it, not at the top.
+    @Test func pinnedEntriesFollowASongAddedBackNotTheTop() {
+        let (_, after) = Self.check(
+            ["t1", nil, "t2", "t1", nil, "t3", "t2", "e1", "e1", nil], ["t1", "t2", "t3", "e1"])
+        #expect(after.map(\.uri) == ["t1", nil, "t2", nil, "t3", "e1", nil])
+        #expect(after.filter { $0.uri == nil }.map(\.serial) == [1, 4, 9], "the pinned entries, in their order")
+    }
+
     @Test func insertsLandWhereTheWantedListHasThem() {
         let (plan, after) = Self.check(["a", "b"], ["n1", "a", "n2", "n3", "b", "n4"])
         #expect(

@@ -83,7 +83,10 @@ enum FixtureFiles {
         #expect(track["artists"] == [["id": "0OdUWJ0sBjDrqHygGUXeCF", "name": "Band of Horses"]])
         #expect(
             track["playlist"]
-                == ["id": "3cEYpjA9oz9GiPac4AsH4n", "uri": "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n", "name": .null])
+                == [
+                    "id": "3cEYpjA9oz9GiPac4AsH4n", "uri": "spotify:playlist:3cEYpjA9oz9GiPac4AsH4n", "name": .null,
+                    "snapshot_id": .null,
+                ])
         let local = try #require(records[1])
         #expect(local["id"] == .null)
         #expect(local["is_local"] == true)

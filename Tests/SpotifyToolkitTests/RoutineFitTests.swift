@@ -48,6 +48,22 @@ import Testing
         #expect(tracks.allSatisfy { $0["playlist"]?["id"]?.stringValue == id })
     }
 
+    /// Issue 38, N2: a routine linked to a track before fit is not offered a playlist delete of
+    /// that track's id; one linked to a playlist still is.
+    @Test func fitOffersToDeleteOnlyAPlaylistLinkedBefore() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let track = try #require(try await PlaylistWriteTests.uris(library, generated(10)).first)
+        _ = try await library.run("routine-link", ["add", "walk", "--duration", "10m"])
+        let linked = try await library.run("routine-link", ["link", "walk", track])
+        #expect(linked.status == 0, "\(linked.stderr)")
+        let fit = try await library.run("routine-link", ["fit", "walk", "--liked"])
+        #expect(fit.status == 0, "\(fit.stderr)")
+        #expect(!fit.stderr.contains("spotify-playlists delete"), "\(fit.stderr)")
+        let again = try await library.run("routine-link", ["fit", "walk", "--liked", "--name", "walk two"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("if you no longer want it: spotify-playlists delete"), "\(again.stderr)")
+    }
+
     @Test func fitTakesAPlaylistName() async throws {
         let library = try await PlaylistWriteTests.editor()
         _ = try await library.run("routine-link", ["add", "walk", "--duration", "10m"])

@@ -252,9 +252,10 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let items = try records(result)
         #expect(items.count == 120)
+        let snapshot = try #require(items.first?["playlist"]?["snapshot_id"]?.stringValue)
         let playlist: JSONValue = [
             "id": .string(generated(120)), "uri": .string("spotify:playlist:\(generated(120))"),
-            "name": "Generated 120",
+            "name": "Generated 120", "snapshot_id": .string(snapshot),
         ]
         #expect(items.allSatisfy { $0["playlist"] == playlist }, "\(items.first ?? .null)")
         #expect(items.allSatisfy { $0["source"]?["type"] == "playlist" && $0["source"]?["name"] == "Generated 120" })
@@ -264,6 +265,11 @@ import Testing
             stdin: #"{"type":"playlist","id":"\#(generated(3))","name":"Old name","items_total":3,"snapshot_id":"x"}"#
                 + "\n")
         #expect(try records(piped).allSatisfy { $0["playlist"]?["name"] == "Generated 3" })
+        // And the version its read began at, not the piped record's stale one (issue 38, D1).
+        #expect(
+            try records(piped).allSatisfy {
+                $0["playlist"]?["snapshot_id"]?.stringValue.map { !$0.isEmpty && $0 != "x" } == true
+            })
     }
 
     @Test func aCachedCopyPrintsTheNamesAFetchPrints() async throws {
@@ -288,7 +294,7 @@ import Testing
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
         let lines = written.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         let header = String(decoding: lines[0], as: UTF8.self).replacingOccurrences(
-            of: #""version":2"#, with: #""version":1"#)
+            of: #""version":\#(CacheEntryFormat.version)"#, with: #""version":1"#)
         #expect(header.contains(#""version":1"#), "\(header)")
         var old = Data((header + "\n").utf8)
         for line in lines[1..<(lines.count - 2)] { old.append(contentsOf: line + [UInt8(ascii: "\n")]) }

@@ -54,8 +54,9 @@ package struct CacheEntryHeader: Sendable, Equatable {
 /// never printed.
 package enum CacheEntryFormat {
     package static let format = "spotify-toolkit playlist items"
-    /// 2: records carry the playlist's name and their source; a version 1 copy is fetched again.
-    package static let version = 2
+    /// 2: records carry the playlist's name and their source; 3: and its snapshot_id. An older
+    /// copy is fetched again.
+    package static let version = 3
 
     /// Why an entry was not believed (for the note on stderr).
     struct Damage: Error, Sendable, Equatable, CustomStringConvertible {

@@ -28,6 +28,8 @@ package protocol PlaylistReadHandler {
     /// What the list at `index` is called, once known and before its pages: a playlist's name (a
     /// piped record's, then its object's), an artist's (from its albums). Told again if it changes.
     mutating func named(_ name: String, playlist index: Int)
+    /// The snapshot_id the playlist at `index` was read at (the object's, or a copy's), before its pages.
+    mutating func read(atSnapshot snapshot: String, playlist index: Int)
     /// The source at `index` has arrived (read from standard input while the run goes on),
     /// before anything of it is handed on.
     mutating func arrived(_ reference: SpotifyReference, playlist index: Int)
@@ -43,6 +45,7 @@ extension PlaylistReadHandler {
     package func editedWhileRead(playlist index: Int) {}
     package func progress(_ progress: PlaylistItemsReader.Progress) {}
     package func named(_ name: String, playlist index: Int) {}
+    package func read(atSnapshot snapshot: String, playlist index: Int) {}
     package func arrived(_ reference: SpotifyReference, playlist index: Int) {}
 }
 
@@ -214,9 +217,11 @@ package struct PlaylistItemsReader {
         var keptCount = 0
         var started: Set<Int> = []
         /// Entries of playlists already printed, kept once their snapshot check proves them.
-        var awaitingCheck: [Int: (entries: [UInt8], count: Int, name: String?)] = [:]
+        var awaitingCheck: [Int: (entries: [UInt8], count: Int, name: String?, snapshot: String?)] = [:]
         /// Each playlist's name, as the records carry it: the piped record's, then its object's.
         var names: [Int: String] = [:]
+        /// The snapshot_id each playlist's read began at, as the records carry it.
+        var snapshots: [Int: String] = [:]
 
         struct Turn {
             var step: CachePolicy.FirstStep
@@ -308,7 +313,17 @@ package struct PlaylistItemsReader {
                     names[index] = name
                     handler.named(name, playlist: index)
                 }
-                collect(page, playlist: selector.reference, name: names[index])
+                if page.offset == 0 {
+                    // The object names its version; a read begun at its first page knows it from the selector.
+                    let begun =
+                        page.source?["snapshot_id"]?.stringValue
+                        ?? (selector.snapshotIsCurrent ? selector.snapshot : nil)
+                    if let begun, !begun.isEmpty {
+                        snapshots[index] = begun
+                        handler.read(atSnapshot: begun, playlist: index)
+                    }
+                }
+                collect(page, playlist: selector.reference, name: names[index], snapshot: snapshots[index])
                 if keptCount == 0 && page.offset == 0 {
                     progress.itemsKnown = saturatingAdd(
                         progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
@@ -325,22 +340,25 @@ package struct PlaylistItemsReader {
             case .failed(let error):
                 throw annotated(error, playlist: index)
             case .checked(let keepUnder):
-                if let (kept, count, name) = awaitingCheck.removeValue(forKey: index), let keepUnder {
+                if let (kept, count, name, snapshot) = awaitingCheck.removeValue(forKey: index), let keepUnder,
+                    snapshot == keepUnder
+                {
                     store(kept, count: count, under: keepUnder, playlist: id, name: name)
                 }
             case .end(let total, let keep):
                 if let kept, let cache = reader.cache, keptCount == total, kept.count <= cache.maxBytes {
                     switch keep {
-                    case .under(let snapshot):
+                    // Its records name the version they were read at: kept only under that one.
+                    case .under(let snapshot) where snapshot == snapshots[index]:
                         store(kept, count: keptCount, under: snapshot, playlist: id, name: names[index])
                     case .afterCheck:
                         // Held until the check answers; while checks are slow, no more than the
                         // cache could keep anyway.
                         let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.count }
                         if held + kept.count <= cache.maxBytes {
-                            awaitingCheck[index] = (kept, keptCount, names[index])
+                            awaitingCheck[index] = (kept, keptCount, names[index], snapshots[index])
                         }
-                    case .no: break
+                    case .no, .under: break
                     }
                 }
                 return try finish(index, .delivered)
@@ -369,6 +387,7 @@ package struct PlaylistItemsReader {
         mutating func finish(_ index: Int, _ result: Result) throws -> ListRead? {
             turns[index] = nil
             names[index] = nil
+            snapshots[index] = nil
             kept = nil
             progress.playlists += 1
             try handler.finished(playlist: index, result)
@@ -377,7 +396,7 @@ package struct PlaylistItemsReader {
         }
 
         /// Appends a page's entries to what will be kept, until it is too big to keep.
-        mutating func collect(_ page: Page, playlist: SpotifyReference, name: String?) {
+        mutating func collect(_ page: Page, playlist: SpotifyReference, name: String?, snapshot: String?) {
             guard kept != nil else { return }
             let source = RecordSource(playlist, name: name)
             for (index, item) in page.items.enumerated() {
@@ -386,7 +405,8 @@ package struct PlaylistItemsReader {
                     kind == .unavailable
                     ? nil
                     : PlaylistEntry.record(
-                        item, position: page.offset + index, playlist: playlist, name: name, source: source)
+                        item, position: page.offset + index, playlist: playlist, name: name, snapshot: snapshot,
+                        source: source)
                 CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
             }
             keptCount += page.items.count
@@ -415,6 +435,7 @@ package struct PlaylistItemsReader {
                 names[index] = name
                 handler.named(name, playlist: index)
             }
+            handler.read(atSnapshot: entry.header.snapshotID, playlist: index)
             var served = 0
             // A local copy: the line handler is an escaping closure, which cannot hold `self`.
             var handler = self.handler

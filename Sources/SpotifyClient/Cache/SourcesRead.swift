@@ -85,6 +85,10 @@ extension PlaylistItemsReader {
         mutating func progress(_ progress: Progress) { base.progress(progress) }
 
         mutating func named(_ name: String, playlist index: Int) { base.named(name, playlist: sourceIndex[index]) }
+
+        mutating func read(atSnapshot snapshot: String, playlist index: Int) {
+            base.read(atSnapshot: snapshot, playlist: sourceIndex[index])
+        }
     }
 
     /// What one list of a mixed run is.

@@ -276,6 +276,7 @@ struct ListScheduler: Sendable {
     /// (tried again); an embedded page that is missing or not clean is nil, and the items
     /// endpoint is asked instead.
     static func readPlaylistObject(_ body: Data) throws -> ListRead.Answer {
+        try Pager.checkPageSize(body, what: "the playlist")
         let json = try SpotifyWebAPI.UnreadableBody.jsonObject(body)
         let snapshot = json["snapshot_id"]?.stringValue
         return .playlistObject(

@@ -107,8 +107,15 @@ package struct Pager: Sendable {
         }
     }
 
+    /// The most a page's answer may hold before it is parsed. 50 entries are about 50 KB (whole
+    /// objects with --raw, a few hundred KB); parsing takes some 24 bytes of memory per byte of small
+    /// array elements, so 48 KB of gzip decoding to 50 MB of `0,0,…` took 1.2 GB under the 64 MiB
+    /// body cap (D8). Not retried: a body read whole and wrong would come the same again.
+    package static let maxPageBytes = 8 * 1_048_576
+
     /// The page in `body`, or `UnreadableBody` saying what is wrong with it.
     static func readPage(_ body: Data, offset: Int, plan: PagePlan?, pageSize: Int = PagePlan.pageSize) throws -> Page {
+        try checkPageSize(body, what: "the page at offset \(offset)")
         let json = try SpotifyWebAPI.UnreadableBody.jsonObject(body)
         guard let total = json["total"]?.intValue else { throw SpotifyWebAPI.UnreadableBody("the page has no total") }
         guard let reported = PagePlan(total: total, pageSize: pageSize) else {
@@ -116,6 +123,11 @@ package struct Pager: Sendable {
         }
         guard let items = json["items"]?.arrayValue else {
             throw SpotifyWebAPI.UnreadableBody("the page has no items list")
+        }
+        // An answer meant for another request (one answer too many on a kept-alive connection
+        // shifts every later one, D7) names another offset: read as unreadable, so it is asked again.
+        if let answered = json["offset"]?.intValue, answered != offset {
+            throw SpotifyWebAPI.UnreadableBody("the answer for offset \(offset) is the page at offset \(answered)")
         }
         // While the total holds, a page must be exactly as full as it promises; a short page
         // would silently lose items. (When the total moved, the list was edited: take what came.)
@@ -129,5 +141,16 @@ package struct Pager: Sendable {
                 "the page at offset \(offset) holds \(items.count) items, more than \(pageSize)")
         }
         return Page(offset: offset, total: total, items: items)
+    }
+
+    /// Refuses an answer far larger than any page (see `maxPageBytes`) before it is parsed.
+    static func checkPageSize(_ body: Data, what: String) throws {
+        guard body.count > maxPageBytes else { return }
+        throw ToolError.unavailable(
+            """
+            Spotify's answer for \(what) is \(body.count / 1_048_576) MiB, far more than a page holds \
+            (at most \(maxPageBytes / 1_048_576) MiB); it was not read
+            """
+        )
     }
 }

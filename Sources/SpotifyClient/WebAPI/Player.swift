@@ -125,6 +125,26 @@ package struct SpotifyPlayer: Sendable {
             }
         }
 
+        /// The largest play body sent: Spotify's front end answers 413 past about 9 KB (9,130 bytes
+        /// worked and 9,170 did not in spotify/web-api#582; 850 URIs were refused in #1483), though
+        /// its description names no limit (C2). About 230 track URIs.
+        package static let maxBodyBytes = 9_000
+
+        /// The target as sent: items cut to the first that fit in `maxBodyBytes`, and how many
+        /// were left out (0 for a context or a resume).
+        package var fitted: (target: PlayTarget, leftOut: Int) {
+            guard case .items(let uris) = self else { return (self, 0) }
+            var size = #"{"uris":[]}"#.utf8.count
+            var count = 0
+            for uri in uris {
+                let added = JSONValue.string(uri).serialized().utf8.count + (count == 0 ? 0 : 1)
+                if size + added > Self.maxBodyBytes { break }
+                size += added
+                count += 1
+            }
+            return (.items(Array(uris.prefix(count))), uris.count - count)
+        }
+
         /// From references: one context (playlist, album, artist, show), or tracks and episodes.
         package static func from(_ references: [SpotifyReference]) throws -> PlayTarget {
             guard !references.isEmpty else { return .resume }

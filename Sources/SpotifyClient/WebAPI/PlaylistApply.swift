@@ -121,6 +121,12 @@ package struct PlaylistApply {
         } catch let stopped as Stopped {
             throw stopped
         } catch {
+            // Another client's edit meanwhile makes later steps' positions drift until Spotify refuses
+            // one (400): read once, and say so rather than count from the model and offer a finish
+            // that would revert their edit (D3).
+            if stepsDone > 0, let now = try? await reader(), now.writableURIs != model, now.writableURIs != expected {
+                throw Stopped(cause: .changedMeanwhile(count: now.count), stepsDone: stepsDone, model: now.writableURIs)
+            }
             throw Stopped(cause: .failed(ToolError.converting(error)), stepsDone: stepsDone, model: model)
         }
     }

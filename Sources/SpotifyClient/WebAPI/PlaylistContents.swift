@@ -25,7 +25,7 @@ package struct PlaylistContents: Sendable {
     }
 
     /// The fields a write needs of each entry: what it is and its URI.
-    static let uriFields = "total,items(is_local,item(type,uri,is_local),track(type,uri,is_local))"
+    static let uriFields = "total,offset,items(is_local,item(type,uri,is_local),track(type,uri,is_local))"
 
     /// Reads every entry of playlist `id`. `fields`: the entries' `fields` filter (the default is
     /// what track records need). The read is proven whole against the playlist's snapshot_id: a

@@ -104,13 +104,26 @@ package struct PlaylistEditPlan: Sendable, Equatable {
             }
         }
 
-        // Pinned entries follow the nearest earlier entry that stays (`anchor`), or lead.
-        var pinnedAfter: [Int: [Int]] = [:]
+        // Pinned entries follow the nearest earlier entry that stays (`anchor`), or lead. A song
+        // removed and added back stays too, as its k-th occurrence stands for its k-th one added
+        // back: pinned entries after it must not fall back to the top (D12).
+        enum Anchor: Hashable {
+            case kept(Int)
+            case readded(String, Int)
+        }
+        var pinnedAfter: [Anchor: [Int]] = [:]
         var leadingPinned: [Int] = []
-        var anchor: Int?
+        var anchor: Anchor?
+        var removedSeen: [String: Int] = [:]
         for (index, uri) in current.enumerated() {
             if let uri {
-                if !removedURIs.contains(uri) { anchor = index }
+                if !removedURIs.contains(uri) {
+                    anchor = .kept(index)
+                } else {
+                    let seen = removedSeen[uri, default: 0]
+                    removedSeen[uri] = seen + 1
+                    if seen < wantedCount[uri, default: 0] { anchor = .readded(uri, seen) }
+                }
             } else if let anchor {
                 pinnedAfter[anchor, default: []].append(index)
             } else {
@@ -119,9 +132,19 @@ package struct PlaylistEditPlan: Sendable, Equatable {
         }
         pinnedEntries = current.count { $0 == nil }
         var slots: [Slot] = leadingPinned.map(Slot.kept)
+        var readdedSeen: [String: Int] = [:]
         for slot in wantedSlots {
             slots.append(slot)
-            if case .kept(let index) = slot { slots += (pinnedAfter[index] ?? []).map(Slot.kept) }
+            switch slot {
+            case .kept(let index):
+                slots += (pinnedAfter[.kept(index)] ?? []).map(Slot.kept)
+            case .new(let uri) where removedURIs.contains(uri):
+                let seen = readdedSeen[uri, default: 0]
+                readdedSeen[uri] = seen + 1
+                slots += (pinnedAfter[.readded(uri, seen)] ?? []).map(Slot.kept)
+            case .new:
+                break
+            }
         }
         result = slots.map { slot in
             switch slot {

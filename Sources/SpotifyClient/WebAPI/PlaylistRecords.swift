@@ -110,11 +110,13 @@ package enum PlaylistEntry {
     }
 
     /// The track or episode record (see `TrackRecord`) followed by added_at, position (zero-based,
-    /// counting every entry), playlist {id, uri, name} (null for saved tracks; name null when not
-    /// known) and, for spotify-tracks' reads, source (`RecordSource`). nil for an unavailable item.
+    /// counting every entry), playlist {id, uri, name, snapshot_id} (null for saved tracks; name
+    /// and snapshot_id null when not known) and, for spotify-tracks' reads, source
+    /// (`RecordSource`). nil for an unavailable item. The snapshot_id is the version the read
+    /// began at: what lets `replace` refuse records of a playlist that has changed since (D1).
     package static func record(
         _ entry: JSONValue, position: Int, playlist: SpotifyReference?, name: String? = nil,
-        source: RecordSource? = nil
+        snapshot: String? = nil, source: RecordSource? = nil
     ) -> JSONObject? {
         guard var record = TrackRecord.make(from: item(of: entry)) else { return nil }
         if entry["is_local"]?.boolValue == true { record["is_local"] = true }
@@ -122,7 +124,10 @@ package enum PlaylistEntry {
         record["position"] = .int(position)
         record["playlist"] =
             playlist.map {
-                .object(["id": .string($0.id), "uri": .string($0.uri), "name": name.map(JSONValue.string) ?? .null])
+                .object([
+                    "id": .string($0.id), "uri": .string($0.uri), "name": name.map(JSONValue.string) ?? .null,
+                    "snapshot_id": snapshot.map(JSONValue.string) ?? .null,
+                ])
             } ?? .null
         if let source { record["source"] = source.json }
         return record
@@ -132,7 +137,7 @@ package enum PlaylistEntry {
     /// `item` key and the legacy `track` key.
     package static let itemFields: String = {
         let object = "type,id,uri,name,duration_ms,is_local,artists(id,name),album(id,name,images),show(id,name,images)"
-        return "total,items(added_at,is_local,item(\(object)),track(\(object)))"
+        return "total,offset,items(added_at,is_local,item(\(object)),track(\(object)))"
     }()
 
     /// The `fields` filter for `GET /playlists/{id}` when it stands for the first page: the
@@ -144,7 +149,7 @@ package enum PlaylistEntry {
     }
 
     /// The `fields` filter when only durations are needed (`spotify-playlists get --duration`).
-    package static let durationFields = "total,items(item(duration_ms),track(duration_ms))"
+    package static let durationFields = "total,offset,items(item(duration_ms),track(duration_ms))"
 
     /// `additional_types` for every playlist request: without `episode`, Spotify sends episodes
     /// track-shaped or not at all.

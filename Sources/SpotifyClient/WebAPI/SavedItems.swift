@@ -33,13 +33,17 @@ package struct SavedItems: Sendable {
     }
 
     /// `PUT /me/library` for every batch, in order.
-    package func save(_ uris: [String], scope: SpotifyScope.Need) async throws {
-        try await write("PUT", uris, scope: scope, verb: "saved")
+    package func save(
+        _ uris: [String], scope: SpotifyScope.Need, interruption: @Sendable () -> Int32 = { 0 }
+    ) async throws {
+        try await write("PUT", uris, scope: scope, verb: "saved", interruption: interruption)
     }
 
     /// `DELETE /me/library` for every batch, in order.
-    package func remove(_ uris: [String], scope: SpotifyScope.Need) async throws {
-        try await write("DELETE", uris, scope: scope, verb: "removed")
+    package func remove(
+        _ uris: [String], scope: SpotifyScope.Need, interruption: @Sendable () -> Int32 = { 0 }
+    ) async throws {
+        try await write("DELETE", uris, scope: scope, verb: "removed", interruption: interruption)
     }
 
     /// `GET /me/library/contains` for every batch: one answer per URI, in order.
@@ -70,10 +74,24 @@ package struct SavedItems: Sendable {
     }
 
     /// One write, batch by batch. A failure after some batches says how many URIs went through,
-    /// so the caller knows what state the library was left in.
-    func write(_ method: String, _ uris: [String], scope: SpotifyScope.Need, verb: String) async throws {
+    /// so the caller knows what state the library was left in. A signal (`interruption`, checked
+    /// between batches) stops it there and says so, as every playlist write does (D11).
+    func write(
+        _ method: String, _ uris: [String], scope: SpotifyScope.Need, verb: String,
+        interruption: @Sendable () -> Int32 = { 0 }
+    ) async throws {
         var done = 0
         for batch in Self.batches(uris) {
+            let signal = interruption()
+            if signal != 0 {
+                throw ToolError(
+                    .answering(signal: signal),
+                    """
+                    interrupted: the first \(done) of \(uris.count) were \(verb); the last \(uris.count - done) were \
+                    not sent (running it again does no harm)
+                    """
+                )
+            }
             do {
                 _ = try await api.send(
                     method: method, path: "/me/library", query: [("uris", batch.joined(separator: ","))], body: nil,

@@ -386,11 +386,33 @@ package struct SpotifyErrorBody: Sendable, Equatable {
         if let object, let message = object["message"]?.stringValue {
             self.message = Self.printable(message)
             reason = object["reason"]?.stringValue.map(Self.printable)
+        } else if let page = Self.htmlTitle(result.body) {
+            // A front end's error page (a 413 for a body too large, C2): its title, not its markup.
+            message = page.isEmpty ? "HTTP \(result.status) (an HTML page)" : "HTTP \(result.status): \(page)"
+            reason = nil
         } else {
             let text = Self.printable(String(decoding: result.body.prefix(300), as: UTF8.self))
             message = text.isEmpty ? "HTTP \(result.status)" : text
             reason = nil
         }
+    }
+
+    /// The title of an HTML body ("" when it has none), nil when the body is not HTML.
+    static func htmlTitle(_ body: Data) -> String? {
+        // ASCII case folded byte for byte, so offsets stay those of the body.
+        let bytes = Array(body.prefix(4096))
+        let folded = bytes.map { (65...90).contains($0) ? $0 + 32 : $0 }
+        func find(_ tag: String, from start: Int = 0) -> Int? {
+            let needle = Array(tag.utf8)
+            guard folded.count >= needle.count, start <= folded.count - needle.count else { return nil }
+            return (start...(folded.count - needle.count)).first {
+                folded[$0..<($0 + needle.count)].elementsEqual(needle)
+            }
+        }
+        let first = folded.firstIndex { ![9, 10, 13, 32].contains($0) } ?? 0
+        guard find("<html") != nil || folded[first...].starts(with: Array("<!doctype".utf8)) else { return nil }
+        guard let open = find("<title>"), let close = find("</title>", from: open + 7) else { return "" }
+        return printable(String(decoding: bytes[(open + 7)..<close].prefix(120), as: UTF8.self))
     }
 
     /// A Development Mode 403 about the app or the user (not on the allowlist, owner without

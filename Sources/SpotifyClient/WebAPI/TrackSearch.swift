@@ -30,8 +30,10 @@ package struct SearchQuery: Sendable, Equatable {
         package var reason: String
     }
 
-    /// Longest title or artist sent to Spotify (characters); longer ones are cut.
-    static let maxPartLength = 200
+    /// The longest `q` Spotify's search takes, in UTF-16 units (it answers 404 past 100 characters,
+    /// though its description names no limit: spotipy#845). Longer queries lose words: the title's
+    /// last ones first, then the artist's; the matcher still scores the whole title (C1).
+    static let maxQueryLength = 100
 
     /// `Artist - Title`, `Title`, or a JSON record `{name, artists, duration_ms}` (artists as
     /// strings or `{name}` objects; other fields ignored).
@@ -111,13 +113,60 @@ package struct SearchQuery: Sendable, Equatable {
             TrackMatch.words(TrackMatch.plain(TrackMatch.fold($0))).joined(separator: " ")
         }
         guard let artist = plainArtist.map(Self.cut), !artist.isEmpty else {
-            return [fallbackTitle]
+            return [Self.fitted(title: fallbackTitle, artist: "") { title, _ in title }]
         }
-        return ["track:\"\(fallbackTitle)\" artist:\"\(artist)\"", "\(artist) \(fallbackTitle)"]
+        return [
+            Self.fitted(title: fallbackTitle, artist: artist) { "track:\"\($0)\" artist:\"\($1)\"" },
+            Self.fitted(title: fallbackTitle, artist: artist) { "\($1) \($0)" },
+        ]
     }
 
+    /// Quotes become spaces (they would end a field filter).
     static func cut(_ text: String) -> String {
-        String(text.replacingOccurrences(of: "\"", with: " ").prefix(maxPartLength))
+        text.replacingOccurrences(of: "\"", with: " ").split(separator: " ").joined(separator: " ")
+    }
+
+    /// `make(title, artist)` within `maxQueryLength`: the title's last words dropped first, then
+    /// the artist's, and a last word cut by characters (one 300-letter word). Linear in the input
+    /// (a 3 MB line): words past the first 100 characters never fit, so they go first; then each
+    /// round drops a word or shortens one.
+    static func fitted(title: String, artist: String, _ make: (String, String) -> String) -> String {
+        func leading(_ text: String) -> [String] {
+            var words: [String] = []
+            var length = 0
+            for word in text.split(separator: " ") {
+                if !words.isEmpty && length + word.utf16.count > maxQueryLength { break }
+                words.append(String(word.prefix(maxQueryLength)))
+                length += word.utf16.count + 1
+            }
+            return words
+        }
+        var titleWords = leading(title)
+        var artistWords = leading(artist)
+        func text() -> String { make(titleWords.joined(separator: " "), artistWords.joined(separator: " ")) }
+        var query = text()
+        while query.utf16.count > maxQueryLength {
+            if titleWords.count > 1 {
+                titleWords.removeLast()
+            } else if artistWords.count > 1 {
+                artistWords.removeLast()
+            } else if let longer = [titleWords.first, artistWords.first].compactMap({ $0 }).max(by: {
+                $0.count < $1.count
+            }), longer.count > 1 {
+                // One word each is left, and still too long: shorten the longer word.
+                let over = query.utf16.count - maxQueryLength
+                let keep = max(1, longer.count - over)
+                if titleWords.first == longer {
+                    titleWords = [String(longer.prefix(keep))]
+                } else {
+                    artistWords = [String(longer.prefix(keep))]
+                }
+            } else {
+                return String(query.prefix(maxQueryLength))
+            }
+            query = text()
+        }
+        return query
     }
 }
 
@@ -324,12 +373,24 @@ package enum TrackMatch {
     }
 }
 
+/// Spotify refused one search query (400 or 404: a `q` it will not take); the other queries of a
+/// batch go on (C1).
+package struct SearchRefused: Error, Sendable, Equatable {
+    package var status: Int
+    package var message: String
+}
+
 extension SpotifyWebAPI {
     /// `GET /search?type=track&limit=10` for `q`: the track objects of the first page.
     func searchTracks(_ q: String, slot: InFlightSlot? = nil) async throws -> [JSONValue] {
         try await perform(
-            method: "GET", path: "/search", query: [("q", q), ("type", "track"), ("limit", "10")], slot: slot
+            method: "GET", path: "/search", query: [("q", q), ("type", "track"), ("limit", "10")],
+            passing: [400, 404], slot: slot
         ) { result in
+            guard result.isSuccess else {
+                let error = SpotifyErrorBody(result)
+                throw SearchRefused(status: error.status, message: error.message)
+            }
             guard let body = try? JSONValue.parse(result.body), let items = body["tracks"]?["items"]?.arrayValue else {
                 throw UnreadableBody("no tracks.items in the search answer")
             }
@@ -342,10 +403,19 @@ extension SpotifyWebAPI {
     package func bestMatches(for query: SearchQuery, limit: Int, slot: InFlightSlot? = nil) async throws
         -> [(track: JSONValue, score: TrackMatch.Score)]
     {
+        var refused: SearchRefused?
         for text in query.searchTexts {
-            let ranked = TrackMatch.rank(query, try await searchTracks(text, slot: slot))
+            let found: [JSONValue]
+            do {
+                found = try await searchTracks(text, slot: slot)
+            } catch let refusal as SearchRefused {
+                refused = refusal  // the plain words may still be taken
+                continue
+            }
+            let ranked = TrackMatch.rank(query, found)
             if !ranked.isEmpty { return Array(ranked.prefix(limit)) }
         }
+        if let refused { throw refused }
         return []
     }
 }

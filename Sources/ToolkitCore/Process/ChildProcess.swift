@@ -127,7 +127,9 @@ package struct ChildProcess: Sendable {
     }
 
     /// Everything `descriptor` gives until end of file, the first `limit` bytes kept.
-    package static func readAll(_ descriptor: Int32, limit: Int = .max) -> [UInt8] {
+    /// `stopping`: return as soon as `limit` bytes are in, rather than read (and drop) the rest
+    /// until the end, which a command that never ends never reaches.
+    package static func readAll(_ descriptor: Int32, limit: Int = .max, stopping: Bool = false) -> [UInt8] {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
@@ -135,6 +137,7 @@ package struct ChildProcess: Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             if data.count < limit { data.append(contentsOf: buffer[0..<min(count, limit - data.count)]) }
+            if stopping && data.count >= limit { break }
         }
         return data
     }

@@ -22,15 +22,19 @@ package struct FilterProcess {
     /// Whether it wrote anything on standard error: a filter that complained may have failed for
     /// some records whatever its status (jq 1.6 exits 0 when the last record went well).
     package var complained: Bool
+    /// The command printed more than `outputLimit` bytes: it was killed, and `output` is cut there.
+    package var overflowed = false
 
     /// "exited with status 3", "was killed by signal 9".
     package var statusDescription: String {
         signaled ? "was killed by signal \(status)" : "exited with status \(status)"
     }
 
-    /// Runs `executable` with `arguments` in `environment`; throws when it cannot be started.
+    /// Runs `executable` with `arguments` in `environment`; throws when it cannot be started. Past
+    /// `outputLimit` bytes of output the command is killed (`overflowed`): `yes` must not fill memory.
     package static func run(
-        _ executable: String, arguments: [String], input: Data, environment: [String: String], stderr: Int32
+        _ executable: String, arguments: [String], input: Data, environment: [String: String], stderr: Int32,
+        outputLimit: Int = .max
     ) throws -> FilterProcess {
         var opened: [Int32] = []
         let stdin: (read: Int32, write: Int32)
@@ -66,12 +70,18 @@ package struct FilterProcess {
             _ = input.withUnsafeBytes { writeAll(stdin.write, $0) }
             close(stdin.write)
         }
-        let output = Data(ChildProcess.readAll(stdout.read))
+        let bytes = ChildProcess.readAll(
+            stdout.read, limit: outputLimit == .max ? .max : outputLimit + 1, stopping: true)
+        let overflowed = bytes.count > outputLimit
+        if overflowed { kill(child.pid, SIGKILL) }
         close(stdout.read)
         let end = child.wait()
         let complained = relay.waitForEnd()
         close(errors.read)
-        return FilterProcess(status: end.status, signaled: end.signaled, output: output, complained: complained)
+        var run = FilterProcess(
+            status: end.status, signaled: end.signaled, output: Data(bytes.prefix(outputLimit)), complained: complained)
+        run.overflowed = overflowed
+        return run
     }
 }
 

@@ -31,6 +31,17 @@ package struct InterProcessLock: Sendable {
         return try await body()
     }
 
+    /// Runs `body` holding the lock if no one holds it now; nil (without running it) when someone does.
+    package func withLockIfFree<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
+    ) async throws -> T? {
+        let descriptor = try open()
+        defer { close(descriptor) }  // closing releases the lock
+        guard try tryLock(descriptor, waited: 0, timeoutSeconds: 1) else { return nil }
+        return try await body()
+    }
+
     /// `withLock` for synchronous work (a document update): the thread sleeps while it waits.
     func withLockBlocking<T>(timeoutSeconds: Double = 60, _ body: () throws -> T) throws -> T {
         let descriptor = try open()

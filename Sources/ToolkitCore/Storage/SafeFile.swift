@@ -227,6 +227,15 @@ package struct PrivateDirectory: Sendable {
     /// `path/name`.
     package func file(_ name: String) -> String { path + "/" + name }
 
+    /// `name` must name a file in this directory, never one elsewhere: a name made from what a
+    /// server sent (a playlist id `../../config/x`) must not lead out of it (D6).
+    func checked(_ name: String) throws -> String {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", !name.contains("\0") else {
+            throw ToolError.dataError("'\(name.prefix(120))' is not a file name in \(path); nothing was written there")
+        }
+        return name
+    }
+
     /// Creates the directory (and missing parents), or checks that an existing one can be trusted.
     package func create() throws {
         if try verifyIfPresent() { return }
@@ -292,6 +301,7 @@ package struct PrivateDirectory: Sendable {
 
     /// The file's content; nil when the directory or the file does not exist.
     package func read(_ name: String, trust: FileTrust) throws -> Data? {
+        let name = try checked(name)
         guard try verifyIfPresent() else { return nil }
         return try SafeFile.read(file(name), trust: trust)
     }
@@ -299,6 +309,7 @@ package struct PrivateDirectory: Sendable {
     /// Starts replacing `name` (see `AtomicFileWrite`), creating the directory first and sweeping
     /// what killed writers of `name` left behind.
     package func beginWrite(_ name: String, reserving bytes: Int = 0) throws -> AtomicFileWrite {
+        let name = try checked(name)
         try create()
         sweepStaleTemporaries(of: name)
         return try AtomicFileWrite(path: file(name), reserving: bytes)
@@ -332,7 +343,7 @@ package struct PrivateDirectory: Sendable {
     /// Removes `name`; idempotent. A directory where the file belongs is refused, with the same
     /// advice reading it gives.
     package func remove(_ name: String) throws {
-        let target = file(name)
+        let target = file(try checked(name))
         guard unlink(target) != 0 else { return }
         let code = errno
         if code == ENOENT { return }
@@ -345,6 +356,7 @@ package struct PrivateDirectory: Sendable {
 
     /// An exclusive lock on the file `name` (created on first use), after creating the directory.
     package func lock(_ name: String) throws -> InterProcessLock {
+        let name = try checked(name)
         try create()
         return InterProcessLock(path: file(name))
     }

@@ -99,6 +99,15 @@ extension RoutineLink {
                 "no songs fit '\(routine.name)' (\(formatClock(milliseconds: targetMs))): every one is too long")
         }
         let uris = fit.indices.map { songs[$0].uri }
+        // Checked before the playlist is made (D5): one full at 10,000 would not fit the routine.
+        if uris.count > PlaylistWriter.maxItems {
+            throw ToolError.dataError(
+                """
+                the fit takes \(groupedThousands(uris.count)) songs, more than the \
+                \(groupedThousands(PlaylistWriter.maxItems)) a playlist can hold; nothing was created
+                """
+            )
+        }
 
         let writer = PlaylistWriter(
             api: api, settlePause: PlaylistWriter.settlePause(context.environment["SPOTIFY_TOOLKIT_SETTLE_PAUSE"]))
@@ -126,7 +135,8 @@ extension RoutineLink {
         let linked = try store(context).update { try $0.link(routine.name, to: playlist) }
         context.warn(
             "made playlist '\(TerminalText.clean(name))' (\(id)): \(fit.summary); linked it to '\(linked.name)'")
-        if let previous = routine.playlist, previous.id != id {
+        // Only a playlist is deleted so; a linked album or track is not the library's to delete (N2).
+        if let previous = routine.playlist, previous.id != id, previous.uri.hasPrefix("spotify:playlist:") {
             // fit never deletes: the playlist it replaces in the link is still in the library.
             context.warn(
                 """

@@ -90,7 +90,11 @@ enum PlaylistNames {
             path: "/me/playlists",
             body: { page in
                 for playlist in page.items {
-                    if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue {
+                    // An id becomes a file name (the undo journal) and a word in printed commands:
+                    // one that is not Spotify's 22 base-62 characters is not a playlist of yours (D6).
+                    if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue,
+                        SpotifyReference.isValidID(id)
+                    {
                         library.append(Listed(id: id, name: name))
                     }
                 }
@@ -116,7 +120,7 @@ enum PlaylistNames {
                 """
             )
         }
-        return kept.map { Listed(id: $0.id, name: $0.name) }
+        return kept.filter { SpotifyReference.isValidID($0.id) }.map { Listed(id: $0.id, name: $0.name) }
     }
 
     /// Keeps the listing's names for `--offline`, when the cache is on and someone is logged in;

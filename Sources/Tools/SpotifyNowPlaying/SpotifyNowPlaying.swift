@@ -108,8 +108,9 @@ package enum SpotifyNowPlaying {
                         "URI",
                         help:
                             """
-                            A playlist, album, artist or show (played as a context), or any number of tracks and \
-                            episodes; ids (taken as tracks), spotify: URIs, open.spotify.com URLs, JSON records, or \
+                            A playlist, album, artist or show (played as a context), or tracks and episodes (Spotify \
+                            takes about 230 in one play: the first that fit are played, and stderr says how many were \
+                            left out); ids (taken as tracks), spotify: URIs, open.spotify.com URLs, JSON records, or \
                             the name of one of your playlists; - (alone) or none: read them from standard input.
                             """,
                         optional: true, repeatable: true)
@@ -120,7 +121,12 @@ package enum SpotifyNowPlaying {
                     local show print them, or one URI per line), plays those tracks in order; local files are skipped \
                     (Spotify cannot start them remotely). With no URI and standard input a terminal (or /dev/null, or \
                     closed), resumes what was paused; an empty pipe or file is an error (exit 1) and never resumes.
+                    """,
                     """
+                    Spotify takes about 9 KB of tracks and episodes in one play (about 230; its front end refuses \
+                    more): the first that fit are played, and stderr says how many were left out. To play more, make \
+                    them a playlist (spotify-playlists create NAME < FILE) and play that.
+                    """,
                 ],
                 examples: [
                     ExampleSpec(
@@ -338,11 +344,22 @@ package enum SpotifyNowPlaying {
 
     static func play(_ options: PlayOptions, _ context: ToolContext) async throws -> ExitCode {
         try await send(to: options.device, context) { player, deviceID in
-            let target = try SpotifyPlayer.PlayTarget.from(try await playReferences(options, context))
+            let asked = try SpotifyPlayer.PlayTarget.from(try await playReferences(options, context))
+            let (target, leftOut) = asked.fitted
             try await player.play(target, deviceID: deviceID)
             switch target {
             case .resume: return "resume"
             case .context(let uri, _): return "play \(uri)"
+            case .items(let uris) where leftOut > 0:
+                context.warn(
+                    """
+                    Spotify takes about \(SpotifyPlayer.PlayTarget.maxBodyBytes / 1000) KB of items in one play \
+                    (\(uris.count) of these \(uris.count + leftOut)): the first \(uris.count) are played and the other \
+                    \(leftOut) were not sent; to play them all, make them a playlist (spotify-playlists create NAME < \
+                    FILE) and play that
+                    """
+                )
+                return "play \(plural(uris.count, "item"))"
             case .items(let uris): return "play \(plural(uris.count, "item"))"
             }
         }

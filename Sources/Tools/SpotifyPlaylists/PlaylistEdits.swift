@@ -209,6 +209,9 @@ extension SpotifyPlaylists {
         }
     }
 
+    /// What rewrite keeps of COMMAND's output (D13): 10,000 full track records are about 15 MiB.
+    static let rewriteOutputLimit = 64 * 1_048_576
+
     /// The items COMMAND prints when given the playlist's track records: what the playlist becomes.
     static func rewritten(
         _ contents: PlaylistContents, of playlist: SpotifyReference, by executable: String, _ program: [String],
@@ -217,17 +220,26 @@ extension SpotifyPlaylists {
         var input = Data()
         let reference = SpotifyReference(kind: .playlist, id: playlist.id)
         for (position, entry) in contents.entries.enumerated() {
-            guard var record = PlaylistEntry.record(entry, position: position, playlist: reference) else { continue }
-            record["playlist"] = [
-                "id": .string(reference.id), "uri": .string(reference.uri),
-                "snapshot_id": contents.snapshot.map(JSONValue.string) ?? .null,
-            ]
+            guard
+                let record = PlaylistEntry.record(
+                    entry, position: position, playlist: reference, snapshot: contents.snapshot)
+            else { continue }
             input += Data((JSONValue.object(record).serialized() + "\n").utf8)
         }
         let run = try FilterProcess.run(
             executable, arguments: Array(program.dropFirst()), input: input,
-            environment: context.environment.variables, stderr: context.stderr.fileDescriptor)
+            environment: context.environment.variables, stderr: context.stderr.fileDescriptor,
+            outputLimit: rewriteOutputLimit)
         let shown = TerminalText.clean(program.joined(separator: " ")).prefix(200)
+        if run.overflowed {
+            throw ToolError.dataError(
+                """
+                rewrite: '\(shown)' printed more than \(rewriteOutputLimit / 1_048_576) MiB, far more than the \
+                \(groupedThousands(PlaylistWriter.maxItems)) items a playlist holds; it was stopped, and nothing was \
+                written to playlist \(playlist.id)
+                """
+            )
+        }
         guard run.status == 0 else {
             throw ToolError.dataError(
                 "rewrite: '\(shown)' \(run.statusDescription); nothing was written to playlist \(playlist.id)")
@@ -281,7 +293,7 @@ extension SpotifyPlaylists {
         let written = LocalTime.text(isoTimestamp(last.at), "yyyy-MM-dd HH:mm", in: context.timeZone)
         return try await applyEdit("undo", to: playlist, settings: options.settings, context: context) { contents in
             let now = contents.writableURIs
-            if now != last.after && !options.force {
+            if !last.mayHaveLeft(now) && !options.force {
                 throw ToolError.tempFail(
                     """
                     playlist \(playlist.id) changed since the \(last.action) of \(written): \
@@ -292,10 +304,11 @@ extension SpotifyPlaylists {
             context.warn("undoing the \(last.action) of \(written)\(last.complete ? "" : " (which did not finish)")")
             let lost = last.before.count { $0 == nil } - now.count { $0 == nil }
             if lost > 0 {
+                let entries = countText(lost, noun: "unavailable entry", plural: "unavailable entries")
                 context.warn(
                     """
-                    \(countText(lost, noun: "unavailable entry")) or local \(lost == 1 ? "file" : "files") that it \
-                    dropped cannot come back: the Web API cannot add them
+                    \(entries) or local \(lost == 1 ? "file" : "files") that it dropped cannot come back: the Web API \
+                    cannot add them
                     """
                 )
             }
@@ -308,6 +321,19 @@ extension SpotifyPlaylists {
     /// Reads the whole playlist (a read that fails writes nothing), plans what `wanted` makes of
     /// it, says what it will do, and (unless --dry-run) journals, sends and proves it.
     static func applyEdit(
+        _ action: String, to playlist: SpotifyReference, settings: WriteSettings, context: ToolContext,
+        wanted: (PlaylistContents) async throws -> [String]
+    ) async throws -> ExitCode {
+        if settings.dryRun {
+            return try await applyEditAlone(action, to: playlist, settings: settings, context: context, wanted: wanted)
+        }
+        return try await UndoJournal(environment: context.environment, now: context.now).exclusive(playlist.id) {
+            try await applyEditAlone(action, to: playlist, settings: settings, context: context, wanted: wanted)
+        }
+    }
+
+    /// `applyEdit` once no other write of the playlist runs on this machine.
+    private static func applyEditAlone(
         _ action: String, to playlist: SpotifyReference, settings: WriteSettings, context: ToolContext,
         wanted: (PlaylistContents) async throws -> [String]
     ) async throws -> ExitCode {
@@ -365,7 +391,8 @@ extension SpotifyPlaylists {
         let journal = UndoJournal(environment: context.environment, now: context.now)
         var entry = UndoJournal.Entry(
             action: action + (settings.resetDates ? " --reset-dates" : ""), at: context.now, before: current,
-            beforeSnapshot: contents.snapshot, after: current, afterSnapshot: contents.snapshot, complete: false)
+            beforeSnapshot: contents.snapshot, after: current, afterSnapshot: contents.snapshot, complete: false,
+            planned: plan.result)
         try journal.record(entry, of: playlist.id)
 
         let deferral = SignalDeferral.begin()
@@ -374,12 +401,16 @@ extension SpotifyPlaylists {
             try await apply.run(plan)
         } catch let stopped as PlaylistApply.Stopped {
             deferral.end(discarding: true)
-            entry.after = stopped.model
-            entry.afterSnapshot = nil
-            try? journal.record(entry, of: playlist.id, replacingLatest: true)
+            if stopped.model == current {
+                try? journal.removeLatest(of: playlist.id)
+            } else {
+                entry.after = stopped.model
+                entry.afterSnapshot = nil
+                try? journal.record(entry, of: playlist.id, replacingLatest: true)
+            }
             return try reportStopped(
                 stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, settings: settings,
-                context: context)
+                changedNothing: stopped.model == current, context: context)
         } catch {
             deferral.end(discarding: true)
             throw error
@@ -400,21 +431,29 @@ extension SpotifyPlaylists {
     }
 
     /// The message for a write that stopped part-way, with the one command that finishes or undoes it.
+    /// `changedNothing`: the playlist is as it was, so there is nothing to undo (and its journal
+    /// entry was dropped).
     static func reportStopped(
         _ stopped: PlaylistApply.Stopped, action: String, playlist id: String, plan: PlaylistEditPlan,
-        wanted: [String], settings: WriteSettings, context: ToolContext
+        wanted: [String], settings: WriteSettings, changedNothing: Bool = false, context: ToolContext
     ) throws -> ExitCode {
         let holds =
             """
             playlist \(id) holds \(countText(stopped.model.count)), after \(stopped.stepsDone) of \
             \(countText(plan.steps.count, noun: "request")) (this write leaves \(groupedThousands(plan.result.count)))
             """
-        let rest = try unfinishedFile(wanted, playlist: id, context: context)
-        let finish =
-            """
-            put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id)\
-            \(finishOptions(settings, from: stopped.model, to: wanted)) < \(shellQuoted(rest))
-            """
+        let finish: String
+        if changedNothing {
+            finish = "nothing was changed"
+        } else if let rest = keptToFinish(wanted, playlist: id, context: context) {
+            finish =
+                """
+                put it back with: spotify-playlists undo \(id); or finish with: spotify-playlists replace \(id)\
+                \(finishOptions(settings, from: stopped.model, to: wanted)) < \(shellQuoted(rest))
+                """
+        } else {
+            finish = "put it back with: spotify-playlists undo \(id)"
+        }
         switch stopped.cause {
         case .signal(let number):
             context.warn("interrupted: \(holds); \(finish)")
@@ -444,6 +483,17 @@ extension SpotifyPlaylists {
             if moves > defaultMaxMoves { options.append("--max-moves \(moves)") }
         }
         return options.map { " " + $0 }.joined()
+    }
+
+    /// The file of `unfinishedFile`, or nil (said on stderr) when it cannot be written: a full disk
+    /// must not hide what landed and the undo that puts it back (D9).
+    static func keptToFinish(_ uris: [String], playlist id: String, context: ToolContext) -> String? {
+        do {
+            return try unfinishedFile(uris, playlist: id, context: context)
+        } catch {
+            context.warn("the items to finish with could not be kept: \((error as? ToolError)?.message ?? "\(error)")")
+            return nil
+        }
     }
 
     /// Keeps the wanted items in a file under the state directory, for the command that finishes the job.

@@ -30,9 +30,21 @@ extension SpotifyPlaylists {
             "position", value: "N", help: "Insert at this zero-based position instead of at the end.")
         // Each command's own words: `remove -h` says what --liked does for remove (review 24).
         static let liked = OptionSpec(
-            "liked", short: "l", help: "Save the items to your Liked Songs instead of a playlist (no PLAYLIST).")
+            "liked", short: "l",
+            help:
+                """
+                Save the items to your Liked Songs instead of a playlist (no PLAYLIST); episodes go to Your \
+                Episodes.
+                """
+        )
         static let unliked = OptionSpec(
-            "liked", short: "l", help: "Remove the items from your Liked Songs instead of a playlist (no PLAYLIST).")
+            "liked", short: "l",
+            help:
+                """
+                Remove the items from your Liked Songs instead of a playlist (no PLAYLIST); episodes from Your \
+                Episodes.
+                """
+        )
         static let allowEmpty = OptionSpec(
             "allow-empty",
             help:
@@ -181,13 +193,15 @@ extension SpotifyPlaylists {
                     """,
                     """
                     Guards: an empty standard input is refused unless --allow-empty. Input read from this same \
-                    playlist (track records name it) is refused when it was read at another snapshot_id, or when 50 or \
-                    more items of the playlist come after its last one (a read cut short: spotify-tracks failed \
-                    part-way and the pipe hid it), unless --force, which removes them; local files and unavailable \
-                    entries there count as read, since spotify-tracks skips them on purpose. What remains possible: \
-                    input from elsewhere that is short by mistake; undo puts it back. Local files and unavailable \
-                    entries of the playlist stay where they are (the Web API can neither remove nor add them); \
-                    --reset-dates drops them only with --drop-unavailable.
+                    playlist (track records name it and its snapshot_id) is refused when it was read at another \
+                    snapshot_id (exit 75: it changed since, or an --offline copy is older), or when its items stop \
+                    short of the playlist's end by its last page or more (50 items, or fewer when its size is not a \
+                    multiple of 50: 20 of 120; a read cut short: spotify-tracks failed part-way and the pipe hid \
+                    it), unless --force, which removes them; local files and unavailable entries there count as \
+                    read, since spotify-tracks skips them on purpose. What remains possible: input from elsewhere \
+                    that is short by mistake; undo puts it back. Local files and unavailable entries of the playlist \
+                    stay where they are (the Web API can neither remove nor add them); --reset-dates drops them only \
+                    with --drop-unavailable.
                     """,
                     undoNote,
                 ],
@@ -259,6 +273,16 @@ extension SpotifyPlaylists {
                 )
             }
             return .notFound
+        }
+        // Checked before the playlist is made, as add checks it (D5): a playlist full at 10,000 is
+        // not what was asked for, and the rest could not be added after it.
+        if items.uris.count > PlaylistWriter.maxItems {
+            throw ToolError.dataError(
+                """
+                \(groupedThousands(items.uris.count)) items would pass the \
+                \(groupedThousands(PlaylistWriter.maxItems)) a playlist can hold; nothing was created
+                """
+            )
         }
         if options.settings.dryRun {
             var details: JSONObject = [
@@ -445,6 +469,18 @@ extension SpotifyPlaylists {
             return .success
         }
         let writer = try context.playlistWriter()
+        // Spotify has no public collaborative playlist: refused as create refuses it, not sent (C3).
+        if details["public"] == .bool(true), details["collaborative"] == nil,
+            try await currentRecord(of: playlist.id, writer).collaborative == true
+        {
+            throw ToolError.usage(
+                """
+                playlist \(playlist.id) is collaborative, and a collaborative playlist is private: --public is \
+                refused, as create refuses --public with --collaborative; nothing was changed (make it \
+                non-collaborative in Spotify first)
+                """
+            )
+        }
         do {
             try await writer.changeDetails(playlist.id, details)
         } catch let refusal as PlaylistWriter.Refusal where refusal.result.status == 403 {
@@ -508,12 +544,25 @@ extension SpotifyPlaylists {
         }
         guard !uris.isEmpty else { return nothingToDo(items, context, action: action) }
         let library = try SavedItems(api: context.webAPI())
-        if save {
-            try await library.save(uris, scope: likedScope)
-            context.warn("saved \(countText(uris.count)) to your Liked Songs")
+        let deferral = SignalDeferral.begin()
+        defer { deferral.end(discarding: true) }
+        // Episodes go to Your Episodes, not Liked Songs (N1): the message names both.
+        let episodes = uris.count { $0.hasPrefix("spotify:episode:") }
+        let direction = save ? "to" : "from"
+        var places: [String] = []
+        if episodes == 0 {
+            places.append("\(countText(uris.count)) \(direction) your Liked Songs")
         } else {
-            try await library.remove(uris, scope: likedScope)
-            context.warn("removed \(countText(uris.count)) from your Liked Songs")
+            let tracks = uris.count - episodes
+            if tracks > 0 { places.append("\(countText(tracks, noun: "track")) \(direction) your Liked Songs") }
+            places.append("\(countText(episodes, noun: "episode")) \(direction) Your Episodes")
+        }
+        if save {
+            try await library.save(uris, scope: likedScope, interruption: { SignalDeferral.pending })
+            context.warn("saved \(places.joined(separator: " and "))")
+        } else {
+            try await library.remove(uris, scope: likedScope, interruption: { SignalDeferral.pending })
+            context.warn("removed \(places.joined(separator: " and "))")
         }
         return skipped(items, context)
     }

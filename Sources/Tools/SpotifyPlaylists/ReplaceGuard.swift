@@ -6,14 +6,19 @@ import ToolkitCore
 /// part-way, it has already printed the pages before the failure, in order, and the pipe hides
 /// its status. So input whose records were read from this same playlist is refused when:
 /// - they carry a snapshot_id other than the playlist's now (it changed since they were read), or
-/// - their positions stop `cutShortSlack` or more entries before the playlist's end: pages come
-///   in order, so a read cut short is always a prefix, at least one page short. A filter that
-///   itself drops the last 50 items looks the same; `--force` says it is meant.
-/// Local files and unavailable entries after the last position count as read: spotify-tracks
-/// skips them on purpose (unavailable ones always, local files with --no-local), and replace keeps
-/// them where they are, so no read cut short could lose them (issue 40).
+/// - their positions stop `cutShortSlack(of:)` or more entries before the playlist's end: pages
+///   come in order and end on multiples of 50 (the object embeds 100, then pages of 50), so a
+///   read cut short is a prefix at least its last page short; that page holds fewer than 50 when
+///   the size is not a multiple of 50 (120 items: the last 20, D2). A filter that itself drops
+///   that many of the last items looks the same; `--force` says it is meant.
+/// Local files and unavailable entries after the last position are no loss: spotify-tracks skips
+/// them on purpose (unavailable ones always, local files with --no-local), and replace keeps them
+/// where they are, so a tail of only those is never refused (issue 40).
 enum ReplaceGuard {
-    static let cutShortSlack = PagePlan.pageSize
+    /// The size of the playlist's last page: the fewest items a read cut short can lack.
+    static func cutShortSlack(of count: Int) -> Int {
+        count <= 0 ? PagePlan.pageSize : (count - 1) % PagePlan.pageSize + 1
+    }
 
     static func check(_ items: ItemInput, against contents: PlaylistContents) throws {
         guard let origin = items.origins[contents.id] else { return }
@@ -29,7 +34,7 @@ enum ReplaceGuard {
         guard origin.lastPosition >= 0 else { return }
         let after = contents.writableURIs.dropFirst(origin.lastPosition + 1)
         let lacking = after.count { $0 != nil }
-        guard lacking >= cutShortSlack else { return }
+        guard after.count >= cutShortSlack(of: contents.count), lacking > 0 else { return }
         let staying = after.count - lacking
         let pinned = SpotifyPlaylists.countText(
             staying, noun: "local file or unavailable item", plural: "local files or unavailable items")

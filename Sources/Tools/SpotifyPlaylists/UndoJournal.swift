@@ -24,6 +24,24 @@ struct UndoJournal {
         var afterSnapshot: String?
         /// The write did not finish (stopped by a signal, a failure or another client).
         var complete: Bool
+        /// What the write set out to leave (its plan's result), kept before the first request: a
+        /// write killed part-way (SIGKILL, a crash) never records what it left (D10).
+        var planned: [String?]?
+
+        /// Whether `now` is what this write left, or, for one that did not finish, could be part of
+        /// it: each item as many times as before, as planned, or in between (a sort killed half-way
+        /// holds the same items in another order). Another client's new item is neither.
+        func mayHaveLeft(_ now: [String?]) -> Bool {
+            if now == after { return true }
+            guard !complete, let planned else { return false }
+            var counts: [String: (now: Int, before: Int, planned: Int)] = [:]
+            for uri in now { counts[uri ?? "", default: (0, 0, 0)].now += 1 }
+            for uri in before { counts[uri ?? "", default: (0, 0, 0)].before += 1 }
+            for uri in planned { counts[uri ?? "", default: (0, 0, 0)].planned += 1 }
+            return counts.values.allSatisfy {
+                (min($0.before, $0.planned)...max($0.before, $0.planned)).contains($0.now)
+            }
+        }
 
         var json: JSONValue {
             [
@@ -32,15 +50,17 @@ struct UndoJournal {
                 "before_snapshot_id": beforeSnapshot.map(JSONValue.string) ?? .null,
                 "after": .array(after.map { $0.map(JSONValue.string) ?? .null }),
                 "after_snapshot_id": afterSnapshot.map(JSONValue.string) ?? .null, "complete": .bool(complete),
+                "planned": planned.map { .array($0.map { $0.map(JSONValue.string) ?? .null }) } ?? .null,
             ]
         }
 
         init(
             action: String, at: Double, before: [String?], beforeSnapshot: String?, after: [String?],
-            afterSnapshot: String?, complete: Bool
+            afterSnapshot: String?, complete: Bool, planned: [String?]? = nil
         ) {
             (self.action, self.at, self.before, self.beforeSnapshot) = (action, at, before, beforeSnapshot)
             (self.after, self.afterSnapshot, self.complete) = (after, afterSnapshot, complete)
+            self.planned = planned
         }
 
         init?(_ json: JSONValue) {
@@ -51,7 +71,8 @@ struct UndoJournal {
                 action: action, at: at, before: before.map(\.stringValue),
                 beforeSnapshot: json["before_snapshot_id"]?.stringValue,
                 after: after.map(\.stringValue), afterSnapshot: json["after_snapshot_id"]?.stringValue,
-                complete: json["complete"]?.boolValue ?? false)
+                complete: json["complete"]?.boolValue ?? false,
+                planned: json["planned"]?.arrayValue.map { $0.map(\.stringValue) })
         }
     }
 
@@ -97,12 +118,43 @@ struct UndoJournal {
         pruneOtherPlaylists(keeping: playlist)
     }
 
+    /// Runs `body` as the one destructive write of `playlist` on this machine (D14): two at once
+    /// would each plan against the other's half-done playlist and rewrite the journal under it.
+    /// The lock (`ID.lock`, beside the journal) is released when the process ends, even by kill -9.
+    func exclusive<T>(
+        _ playlist: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async throws -> T {
+        let lock = try directory.lock(playlist + ".lock")
+        guard let result = try await lock.withLockIfFree(body) else {
+            throw ToolError.tempFail(
+                """
+                another spotify-playlists is changing playlist \(playlist) on this machine; nothing was changed; try \
+                again when it has finished
+                """
+            )
+        }
+        return result
+    }
+
+    /// Forgets the playlist's latest write: one that began and changed nothing (its first request
+    /// refused, every send lost) must not hide the write before it from `undo` (D4).
+    func removeLatest(of playlist: String) throws {
+        var list = try entries(of: playlist)
+        guard !list.isEmpty else { return }
+        list.removeLast()
+        let json: JSONValue = ["playlist": .string(playlist), "entries": .array(list.map(\.json))]
+        try directory.write(Data((json.serialized() + "\n").utf8), to: Self.fileName(playlist))
+    }
+
     /// Forgets the playlists written longest ago when there are more than `maxPlaylists`.
     func pruneOtherPlaylists(keeping playlist: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),
-            names.count > Self.maxPlaylists
+        // Journals only: each playlist written has its lock file beside its journal.
+        guard
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path).filter({
+                $0.hasSuffix(".json")
+            }), names.count > Self.maxPlaylists
         else { return }
-        let dated = names.filter { $0.hasSuffix(".json") && $0 != Self.fileName(playlist) }.map { name in
+        let dated = names.filter { $0 != Self.fileName(playlist) }.map { name in
             let attributes = try? FileManager.default.attributesOfItem(atPath: directory.file(name))
             return (name, (attributes?[.modificationDate] as? Date) ?? .distantPast)
         }

@@ -138,13 +138,14 @@ package enum SpotifyTracks {
             One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], \
             album {id, name, images}, is_local, then for a track of an album, artist or track source disc_number and \
             track_number, then added_at (null outside playlists), position (zero-based, counting every item of the \
-            source: an artist's count on across its releases), playlist {id, uri, name} (the playlist the item is in; \
-            null for other sources) and source {type, id, uri, name}: what the item was read from, the playlist, \
-            album, artist, show, track or episode named (name null when Spotify's answers did not tell it). Episodes \
-            have artists [] and album null, and show {id, name, images}. Local files are kept (id null, a \
-            spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items \
-            Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is \
-            null, there is no source, and position counts the saved tracks.
+            source: an artist's count on across its releases), playlist {id, uri, name, snapshot_id} (the playlist the \
+            item is in, and the version the read began at, so that spotify-playlists replace can refuse records of a \
+            playlist changed since; null for other sources) and source {type, id, uri, name}: what the item was read \
+            from, the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not \
+            tell it). Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id \
+            null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. \
+            Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, \
+            playlist is null, there is no source, and position counts the saved tracks.
             """,
             """
             With --search, one record per match, in query order: the track record (added_at null, playlist null, \
@@ -380,6 +381,8 @@ package enum SpotifyTracks {
         var status = ExitCode.success
         /// Each source's name once known (a playlist's, an artist's), for the records' playlist and source.
         var names: [Int: String] = [:]
+        /// Each playlist's snapshot_id once known, for the records' playlist.
+        var snapshots: [Int: String] = [:]
 
         var takesLines: Bool { !human }
 
@@ -387,12 +390,17 @@ package enum SpotifyTracks {
             current
                 ?? Output(
                     context: context, selection: selection, human: human, playlist: playlists[index],
-                    name: names[index])
+                    name: names[index], snapshot: snapshots[index])
         }
 
         mutating func named(_ name: String, playlist index: Int) {
             names[index] = name
             if current != nil { current?.name = name }
+        }
+
+        mutating func read(atSnapshot snapshot: String, playlist index: Int) {
+            snapshots[index] = snapshot
+            if current != nil { current?.snapshot = snapshot }
         }
 
         mutating func page(_ page: Page, playlist index: Int) throws {
@@ -453,6 +461,8 @@ package enum SpotifyTracks {
         let playlist: SpotifyReference?
         /// Its name, once known.
         var name: String?
+        /// The playlist's snapshot_id its read began at, once known.
+        var snapshot: String?
         /// The album or show the catalogue items being written belong to (an album's tracks lack
         /// `album`), from the first page of each.
         var container: JSONValue?
@@ -464,13 +474,16 @@ package enum SpotifyTracks {
         var written = 0
         var durationMs = 0
 
-        init(context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?, name: String? = nil)
-        {
+        init(
+            context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?, name: String? = nil,
+            snapshot: String? = nil
+        ) {
             self.context = context
             self.selection = selection
             self.human = human
             self.playlist = playlist
             self.name = name
+            self.snapshot = snapshot
         }
 
         mutating func write(_ page: Page) throws {
@@ -487,7 +500,7 @@ package enum SpotifyTracks {
                     try context.stdout.write(entry)
                     written += 1
                 } else if let record = PlaylistEntry.record(
-                    entry, position: position, playlist: playlist, name: name, source: source)
+                    entry, position: position, playlist: playlist, name: name, snapshot: snapshot, source: source)
                 {
                     try writeRow(TrackRow(record, position: position))
                 }

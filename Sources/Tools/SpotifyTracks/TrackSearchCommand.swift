@@ -122,17 +122,22 @@ extension SpotifyTracks {
         var status = ExitCode.success
 
         typealias Found = [(track: JSONValue, score: TrackMatch.Score)]
-        try await withThrowingTaskGroup(of: (Int, Found).self) { group in
+        // A query Spotify refuses is that query's "no match"; the others still print (C1).
+        try await withThrowingTaskGroup(of: (Int, Result<Found, SearchRefused>).self) { group in
             var launched = 0
             var written = 0
-            var arrived: [Int: Found] = [:]
+            var arrived: [Int: Result<Found, SearchRefused>] = [:]
             func launch() {
                 while launched < items.count && launched - written < searchLookAhead {
                     let index = launched
                     let query = items[index].query
                     group.addTask {
                         let slot = limit.slot(order: index)
-                        return (index, try await api.bestMatches(for: query, limit: perQuery, slot: slot))
+                        do {
+                            return (index, .success(try await api.bestMatches(for: query, limit: perQuery, slot: slot)))
+                        } catch let refused as SearchRefused {
+                            return (index, .failure(refused))
+                        }
                     }
                     launched += 1
                 }
@@ -140,14 +145,19 @@ extension SpotifyTracks {
             launch()
             while written < items.count, let (index, found) = try await group.next() {
                 arrived[index] = found
-                while let found = arrived.removeValue(forKey: written) {
+                while let answer = arrived.removeValue(forKey: written) {
                     let item = items[written]
+                    let found = (try? answer.get()) ?? []
                     if found.isEmpty {
                         try context.stdout.flush()  // the records before it go out before the note
                         // At most 200 characters of the query: a 3 MB line must not become a 3 MB note (review I4).
                         let shown =
                             item.query.text.count > 200 ? item.query.text.prefix(200) + "…" : item.query.text[...]
-                        context.warn("\(item.place): no match for '\(shown)'")
+                        var why = ""
+                        if case .failure(let refused) = answer {
+                            why = " (Spotify refused the query: \(refused.status) \(refused.message))"
+                        }
+                        context.warn("\(item.place): no match for '\(shown)'\(why)")
                         status = .notFound
                     }
                     for (track, score) in found {
