@@ -16,8 +16,9 @@
 # (GET /_fake/counters, reset before it: the Web API and the accounts service; token refreshes,
 # if any, are named in the notes, with the cold run's requests by route, GET unnamed), and each
 # command must exit 0 or the run fails. Prints a markdown table (command | cold requests | warm
-# requests | notes), and writes it to $BENCH_OUT too when that is set; the requests by route of
-# both runs go to standard error.
+# requests | before | notes; "before" is Benchmarks/requests-before.tsv, the figures measured the
+# same way before the quota work), and writes it to $BENCH_OUT too when that is set; the
+# requests by route of both runs go to standard error.
 #
 #   Benchmarks/requests.sh                      # release build
 #   BENCH_CONFIG=debug Benchmarks/requests.sh   # reuse the debug build (.build/debug)
@@ -157,7 +158,10 @@ row() {
     refresh=$(( ${cold##*|} + ${warm##*|} ))
     [ "$refresh" -eq 0 ] || detail="$detail; token refreshes (counted): ${cold##*|} cold, ${warm##*|} warm"
     [ -z "$note" ] || detail="$note; $detail"
-    rows+=("| \`${shown//|/\\|}\` | $(thousands "${cold%%|*}") | $(thousands "${warm%%|*}") | $detail |")
+    # The figures before the quota work (issue 36), from Benchmarks/requests-before.tsv.
+    local before
+    before=$(awk -F'\t' -v c="$shown" '$1 == c { print $2 " / " $3 }' Benchmarks/requests-before.tsv)
+    rows+=("| \`${shown//|/\\|}\` | $(thousands "${cold%%|*}") | $(thousands "${warm%%|*}") | ${before:-n/a} | $detail |")
     echo "bench: $shown: cold ${cold%%|*}, warm ${warm%%|*}; warm: $(cat "$work/routes")" >&2
     echo "       cold: $cold_routes" >&2
 }
@@ -193,8 +197,8 @@ done
 row "spotify-playlists sort --by duration --reset-dates PLAYLIST" "100 items, every date now" write '"$P" sort --by duration --reset-dates "$PL"' 1
 
 {
-    echo "| command | cold requests | warm requests | notes |"
-    echo "|---|---:|---:|---|"
+    echo "| command | cold requests | warm requests | before (cold / warm) | notes |"
+    echo "|---|---:|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
 } > "$work/table.md"
 echo "Requests per command on fake-spotify --library-shape real ($playlists playlists, $(thousands "$items") items, $(thousands "$liked") liked songs), $(date -u +%Y-%m-%d), $config build:"

@@ -67,10 +67,15 @@ import Testing
         #expect(message.contains("with --force, replace removes those 60 items"), "\(message)")
         #expect(!message.contains("drop them all"), "--force drops no local file or unavailable item")
 
-        // Fewer than a page of items it could lose: a filter's choice, not a read cut short.
+        // A tail shorter than the playlist's last page (229 entries: the last 29) cannot be a read
+        // cut short: a filter's choice. One as long as that page could be (D2), whatever precedes it.
         let short =
             (0..<100).map(Self.track) + Array(repeating: Self.unavailable, count: 80) + (180..<229).map(Self.track)
-        let shortItems = try Self.input(short, through: 99)
+        let shortItems = try Self.input(short, through: 201)
         #expect(throws: Never.self) { try ReplaceGuard.check(shortItems, against: Self.contents(short)) }
+        let lastPageLost = try Self.input(short, through: 199)
+        #expect(throws: ToolError.self) { try ReplaceGuard.check(lastPageLost, against: Self.contents(short)) }
+        let afterTheObject = try Self.input(short, through: 99)
+        #expect(throws: ToolError.self) { try ReplaceGuard.check(afterTheObject, against: Self.contents(short)) }
     }
 }
