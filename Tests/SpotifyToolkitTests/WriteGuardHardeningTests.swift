@@ -75,7 +75,7 @@ import Testing
         let refused = try await library.run(
             "spotify-playlists", ["replace", id], stdin: Self.lines(kept), environment: Self.quick)
         #expect(refused.status == 65, "\(refused.stderr)")
-        #expect(refused.stderr.contains("20 before its end"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("the 20 items after it are not in the input"), "\(refused.stderr)")
         #expect(try await PlaylistEditCommandTests.entries(library, id) == before, "nothing was written")
     }
 

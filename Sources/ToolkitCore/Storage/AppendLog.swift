@@ -38,10 +38,12 @@ package struct AppendLog: Sendable {
         try directory.create()
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<4 {
+        // Each retry means a trim replaced the file between our open and our lock; trims come about
+        // once an hour, so a few tries are plenty, but a burst of them must not lose the line.
+        for _ in 0..<64 {
             let descriptor = try openTrusted(O_WRONLY | O_APPEND | O_CREAT)
             defer { close(descriptor) }
-            guard flock(descriptor, LOCK_SH) == 0 else { throw SafeFile.failure(errno, "cannot lock", path) }
+            try lock(descriptor, LOCK_SH)
             // A trim renamed a new file over the one we opened: write to the new one instead.
             guard isStillAtPath(descriptor) else { continue }
             let code = bytes.withUnsafeBytes { ToolkitCore.writeAll(descriptor, $0) }
@@ -76,7 +78,9 @@ package struct AppendLog: Sendable {
     package func trim(keeping keep: (Substring) -> Bool) throws -> Bool {
         let descriptor = try openTrusted(O_RDWR | O_CREAT)
         defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EINTR else { return false }
+        }
         guard isStillAtPath(descriptor) else { return false }
         let data: Data
         do {
@@ -92,6 +96,13 @@ package struct AppendLog: Sendable {
         // Written under the lock, so no line appended meanwhile is lost with the old file.
         try AtomicFileWrite(path: path).commit(kept)
         return true
+    }
+
+    /// flock(2) that waits through signals (EINTR) rather than losing the line to one.
+    func lock(_ descriptor: Int32, _ operation: Int32) throws {
+        while flock(descriptor, operation) != 0 {
+            guard errno == EINTR else { throw SafeFile.failure(errno, "cannot lock", path) }
+        }
     }
 
     /// Opens the log without following a link; a file that cannot be trusted is set aside and a
