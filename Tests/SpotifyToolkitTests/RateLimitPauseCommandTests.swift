@@ -35,22 +35,24 @@ import Testing
         #expect(during <= 5, "only requests started while the 429 was on its way back to the client")
     }
 
-    /// Against a rolling window of 20 requests per 5 s (Spotify's limit, scaled down): about 60
-    /// requests, 2 walls. Each wall refuses at most the 8 requests in flight when it is hit; the
-    /// output is exact and every request is admitted exactly once.
+    /// Against a rolling window of 10 requests per 20 s (Spotify's limit, scaled down): 20
+    /// requests, 1 wall. A window long against the run's own pace, so the wall is hit however
+    /// loaded the machine is (20 per 5 s was not, when the suite starved the run). Each wall
+    /// refuses at most the 8 requests in flight when it is hit; the output is exact and every
+    /// request is admitted exactly once.
     @Test func aFullRollingWindowPausesTheRunOncePerWall() async throws {
-        let library = try await Library(["--rate-window", "20/5s"])
+        let library = try await Library(["--rate-window", "10/20s"])
         defer { library.fake.stop() }
-        let playlist = generated(3000)
+        let playlist = generated(1000)
         let result = try await library.tracks(["--no-cache", playlist])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try records(result).map { $0["position"]?.intValue } == (0..<3000).map { $0 }, "exact, in order")
+        #expect(try records(result).map { $0["position"]?.intValue } == (0..<1000).map { $0 }, "exact, in order")
         let counters = try await library.counters()
         let refused = try #require(counters["rate_limited"]?.intValue)
         let admitted = try sent(counters) - refused
         #expect(refused >= 1, "the window was hit")
-        // Each window of 20 admitted requests ends in a wall; at each, at most the 8 in flight.
-        let walls = (admitted + 19) / 20 - 1
+        // Each window of 10 admitted requests ends in a wall; at each, at most the 8 in flight.
+        let walls = (admitted + 9) / 10 - 1
         #expect(
             refused <= walls * 8 + 4, "at most the 8 in flight at each of the \(walls) walls, and a few for rounding")
 
