@@ -63,7 +63,9 @@ package struct WatchShare: Sendable {
             "observed_at": .double(now), "fresh_until": .double(now + max(0, min(nextPollIn, 3600)) + Self.slack),
             "pid": .int(Int(getpid())), "api_base": .string(apiBase), "body": body ?? .null,
         ]
-        try? directory.write(Data(record.serialized().utf8), to: name)
+        // No fsync: rewritten at every poll, and worth nothing after a crash; a slow disk must
+        // not slow the watch.
+        try? directory.write(Data(record.serialized().utf8), to: name, durable: false)
     }
 
     /// The watch stopped, or its last poll failed: readers ask Spotify again.

@@ -157,9 +157,13 @@ package final class AtomicFileWrite {
     let temporaryPath: String
     private var descriptor: Int32
     private var isCommitted = false
+    /// false: renamed without fsync, for what is worth nothing after a crash (a watch's latest
+    /// poll, rewritten every few seconds): a reader still sees the old file or the new one.
+    let durable: Bool
 
-    package init(path: String, reserving bytes: Int = 0) throws {
+    package init(path: String, reserving bytes: Int = 0, durable: Bool = true) throws {
         self.path = path
+        self.durable = durable
         temporaryPath = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         do {
             descriptor = try SafeFile.open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
@@ -184,7 +188,7 @@ package final class AtomicFileWrite {
         guard descriptor >= 0 else { throw ToolError.software("write to \(path) committed twice or after cancel") }
         do {
             try SafeFile.writeAll(descriptor, data)
-            guard ftruncate(descriptor, off_t(data.count)) == 0, fsync(descriptor) == 0 else {
+            guard ftruncate(descriptor, off_t(data.count)) == 0, !durable || fsync(descriptor) == 0 else {
                 throw SystemError(code: errno)
             }
             close(descriptor)
@@ -195,7 +199,7 @@ package final class AtomicFileWrite {
             cancel()
             throw SafeFile.failure(error.code, "cannot write", path)
         }
-        SafeFile.syncDirectory(of: path)
+        if durable { SafeFile.syncDirectory(of: path) }
     }
 
     /// Drops the temporary file; `path` is untouched. Idempotent; does nothing after a commit.
@@ -315,8 +319,15 @@ package struct PrivateDirectory: Sendable {
         return try AtomicFileWrite(path: file(name), reserving: bytes)
     }
 
-    /// Replaces `name` with `data` atomically, creating the directory first.
-    package func write(_ data: Data, to name: String) throws {
+    /// Replaces `name` with `data` atomically, creating the directory first. `durable: false`
+    /// skips the fsyncs, for a file rewritten every few seconds that a crash may lose.
+    package func write(_ data: Data, to name: String, durable: Bool = true) throws {
+        guard durable else {
+            try create()
+            sweepStaleTemporaries(of: name)
+            try AtomicFileWrite(path: file(name), durable: false).commit(data)
+            return
+        }
         try beginWrite(name).commit(data)
     }
 
