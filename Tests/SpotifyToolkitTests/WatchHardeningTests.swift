@@ -73,7 +73,9 @@ import Testing
         let counters = try await library.counters()
         let polls =
             counters["requests"]?.objectValue?.first { $0.key.contains("currently-playing") }?.value.intValue ?? 0
-        #expect(polls >= 3, "polled again after the 1 s cap: \(counters)")
+        // One poll after the 429 proves the cap: without it the watch waits out the whole --for
+        // after its first poll. More are not asked for: the suite can starve this process.
+        #expect(polls >= 2, "polled again after the 1 s cap: \(counters)")
         #expect(run.stdoutLines.count >= 2 && finals(run) == 1, "\(run.stdout)")
     }
 
