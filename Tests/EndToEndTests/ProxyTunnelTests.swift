@@ -64,6 +64,14 @@ import Testing
             return try await transport.send(request)
         }
 
+        /// A login made through the proxy, bound to the made-up names the tools use here.
+        @discardableResult
+        func seedLogin(expiresIn: Int, scope: String? = nil) throws -> StoredTokens {
+            try fake.seedLogin(
+                expiresIn: expiresIn, scope: scope, accountsBase: "http://\(accountsHost):\(fake.port)",
+                apiBase: "http://\(apiHost):\(fake.port)/v1")
+        }
+
         func mintToken(scope: String) throws -> String {
             try fake.call("POST", "/_fake/tokens", form: [("scope", scope)])["access_token"]?.stringValue ?? ""
         }
@@ -166,7 +174,7 @@ import Testing
     func aMissingPlaylistIsNotFoundAtTheFirstTry(proxyVariable: String) throws {
         let setup = try BehindProxy()
         defer { setup.proxy.stop() }
-        try setup.fake.seedLogin(expiresIn: 3600)
+        try setup.seedLogin(expiresIn: 3600)
         let result = try setup.run("spotify-tracks", [Self.editorialPlaylist], proxyVariable: proxyVariable)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("not found (404: Resource not found)"), "\(result.stderr)")
@@ -182,7 +190,7 @@ import Testing
     @Test func aRefusedEditFailsAndChangesNothing() async throws {
         let setup = try BehindProxy()
         defer { setup.proxy.stop() }
-        try setup.fake.seedLogin(
+        try setup.seedLogin(
             expiresIn: 3600, scope: "playlist-read-private playlist-modify-private playlist-modify-public")
         let nameNow = {
             let token = try setup.mintToken(scope: "playlist-read-private")
@@ -253,7 +261,7 @@ import Testing
     @Test func aDeadRefreshTokenEndsTheSession() throws {
         let setup = try BehindProxy(["--refresh-token-lifetime", "0"])
         defer { setup.proxy.stop() }
-        try setup.fake.seedLogin(expiresIn: 0)
+        try setup.seedLogin(expiresIn: 0)
         let result = try setup.run("spotify-auth", ["token"])
         #expect(result.status == 77, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("spotify-auth: Spotify ended the session"), "\(result.stderr)")

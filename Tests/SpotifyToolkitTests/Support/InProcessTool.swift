@@ -111,13 +111,13 @@ final class InProcessFake: Sendable {
         return tokens
     }
 
-    /// Makes the stored login one from before logins kept their bases (`StoredTokens.apiBase`), as
-    /// `FakeSpotifyProcess.seedLogin` seeds it: its tokens go wherever the environment points.
+    /// Makes the stored login one made against `accountsBase` and `apiBase` (each kept where nil):
+    /// its tokens go there, and nowhere else.
     @discardableResult
-    func unbindLogin() throws -> StoredTokens {
-        var tokens = try #require(try store.load(), "no login to unbind")
-        tokens.accountsBase = nil
-        tokens.apiBase = nil
+    func bindLogin(accountsBase: String? = nil, apiBase: String? = nil) throws -> StoredTokens {
+        var tokens = try #require(try store.load(), "no login to bind")
+        tokens.accountsBase = accountsBase ?? tokens.accountsBase
+        tokens.apiBase = apiBase ?? tokens.apiBase
         try store.save(tokens)
         return tokens
     }
