@@ -308,7 +308,7 @@ package enum SpotifyNowPlaying {
         clock: WatchClock
     ) async throws -> ExitCode {
         context.stdout.flushesEachRecord = true
-        let stop = StopSignal()
+        let stop = StopSignal.requested ?? StopSignal()
         let signals = stop.stopOnSignals()
         defer { signals.cancel() }  // the run owns them: a host process gets its own back
         var watcher = PlaybackWatcher(
