@@ -397,9 +397,12 @@ extension SpotifyPlaylists {
 
         let deferral = SignalDeferral.begin()
         var apply = PlaylistApply(writer: writer, contents: contents, interruption: { SignalDeferral.pending })
+        let progress = RequestProgress(context, planned: plan.steps.count)
         do {
             try await apply.run(plan)
+            await progress.end()
         } catch let stopped as PlaylistApply.Stopped {
+            await progress.end()
             deferral.end(discarding: true)
             if stopped.model == current {
                 try? journal.removeLatest(of: playlist.id)
@@ -412,6 +415,7 @@ extension SpotifyPlaylists {
                 stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, settings: settings,
                 changedNothing: stopped.model == current, context: context)
         } catch {
+            await progress.end()
             deferral.end(discarding: true)
             throw error
         }

@@ -374,11 +374,15 @@ extension SpotifyPlaylists {
         _ uris: [String], to id: String, at position: Int?, from state: PlaylistWriter.State, writer: PlaylistWriter,
         context: ToolContext, made: String?
     ) async throws -> ExitCode? {
+        let progress = RequestProgress(
+            context, planned: (uris.count + PlaylistWriter.batchSize - 1) / PlaylistWriter.batchSize)
         do {
             _ = try await writer.add(
                 uris, to: id, at: position, from: state, interruption: { SignalDeferral.pending })
+            await progress.end()
             return nil
         } catch let stopped as PlaylistWriter.AddStopped {
+            await progress.end()
             // Refused before anything landed (a missing scope, a playlist not yours): the error is
             // the whole story, and no recipe for the rest applies to a command that added nothing.
             if case .failed(let error) = stopped.cause, error.exitCode == .noPermission, stopped.landed == 0,
@@ -411,6 +415,9 @@ extension SpotifyPlaylists {
                     """
                 )
             }
+        } catch {
+            await progress.end()
+            throw error
         }
     }
 
