@@ -161,7 +161,7 @@ package enum SpotifyNowPlaying {
             CommandSpec(
                 name: "devices", abstract: "list the devices Spotify can play on, as device records",
                 options: [deviceNamesOption]
-            ).running(devices),
+            ).running(devices).offering(.jsonRecords),
             CommandSpec(
                 name: "recent",
                 abstract: "recently played tracks, oldest first, as played records",
@@ -182,7 +182,7 @@ package enum SpotifyNowPlaying {
                         "spotify-nowplaying recent --since 1h | songcount --label",
                         "How many songs you heard in the last hour.")
                 ]
-            ).running(recent),
+            ).running(recent).offering(.jsonRecords),
         ],
         input: [
             """

@@ -90,7 +90,7 @@ extension SpotifyPlaylists {
                 EditOption.resetDates, EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ],
             examples: [ExampleSpec("spotify-playlists dedupe Morning", "Each song of Morning once.")]
-        ).running(dedupe),
+        ).running(dedupe).offering(PlaylistCommands.jsonOption),
         CommandSpec(
             name: "sort",
             abstract: "sort a playlist by duration, name, artist, album, date added or at random, keeping every date",
@@ -111,7 +111,7 @@ extension SpotifyPlaylists {
             examples: [
                 ExampleSpec("spotify-playlists sort Morning --by duration", "Shortest first, dates kept.")
             ]
-        ).running(sort),
+        ).running(sort).offering(PlaylistCommands.jsonOption),
         CommandSpec(
             name: "rewrite",
             abstract:
@@ -146,7 +146,7 @@ extension SpotifyPlaylists {
                     "spotify-playlists rewrite Morning -- songcount --target 30m --select",
                     "Keep the songs that fill the first half hour."),
             ]
-        ).running(rewrite),
+        ).running(rewrite).offering(PlaylistCommands.jsonOption),
         CommandSpec(
             name: "undo",
             abstract: "put back a playlist's items and order from before the last destructive write made here",
@@ -169,7 +169,7 @@ extension SpotifyPlaylists {
             options: [
                 EditOption.force, EditOption.maxMoves, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ]
-        ).running(undo),
+        ).running(undo).offering(PlaylistCommands.jsonOption),
     ]
 
     static let destructiveTarget = ArgumentSpec(

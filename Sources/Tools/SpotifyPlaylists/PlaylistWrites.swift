@@ -138,7 +138,7 @@ extension SpotifyPlaylists {
                         """,
                         "A playlist of liked songs that fills fifteen minutes.")
                 ]
-            ).running(create),
+            ).running(create).offering(PlaylistCommands.jsonOption),
             CommandSpec(
                 name: "add",
                 abstract:
@@ -218,7 +218,7 @@ extension SpotifyPlaylists {
                         "spotify-playlists replace --dry-run 7d2D2S200NyUE5KYs80PwO < mix.jsonl",
                         "See the requests a replace would send, and send none."),
                 ]
-            ).running(replace),
+            ).running(replace).offering(PlaylistCommands.jsonOption),
             CommandSpec(
                 name: "edit",
                 abstract: "change a playlist's name, description, visibility or collaboration",
@@ -247,7 +247,7 @@ extension SpotifyPlaylists {
                 aliases: ["rm"],
                 arguments: [playlistTarget],
                 options: [WriteOption.yes, WriteOption.dryRun, PlaylistCommands.jsonOption]
-            ).running(delete),
+            ).running(delete).offering(PlaylistCommands.jsonOption),
         ] + editCommands
 
     // MARK: Handlers

@@ -76,7 +76,7 @@ package enum SpotifyPlaylists {
                         "How long each of your own playlists plays, and all of them together, as a table on a terminal."
                     )
                 ]
-            ).running(list),
+            ).running(list).offering(PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption),
             CommandSpec(
                 name: "get",
                 abstract:
@@ -97,8 +97,8 @@ package enum SpotifyPlaylists {
                         "spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms",
                         "How long a playlist plays, in milliseconds.")
                 ]
-            ).running(get),
-        ] + writeCommands + [localCommand.running(local)],
+            ).running(get).offering(PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption),
+        ] + writeCommands + [localCommand.running(local).offering(PlaylistCommands.jsonOption)],
         input: [
             """
             get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an \
