@@ -110,6 +110,8 @@ package enum SpotifyTracks {
         ] + LibraryOption.all + [
             SearchOption.search,
             SearchOption.candidates,
+            fromOption,
+            TrackFormatOption.option,
             Option.raw,
             Option.noLocal,
             Option.tracksOnly,
@@ -262,6 +264,8 @@ package enum SpotifyTracks {
             case liked
             case library(LibraryRead)
             case search(SearchOptions)
+            /// `--from`: the tracks of playlist files.
+            case files(ImportOptions)
         }
 
         var reading: Reading
@@ -270,6 +274,8 @@ package enum SpotifyTracks {
         var cache = PlaylistCacheOptions.Choice()
         var concurrency: Int?
         var json: Bool
+        /// `--format`: JSON Lines (a table on a terminal), or a playlist file.
+        var format = TrackFormatOption.Choice()
 
         init(_ command: ParsedCommand) throws {
             selection = Selection(
@@ -277,7 +283,18 @@ package enum SpotifyTracks {
                 tracksOnly: try command.flag(Option.tracksOnly))
             concurrency = try PlaylistCommands.concurrency(command)
             json = try command.flag(PlaylistCommands.jsonOption)
+            format = try TrackFormatOption.chosen(command)
+            if format.file != nil && selection.raw {
+                throw ToolError.usage("--raw writes Spotify's objects; it cannot be used with --format")
+            }
+            if let from = try command.value(fromOption) {
+                reading = .files(try ImportOptions(command, value: from))
+                return
+            }
             if let library = try LibraryRead(command) {
+                if format.file != nil && !library.source.printsTracks {
+                    throw ToolError.usage("--\(library.source.rawValue) prints artists; --format writes tracks")
+                }
                 reading = .library(library)
             } else if try command.flag(SearchOption.search) {
                 reading = .search(try SearchOptions(command))
@@ -296,9 +313,15 @@ package enum SpotifyTracks {
             cache = try PlaylistCacheOptions.Choice(command)
         }
 
-        /// Whether records are drawn as a table (a terminal, no --json, no --raw).
+        /// Whether records are drawn as a table (a terminal, no --json, no --raw, no --format).
         func human(_ context: ToolContext) -> Bool {
-            !selection.raw && context.outputMode(forcedJSON: json) == .human
+            !selection.raw && format.file == nil
+                && context.outputMode(forcedJSON: json || format.forcesJSON) == .human
+        }
+
+        /// The run's playlist file, when `--format` asks for one (finished at the end of the run).
+        func export(_ context: ToolContext, title: String? = nil) -> TrackExport? {
+            TrackExport.make(format, context, title: title)
         }
     }
 
@@ -309,6 +332,7 @@ package enum SpotifyTracks {
         case .liked: try await runLiked(options, context)
         case .library(let library): try await runLibrary(library, options, context)
         case .search(let search): try await runSearch(search, options, context)
+        case .files(let files): try await runImport(files, options, context)
         }
     }
 
@@ -319,14 +343,17 @@ package enum SpotifyTracks {
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         let edits = EditedWhileRead()
         let pager = try source.requirePager(for: "liked songs")
-        var output = Output(context: context, selection: options.selection, human: human, playlist: nil)
+        let export = options.export(context, title: "Liked Songs")
+        var output = Output(
+            context: context, selection: options.selection, human: human, playlist: nil, export: export)
         _ = try await pager.fetchAll(
-            path: "/me/tracks",
+            path: "/me/tracks", query: [TrackRecord.market],
             onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context, edits),
             progress: { progress.update(done: $0, total: $1) }, body: { try output.write($0) }
         )
         progress.clear()
         try output.finish()
+        try export?.finish()
         return edits.status(.success)
     }
 
@@ -352,9 +379,10 @@ package enum SpotifyTracks {
         let source = try PlaylistCacheOptions.reader(options.cache, context, concurrency: options.concurrency)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         let edits = EditedWhileRead()
+        let export = options.export(context)
         var handler = PlaylistsOutput(
             context: context, selection: selection, human: human, playlists: playlists.map(\.reference),
-            progress: progress, edits: edits)
+            progress: progress, edits: edits, export: export)
         do {
             try await source.read(
                 playlists, arriving: arriving, wanted: selection.raw ? .full : .records,
@@ -365,6 +393,7 @@ package enum SpotifyTracks {
             throw error
         }
         progress.clear()
+        try export?.finish()
         return edits.status(handler.status)
     }
 
@@ -377,6 +406,8 @@ package enum SpotifyTracks {
         var playlists: [SpotifyReference]
         let progress: ProgressLine
         let edits: EditedWhileRead
+        /// The run's playlist file (`--format`), shared by every source's output.
+        let export: TrackExport?
         var current: Output?
         var status = ExitCode.success
         /// Each source's name once known (a playlist's, an artist's), for the records' playlist and source.
@@ -390,7 +421,7 @@ package enum SpotifyTracks {
             current
                 ?? Output(
                     context: context, selection: selection, human: human, playlist: playlists[index],
-                    name: names[index], snapshot: snapshots[index])
+                    name: names[index], snapshot: snapshots[index], export: export)
         }
 
         mutating func named(_ name: String, playlist index: Int) {
@@ -470,14 +501,17 @@ package enum SpotifyTracks {
         /// count on across its albums).
         var consumed = 0
         var table: TextTable?
+        /// Where records go instead of JSON Lines, with `--format`.
+        var export: TrackExport?
         var unavailable = 0
         var written = 0
         var durationMs = 0
 
         init(
             context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?, name: String? = nil,
-            snapshot: String? = nil
+            snapshot: String? = nil, export: TrackExport? = nil
         ) {
+            self.export = export
             self.context = context
             self.selection = selection
             self.human = human
@@ -537,9 +571,11 @@ package enum SpotifyTracks {
             try writeRow(TrackRow(record, position: position))
         }
 
-        /// One track record, as JSON or as a table row.
+        /// One track record, as JSON, as a table row, or into the run's playlist file.
         mutating func writeRow(_ row: TrackRow) throws {
-            if let table {
+            if let export {
+                try export.write(row.record)
+            } else if let table {
                 // Saturating, not wrapping: three items of Int.max must not print a small total.
                 durationMs = saturatingAdd(durationMs, max(0, row.durationMs ?? 0))
                 try context.stdout.writeText(table.line(row.cells) + "\n")
