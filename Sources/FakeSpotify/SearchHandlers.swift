@@ -227,7 +227,9 @@ enum SearchCatalogue {
                 isrc[0].hasPrefix("qzfak"), let number = Int(isrc[0].dropFirst(5)), number >= 1_000_000,
                 number < 10_000_000
             else { return [] }
-            guard var twin = GeneratedLibrary.track(seed: "twin", index: number - 1_000_000, inPlaylist: false).objectValue
+            guard
+                var twin = GeneratedLibrary.track(seed: "twin", index: number - 1_000_000, inPlaylist: false)
+                    .objectValue
             else { return [] }
             twin["is_playable"] = true
             twin["restrictions"] = nil

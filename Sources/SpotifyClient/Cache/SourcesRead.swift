@@ -222,7 +222,8 @@ extension PlaylistItemsReader {
             // The market, so that Spotify says whether each track plays in the user's country.
             let market = [TrackRecord.market]
             return ListRead(
-                target: .object(object), start: .playlistObject, queries: ListRead.Queries(page: market, object: market))
+                target: .object(object), start: .playlistObject, queries: ListRead.Queries(page: market, object: market)
+            )
         }
 
         mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead? {

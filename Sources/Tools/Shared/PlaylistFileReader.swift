@@ -209,7 +209,8 @@ package enum PlaylistFileReader {
             case "track uri", "spotify uri", "uri", "track_uri", "spotify_uri", "spotify track uri": self = .uri
             case "track name", "name", "title", "track", "track_name", "song": self = .name
             case "artist uri(s)", "artist uri", "artist uris", "artist_uris": self = .artistURIs
-            case "artist name(s)", "artist name", "artist names", "artist", "artists", "artist_names": self = .artistNames
+            case "artist name(s)", "artist name", "artist names", "artist", "artists", "artist_names":
+                self = .artistNames
             case "album uri", "album_uri": self = .albumURI
             case "album name", "album", "album_name": self = .albumName
             case "album release date", "release date", "release_date": self = .releaseDate
@@ -267,7 +268,8 @@ package enum PlaylistFileReader {
             switch column {
             case .uri:
                 guard track.take(identifier: value), track.reference != nil || track.localURI != nil else {
-                    return .failure(ImportProblem(place: place, reason: "'\(value.prefix(80))' is no Spotify track URI"))
+                    return .failure(
+                        ImportProblem(place: place, reason: "'\(value.prefix(80))' is no Spotify track URI"))
                 }
             case .name: track.title = value
             case .artistURIs: artistURIs = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -279,8 +281,11 @@ package enum PlaylistFileReader {
             case .disc: track.discNumber = Int(value)
             case .number: track.trackNumber = Int(value)
             case .duration:
-                guard let milliseconds = Int(value) ?? Double(value).flatMap(wholeMilliseconds), milliseconds >= 0 else {
-                    return .failure(ImportProblem(place: place, reason: "the duration '\(value.prefix(40))' is no number of milliseconds"))
+                guard let milliseconds = Int(value) ?? Double(value).flatMap(wholeMilliseconds), milliseconds >= 0
+                else {
+                    return .failure(
+                        ImportProblem(
+                            place: place, reason: "the duration '\(value.prefix(40))' is no number of milliseconds"))
                 }
                 track.durationMs = milliseconds
             case .explicit: track.explicit = ["true", "1", "yes"].contains(value.lowercased())
@@ -300,7 +305,8 @@ package enum PlaylistFileReader {
             ExportedTrack.Artist(id: ids.count == artistNames.count ? ids[index] : nil, name: name)
         }
         guard track.reference != nil || track.localURI != nil || track.isrc != nil || track.query != nil else {
-            return .failure(ImportProblem(place: place, reason: "no Track URI, ISRC or Track Name to find the track by"))
+            return .failure(
+                ImportProblem(place: place, reason: "no Track URI, ISRC or Track Name to find the track by"))
         }
         return .success(track)
     }
@@ -367,7 +373,8 @@ package enum PlaylistFileReader {
             }
             let isSpotify = line.hasPrefix("spotify:") || line.lowercased().contains("open.spotify.com/")
             if isSpotify && !track.take(identifier: line) {
-                rows.append(.failure(ImportProblem(place: place, reason: "'\(line.prefix(80))' is no Spotify track URI")))
+                rows.append(
+                    .failure(ImportProblem(place: place, reason: "'\(line.prefix(80))' is no Spotify track URI")))
                 continue
             }
             guard track.reference != nil || track.localURI != nil || track.query != nil else {
@@ -483,7 +490,8 @@ package enum PlaylistFileReader {
                 switch event {
                 case .start(let name, let selfClosing):
                     if stack.isEmpty && name != "playlist" {
-                        throw XMLScanner.Malformed(line: parser.line, reason: "the root element is <\(name)>, not <playlist>")
+                        throw XMLScanner.Malformed(
+                            line: parser.line, reason: "the root element is <\(name)>, not <playlist>")
                     }
                     sawPlaylist = true
                     if name == "track" && stack.last == "trackList" && current == nil {
@@ -521,9 +529,13 @@ package enum PlaylistFileReader {
                         } else if stack.count == found.depth - 1 && name == "track" {
                             for identifier in identifiers { _ = found.track.take(identifier: identifier) }
                             let track = found.track
-                            if track.reference == nil && track.localURI == nil && track.isrc == nil && track.query == nil {
+                            if track.reference == nil && track.localURI == nil && track.isrc == nil
+                                && track.query == nil
+                            {
                                 rows.append(
-                                    .failure(ImportProblem(place: track.place, reason: "no Spotify identifier, ISRC or title")))
+                                    .failure(
+                                        ImportProblem(
+                                            place: track.place, reason: "no Spotify identifier, ISRC or title")))
                             } else {
                                 rows.append(.success(track))
                             }
@@ -533,9 +545,12 @@ package enum PlaylistFileReader {
                 }
             }
             guard sawPlaylist else { throw XMLScanner.Malformed(line: parser.line, reason: "no <playlist> element") }
-            if let open = stack.last { throw XMLScanner.Malformed(line: parser.line, reason: "<\(open)> is never closed") }
+            if let open = stack.last {
+                throw XMLScanner.Malformed(line: parser.line, reason: "<\(open)> is never closed")
+            }
         } catch let malformed as XMLScanner.Malformed {
-            rows.append(.failure(ImportProblem(place: "line \(malformed.line)", reason: "not XML: \(malformed.reason)")))
+            rows.append(
+                .failure(ImportProblem(place: "line \(malformed.line)", reason: "not XML: \(malformed.reason)")))
         } catch {
             rows.append(.failure(ImportProblem(place: "line \(parser.line)", reason: "not XML")))
         }

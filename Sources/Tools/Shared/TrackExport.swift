@@ -340,8 +340,12 @@ package enum PlaylistFileRenderer {
         if let addedAt = track.addedAt { extensionObject["added_at"] = .string(addedAt) }
         if let addedBy = track.addedBy { extensionObject["added_by"] = .string(addedBy) }
         let artistAddresses = track.artists.compactMap { $0.id.map { "https://open.spotify.com/artist/\($0)" } }
-        if !artistAddresses.isEmpty { extensionObject["artist_identifiers"] = .array(artistAddresses.map(JSONValue.string)) }
-        if let album = track.albumID { extensionObject["release_identifier"] = .string("https://open.spotify.com/album/\(album)") }
+        if !artistAddresses.isEmpty {
+            extensionObject["artist_identifiers"] = .array(artistAddresses.map(JSONValue.string))
+        }
+        if let album = track.albumID {
+            extensionObject["release_identifier"] = .string("https://open.spotify.com/album/\(album)")
+        }
         extensionObject["additional_metadata"] = ["spotify": .object(spotify)]
         object["extension"] = [jspfTrackExtension: .object(extensionObject)]
         return JSONValue.object(object).serialized()

@@ -181,7 +181,10 @@ package enum SpotifyNowPlaying {
                 examples: [
                     ExampleSpec(
                         "spotify-nowplaying recent --since 1h | songcount --label",
-                        "How many songs you heard in the last hour.")
+                        "How many songs you heard in the last hour."),
+                    ExampleSpec(
+                        "spotify-nowplaying recent --format m3u > today.m3u",
+                        "What you played lately as an M3U playlist."),
                 ]
             ).running(recent),
         ],

@@ -54,7 +54,8 @@ extension SpotifyPlaylists {
                 """
         )
         static let sortKey = OptionSpec(
-            "by", value: "KEY", help: 
+            "by", value: "KEY",
+            help:
                 """
                 What to sort by: duration, name, artist, album, released (the album's release date, a year before \
                 any day of it), added (date added) or random.

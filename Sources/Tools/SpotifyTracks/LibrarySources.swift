@@ -176,7 +176,8 @@ extension SpotifyTracks {
         }
         var held: [Held] = []
         _ = try await pager.fetchAll(
-            path: "/me/albums", query: [TrackRecord.market], scope: SpotifyScope.Need(["user-library-read"], for: "reading your saved albums"),
+            path: "/me/albums", query: [TrackRecord.market],
+            scope: SpotifyScope.Need(["user-library-read"], for: "reading your saved albums"),
             onTotalChanged: PlaylistCommands.totalChangedNote("your saved albums", context, edits),
             progress: { progress.update(done: $0, total: $1) },
             body: { page in

@@ -99,7 +99,8 @@ package enum SpotifyTracks {
                     """
                     A playlist (its name, one of yours: exact, else in any case; its id, URI, URL or record), or an \
                     album, artist, show, track or episode (its spotify:KIND:ID URI, open.spotify.com URL or record); \
-                    - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title').
+                    - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title'); \
+                    with --from, a playlist file (- for standard input).
                     """,
                 optional: true, repeatable: true,
                 completion: .suggestions(["-"] + Sources.kinds.map { "spotify:\($0.rawValue):" }))
@@ -134,20 +135,35 @@ package enum SpotifyTracks {
             {"name": NAME}, ...], "duration_ms": N} (other fields ignored). A line that starts with { but is not \
             such a record (not JSON, no name) is an error naming the line (exit 65).
             """,
+            """
+            With --from, each FILE (- for standard input) is a playlist file: CSV with a header row naming its \
+            columns (Exportify's, any of its versions: Track URI, Track Name, Artist Name(s), Album Name, Track \
+            Duration (ms), ISRC...; quoted fields, a byte-order mark and CRLF are fine), extended M3U (#EXTINF lines \
+            and locations: Spotify URIs or URLs, or a music server's paths), XSPF 1 or JSPF. A track with a Spotify \
+            URI or URL is read without a search, and without any request when the file also gives its name and \
+            length; one with an ISRC is found by an isrc: search (the release that plays in your country first); the \
+            others are searched for by title, artists and length as --search does. A row that cannot be read is an \
+            error naming the file and line (in JSPF, the track's number), and the run goes on with the next rows.
+            """,
         ],
         output: [
             """
-            One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], \
-            album {id, name, images}, is_local, then for a track of an album, artist or track source disc_number and \
-            track_number, then added_at (null outside playlists), position (zero-based, counting every item of the \
-            source: an artist's count on across its releases), playlist {id, uri, name, snapshot_id} (the playlist the \
-            item is in, and the version the read began at, so that spotify-playlists replace can refuse records of a \
-            playlist changed since; null for other sources) and source {type, id, uri, name}: what the item was read \
-            from, the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not \
-            tell it). Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id \
-            null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. \
-            Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, \
-            playlist is null, there is no source, and position counts the saved tracks.
+            One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, \
+            name}], album {id, name, release_date, release_date_precision, images} (release_date 1999, 1999-03 or \
+            1999-03-01 as release_date_precision says: year, month or day), explicit, external_ids {isrc} (null when \
+            Spotify gives none), is_playable (whether it plays in your country: every read names your market; absent \
+            where Spotify does not say), is_local, then for a track of an album, artist or track source disc_number \
+            and track_number, then added_at (null outside playlists), added_by {id} (playlist items: who added it, \
+            null where Spotify does not say), position (zero-based, counting every item of the source: an artist's \
+            count on across its releases), playlist {id, uri, name, snapshot_id} (the playlist the item is in, and \
+            the version the read began at, so that spotify-playlists replace can refuse records of a playlist \
+            changed since; null for other sources) and source {type, id, uri, name}: what the item was read from, \
+            the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not tell \
+            it). Episodes have artists [] and album null, show {id, name, images}, their own release_date, \
+            release_date_precision, explicit and is_playable, and no external_ids. Local files are kept (id null, a \
+            spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items \
+            Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is \
+            null, there is no source, and position counts the saved tracks.
             """,
             """
             With --search, one record per match, in query order: the track record (added_at null, playlist null, \
@@ -161,6 +177,13 @@ package enum SpotifyTracks {
             position), name, artists and duration, then the number of items and their total duration.
             """,
             libraryOutput,
+            """
+            With --format m3u, xspf, jspf or csv, one playlist file for the whole run instead of records (see \
+            --format). With --from, the track records of the files' tracks in file order, as above with added_at as \
+            the file says (else null), playlist null and position the row's (counting from 0 over every row of every \
+            file, read or not); a track found by a search adds query, match and match_quality (by its ISRC: \
+            isrc:CODE, 1 and exact).
+            """,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + NetworkEnvironment.all,
         files: [
@@ -176,6 +199,7 @@ package enum SpotifyTracks {
                 source at all (nothing was read)
                 """
             ),
+            ExitCodeSpec(.noInput, "with --from: a FILE does not exist or cannot be read"),
             ExitCodeSpec(
                 .usage,
                 """
@@ -187,7 +211,8 @@ package enum SpotifyTracks {
                 .dataError,
                 """
                 a line of standard input is not a source's id, URI, URL or record (with --search: not a query); the \
-                message names the line
+                message names the line. With --from: a row of a file could not be read (named on stderr, the others \
+                still printed)
                 """
             ),
         ]
@@ -234,6 +259,15 @@ package enum SpotifyTracks {
             ExampleSpec(
                 "spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl",
                 "Keep Spotify's own entry objects."),
+            ExampleSpec(
+                "spotify-tracks --format csv Morning > morning.csv",
+                "A playlist as a CSV file with Exportify's columns."),
+            ExampleSpec(
+                "spotify-tracks --from csv exportify/*.csv | spotify-playlists create Restored",
+                "An Exportify backup made a playlist again, in order, without a search."),
+            ExampleSpec(
+                "spotify-tracks --format jspf Morning > Morning.jspf",
+                "A playlist for ListenBrainz (or XSPF for a music server)."),
         ],
         seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"]
     ).running(run)

@@ -50,7 +50,8 @@ extension SpotifyTracks {
             guard !files.isEmpty else {
                 throw ToolError.usage("--from \(value) needs a FILE to read (- for standard input)")
             }
-            if format == nil, let unknown = files.first(where: { $0 != "-" && PlaylistFileFormat(fileName: $0) == nil }) {
+            if format == nil, let unknown = files.first(where: { $0 != "-" && PlaylistFileFormat(fileName: $0) == nil })
+            {
                 throw ToolError.usage(
                     """
                     --from: cannot tell the format of '\(unknown.prefix(80))' by its name; say it: --from csv, m3u, \
@@ -136,7 +137,9 @@ extension SpotifyTracks {
                                 return (index, .success(try await read(reference, api: api)))
                             }
                             if let isrc = track.isrc, let found = try await api.isrcMatch(isrc, slot: slot) {
-                                return (index, .success(ImportFound(object: found, match: ("isrc:\(isrc)", 1, "exact"))))
+                                return (
+                                    index, .success(ImportFound(object: found, match: ("isrc:\(isrc)", 1, "exact")))
+                                )
                             }
                             guard let query = track.query,
                                 let (found, score) = try await api.bestMatches(for: query, limit: 1, slot: slot).first
@@ -189,7 +192,8 @@ extension SpotifyTracks {
         try output.finish()
         try export?.finish()
         if badRows > 0 {
-            context.warn("\(badRows) \(badRows == 1 ? "row" : "rows") could not be read (see above); the others printed")
+            context.warn(
+                "\(badRows) \(badRows == 1 ? "row" : "rows") could not be read (see above); the others printed")
             return .dataError
         }
         return status
