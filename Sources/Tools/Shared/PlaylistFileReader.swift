@@ -344,7 +344,9 @@ package enum PlaylistFileReader {
     static func m3u(_ text: String) -> [Row] {
         var rows: [Row] = []
         var info: (seconds: Int?, shown: String)?
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift: split on every kind of line end.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        for (index, rawLine) in lines.enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             let place = "line \(index + 1)"
             if line.isEmpty { continue }
