@@ -19,7 +19,10 @@ import FoundationXML
         [
             "type": "track", "id": "4iV5W9uYEdYUVa79Axb7Rh", "uri": "spotify:track:4iV5W9uYEdYUVa79Axb7Rh",
             "name": "Say \"Hi\", <now> & then\nagain\u{1}", "duration_ms": 215_499,
-            "artists": [["id": "0OdUWJ0sBjDrqHygGUXeCF", "name": "Band, of Horses"], ["id": "2CIMQHirSU0MQqyYHq0eOx", "name": "Other"]],
+            "artists": [
+                ["id": "0OdUWJ0sBjDrqHygGUXeCF", "name": "Band, of Horses"],
+                ["id": "2CIMQHirSU0MQqyYHq0eOx", "name": "Other"],
+            ],
             "album": [
                 "id": "6akEvsycLGftJxYudPjmqK", "name": "Everything & All", "release_date": "1999-03",
                 "release_date_precision": "month", "images": [["url": "https://i.scdn.co/image/big", "height": 640]],
@@ -171,7 +174,8 @@ import FoundationXML
         if format == .csv || format == .jspf {
             #expect(
                 first.artists == [
-                    .init(id: "0OdUWJ0sBjDrqHygGUXeCF", name: "Band, of Horses"), .init(id: "2CIMQHirSU0MQqyYHq0eOx", name: "Other"),
+                    .init(id: "0OdUWJ0sBjDrqHygGUXeCF", name: "Band, of Horses"),
+                    .init(id: "2CIMQHirSU0MQqyYHq0eOx", name: "Other"),
                 ])
             #expect(first.albumID == "6akEvsycLGftJxYudPjmqK")
             #expect(first.releaseDate == "1999-03")

@@ -80,7 +80,8 @@ enum FixtureFiles {
                 "type", "id", "uri", "name", "duration_ms", "artists", "album", "explicit", "external_ids",
                 "is_playable", "is_local", "added_at", "added_by", "position", "playlist",
             ])
-        #expect(track["album"]?.objectValue?.keys == ["id", "name", "release_date", "release_date_precision", "images"])
+        #expect(
+            track["album"]?.objectValue?.keys == ["id", "name", "release_date", "release_date_precision", "images"])
         #expect(track["album"]?["release_date"] == "2006-03-21" && track["album"]?["release_date_precision"] == "day")
         #expect(track["external_ids"]?["isrc"] == "USSUB0634105")
         #expect(track["added_by"]?.objectValue?.keys == ["id"])
