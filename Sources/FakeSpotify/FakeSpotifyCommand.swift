@@ -35,6 +35,13 @@ package enum FakeSpotifyCommand {
             37i9dQZF1DXcBWIGoYBM5M is Spotify's editorial playlist (404).
             """,
             """
+            Generated tracks carry explicit (every 13th), an ISRC (QZFAK and 1000000 plus the index), album release \
+            dates given to the year, the month or the day, and who added them (every 11th a collaborator, every \
+            37th nobody: null); every 29th from the 8th does not play in the user's country (is_playable false, \
+            restrictions {reason: market}). As Spotify does, is_playable and restrictions are sent only when the \
+            request names a market. GET /v1/search?q=isrc:CODE finds that recording on a release that plays.
+            """,
+            """
             The catalogue, generated from its ids as the playlists are (no scope needed beyond a token): GET \
             /v1/albums/{id} (the album with its first 50 tracks embedded) and /v1/albums/{id}/tracks (50 at most a \
             page), /v1/artists/{id} and /v1/artists/{id}/albums (include_groups of album, single, appears_on, \

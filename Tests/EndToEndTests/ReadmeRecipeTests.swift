@@ -120,6 +120,7 @@ import Testing
         "filter": filter,
         "routine-playlist": routinePlaylist,
         "csv-import": csvImport,
+        "clean": clean,
         "whole-library": wholeLibrary,
         "top-50": topFifty,
         "which-playlists": whichPlaylists,
@@ -198,15 +199,27 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let csv = try String(contentsOfFile: kitchen.work.path + "/morning.csv", encoding: .utf8)
-        #expect(
-            csv == """
-                "position","name","artists","album","seconds"
-                0,"The Funeral","Band of Horses","Everything All the Time",323
-                1,"Snomads Island","David Wise","Donkey Kong Country: Tropical Freeze",127
-                4,"Neckbrace","Ratatat","LP4",196
-                5,"Say It Ain't So","Weezer","Weezer (Blue Album)",259
+        #expect(csv.hasPrefix("Track URI,Track Name,Artist URI(s),Artist Name(s),Album URI,Album Name,"), "\(csv)")
+        let rows = try PlaylistFileReader.read(Array(csv.utf8), format: .csv).map { try $0.get() }
+        #expect(rows.map(\.title) == ["The Funeral", "Snomads Island", "Neckbrace", "Say It Ain't So"])
+        #expect(rows.map { $0.durationMs.map { ($0 + 500) / 1000 } } == [323, 127, 196, 259])
+        #expect(rows[0].isrc != nil && rows[0].reference != nil && rows[1].localURI != nil, "\(rows)")
+    }
 
-                """)
+    /// Every track of the playlist that is not explicit, and only those, in order.
+    static func clean(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen(canWrite: true)
+        let source = try ToolProcess.run(
+            "spotify-tracks", ["--no-cache", "7d2D2S200NyUE5KYs80PwO"], environment: kitchen.environment)
+        let all = try source.stdoutLines.map { try JSONValue.parse($0) }
+        let clean = all.filter { $0["explicit"] == false }.compactMap { $0["uri"]?.stringValue }
+        #expect(clean.count > 100 && clean.count < all.count, "some are explicit: \(clean.count) of \(all.count)")
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try JSONValue.parse(try #require(result.stdoutLines.last))
+        let id = try #require(record["id"]?.stringValue)
+        let made = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
+        #expect(try made.stdoutLines.compactMap { try JSONValue.parse($0)["uri"]?.stringValue } == clean)
     }
 
     static func routinePlaylist(_ recipe: Recipe) throws {

@@ -198,11 +198,13 @@ import Darwin
             let seconds = try #require(parseISOTimestamp(addedAt))
             #expect(abs(seconds - Date().timeIntervalSince1970) < 30, "added now")
         }
-        for entry in start {
+        // The two added now are the user's; the library's own are whoever added them (the 5th a collaborator).
+        for (offset, entry) in start.enumerated() {
             let user = entry["added_by"]
-            #expect(user?["id"] == .string(GeneratedLibrary.userID))
+            let adder = try #require(offset < 2 ? GeneratedLibrary.userID : GeneratedLibrary.adder(offset - 2))
+            #expect(user?["id"] == .string(adder))
             #expect(user?["type"] == "user")
-            #expect(user?["uri"] == .string("spotify:user:\(GeneratedLibrary.userID)"))
+            #expect(user?["uri"] == .string("spotify:user:\(adder)"))
             #expect(user?["href"]?.stringValue != nil && user?["external_urls"]?["spotify"]?.stringValue != nil)
         }
         #expect(start[2]["added_at"] == "2025-01-01T00:00:00Z", "the library's own date")
@@ -210,6 +212,7 @@ import Darwin
         let moved = try await fake.send(
             "PUT", Self.itemsPath, ["range_start": 0, "range_length": 2, "insert_before": 7], token: token)
         #expect(moved.status == 200)
+        #expect(start[6]["added_by"]?["id"] == .string(GeneratedLibrary.collaboratorID))
         let removed = try await fake.send(
             "DELETE", Self.itemsPath, ["items": [["uri": start[3]["item"]?["uri"] ?? .null]]], token: token)
         #expect(removed.status == 200)

@@ -64,5 +64,7 @@ complete -c spotify-nowplaying -n '__fish_seen_subcommand_from devices' -s j -l 
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from devices' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l since -x -d 'Only tracks played in the last DURATION (900 (a bare number is seconds), 45s, 15m, 90min, 1.5h, \'1h 30m\', 1h30m, 15:00 (m:ss), 1:30:00 (h:mm:ss) or PT15M).'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l after -x -d 'Only tracks played after TIME: a time in your time zone (05:30, 2026-11-24T05:30), ISO 8601 with an offset, or a duration ago (2h).'
+complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l format -x -a 'jsonl m3u xspf jspf csv'
+complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -l format -x -d 'Write the track records as jsonl (JSON Lines, the default; a table on a terminal), or as a playlist file: m3u (extended M3U), xspf (XSPF 1), jspf (ListenBrainz\'s JSON form of XSPF) or csv (Exportify\'s columns).'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -s j -l json -d 'Write records as JSON Lines even on a terminal.'
 complete -c spotify-nowplaying -n '__fish_seen_subcommand_from recent' -s h -l help -d 'Show this help and exit.'

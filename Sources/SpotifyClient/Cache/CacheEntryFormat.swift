@@ -54,9 +54,10 @@ package struct CacheEntryHeader: Sendable, Equatable {
 /// never printed.
 package enum CacheEntryFormat {
     package static let format = "spotify-toolkit playlist items"
-    /// 2: records carry the playlist's name and their source; 3: and its snapshot_id. An older
-    /// copy is fetched again.
-    package static let version = 3
+    /// 2: records carry the playlist's name and their source; 3: and its snapshot_id; 4: and
+    /// explicit, external_ids, album release dates, is_playable (read with a market) and added_by.
+    /// An older copy is fetched again.
+    package static let version = 4
 
     /// Why an entry was not believed (for the note on stderr).
     struct Damage: Error, Sendable, Equatable, CustomStringConvertible {

@@ -182,8 +182,8 @@ package struct PlaylistItemsReader {
         guard step == .fetch else { return (step, nil) }
         let fields = keeping ? (wanted == .records ? PlaylistEntry.itemFields : nil) : uncachedFields
         let queries = ListRead.Queries(
-            page: (fields.map { [("fields", $0)] } ?? []) + [PlaylistEntry.additionalTypes],
-            object: [("fields", PlaylistEntry.objectFields(pageFields: fields)), PlaylistEntry.additionalTypes])
+            page: (fields.map { [("fields", $0)] } ?? []) + PlaylistEntry.readQuery,
+            object: [("fields", PlaylistEntry.objectFields(pageFields: fields))] + PlaylistEntry.readQuery)
         // A cached copy of another version than the record names: the record may be the stale
         // one, so the playlist object is asked first (one request when the copy is current), and
         // the pages only once it has answered.

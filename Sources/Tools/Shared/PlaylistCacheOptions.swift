@@ -146,7 +146,11 @@ extension SpotifyTracks.Output {
     {
         if kind == .unavailable && !selection.raw { unavailable += 1 }
         guard selection.keeps(kind) else { return }
-        try context.stdout.writeLine(selection.raw ? entry : record)
+        if let export {
+            try export.write(recordBytes: record)
+        } else {
+            try context.stdout.writeLine(selection.raw ? entry : record)
+        }
         written += 1
     }
 }

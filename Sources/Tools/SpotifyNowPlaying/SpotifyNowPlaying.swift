@@ -176,11 +176,15 @@ package enum SpotifyNowPlaying {
                 options: [
                     Option.since,
                     Option.after,
+                    TrackFormatOption.option,
                 ],
                 examples: [
                     ExampleSpec(
                         "spotify-nowplaying recent --since 1h | songcount --label",
-                        "How many songs you heard in the last hour.")
+                        "How many songs you heard in the last hour."),
+                    ExampleSpec(
+                        "spotify-nowplaying recent --format m3u > today.m3u",
+                        "What you played lately as an M3U playlist."),
                 ]
             ).running(recent).offering(.jsonRecords),
         ],
@@ -442,18 +446,22 @@ package enum SpotifyNowPlaying {
 
     static func recent(_ options: RecentOptions, _ context: ToolContext) async throws -> ExitCode {
         let after = try options.start?.seconds(now: context.now, in: context.timeZone)
-        let mode = context.outputMode(forcedJSON: options.json)
+        let mode = context.outputMode(forcedJSON: options.json || options.format.forcesJSON)
+        let export = TrackExport.make(options.format, context, title: "Recently played")
         let (plays, skipped) = try await context.player().playedRecords(after: after)
         if skipped > 0 {
             context.warn("skipped \(plural(skipped, "play")) without a track or a played_at time")
         }
         for play in plays.reversed().map(PlayedRecord.init) {
-            if mode == .human {
+            if let export {
+                try export.write(play.json)
+            } else if mode == .human {
                 try context.stdout.writeText(play.humanLine(in: context.timeZone) + "\n")
             } else {
                 try context.stdout.write(play)
             }
         }
+        try export?.finish()
         if plays.isEmpty {
             if context.terminal.stderrIsTerminal { context.warn("no plays found") }
             return .notFound
@@ -592,9 +600,12 @@ extension SpotifyNowPlaying {
         var json: Bool
         /// nil: all Spotify keeps.
         var start: Start?
+        /// `--format`: JSON Lines, or a playlist file of the plays.
+        var format: TrackFormatOption.Choice
 
         init(_ command: ParsedCommand) throws {
             json = try command.flag(.jsonRecords)
+            format = try TrackFormatOption.chosen(command)
             let after = try command.value(Option.after)
             if try command.value(Option.since) != nil && after != nil {
                 throw ToolError.usage("--since and --after cannot be used together")

@@ -54,7 +54,12 @@ extension SpotifyPlaylists {
                 """
         )
         static let sortKey = OptionSpec(
-            "by", value: "KEY", help: "What to sort by: duration, name, artist, album, added (date added) or random.",
+            "by", value: "KEY",
+            help:
+                """
+                What to sort by: duration, name, artist, album, released (the album's release date, a year before \
+                any day of it), added (date added) or random.
+                """,
             completion: .choices(SortKey.allCases.map(\.rawValue)))
         static let reverse = OptionSpec(
             "reverse", short: "r", help: "Sort the other way round (items that tie keep their order).")
@@ -65,7 +70,7 @@ extension SpotifyPlaylists {
     static let defaultMaxMoves = 500
 
     enum SortKey: String, CaseIterable {
-        case duration, name, artist, album, added, random
+        case duration, name, artist, album, released, added, random
     }
 
     static let undoNote =
@@ -93,7 +98,11 @@ extension SpotifyPlaylists {
         ).running(dedupe).offering(PlaylistCommands.jsonOption),
         CommandSpec(
             name: "sort",
-            abstract: "sort a playlist by duration, name, artist, album, date added or at random, keeping every date",
+            abstract:
+                """
+                sort a playlist by duration, name, artist, album, release date, date added or at random, keeping every \
+                date
+                """,
             discussion: [
                 """
                 Reads the whole playlist and puts it in order with range moves, so every item keeps its date added. \
@@ -109,7 +118,8 @@ extension SpotifyPlaylists {
                 EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ],
             examples: [
-                ExampleSpec("spotify-playlists sort Morning --by duration", "Shortest first, dates kept.")
+                ExampleSpec("spotify-playlists sort Morning --by duration", "Shortest first, dates kept."),
+                ExampleSpec("spotify-playlists sort Morning --by released", "Oldest release first, dates kept."),
             ]
         ).running(sort).offering(PlaylistCommands.jsonOption),
         CommandSpec(
