@@ -137,7 +137,7 @@ package enum PlaylistEntry {
     /// `item` key and the legacy `track` key.
     package static let itemFields: String = {
         let object = "type,id,uri,name,duration_ms,is_local,artists(id,name),album(id,name,images),show(id,name,images)"
-        return "total,offset,items(added_at,is_local,item(\(object)),track(\(object)))"
+        return "total,offset,items(added_at,added_by(id),is_local,item(\(object)),track(\(object)))"
     }()
 
     /// The `fields` filter for `GET /playlists/{id}` when it stands for the first page: the

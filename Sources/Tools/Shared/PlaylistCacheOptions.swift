@@ -96,7 +96,10 @@ enum PlaylistCacheOptions {
         let mode: CachePolicy.Mode =
             offline ? .offline : bypass || cache == nil || cache?.maxBytes == 0 ? .bypass : .normal
         let pager = offline ? nil : Pager(api: try context.webAPI(), concurrency: concurrency)
-        return PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
+        var reader = PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
+        // Every version a read proves whole goes to the history too (`spotify-playlists history`).
+        if mode == .normal { reader.versions = try PlaylistVersions(environment: context.environment, clock: context.clock) }
+        return reader
     }
 
     /// The playlists named by the arguments or standard input, with what a playlist record among
