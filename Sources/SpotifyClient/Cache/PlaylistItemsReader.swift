@@ -243,7 +243,10 @@ package struct PlaylistItemsReader {
             var servable: String?
         }
 
-        var keeping: Bool { reader.mode == .normal && (reader.cache?.maxBytes ?? 0) > 0 }
+        /// Whether a fetch is proven whole for keeping: in the cache, or as a version in the history.
+        var keeping: Bool {
+            reader.mode == .normal && ((reader.cache?.maxBytes ?? 0) > 0 || reader.versions?.isOn == true)
+        }
 
         init(
             reader: PlaylistItemsReader, selectors: [Selector], wanted: CacheView, uncachedFields: String?,
