@@ -127,7 +127,9 @@ extension FakeSpotifyService {
                         secondsSince1970: Int(state.now.timeIntervalSince1970.rounded(.down)))
                     var entries: [JSONValue] = []
                     for uri in adds {
-                        guard let item = FakeCatalog.item(uri) else { throw ControlError("not a track or episode: \(uri)") }
+                        guard let item = FakeCatalog.item(uri) else {
+                            throw ControlError("not a track or episode: \(uri)")
+                        }
                         var entry = GeneratedLibrary.entry(item: item, addedAt: addedAt, isLocal: false, legacy: false)
                         if var object = entry.objectValue {
                             object["added_by"] = GeneratedLibrary.user(Self.otherClientUserID)
@@ -141,7 +143,9 @@ extension FakeSpotifyService {
                     }
                     playlist.entries.insert(contentsOf: entries, at: at)
                 } else {
-                    guard let start, let before else { throw ControlError("a move needs range_start and insert_before") }
+                    guard let start, let before else {
+                        throw ControlError("a move needs range_start and insert_before")
+                    }
                     do {
                         try Self.moveRange(of: &playlist.entries, start: start, length: length, insertBefore: before)
                     } catch {

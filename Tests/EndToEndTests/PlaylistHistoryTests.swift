@@ -30,7 +30,9 @@ import Testing
             ])
         }
 
-        var versionsDirectory: String { fake.home.url.appendingPathComponent("data").path + "/spotify-toolkit/playlist-versions" }
+        var versionsDirectory: String {
+            fake.home.url.appendingPathComponent("data").path + "/spotify-toolkit/playlist-versions"
+        }
 
         func run(_ tool: String, _ arguments: [String]) throws -> ToolResult {
             try ToolProcess.run(tool, arguments, environment: environment, timeout: 120)
@@ -52,7 +54,8 @@ import Testing
         try setup.fake.call(
             "POST", "/_fake/other-client",
             form: [("id", id), ("remove_positions", removedPositions.map(String.init).joined(separator: ","))])
-        try setup.fake.call("POST", "/_fake/other-client", form: [("id", id), ("range_start", "250"), ("insert_before", "0")])
+        try setup.fake.call(
+            "POST", "/_fake/other-client", form: [("id", id), ("range_start", "250"), ("insert_before", "0")])
         let second = try setup.records(try setup.run("spotify-tracks", [id]))
         #expect(second.count == 270)
 
@@ -68,7 +71,9 @@ import Testing
         let changes = try setup.records(diff)
         #expect(!changes.contains { $0["action"] == "add" })
         let removed = changes.filter { $0["action"] == "remove" }.flatMap { $0["items"]?.arrayValue ?? [] }
-        #expect(Set(removed.compactMap(\.stringValue)) == Set(removedPositions.compactMap { first[$0]["uri"]?.stringValue }))
+        #expect(
+            Set(removed.compactMap(\.stringValue)) == Set(removedPositions.compactMap { first[$0]["uri"]?.stringValue })
+        )
         #expect(removed.count == 30)
 
         let restore = try setup.run("spotify-playlists", ["restore", id, firstSnapshot])
@@ -76,7 +81,9 @@ import Testing
         let after = try setup.records(try setup.run("spotify-tracks", [id]))
         #expect(after.map { $0["uri"] } == first.map { $0["uri"] })
         let removedSet = Set(removedPositions)
-        let keptDates = after.indices.filter { !removedSet.contains($0) }.filter { after[$0]["added_at"] == first[$0]["added_at"] }
+        let keptDates = after.indices.filter { !removedSet.contains($0) }.filter {
+            after[$0]["added_at"] == first[$0]["added_at"]
+        }
         #expect(keptDates.count == 270, "the 270 never removed keep their dates")
     }
 

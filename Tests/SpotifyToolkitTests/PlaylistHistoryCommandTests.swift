@@ -73,7 +73,8 @@ import Testing
         #expect(changes.count { $0["action"] == "move" } == 1, "\(diff.stdout)")
         #expect(diff.stderr.contains("300 → 270 items: 30 removed, 1 moved"), "\(diff.stderr)")
         // The same, named in full.
-        let named2 = try await library.run("spotify-playlists", ["diff", id, firstSnapshot, secondSnapshot], environment: Self.on)
+        let named2 = try await library.run(
+            "spotify-playlists", ["diff", id, firstSnapshot, secondSnapshot], environment: Self.on)
         #expect(named2.stdout == diff.stdout)
 
         // restore: all 300 back in their order, the 270 never removed with their dates.
@@ -103,7 +104,8 @@ import Testing
         let (first, _) = try await Self.editedByAnotherClient(library, id)
         let firstSnapshot = try #require(first[0]["playlist"]?["snapshot_id"]?.stringValue)
         try await library.fake.call("POST", "/_fake/reset-counters")
-        let run = try await library.run("spotify-playlists", ["restore", "--dry-run", id, String(firstSnapshot)], environment: Self.on)
+        let run = try await library.run(
+            "spotify-playlists", ["restore", "--dry-run", id, String(firstSnapshot)], environment: Self.on)
         #expect(run.status == 0, "\(run.stderr)")
         let changes = try records(run)
         let added = changes.filter { $0["action"] == "add" }.flatMap { $0["items"]?.arrayValue ?? [] }
@@ -140,10 +142,12 @@ import Testing
         let first = try records(try await library.tracks([id], environment: Self.on))
         let snapshot = try #require(first[0]["playlist"]?["snapshot_id"]?.stringValue)
         let added = try await library.fake.call(
-            "POST", "/_fake/other-client", form: [("id", id), ("add", "spotify:track:4iV5W9uYEdYUVa79Axb7Rh"), ("position", "3")])
+            "POST", "/_fake/other-client",
+            form: [("id", id), ("add", "spotify:track:4iV5W9uYEdYUVa79Axb7Rh"), ("position", "3")])
         #expect(added["total"] == 121)
         // A prefix names the version.
-        let diff = try await library.run("spotify-playlists", ["diff", id, String(snapshot.prefix(30)), "now"], environment: Self.on)
+        let diff = try await library.run(
+            "spotify-playlists", ["diff", id, String(snapshot.prefix(30)), "now"], environment: Self.on)
         #expect(diff.status == 0, "\(diff.stderr)")
         let changes = try records(diff)
         #expect(changes.count == 1 && changes.first?["action"] == "add" && changes.first?["position"] == 3)
@@ -159,7 +163,8 @@ import Testing
         let id = generated(30)
         _ = try await library.tracks([id], environment: Self.on)
         let run = try await library.run(
-            "spotify-playlists", ["history", id], environment: Self.on.merging(["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "100"]) { $1 })
+            "spotify-playlists", ["history", id],
+            environment: Self.on.merging(["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "100"]) { $1 })
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count == 2 && lines[0].hasPrefix("SEEN") && lines[1].contains("read"), "\(run.stdout)")

@@ -46,7 +46,8 @@ func version(_ snapshot: String, _ items: [PlaylistVersion.Item], at seenAt: Dou
 
     @Test func unavailableEntriesAndRepeatsAreKept() throws {
         var book = PlaylistVersionBook(playlistID: Self.id)
-        let items = versionItems(0..<3) + [PlaylistVersion.Item(uri: nil, addedAt: nil, addedBy: nil)] + versionItems(0..<1)
+        let items =
+            versionItems(0..<3) + [PlaylistVersion.Item(uri: nil, addedAt: nil, addedBy: nil)] + versionItems(0..<1)
         book.add(version("A", items))
         let decoded = try PlaylistVersionBook.decode(Data(book.encode()), playlistID: Self.id)
         #expect(decoded.version("A")?.items == items)
@@ -110,18 +111,24 @@ func version(_ snapshot: String, _ items: [PlaylistVersion.Item], at seenAt: Dou
             PlaylistVersions.StoredFile(playlistID: "c", bytes: 100, oldestSeenAt: 5),
         ]
         #expect(PlaylistVersions.nextEviction(files, totalBytes: 300, maxTotalBytes: 300, keeping: "c") == nil)
-        #expect(PlaylistVersions.nextEviction(files, totalBytes: 300, maxTotalBytes: 299, keeping: "c")?.playlistID == "b")
-        #expect(PlaylistVersions.nextEviction(files, totalBytes: 300, maxTotalBytes: 299, keeping: "a")?.playlistID == "c")
+        #expect(
+            PlaylistVersions.nextEviction(files, totalBytes: 300, maxTotalBytes: 299, keeping: "c")?.playlistID == "b")
+        #expect(
+            PlaylistVersions.nextEviction(files, totalBytes: 300, maxTotalBytes: 299, keeping: "a")?.playlistID == "c")
         let damaged = files + [PlaylistVersions.StoredFile(playlistID: "d", bytes: 5, damaged: true)]
-        #expect(PlaylistVersions.nextEviction(damaged, totalBytes: 305, maxTotalBytes: 299, keeping: "a")?.damaged == true)
-        #expect(PlaylistVersions.nextEviction([files[2]], totalBytes: 300, maxTotalBytes: 10, keeping: "c")?.playlistID == "c")
+        #expect(
+            PlaylistVersions.nextEviction(damaged, totalBytes: 305, maxTotalBytes: 299, keeping: "a")?.damaged == true)
+        #expect(
+            PlaylistVersions.nextEviction([files[2]], totalBytes: 300, maxTotalBytes: 10, keeping: "c")?.playlistID
+                == "c")
     }
 
     @Test func diffNamesTheEntriesEachChangeTouches() {
         let first = versionItems(0..<10)
         var second = first
         second.remove(at: 3)
-        let added = PlaylistVersion.Item(uri: "spotify:track:NEW000000000000000000x", addedAt: "2026-11-28T00:00:00Z", addedBy: "x")
+        let added = PlaylistVersion.Item(
+            uri: "spotify:track:NEW000000000000000000x", addedAt: "2026-11-28T00:00:00Z", addedBy: "x")
         second.insert(added, at: 5)
         second.append(second.remove(at: 0))
         let changes = VersionDiff.changes(from: first, to: second)
@@ -160,7 +167,8 @@ func version(_ snapshot: String, _ items: [PlaylistVersion.Item], at seenAt: Dou
         #expect(store.contains(id, snapshot: "A") && !store.contains(id, snapshot: "B"))
         // Not a playlist id: never a file name.
         #expect(try !store.record("../../x", version("A", [])))
-        let off = PlaylistVersions(directory: home.url.path + "/off", maxVersions: 10, maxBytes: 1 << 20, maxTotalBytes: 0, clock: { 0 })
+        let off = PlaylistVersions(
+            directory: home.url.path + "/off", maxVersions: 10, maxBytes: 1 << 20, maxTotalBytes: 0, clock: { 0 })
         #expect(try !off.record(id, version("A", [])) && !FileManager.default.fileExists(atPath: off.directory.path))
     }
 
@@ -172,11 +180,13 @@ func version(_ snapshot: String, _ items: [PlaylistVersion.Item], at seenAt: Dou
         let one = probe.encode().count
         // Room for about three single-version playlists.
         let store = PlaylistVersions(
-            directory: home.url.path + "/versions", maxVersions: 10, maxBytes: 1 << 20, maxTotalBytes: one * 3 + one / 2,
+            directory: home.url.path + "/versions", maxVersions: 10, maxBytes: 1 << 20,
+            maxTotalBytes: one * 3 + one / 2,
             clock: { 0 })
         let ids = Self.ids(4)
         for (number, id) in ids.enumerated() {
-            try store.record(id, version("S\(number)", versionItems(number * 1000..<number * 1000 + 200), at: Double(number)))
+            try store.record(
+                id, version("S\(number)", versionItems(number * 1000..<number * 1000 + 200), at: Double(number)))
         }
         // The oldest playlist's only version went.
         #expect(!FileManager.default.fileExists(atPath: store.path(of: ids[0])))
@@ -184,11 +194,15 @@ func version(_ snapshot: String, _ items: [PlaylistVersion.Item], at seenAt: Dou
         let total = store.storedFiles(readingAges: false).reduce(0) { $0 + $1.bytes }
         #expect(total <= store.maxTotalBytes)
         // A playlist's own bound: the oldest of its versions go first.
-        let small = PlaylistVersions(directory: home.url.path + "/small", maxVersions: 3, maxBytes: 1 << 20, maxTotalBytes: 1 << 30, clock: { 0 })
+        let small = PlaylistVersions(
+            directory: home.url.path + "/small", maxVersions: 3, maxBytes: 1 << 20, maxTotalBytes: 1 << 30, clock: { 0 }
+        )
         for number in 0..<5 { try small.record(ids[0], version("V\(number)", versionItems(number..<number + 20))) }
         #expect(try small.book(ids[0]).summaries.map(\.snapshotID) == ["V2", "V3", "V4"])
         // A version alone past a playlist's bound is not kept; the others stay.
-        let tight = PlaylistVersions(directory: home.url.path + "/tight", maxVersions: 3, maxBytes: one + 100, maxTotalBytes: 1 << 30, clock: { 0 })
+        let tight = PlaylistVersions(
+            directory: home.url.path + "/tight", maxVersions: 3, maxBytes: one + 100, maxTotalBytes: 1 << 30,
+            clock: { 0 })
         #expect(try tight.record(ids[1], version("small", versionItems(0..<200))))
         #expect(try !tight.record(ids[1], version("huge", versionItems(0..<2000))))
         #expect(try tight.book(ids[1]).summaries.map(\.snapshotID) == ["small"])
@@ -203,7 +217,8 @@ func version(_ snapshot: String, _ items: [PlaylistVersion.Item], at seenAt: Dou
         let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { number in
             do {
-                try store.record(id, version("W\(number)", versionItems(number * 5..<number * 5 + 300), at: Double(number)))
+                try store.record(
+                    id, version("W\(number)", versionItems(number * 5..<number * 5 + 300), at: Double(number)))
             } catch {
                 failures.withLock { $0.append("\(error)") }
             }

@@ -236,8 +236,10 @@ package struct PlaylistVersions: Sendable {
             var info = stat()
             guard lstat(directory.file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             if name.hasSuffix(".jsonl"), SpotifyReference.isValidID(String(name.dropLast(6))) {
-                let age = readingAges ? (try? directory.read(name, trust: .file)).flatMap { $0 }.flatMap(
-                    PlaylistVersionBook.oldestSeenAt) : nil
+                let age =
+                    readingAges
+                    ? (try? directory.read(name, trust: .file)).flatMap { $0 }.flatMap(
+                        PlaylistVersionBook.oldestSeenAt) : nil
                 files.append(
                     StoredFile(playlistID: String(name.dropLast(6)), bytes: Int(info.st_size), oldestSeenAt: age ?? 0))
             } else if name.hasSuffix(".damaged"), SpotifyReference.isValidID(String(name.dropLast(8))) {

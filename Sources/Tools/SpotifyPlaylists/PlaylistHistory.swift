@@ -103,7 +103,7 @@ extension SpotifyPlaylists {
                     spotify-playlists restore Shared "$(spotify-playlists history Shared | jq -r 'select(.seen_at < \
                     "2026-11-28") | .snapshot_id' | head -1)"
                     """,
-                    "Put back the last version kept before today."),
+                    "Put back the last version kept before today.")
             ]
         ).running(restore),
     ]
