@@ -191,4 +191,28 @@ import Testing
         let history = try records(try await library.run("spotify-playlists", ["history", id], environment: Self.on))
         #expect(history.count == 1)
     }
+
+    @Test func aCopyPrintedFromTheCacheIsKeptWhenTheHistoryLacksIt() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        defer { library.fake.stop() }
+        let id = generated(130)
+        let cacheOnly = ["SPOTIFY_TOOLKIT_CACHE_SIZE": "16M"]
+        let fetched = try await library.tracks([id], environment: cacheOnly)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let none = try await library.run("spotify-playlists", ["history", id], environment: Self.on)
+        #expect(none.status == 1, "the history was off: \(none.stdout)")
+        try await library.fake.call("POST", "/_fake/reset-counters")
+        let both = cacheOnly.merging(Self.on) { $1 }
+        let served = try await library.tracks([id], environment: both)
+        #expect(served.stdout == fetched.stdout)
+        let requests = try await library.counters()["requests"]?.objectValue ?? [:]
+        #expect(requests.values.reduce(0) { $0 + ($1.intValue ?? 0) } == 1, "served from the cache: \(requests)")
+        let history = try records(try await library.run("spotify-playlists", ["history", id], environment: Self.on))
+        #expect(history.map { $0["items_total"]?.intValue } == [130])
+        #expect(history.first?["snapshot_id"] == (try records(fetched)).first?["playlist"]?["snapshot_id"])
+        // Served again: nothing more to keep.
+        _ = try await library.tracks([id], environment: both)
+        #expect(
+            try records(try await library.run("spotify-playlists", ["history", id], environment: Self.on)).count == 1)
+    }
 }

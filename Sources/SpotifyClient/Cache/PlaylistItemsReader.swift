@@ -409,6 +409,16 @@ package struct PlaylistItemsReader {
             }
         }
 
+        /// A copy printed from the cache is a version met too: kept when the history lacks it (a
+        /// cache older than the history, or a history cleared), parsed only then.
+        func keepServedVersion(_ entry: PlaylistCache.Entry, playlist id: String) {
+            guard reader.mode == .normal, let versions = reader.versions, versions.isOn,
+                !versions.contains(id, snapshot: entry.header.snapshotID),
+                let entries = try? CacheEntryFormat.entries(entry.data, entry.validated)
+            else { return }
+            keepVersion(entries.map(PlaylistVersion.Item.init(entry:)), under: entry.header.snapshotID, playlist: id)
+        }
+
         /// Keeps a version proven whole in the history; a history that cannot be written never fails a read.
         func keepVersion(_ items: [PlaylistVersion.Item], under snapshot: String, playlist id: String) {
             guard let versions = reader.versions else { return }
@@ -488,6 +498,7 @@ package struct PlaylistItemsReader {
                 served += page.items.count
             }
             guard shown else { return false }
+            keepServedVersion(entry, playlist: id)
             progress.itemsKnown = saturatingAdd(
                 progress.itemsKnown, entry.header.total - max(0, selectors[index].itemsTotal ?? 0))
             progress.items = saturatingAdd(progress.items, served)

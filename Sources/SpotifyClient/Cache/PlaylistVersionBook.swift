@@ -178,6 +178,8 @@ package struct PlaylistVersionBook: Sendable, Equatable {
             "format": .string(Self.format), "version": .int(Self.formatVersion), "playlist_id": .string(playlistID),
             "pool": .int(pool.count), "versions": .int(versions.count),
             "oldest_seen_at": versions.first.map { JSONValue.double($0.summary.seenAt) } ?? .null,
+            // So that whether a version is kept is known from the first line alone.
+            "snapshots": .array(versions.map { .string($0.summary.snapshotID) }),
         ]
         header.serialize(into: &bytes)
         bytes.append(Self.newline)
@@ -269,7 +271,19 @@ package struct PlaylistVersionBook: Sendable, Equatable {
                 (Summary(snapshotID: snapshot, seenAt: seenAt, metBy: metBy, itemsTotal: total), runs))
             lineIndex += 1
         }
+        guard header["snapshots"]?.arrayValue?.compactMap(\.stringValue) == book.summaries.map(\.snapshotID) else {
+            throw Damage(description: "its header does not list its versions")
+        }
         return book
+    }
+
+    /// The snapshot_ids kept, from the header line alone (nil when it is unreadable): a cheap
+    /// check before a read's version is offered. Not proof: `decode` checks the whole file.
+    package static func snapshots(_ data: Data) -> Set<String>? {
+        guard let end = data.firstIndex(of: newline), let header = try? JSONValue.parse(data[data.startIndex..<end]),
+            let list = header["snapshots"]?.arrayValue
+        else { return nil }
+        return Set(list.compactMap(\.stringValue))
     }
 
     /// Only the header line: the oldest version's time, for eviction across playlists (nil when

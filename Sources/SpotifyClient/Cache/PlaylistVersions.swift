@@ -108,10 +108,13 @@ package struct PlaylistVersions: Sendable {
         }
     }
 
-    /// Whether the playlist's history holds that snapshot (false when it cannot be read).
+    /// Whether the playlist's history lists that snapshot, from its first line (false when it
+    /// cannot be read: `record` then sorts it out).
     package func contains(_ playlistID: String, snapshot: String) -> Bool {
-        if case .book(let book)? = try? load(playlistID) { return book.contains(snapshot: snapshot) }
-        return false
+        guard SpotifyReference.isValidID(playlistID),
+            let data = try? directory.read(Self.fileName(playlistID), trust: .file)
+        else { return false }
+        return PlaylistVersionBook.snapshots(data)?.contains(snapshot) ?? false
     }
 
     /// Keeps `version` of the playlist when it is new, then holds the bounds. True when it was
