@@ -111,9 +111,7 @@ package struct PlaylistVersions: Sendable {
     /// Whether the playlist's history lists that snapshot, from its first line (false when it
     /// cannot be read: `record` then sorts it out).
     package func contains(_ playlistID: String, snapshot: String) -> Bool {
-        guard SpotifyReference.isValidID(playlistID),
-            let data = try? directory.read(Self.fileName(playlistID), trust: .file)
-        else { return false }
+        guard SpotifyReference.isValidID(playlistID), let data = header(playlistID) else { return false }
         return PlaylistVersionBook.snapshots(data)?.contains(snapshot) ?? false
     }
 
@@ -195,25 +193,28 @@ package struct PlaylistVersions: Sendable {
 
     /// Holds the bound in all: damaged copies go first, then the oldest versions of any playlist,
     /// one at a time. Best effort: a playlist another process is writing is passed over this time.
+    /// Only each file's first line is read (its oldest version's time), once, and again only for
+    /// the file just shortened.
     func evict(keeping: String) {
+        var files = storedFiles(readingAges: false)
+        guard files.reduce(0, { saturatingAdd($0, $1.bytes) }) > maxTotalBytes else { return }
+        files = storedFiles(readingAges: true)
         var skipped = Set<String>()
-        guard storedFiles(readingAges: false).reduce(0, { saturatingAdd($0, $1.bytes) }) > maxTotalBytes else {
-            return
-        }
         // Each turn drops one version or one file; the bound on turns only guards against a loop.
         for _ in 0..<100_000 {
-            let files = storedFiles(readingAges: true)
             let total = files.reduce(0) { saturatingAdd($0, $1.bytes) }
             guard
                 let victim = Self.nextEviction(
                     files.filter { $0.damaged || !skipped.contains($0.playlistID) }, totalBytes: total,
-                    maxTotalBytes: maxTotalBytes, keeping: keeping)
+                    maxTotalBytes: maxTotalBytes, keeping: keeping),
+                let index = files.firstIndex(of: victim)
             else { return }
+            let id = victim.playlistID
             if victim.damaged {
-                guard (try? directory.remove(Self.damagedName(victim.playlistID))) != nil else { return }
+                guard (try? directory.remove(Self.damagedName(id))) != nil else { return }
+                files.remove(at: index)
                 continue
             }
-            let id = victim.playlistID
             if id == keeping && !skipped.isEmpty { return }  // others are busy: try again at the next version
             let done = try? directory.lock(id + ".lock").withLockBlocking(timeoutSeconds: 0) { () throws -> Void in
                 guard case .book(var book) = try load(id), book.count > 1 else {
@@ -223,33 +224,46 @@ package struct PlaylistVersions: Sendable {
                 book.dropOldest(1)
                 try directory.write(Data(book.encode()), to: Self.fileName(id))
             }
-            if done == nil { skipped.insert(id) }
-            if id == keeping && done != nil && !FileManager.default.fileExists(atPath: path(of: id)) {
-                return  // its one version alone was past the bound in all
+            guard done != nil else {
+                skipped.insert(id)
+                continue
+            }
+            if let refreshed = storedFile(Self.fileName(id), readingAge: true) {
+                files[index] = refreshed
+            } else {
+                files.remove(at: index)
+                if id == keeping { return }  // its one version alone was past the bound in all
             }
         }
     }
 
     /// The history files: each playlist's, and damaged copies. `readingAges`: read each file's
-    /// header for its oldest version's time (only once the bound is passed).
+    /// first line for its oldest version's time (only once the bound is passed).
     func storedFiles(readingAges: Bool) -> [StoredFile] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
-        var files: [StoredFile] = []
-        for name in names {
-            var info = stat()
-            guard lstat(directory.file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            if name.hasSuffix(".jsonl"), SpotifyReference.isValidID(String(name.dropLast(6))) {
-                let age =
-                    readingAges
-                    ? (try? directory.read(name, trust: .file)).flatMap { $0 }.flatMap(
-                        PlaylistVersionBook.oldestSeenAt) : nil
-                files.append(
-                    StoredFile(playlistID: String(name.dropLast(6)), bytes: Int(info.st_size), oldestSeenAt: age ?? 0))
-            } else if name.hasSuffix(".damaged"), SpotifyReference.isValidID(String(name.dropLast(8))) {
-                files.append(StoredFile(playlistID: String(name.dropLast(8)), bytes: Int(info.st_size), damaged: true))
-            }
+        return names.compactMap { storedFile($0, readingAge: readingAges) }
+    }
+
+    func storedFile(_ name: String, readingAge: Bool) -> StoredFile? {
+        var info = stat()
+        guard lstat(directory.file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        if name.hasSuffix(".jsonl"), SpotifyReference.isValidID(String(name.dropLast(6))) {
+            let id = String(name.dropLast(6))
+            let age = readingAge ? header(id).flatMap(PlaylistVersionBook.oldestSeenAt) : nil
+            return StoredFile(playlistID: id, bytes: Int(info.st_size), oldestSeenAt: age ?? 0)
         }
-        return files
+        if name.hasSuffix(".damaged"), SpotifyReference.isValidID(String(name.dropLast(8))) {
+            return StoredFile(playlistID: String(name.dropLast(8)), bytes: Int(info.st_size), damaged: true)
+        }
+        return nil
+    }
+
+    /// A playlist file's first line alone (its header: the snapshot_ids kept, the oldest's
+    /// time), without reading the rest; nil when there is none.
+    func header(_ playlistID: String) -> Data? {
+        AppendLog(directory: directory, name: Self.fileName(playlistID)).firstLine(limit: 1 << 16).map {
+            Data(($0 + "\n").utf8)
+        }
     }
 
     /// `SPOTIFY_TOOLKIT_HISTORY_SIZE`: bytes, or a number with K, M or G (powers of 1024); 0 keeps no history.
