@@ -102,7 +102,9 @@ package enum FakeSpotifyCommand {
             (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, \
             access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST \
             /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock \
-            (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: \
+            (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item), POST \
+            /_fake/other-client (id, and remove_positions, range_start with insert_before and range_length, or add \
+            with position: one write by another user, a new snapshot_id). The player: \
             POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, \
             playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST \
             /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer \

@@ -25,6 +25,8 @@ package struct PlaylistApply {
     package private(set) var model: [String?]
     package private(set) var snapshot: String?
     package private(set) var stepsDone = 0
+    /// The playlist as the read after the last step proved it (nil until a run finished).
+    package private(set) var proven: PlaylistContents?
     /// The first signal that asked the run to stop (0: none); checked between requests.
     let interruption: @Sendable () -> Int32
 
@@ -81,6 +83,7 @@ package struct PlaylistApply {
         }
         model = now.writableURIs
         snapshot = now.snapshot
+        proven = now
     }
 
     /// One step, sent and settled (`PlaylistWriter.sendSettled`) against the model: landed when

@@ -349,6 +349,7 @@ extension SpotifyPlaylists {
     ) async throws -> ExitCode {
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        keepVersion(contents, metBy: "read", context)
         let wanted = try await wanted(contents)
         let mode = settings.mode(context)
         let current = contents.writableURIs
@@ -430,6 +431,7 @@ extension SpotifyPlaylists {
             throw error
         }
         deferral.end(discarding: true)
+        if let proven = apply.proven { keepVersion(proven, metBy: action, context) }
         entry.after = apply.model
         entry.afterSnapshot = apply.snapshot
         entry.complete = true

@@ -638,9 +638,11 @@ extension SpotifyPlaylists {
         let action: Action
         let playlist: String?
         let carried: Carried
+        /// diff's: each entry the change touches, {uri, position, added_at, added_by}, last.
+        var entries: [JSONValue]?
 
-        init(_ action: Action, playlist: String?, _ carried: Carried) {
-            (self.action, self.playlist, self.carried) = (action, playlist, carried)
+        init(_ action: Action, playlist: String?, _ carried: Carried, entries: [JSONValue]? = nil) {
+            (self.action, self.playlist, self.carried, self.entries) = (action, playlist, carried, entries)
         }
 
         var json: JSONValue {
@@ -661,6 +663,7 @@ extension SpotifyPlaylists {
                 record["insert_before"] = .int(insertBefore)
                 record["range_length"] = .int(length)
             }
+            if let entries { record["entries"] = .array(entries) }
             return .object(record)
         }
     }
