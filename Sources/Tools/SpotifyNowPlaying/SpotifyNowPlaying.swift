@@ -137,12 +137,7 @@ package enum SpotifyNowPlaying {
                         "Play an app-local playlist on the kitchen speaker."),
                 ]
             ).running(play),
-            playbackCommand("pause", "pause playback").running { (options: ControlOptions, context) in
-                try await send(to: options.device, context) { player, deviceID in
-                    try await player.pause(deviceID: deviceID)
-                    return "pause"
-                }
-            },
+            pauseCommand,
             playbackCommand("next", "skip to the next track").running { (options: ControlOptions, context) in
                 try await send(to: options.device, context) { player, deviceID in
                     try await player.next(deviceID: deviceID)
@@ -183,6 +178,7 @@ package enum SpotifyNowPlaying {
                         "How many songs you heard in the last hour.")
                 ]
             ).running(recent),
+            historyCommand,
         ],
         input: [
             """
@@ -315,7 +311,9 @@ package enum SpotifyNowPlaying {
             player: player, schedule: watch.schedule, clock: clock, withDevice: options.withDevice,
             duration: watch.duration)
         watcher.share = watchShare(options, context, player: player)
+        var log = WatchLog(log: ListeningLog(environment: context.environment))
         try await watcher.run(stop: stop, warn: context.warn) { record in
+            log.observe(record, at: parseISOTimestamp(record.observedAt) ?? clock.now(), context)
             if mode == .human {
                 try context.stdout.writeText(record.timedHumanLine(in: context.timeZone) + "\n")
             } else {
@@ -572,15 +570,15 @@ extension SpotifyNowPlaying {
             case time(String)
 
             /// Seconds since 1970.
-            func seconds(now: Double, in zone: LocalZone) throws -> Double {
+            func seconds(now: Double, in zone: LocalZone, option: String = "--after") throws -> Double {
                 switch self {
                 case .ago(let milliseconds): return now - Double(milliseconds) / 1000
                 case .time(let text):
                     guard let time = LocalTime.parse(text, now: now, in: zone) else {
                         throw ToolError.usage(
                             """
-                            --after needs a time (05:30, 2026-11-24T05:30 in your time zone, or 2026-11-24T05:30:00Z) \
-                            or a duration ago (2h), not '\(text.prefix(60))'
+                            \(option) needs a time (05:30, 2026-11-24T05:30 or 2026-11-24 in your time zone, or \
+                            2026-11-24T05:30:00Z) or a duration ago (2h), not '\(text.prefix(60))'
                             """
                         )
                     }
