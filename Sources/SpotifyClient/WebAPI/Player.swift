@@ -293,7 +293,9 @@ extension SpotifyPlayer {
             }
             // Cursor paging backwards in time; stop when Spotify has no more or the cursor stalls.
             let cursor = page["cursors"]?["before"].flatMap { $0.intValue ?? $0.stringValue.flatMap { Int($0) } }
-            guard !reached, !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else { break }
+            guard !reached, !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else {
+                break
+            }
             before = cursor
         }
         return (plays, skipped)

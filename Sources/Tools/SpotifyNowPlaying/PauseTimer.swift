@@ -183,7 +183,8 @@ extension SpotifyNowPlaying {
             if let text = try command.value(pauseAfterOption) {
                 if atEnd { throw ToolError.usage("--at-end is --after 1: give one of them") }
                 // Digits only, range-checked before conversion.
-                guard !text.isEmpty, text.count <= 4, text.allSatisfy({ ("0"..."9").contains($0) }), let count = Int(text),
+                guard !text.isEmpty, text.count <= 4, text.allSatisfy({ ("0"..."9").contains($0) }),
+                    let count = Int(text),
                     (1...1000).contains(count)
                 else {
                     throw ToolError.usage("--after needs a number of songs, 1 to 1000, not '\(text.prefix(40))'")
