@@ -37,9 +37,9 @@ import Testing
             P=gen0000000000000000003
             count() { spotify-tracks --no-cache "$P" | wc -l; }
             before=$(count)
-            spotify-nowplaying --json | spotify-playlists add "$P" || echo "add 1 failed: ${PIPESTATUS[*]}"
+            spotify-nowplaying --json | spotify-playlists add "$P" >/dev/null || echo "add 1 failed: ${PIPESTATUS[*]}"
             one=$(count)
-            spotify-nowplaying recent | head -2 | spotify-playlists add "$P" || echo "add 2 failed"
+            spotify-nowplaying recent | head -2 | spotify-playlists add "$P" >/dev/null || echo "add 2 failed"
             three=$(count)
             echo "$((one - before)) $((three - one))"
             spotify-tracks --no-cache "$P" | tail -2 | jq -r .uri

@@ -10,7 +10,7 @@ extension SpotifyNowPlaying {
         help:
             """
             Only plays at or after TIME: a date or time in your time zone (2025-01-01, 05:30, 2026-11-24T05:30), ISO \
-            8601 with an offset, or a duration ago (2h, 7d).
+            8601 with an offset, or a duration ago (2h).
             """
     )
     static let historyUntil = OptionSpec(
