@@ -122,10 +122,11 @@ import Testing
     @Test func pauseAtEndPausesAtTheEndOfTheSongOnTheFakesClock() throws {
         let (fake, env) = try setUp()
         defer { withExtendedLifetime(fake) {} }
+        // 25 s of the song left at five times the speed: 5 s; a second late is 5 s into the next song.
         try fake.call(
-            "POST", "/_fake/playback", form: [("durations", "40,40"), ("speed", "10"), ("position_ms", "15000")])
+            "POST", "/_fake/playback", form: [("durations", "40,40"), ("speed", "5"), ("position_ms", "15000")])
         var timed = env
-        timed["SPOTIFY_TOOLKIT_TIME_SCALE"] = "10"
+        timed["SPOTIFY_TOOLKIT_TIME_SCALE"] = "5"
         let run = try ToolProcess.run("spotify-nowplaying", ["pause", "--at-end"], environment: timed, timeout: 60)
         #expect(run.status == 0, "\(run.stderr)")
         let state = try fake.call("GET", "/_fake/playback")

@@ -276,10 +276,9 @@ import Testing
         #expect(run.stderr.contains("pausing at the end of 'Sunrise Drive'"), "\(run.stderr)")
         let state = try await Self.playbackState(library)
         #expect(!state.playing)
-        // At the end of the first song, or (a loaded machine) just into the second.
-        #expect(
-            (state.index == 0 && state.positionMs >= 20_000) || (state.index == 1 && state.positionMs <= 10_000),
-            "\(state)")
+        // Never before the end of the first song (how soon after it is the machine's load: the end-to-end
+        // test times it against the fake's clock).
+        #expect((state.index == 0 && state.positionMs >= 20_000) || state.index >= 1, "\(state)")
         #expect(try await Self.requests(library, "GET /v1/me/player/currently-playing") <= 3)
         #expect(try await Self.requests(library, "PUT /v1/me/player/pause") == 1)
     }
@@ -295,9 +294,7 @@ import Testing
         #expect(run.stderr.contains("after 2 songs"), "\(run.stderr)")
         let state = try await Self.playbackState(library)
         #expect(!state.playing)
-        #expect(
-            (state.index == 1 && state.positionMs >= 20_000) || (state.index == 2 && state.positionMs <= 10_000),
-            "\(state)")
+        #expect((state.index == 1 && state.positionMs >= 20_000) || state.index >= 2, "\(state)")
         // 40 s of songs: a look at the start, after the first song, near the end of the second.
         #expect(try await Self.requests(library, "GET /v1/me/player/currently-playing") <= 4)
 
