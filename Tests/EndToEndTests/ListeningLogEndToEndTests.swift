@@ -137,6 +137,36 @@ import Testing
         #expect((try fake.counters()["requests"]?["GET /v1/me/player/currently-playing"]?.intValue ?? 99) <= 3)
     }
 
+    /// routine-link run --stop-at-end: a one-minute routine over 40-second songs at ten times the
+    /// speed; its time is up 20 s into the second song, which then plays to its end and pauses.
+    @Test func runStopAtEndPausesAtTheEndOfTheSongThatCrossesTheRoutinesTime() throws {
+        let (fake, env) = try setUp()
+        defer { withExtendedLifetime(fake) {} }
+        let home = try RoutineHome()
+        var routineEnv = env
+        for (key, value) in home.environment() where env[key] == nil || ["BROWSER", "PATH"].contains(key) {
+            routineEnv[key] = value
+        }
+        _ = try ToolProcess.run("routine-link", ["add", "morning", "--duration", "1m"], environment: routineEnv)
+        let record =
+            #"{"type":"playlist","id":"3cEYpjA9oz9GiPac4AsH4n","uri":"spotify:playlist:3cEYpjA9oz9GiPac4AsH4n","name":"Morning Mix","images":[]}"#
+        _ = try ToolProcess.run("routine-link", ["link", "morning"], stdin: record + "\n", environment: routineEnv)
+        try fake.call("POST", "/_fake/playback", form: [("durations", "40,40,40"), ("speed", "10")])
+        routineEnv["SPOTIFY_TOOLKIT_TIME_SCALE"] = "10"
+        let run = try ToolProcess.run(
+            "routine-link", ["run", "morning", "--stop-at-end"], environment: routineEnv, timeout: 90)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try JSONValue.parse(run.stdout)["type"] == "session", "\(run.stdout)")
+        #expect(run.stderr.contains("paused"), "\(run.stderr)")
+        let state = try fake.call("GET", "/_fake/playback")
+        #expect(state["is_playing"] == false)
+        let index = state["index"]?.intValue ?? -1
+        let position = state["position_ms"]?.intValue ?? -1
+        // Not before the second song's end; at most a loaded second (10 s of song) after it.
+        #expect((index == 1 && position >= 30_000) || (index == 2 && position <= 10_000), "\(state)")
+        withExtendedLifetime(home) {}
+    }
+
     @Test func ctrlCCancelsThePauseAndSaysSo() throws {
         let (fake, env) = try setUp()
         defer { withExtendedLifetime(fake) {} }

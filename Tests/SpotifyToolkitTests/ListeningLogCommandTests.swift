@@ -273,7 +273,7 @@ import Testing
         let run = try await library.run(
             "spotify-nowplaying", ["pause", "--at-end"], environment: ["SPOTIFY_TOOLKIT_TIME_SCALE": "10"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("pausing at the end of 'Sunrise Drive'"), "\(run.stderr)")
+        #expect(run.stderr.contains("paused"), "\(run.stderr)")
         let state = try await Self.playbackState(library)
         #expect(!state.playing)
         // Never before the end of the first song (how soon after it is the machine's load: the end-to-end

@@ -178,19 +178,23 @@ enum ListeningHistory {
 
         /// nil when the record has no time or names no item.
         init?(_ record: JSONValue) {
-            guard let playedAt = record["played_at"]?.stringValue, let time = parseISOTimestamp(playedAt) else {
-                return nil
-            }
-            uri = record["uri"]?.stringValue
-            if let name = record["name"]?.stringValue {
-                let artist =
-                    record["artists"]?.arrayValue?.first?["name"]?.stringValue
-                    ?? record["show"]?["name"]?.stringValue ?? ""
-                nameKey = (name + "\u{1F}" + artist).lowercased()
-            }
+            self.init(
+                PlayRecordFields(
+                    playedAt: record["played_at"]?.stringValue, uri: record["uri"]?.stringValue,
+                    name: record["name"]?.stringValue,
+                    by: record["artists"]?.arrayValue?.first?["name"]?.stringValue
+                        ?? record["show"]?["name"]?.stringValue,
+                    loggedFrom: record["logged_from"]?.stringValue))
+        }
+
+        /// From a line of the log, as scanned.
+        init?(_ fields: PlayRecordFields) {
+            guard let playedAt = fields.playedAt, let time = parseISOTimestamp(playedAt) else { return nil }
+            uri = fields.uri
+            if let name = fields.name { nameKey = (name + "\u{1F}" + (fields.by ?? "")).lowercased() }
             guard uri != nil || nameKey != nil else { return nil }
             self.time = time
-            coarse = record["logged_from"]?.stringValue == Origin.accountData.rawValue
+            coarse = fields.loggedFrom == Origin.accountData.rawValue
         }
 
         /// How far apart two records of one play may be: the sources disagree by a few seconds

@@ -27,11 +27,11 @@ struct ListeningLog {
 
     var path: String { log.path }
 
-    /// One line of the log, read back.
+    /// One line of the log, read back: what telling plays apart needs, scanned (not parsed).
     struct Entry {
         var number: Int
         var line: Substring
-        var record: JSONValue
+        var fields: PlayRecordFields
         var time: Double
     }
 
@@ -42,9 +42,9 @@ struct ListeningLog {
         var entries: [Entry] = []
         var damaged = 0
         for (index, line) in try log.lines().enumerated() {
-            guard let record = try? JSONValue.parse(String(line)), record.objectValue != nil,
-                let playedAt = record["played_at"]?.stringValue, let time = parseISOTimestamp(playedAt)
-            else {
+            var bytes = line
+            let fields = bytes.withUTF8 { try? PlayRecordFields.extract(from: UnsafeRawBufferPointer($0)) }
+            guard let fields, let playedAt = fields.playedAt, let time = parseISOTimestamp(playedAt) else {
                 if skippingDamaged {
                     damaged += 1
                     continue
@@ -56,7 +56,7 @@ struct ListeningLog {
                     """
                 )
             }
-            entries.append(Entry(number: index + 1, line: line, record: record, time: time))
+            entries.append(Entry(number: index + 1, line: line, fields: fields, time: time))
         }
         return (entries, damaged)
     }
@@ -69,7 +69,7 @@ struct ListeningLog {
         try log.directory.create()
         return try lock.withLockBlocking {
             let held = try entries(skippingDamaged: skippingDamaged).entries
-            let known = ListeningHistory.PlayIndex(held.compactMap { ListeningHistory.Play($0.record) })
+            let known = ListeningHistory.PlayIndex(held.compactMap { ListeningHistory.Play($0.fields) })
             let (new, already) = ListeningHistory.newRecords(batches, known: known)
             try append(new.map { JSONValue.object($0).serialized() })
             return (new.count, already)
@@ -93,8 +93,7 @@ struct ListeningLog {
     /// The newest played_at a sync took from Spotify: everything Spotify listed up to then is in
     /// the log already. nil when no sync has run.
     static func syncedUntil(_ entries: [Entry]) -> Double? {
-        entries.filter { $0.record["logged_from"]?.stringValue == ListeningHistory.Origin.recentlyPlayed.rawValue }
-            .map(\.time).max()
+        entries.filter { $0.fields.loggedFrom == ListeningHistory.Origin.recentlyPlayed.rawValue }.map(\.time).max()
     }
 
     /// A file named on the command line, read whole: missing or unreadable is 66.

@@ -231,9 +231,9 @@ package enum SpotifyNowPlaying {
                 .notFound,
                 """
                 nothing playing (or paused, with --playing-only), and pause --at-end or --after with nothing \
-                playing; queue with nothing playing and nothing queued; like or unlike with no track playing; recent found no plays; \
-                history found none in its window; play got an empty pipe (it never resumes then); a playlist name that \
-                is none of yours
+                playing; queue with nothing playing and nothing queued; like or unlike with no track playing; recent \
+                found no plays; history found none in its window; play got an empty pipe (it never resumes then); a \
+                playlist name that is none of yours
                 """
             ),
             ExitCodeSpec(
