@@ -125,6 +125,8 @@ import Testing
         "top-50": topFifty,
         "which-playlists": whichPlaylists,
         "discography": discography,
+        "history-import": historyImport,
+        "top-tracks-2025": topTracks2025,
     ]
 
     @Test func everyMarkedRecipeIsExercisedAndEveryCheckHasItsRecipe() throws {
@@ -145,6 +147,7 @@ import Testing
     @Test(arguments: [
         "fifteen-minutes", "routine", "csv", "status-bar", "snapshot-makefile", "dedupe", "sort", "filter",
         "routine-playlist", "csv-import", "whole-library", "top-50", "which-playlists", "discography",
+        "history-import", "top-tracks-2025",
     ])
     func recipeRunsAsPrinted(name: String) async throws {
         for tool in ["jq", "make"] {
@@ -319,6 +322,64 @@ import Testing
         let tracks = try ToolProcess.run("spotify-tracks", ["--no-cache", id], environment: kitchen.environment)
         let names = try tracks.stdoutLines.map { try JSONValue.parse($0)["name"]?.stringValue ?? "" }
         #expect(names == ["Psycho Killer - 2005 Remaster", "Naïve", "Déjà Vu (feat. Jay-Z)", "Jolene"], "\(names)")
+    }
+
+    /// An entry of Spotify's Extended streaming history download.
+    static func streamed(_ ts: String, _ name: String, number: Int, msPlayed: Int = 180_000) -> String {
+        let id = "0FakeTrack" + String(repeating: "0", count: 12 - String(number).count) + String(number)
+        return """
+            {"ts":"\(ts)","ms_played":\(msPlayed),"master_metadata_track_name":"\(name)",\
+            "master_metadata_album_artist_name":"The Fixtures","master_metadata_album_album_name":"Fake Mornings",\
+            "spotify_track_uri":"spotify:track:\(id)","episode_name":null,"episode_show_name":null,\
+            "spotify_episode_uri":null,"reason_start":"trackdone","reason_end":"trackdone","shuffle":false,\
+            "skipped":false,"offline":false}
+            """
+    }
+
+    static func historyImport(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        let folder = kitchen.work.url.appendingPathComponent("my_spotify_data/Spotify Extended Streaming History")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let years = [
+            "2024": [streamed("2024-05-01T10:00:00Z", "Sunrise Drive", number: 0)],
+            "2025": [
+                streamed("2025-05-01T10:00:00Z", "Sunrise Drive", number: 0),
+                streamed("2025-05-01T10:03:00Z", "Coffee First", number: 1),
+            ],
+        ]
+        for (year, entries) in years {
+            try ("[" + entries.joined(separator: ",") + "]").write(
+                to: folder.appendingPathComponent("Streaming_History_Audio_\(year).json"), atomically: true,
+                encoding: .utf8)
+        }
+        let result = try kitchen.run(recipe)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.trimmingCharacters(in: .whitespaces) == "3\n", "\(result.stdout)")
+        // Imported again: nothing more.
+        let again = try kitchen.run(recipe)
+        #expect(again.stdout.trimmingCharacters(in: .whitespaces) == "3\n", "\(again.stdout)")
+    }
+
+    static func topTracks2025(_ recipe: Recipe) throws {
+        let kitchen = try Kitchen()
+        let entries = [
+            streamed("2024-12-31T12:00:00Z", "Coffee First", number: 1),
+            streamed("2024-12-31T12:05:00Z", "Coffee First", number: 1),
+            streamed("2025-03-01T08:00:00Z", "Sunrise Drive", number: 0, msPlayed: 60_000),
+            streamed("2025-03-01T08:04:00Z", "Coffee First", number: 1, msPlayed: 120_000),
+            streamed("2025-06-01T08:00:00Z", "Sunrise Drive", number: 0, msPlayed: 60_000),
+            streamed("2025-09-01T08:00:00Z", "Sunrise Drive", number: 0, msPlayed: 60_000),
+            streamed("2026-01-01T12:00:00Z", "Coffee First", number: 1),
+        ]
+        let file = try kitchen.work.file(
+            "Streaming_History_Audio_2025.json", contents: "[" + entries.joined(separator: ",") + "]")
+        let imported = try ToolProcess.run(
+            "spotify-nowplaying", ["history", "import", file], environment: kitchen.environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let result = try kitchen.run(recipe, extra: ["TZ": "UTC"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines == ["3 Sunrise Drive - The Fixtures", "1 Coffee First - The Fixtures", "5"], "\(result.stdout)")
     }
 
     static func dedupe(_ recipe: Recipe) throws {

@@ -80,6 +80,7 @@ complete -c routine-link -n '__fish_seen_subcommand_from run' -l for -x -d 'Watc
 complete -c routine-link -n '__fish_seen_subcommand_from run' -l play -d 'Ask Spotify to play the playlist on the active device, or on --device (Premium, user-modify-playback-state); when Spotify refuses (PREMIUM_REQUIRED, NO_ACTIVE_DEVICE, an unknown device, a missing scope, offline) open it instead and say why.'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -l device -x -a '(spotify-nowplaying devices --names 2>/dev/null)'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -l device -x -d 'With --play: play on this device (an id, or a name from \'spotify-nowplaying devices\'; a unique prefix will do) instead of the active one.'
+complete -c routine-link -n '__fish_seen_subcommand_from run' -l stop-at-end -d 'When the routine\'s time is up, pause playback at the end of the song playing then (Premium, user-modify-playback-state), after logging the session; Ctrl-C while it waits cancels the pause.'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -s j -l json -d 'Write records as JSON Lines even on a terminal.'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -s h -l help -d 'Show this help and exit.'
 complete -c routine-link -n '__fish_seen_subcommand_from run' -f -a '(routine-link list --names 2>/dev/null)'

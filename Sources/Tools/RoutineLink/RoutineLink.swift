@@ -218,6 +218,7 @@ package enum RoutineLink {
                     Option.watchFor,
                     Option.play,
                     Option.device,
+                    Option.stopAtEnd,
                 ],
                 examples: [
                     ExampleSpec(

@@ -39,7 +39,10 @@ package enum Songcount {
             """
             Labels round to the nearest half song: below 0.5 is "less than 1 song", then "1 song", "4 songs", \
             "4.5 songs". Records without a usable duration_ms, and records that are not songs (episodes, ads, other \
-            objects), are skipped in both modes and counted on stderr.
+            objects), are skipped in both modes and counted on stderr. played and now_playing records count by \
+            their song's duration_ms; a play imported from Spotify's download (spotify-nowplaying history import) \
+            has only ms_played, what was heard, and is skipped with a note: spotify-nowplaying history | \
+            spotify-tracks | songcount looks the songs up first.
             """,
         ],
         notes: [
@@ -386,7 +389,11 @@ package enum Songcount {
                 switch try body(line, fields) {
                 case .next: return true
                 case .skip:
-                    skipped.add(line: lineNumber, source: name)
+                    if fields.isPlay && fields.progressMs == nil {
+                        skipped.addPlay(line: lineNumber, source: name)
+                    } else {
+                        skipped.add(line: lineNumber, source: name)
+                    }
                     return true
                 case .notSong:
                     skipped.addNotSong(line: lineNumber, source: name)
@@ -433,8 +440,11 @@ package enum Songcount {
 
         var withoutDuration = Reason()
         var notSongs = Reason()
+        /// played records without the song's duration (imported from Spotify's download).
+        var playsWithoutDuration = Reason()
 
         mutating func add(line: Int, source: String?) { withoutDuration.add(line: line, source: source) }
+        mutating func addPlay(line: Int, source: String?) { playsWithoutDuration.add(line: line, source: source) }
         mutating func addNotSong(line: Int, source: String?) { notSongs.add(line: line, source: source) }
 
         var notes: [String] {
@@ -443,6 +453,14 @@ package enum Songcount {
                     "that is not a song (an episode, an ad, another object)",
                     "that are not songs (episodes, ads, other objects)"),
                 withoutDuration.note("without a usable duration_ms", "without a usable duration_ms"),
+                playsWithoutDuration.note(
+                    "of a play without the song's duration_ms", "of plays without the song's duration_ms"
+                ).map {
+                    """
+                    \($0): a play imported from Spotify's download keeps ms_played (what was heard), not the song's \
+                    length; pipe such records through spotify-tracks first to count them
+                    """
+                },
             ].compactMap { $0 }
         }
     }
