@@ -294,35 +294,102 @@ package enum Songcount {
         return .success
     }
 
-    /// `--best-fit`: every song read and kept, then the closest subsequence written in order.
+    /// `--best-fit`: every song read once to choose (keeping a count by duration, not the songs),
+    /// then read again to pass the chosen ones on in order: named regular files from where they
+    /// are, anything else (a pipe, standard input) from a copy in TMPDIR, as it can be read once.
     static func bestFit(
         target: Int, sources: [String], context: ToolContext, skipped: inout SkippedRecords,
         into chosen: inout ChosenSongs
     ) throws -> ExitCode {
-        // The records wait on disk, not in memory: a million of them took 379 MB (D6).
-        let lines = try LineSpool(directory: context.environment["TMPDIR"])
-        var durations: [Int] = []
+        let rereadable = sources.allSatisfy { $0 != "-" && FileStamp(path: $0)?.isRegular == true }
+        let spool = rereadable ? nil : try LineSpool(directory: context.environment["TMPDIR"])
+        var input = BestFit.Input()
         try readRecords(sources, stdin: context.stdin, identity: false, skipped: &skipped) { line, fields in
             guard fields.isSong else { return .notSong }
             guard let duration = fields.durationMs, duration > 0 else { return .skip }
-            try lines.append(UnsafeRawBufferPointer(line))
-            durations.append(duration)
+            try spool?.append(line)
+            input.add(duration)
             return .next
         }
         for note in skipped.notes { context.warn(note) }
-        guard !durations.isEmpty else {
+        guard input.count > 0 else {
             context.warn("no songs to choose from: the input has no song with a duration")
             return .notFound
         }
-        let result = BestFit.choose(durations: durations, targetMs: target)
-        chosen.expected = result.indices.count
-        for index in result.indices {
-            try lines.line(index).withUnsafeBytes { try chosen.write($0) }
+        let stamps = rereadable ? sources.map { FileStamp(path: $0) } : []
+        let pick = BestFit.choose(input, targetMs: target)
+        if let short = pick.shortByMs {
+            context.warn(
+                """
+                the songs run out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)): \
+                all \(plural(pick.songs, "song")) taken (\(formatClock(milliseconds: pick.totalMs)))
+                """
+            )
+        }
+        chosen.expected = pick.songs
+        var filter = pick.filter
+        var seen = 0
+        var written = 0
+        func pass(_ line: UnsafeRawBufferPointer, _ duration: Int) throws {
+            seen += 1
+            if filter.takes(duration) {
+                written += 1
+                try chosen.write(line)
+            }
+        }
+        if let spool {
+            try spool.forEachLine { line in
+                let fields = try SongRecordFields.extract(from: line, identity: false)
+                try pass(line, fields.durationMs ?? 0)
+                return true
+            }
+        } else {
+            // The files again: the same records, unless one changed in between (then say so).
+            if sources.map({ FileStamp(path: $0) }) != stamps { throw changedWhileRead(sources) }
+            var again = SkippedRecords()
+            try readRecords(sources, stdin: context.stdin, identity: false, skipped: &again) { line, fields in
+                guard fields.isSong else { return .notSong }
+                guard let duration = fields.durationMs, duration > 0 else { return .skip }
+                try pass(line, duration)
+                return .next
+            }
         }
         try chosen.finish()
         try context.stdout.flush()
-        context.warn(result.summary)
+        if seen != input.count || written != pick.songs { throw changedWhileRead(sources) }
+        context.warn(pick.summary)
         return .success
+    }
+
+    static func changedWhileRead(_ sources: [String]) -> ToolError {
+        ToolError.ioError(
+            """
+            \(sources.joined(separator: ", ")) changed while songcount read it: what it printed may not be the best \
+            fit; run it again
+            """
+        )
+    }
+
+    /// What tells a file changed between two reads: its size and when it was last modified.
+    struct FileStamp: Equatable {
+        var isRegular: Bool
+        var size: Int
+        var modified: Int
+        var modifiedNanoseconds: Int
+
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            isRegular = (info.st_mode & S_IFMT) == S_IFREG
+            size = Int(info.st_size)
+            #if canImport(Darwin)
+            modified = Int(info.st_mtimespec.tv_sec)
+            modifiedNanoseconds = Int(info.st_mtimespec.tv_nsec)
+            #else
+            modified = Int(info.st_mtim.tv_sec)
+            modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+            #endif
+        }
     }
 
     /// The songs --select and --best-fit pass on: the records byte for byte, or on a terminal the
