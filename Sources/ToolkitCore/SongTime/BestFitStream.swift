@@ -9,8 +9,10 @@ extension BestFit {
     package struct Input: Sendable {
         /// Songs added, durations ≤ 0 included (they are never picked, but they have a place).
         package private(set) var count = 0
-        /// The total of the positive durations (saturating).
+        /// The total of the positive durations (saturating: see `overflowed`).
         package private(set) var totalMs = 0
+        /// The total passed `Int.max`.
+        var overflowed = false
         /// Songs with a positive duration.
         package private(set) var positive = 0
         var prefix: [Int] = []
@@ -23,7 +25,9 @@ extension BestFit {
             if prefix.count < tableSongs { prefix.append(durationMs) }
             guard durationMs > 0 else { return }
             positive += 1
-            totalMs = totalMs.saturatingPlus(durationMs)
+            let (sum, overflow) = totalMs.addingReportingOverflow(durationMs)
+            overflowed = overflowed || overflow
+            totalMs = overflow ? Int.max : sum
             histogram.add(durationMs)
         }
     }
@@ -98,7 +102,7 @@ extension BestFit {
         guard targetMs > 0, input.positive > 0 else {
             return Pick(selection: .places([]), songs: 0, totalMs: 0, targetMs: targetMs)
         }
-        if input.totalMs <= targetMs {
+        if !input.overflowed && input.totalMs <= targetMs {
             return Pick(selection: .all, songs: input.positive, totalMs: input.totalMs, targetMs: targetMs)
         }
         let fill = fillAndSwap(input.histogram, targetMs: targetMs)
@@ -120,7 +124,10 @@ extension BestFit {
         var remaining = targetMs
         var songs = 0
         // Long songs (past the histogram's array) that fit, longest first.
-        for (duration, count) in histogram.long.sorted(by: { $0.key > $1.key }) where duration <= remaining {
+        // (A song of twice the target or more is never closer than none: the table's rule too.)
+        let useless = targetMs.saturatingPlus(targetMs)
+        for (duration, count) in histogram.long.sorted(by: { $0.key > $1.key })
+        where duration <= remaining && duration < useless {
             let taken = min(count, remaining / duration)
             counts[duration] = taken
             remaining -= taken * duration
