@@ -208,8 +208,8 @@ import Testing
     /// Small inputs keep the exact table's answer; streamed, the same songs are chosen.
     @Test func streamedChoicesMatchTheWholeList() {
         var random = SplitMix64(seed: 3)
-        for round in 0..<40 {
-            let count = [5, 200, 3_000, 25_000][round % 4]
+        for round in 0..<12 {
+            let count = [5, 200, 1_000, 25_000][round % 4]
             let durations = (0..<count).map { _ in random.next(in: 0...480_000) }
             let target = random.next(in: 60_000...(count * 200_000))
             let whole = BestFit.choose(durations: durations, targetMs: target)
@@ -219,7 +219,7 @@ import Testing
             var filter = pick.filter
             #expect(durations.indices.filter { filter.takes(durations[$0]) } == whole.indices, "round \(round)")
             #expect(pick.songs == whole.indices.count && pick.totalMs == whole.totalMs)
-            if count >= 3_000 { #expect(abs(whole.differenceMs) <= 1_000, "round \(round): \(whole.summary)") }
+            if count >= 1_000 { #expect(abs(whole.differenceMs) <= 1_000, "round \(round): \(whole.summary)") }
         }
     }
 }

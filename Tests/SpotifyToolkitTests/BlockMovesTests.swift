@@ -37,7 +37,8 @@ import Testing
     {
         var list = ranks
         for move in moves {
-            #expect(0 <= move.i && move.i < move.j && move.j < move.k && move.k <= ranks.count, "\(move)",
+            #expect(
+                0 <= move.i && move.i < move.j && move.j < move.k && move.k <= ranks.count, "\(move)",
                 sourceLocation: sourceLocation)
             list = Array(list[..<move.i] + list[move.j..<move.k] + list[move.i..<move.j] + list[move.k...])
         }

@@ -71,7 +71,8 @@ import ToolkitCore
         defer { library.fake.stop() }
         let id = generated(size)
         _ = try await Self.sent(library)
-        let dry = try await library.run("spotify-playlists", ["sort", id, "--by", "duration", "--max-moves", "999", "--dry-run"])
+        let dry = try await library.run(
+            "spotify-playlists", ["sort", id, "--by", "duration", "--max-moves", "999", "--dry-run"])
         #expect(dry.status == 0, "\(dry.stderr)")
         let moves = dry.stdoutLines.count
         let note = try #require(dry.stderr.split(separator: "\n").first { $0.contains("--dry-run: would send") })

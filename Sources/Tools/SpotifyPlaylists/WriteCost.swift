@@ -73,11 +73,11 @@ struct WriteCost: Equatable {
             ].filter { !$0.hasPrefix("0 ") })
     }
 
-    /// A whole read of a playlist of `items`: its object (with the first 100), pages of 50 for the
-    /// rest, and its snapshot_id read again when there were pages.
+    /// A whole read of a playlist of `items`: its object (with the first 100); past that, pages of
+    /// 50 for the rest between two reads of its snapshot_id and total.
     static func readRequests(_ items: Int) -> Int {
         let pages = items <= 100 ? 0 : batchCount(items - 100, PagePlan.pageSize)
-        return 1 + pages + (pages > 0 ? 1 : 0)
+        return pages > 0 ? 3 + pages : 1
     }
 
     static func batchCount(_ items: Int, _ size: Int) -> Int { items <= 0 ? 0 : (items - 1) / size + 1 }
