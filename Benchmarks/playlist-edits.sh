@@ -402,13 +402,13 @@ for size in $scale_sizes; do
     tools "$bin/spotify-tracks" --no-cache "$pid" > "$run/before.jsonl"
     for edit in sort reverse; do
         if [ "$edit" = sort ]; then
-            command=(sort "$pid" --by duration --max-moves 100000 --dry-run)
+            command=(sort "$pid" --by duration --max-moves 10000 --dry-run)
             what="sort --by duration"
         else
-            command=(rewrite "$pid" --max-moves 100000 --dry-run -- tac)
+            command=(rewrite "$pid" --max-moves 10000 --dry-run -- tac)
             what="reversal (rewrite -- tac)"
         fi
-        /usr/bin/time -f '%U %S' -o "$run/cpu" tools "$bin/spotify-playlists" "${command[@]}" \
+        tools /usr/bin/time -f '%U %S' -o "$run/cpu" "$bin/spotify-playlists" "${command[@]}" \
             > "$run/plan.jsonl" 2> "$run/plan.err" ||
             { echo "bench: $what of $size failed: $(cat "$run/plan.err")" >&2; exit 70; }
         figures=$(python3 "$work/scale.py" "$run/before.jsonl" "$run/plan.jsonl" "$edit" "$work")
@@ -425,8 +425,8 @@ for size in $scale_sizes; do
     echo "  $(grep -- "--dry-run: would send" "$run/plan.err" | sed 's/^spotify-playlists: //') (the reversal)"
     if [ "$size" = "${scale_sizes##* }" ]; then
         # The last size's sort carried out: every item in order, every date kept, and its CPU time.
-        /usr/bin/time -f '%U %S %e' -o "$run/cpu" tools "$bin/spotify-playlists" sort "$pid" --by duration \
-            --max-moves 100000 > /dev/null 2> "$run/sort.err" ||
+        tools /usr/bin/time -f '%U %S %e' -o "$run/cpu" "$bin/spotify-playlists" sort "$pid" --by duration \
+            --max-moves 10000 > /dev/null 2> "$run/sort.err" ||
             { echo "bench: the sort of $size failed: $(cat "$run/sort.err")" >&2; exit 70; }
         tools "$bin/spotify-tracks" --no-cache "$pid" > "$run/after.jsonl"
         python3 - "$run/before.jsonl" "$run/after.jsonl" << 'EOF' ||

@@ -26,7 +26,8 @@ package enum Songcount {
             first, it says so and reports short_by_ms. --select passes those tracks through instead (a table on a \
             terminal); --best-fit reads them all and passes through the ones, in input order, whose total comes \
             closest to the target, with a summary on stderr: "12 songs, 15:00.4, 0.4 s over" (or under, or \
-            exactly). The total is within 1 s of the target whenever the songs allow it.
+            exactly). The total is within 1 s of the target whenever the songs allow it; when they fall short, \
+            every song is taken.
             """,
             """
             Without --target (count mode) it counts the songs the input got through. A song heard twice in a row is \
@@ -57,10 +58,14 @@ package enum Songcount {
             and reports, as tee -i does. Any other input (track records, fit mode, a terminal) stops at once.
             """,
             """
-            --best-fit keeps the records on disk while it reads, then picks the subsequence whose total is closest to \
-            the target: the smallest distance wins, then the fewest songs, then the earliest songs. It is exact while \
-            songs times target stays small; beyond that it is computed on a coarser grid (about 100 ms for 10,000 \
-            songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds.
+            --best-fit counts the songs by duration while it reads (memory that does not grow with their number), \
+            picks the subsequence whose total is closest to the target (the smallest distance wins, then the fewest \
+            songs, then the earliest songs), then reads the input again for the chosen songs: a named file from \
+            where it is, a pipe or standard input from a copy in TMPDIR. Up to 20,000 songs and while songs times \
+            target stays small it is exact; beyond that the longest songs that fit are taken and the last gap \
+            closed by trading one of them for two others, which lands within a second of any target the songs \
+            reach (1000 hours of 100,000 songs included). When the songs together fall short, every one is taken \
+            and stderr says so.
             """,
         ],
         arguments: [
