@@ -252,7 +252,12 @@ import Darwin
             (5, 2, 1, [0, 5, 6, 1, 2, 3, 4, 7, 8, 9]),  // backward: before item 1
             (3, 2, 3, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),  // before itself: no change
             (3, 2, 5, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),  // right after itself: no change
-            (3, 3, 4, nil), (0, 1, 11, nil), (10, 1, 0, nil), (8, 3, 0, nil),
+            (0, 2, 10, [2, 3, 4, 5, 6, 7, 8, 9, 0, 1]),  // the reference's range: the first two to the end
+            (8, 2, 0, [8, 9, 0, 1, 2, 3, 4, 5, 6, 7]),  // the last two to the start
+            (0, 5, 10, [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]),  // a block of half: the halves swap
+            (6, 4, 2, [0, 1, 6, 7, 8, 9, 2, 3, 4, 5]),  // a block to the end's range moved back
+            (0, 10, 0, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),  // the whole playlist before itself: no change
+            (3, 3, 4, nil), (0, 1, 11, nil), (10, 1, 0, nil), (8, 3, 0, nil), (3, 0, 5, nil), (2, -1, 5, nil),
         ] as [(Int, Int, Int, [Int]?)])
     func rangeMovesCountInsertBeforeInThePlaylistBeforeTheMove(
         start: Int, length: Int, insertBefore: Int, expected: [Int]?
@@ -276,6 +281,22 @@ import Darwin
             #expect(reply.status == 400, "\(reply.text)")
             #expect(now == original)
         }
+    }
+
+    /// Without range_length a move takes one item, as the reference's default says.
+    @Test func aMoveWithoutRangeLengthMovesOneItem() async throws {
+        let fake = try Fake()
+        defer { fake.stop() }
+        let token = try await fake.editToken()
+        let original = try await fake.entries(Self.id, token: token).map(Self.uri(of:))
+        let reply = try await fake.send("PUT", Self.itemsPath, ["range_start": 2, "insert_before": 6], token: token)
+        #expect(reply.status == 200, "\(reply.text)")
+        let now = try await fake.entries(Self.id, token: token).map(Self.uri(of:))
+        #expect(now == [0, 1, 3, 4, 5, 2, 6, 7, 8, 9].map { original[$0] })
+        let bad = try await fake.send(
+            "PUT", Self.itemsPath, ["range_start": 2, "insert_before": 6, "range_length": "2"], token: token)
+        #expect(bad.status == 400, "a range_length that is not a number is refused, not taken for 1")
+        #expect(try await fake.entries(Self.id, token: token).map(Self.uri(of:)) == now)
     }
 
     /// position → where the added item lands among items 0...9 (nil: 400, nothing added).

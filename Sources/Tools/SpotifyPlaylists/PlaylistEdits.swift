@@ -106,10 +106,10 @@ extension SpotifyPlaylists {
             discussion: [
                 """
                 Reads the whole playlist and puts it in order with range moves, so every item keeps its date added. \
-                The sort is stable: items that tie keep their order. The moves are the fewest there can be (every \
-                item off one longest increasing subsequence moves once, runs together), but a long shuffled playlist \
-                can still take thousands; past --max-moves it is refused, naming --reset-dates. Local files and \
-                unavailable entries stay after the item they followed. \(undoNote)
+                The sort is stable: items that tie keep their order. Each range move swaps two blocks of items, so a \
+                shuffled playlist takes about one move for every two items (1,500 for 3,000), near the fewest there \
+                can be; past --max-moves it is refused, naming --reset-dates, and --dry-run says what it would send. \
+                Local files and unavailable entries stay after the item they followed. \(undoNote)
                 """
             ],
             arguments: [destructiveTarget],
@@ -381,6 +381,7 @@ extension SpotifyPlaylists {
         }
         context.warn("playlist \(playlist.id): \(planSummary(plan, resetDates: settings.resetDates))")
         if settings.dryRun {
+            if !plan.isEmpty { context.warn(WriteCost.edit(plan).note) }
             for step in plan.steps { try context.stdout.write(changeRecord(step, playlist: playlist.id)) }
             return .success
         }
