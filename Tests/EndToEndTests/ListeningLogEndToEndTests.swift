@@ -144,7 +144,8 @@ import Testing
         defer { withExtendedLifetime(fake) {} }
         let home = try RoutineHome()
         var routineEnv = env
-        for (key, value) in home.environment() where env[key] == nil || ["BROWSER", "PATH"].contains(key) {
+        for (key, value) in home.environment()
+        where env[key] == nil || ["BROWSER", "PATH", "XDG_DATA_HOME"].contains(key) {
             routineEnv[key] = value
         }
         _ = try ToolProcess.run("routine-link", ["add", "morning", "--duration", "1m"], environment: routineEnv)

@@ -110,7 +110,8 @@ extension RoutineHome {
         let minted = try fake.call("POST", "/_fake/tokens", form: [("scope", scope)])
         let home = try RoutineHome()
         var env = fake.environment(["SPOTIFY_ACCESS_TOKEN": minted["access_token"]?.stringValue ?? ""])
-        for (key, value) in home.environment() where env[key] == nil || ["BROWSER", "PATH"].contains(key) {
+        for (key, value) in home.environment()
+        where env[key] == nil || ["BROWSER", "PATH", "XDG_DATA_HOME"].contains(key) {
             env[key] = value
         }
         env.removeValue(forKey: "SPOTIFY_API_BASE")

@@ -12,7 +12,8 @@ import Testing
         let minted = try fake.call("POST", "/_fake/tokens", form: [("expires_in", "3600")])
         let home = try RoutineHome()
         var env = fake.environment(["SPOTIFY_ACCESS_TOKEN": minted["access_token"]?.stringValue ?? ""])
-        for (key, value) in home.environment() where env[key] == nil || ["BROWSER", "PATH"].contains(key) {
+        for (key, value) in home.environment()
+        where env[key] == nil || ["BROWSER", "PATH", "XDG_DATA_HOME"].contains(key) {
             env[key] = value
         }
         env["SPOTIFY_API_BASE"] = fake.base + "/v1"

@@ -270,12 +270,15 @@ import Testing
         )
     }
 
+    static let tenSongs = Array(repeating: "30", count: 10).joined(separator: ",")
+
     @Test func pauseAtEndPausesAsThisSongEndsLookingOnlyNearIt() async throws {
         let library = try await Self.library()
         defer { library.fake.stop() }
         // 30-second songs at ten times the speed, the clock of the tool too: 1 s real a 10 s of song.
+        // Ten of them, so a run that a loaded machine starts late still finds one playing.
         try await library.fake.call(
-            "POST", "/_fake/playback", form: [("durations", "30,30,30"), ("speed", "10"), ("position_ms", "12000")])
+            "POST", "/_fake/playback", form: [("durations", Self.tenSongs), ("speed", "10"), ("position_ms", "12000")])
         let run = try await library.run(
             "spotify-nowplaying", ["pause", "--at-end"], environment: ["SPOTIFY_TOOLKIT_TIME_SCALE": "10"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -293,7 +296,7 @@ import Testing
         let library = try await Self.library()
         defer { library.fake.stop() }
         try await library.fake.call(
-            "POST", "/_fake/playback", form: [("durations", "30,30,30"), ("speed", "10"), ("position_ms", "20000")])
+            "POST", "/_fake/playback", form: [("durations", Self.tenSongs), ("speed", "10"), ("position_ms", "20000")])
         let run = try await library.run(
             "spotify-nowplaying", ["pause", "--after", "2"], environment: ["SPOTIFY_TOOLKIT_TIME_SCALE": "10"])
         #expect(run.status == 0, "\(run.stderr)")
