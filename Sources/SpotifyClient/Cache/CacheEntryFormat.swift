@@ -231,7 +231,8 @@ package enum CacheEntryFormat {
     /// Splits the line at `start` into tag and tab-separated fields (`fields` reused).
     static func split(_ raw: UnsafeRawBufferPointer, from start: Int, to end: Int, into line: inout Line) -> Bool {
         guard end - start >= 2, let base = raw.baseAddress,
-            let newlineAt = memchr(base + start, Int32(newline), end - start).map({ UnsafeRawPointer($0) - base })
+            let newlineAt = memchr(base + start, Int32(newline), end - start).map({ UnsafeRawPointer($0) - base }),
+            newlineAt > start
         else { return false }
         line.tag = raw[start]
         line.fields.removeAll(keepingCapacity: true)

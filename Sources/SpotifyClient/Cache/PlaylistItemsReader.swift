@@ -164,7 +164,12 @@ package struct PlaylistItemsReader {
         run.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.handler }
         if let pager {
-            try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            do {
+                try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            } catch let exhausted as RequestBudget.Exhausted {
+                throw RequestBudget.stopped(
+                    exhausted, done: run.progress.playlists, of: run.progress.playlistsTotal, noun: "playlists")
+            }
         } else {
             // Offline every list is local: handed on at once, no request.
             while var list = try run.nextList() {

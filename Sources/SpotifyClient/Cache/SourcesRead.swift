@@ -37,7 +37,13 @@ extension PlaylistItemsReader {
         run.inner.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.inner.handler.base }
         if let pager {
-            try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            do {
+                try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            } catch let exhausted as RequestBudget.Exhausted {
+                let noun = run.selectors.allSatisfy { $0.reference.kind == .playlist } ? "playlists" : "sources"
+                throw RequestBudget.stopped(
+                    exhausted, done: run.inner.progress.playlists, of: run.inner.progress.playlistsTotal, noun: noun)
+            }
         } else {
             // Offline every list is local: handed on at once, no request.
             var index = 0

@@ -116,6 +116,7 @@ package enum SpotifyTracks {
             PlaylistCacheOptions.noCacheOption,
             PlaylistCacheOptions.offlineOption,
             PlaylistCommands.concurrencyOption,
+            RequestBudgetOption.option,
             PlaylistCommands.jsonOption,
         ],
         input: [
@@ -160,7 +161,8 @@ package enum SpotifyTracks {
             """,
             libraryOutput,
         ],
-        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + NetworkEnvironment.all,
+        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment
+            + RequestBudgetOption.environment + NetworkEnvironment.all,
         files: [
             PlaylistCommands.tokensFile,
             PlaylistCacheOptions.cacheFile,
@@ -270,8 +272,10 @@ package enum SpotifyTracks {
         var cache = PlaylistCacheOptions.Choice()
         var concurrency: Int?
         var json: Bool
+        var maxRequests: RequestBudgetOption.Choice?
 
         init(_ command: ParsedCommand) throws {
+            maxRequests = try RequestBudgetOption.choice(command)
             selection = Selection(
                 raw: try command.flag(Option.raw), noLocal: try command.flag(Option.noLocal),
                 tracksOnly: try command.flag(Option.tracksOnly))
@@ -303,7 +307,8 @@ package enum SpotifyTracks {
     }
 
     static func run(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
-        switch options.reading {
+        try RequestBudgetOption.apply(options.maxRequests, context)
+        return switch options.reading {
         case .sources(let arguments, let includeGroups):
             try await runSources(arguments, includeGroups: includeGroups, options, context)
         case .liked: try await runLiked(options, context)
