@@ -49,13 +49,17 @@ package struct CacheEntryHeader: Sendable, Equatable {
 /// never holds a raw tab or newline), exactly as a record prints it, so a re-run copies bytes:
 ///
 /// - a records entry keeps what the records print, each thing once: `A TAB ARTISTS` defines the
-///   next artists list (`[{"id":…,"name":…}]`) and `C TAB OBJECT` the next album or show
-///   (`{"id":…,"name":…,"images":[…]}`), each before the first item that uses it; an item is
+///   next artists list (`[{"id":…,"name":…}]`), `P TAB TEXT` the next image URL prefix (up to its
+///   last `/`), and `K TAB ID TAB NAME TAB N` then N times `TAB PREFIX# TAB REST TAB HEIGHT TAB
+///   WIDTH` the next album or show (`{"id":…,"name":…,"images":[{"url":…,"height":…,"width":…}]}`;
+///   `C TAB OBJECT` holds one that is not of that shape as it is), each before the first item that
+///   uses it; an item is
 ///   `KIND TAB ID TAB URI TAB NAME TAB DURATION TAB ARTISTS# TAB CONTAINER# TAB ADDED_AT`, KIND `t`
 ///   (track), `e` (episode), `l` (local track), `m` (local episode), URI empty when it is
 ///   `spotify:TYPE:ID`, CONTAINER# empty for a null album or show; an unavailable item is `u`.
 ///   The playlist's id, name and snapshot_id, the positions and the sources are not stored: the
-///   header and the order say them. About 80 bytes an item where Spotify's answers took 1.8 KB.
+///   header and the order say them. About 80 bytes an item, and 150 an album or show, where
+///   Spotify's answers took 1.8 KB an item.
 /// - a full entry keeps `KIND TAB ENTRY`, Spotify's entry object (kinds `t` `e` `l` `u`).
 ///
 /// A file cut short, grown, edited or garbled fails `validate` and is then treated as absent:
@@ -131,6 +135,7 @@ package enum CacheEntryFormat {
         /// The artists lists and the albums and shows defined so far, by their bytes.
         var artistLists: [[UInt8]: Int] = [:]
         var containers: [[UInt8]: Int] = [:]
+        var prefixes: [[UInt8]: Int] = [:]
         var scratch: [UInt8] = []
 
         package init(view: CacheView) {
@@ -156,7 +161,7 @@ package enum CacheEntryFormat {
             let episode = record["type"]?.stringValue == "episode"
             let artists = episode ? nil : define(record["artists"] ?? .array([]), in: \.artistLists, tag: "A")
             let container = record[episode ? "show" : "album"] ?? .null
-            let containerIndex = container == .null ? nil : define(container, in: \.containers, tag: "C")
+            let containerIndex = container == .null ? nil : defineContainer(container)
             body.append(CacheEntryFormat.tag(kind, episode: episode))
             body.append(tab)
             let id = record["id"] ?? .null
@@ -197,6 +202,125 @@ package enum CacheEntryFormat {
             body.append(contentsOf: scratch)
             body.append(newline)
             return index
+        }
+
+        /// The index of an album or show (`TrackRecord`'s `{id, name, images}`), defining it first
+        /// when new: a `K` line keeps its image URLs without their shared prefix and without JSON's
+        /// keys; one that `container(_:)` would not give back byte for byte is kept whole (`C`).
+        mutating func defineContainer(_ value: JSONValue) -> Int {
+            scratch.removeAll(keepingCapacity: true)
+            value.serialize(into: &scratch)
+            if let index = containers[scratch] { return index }
+            let index = containers.count
+            containers[scratch] = index
+            let whole = scratch
+            var line: [UInt8] = [UInt8(ascii: "K"), tab]
+            (value["id"] ?? .null).serialize(into: &line)
+            line.append(tab)
+            (value["name"] ?? .null).serialize(into: &line)
+            line.append(tab)
+            let images = value["images"]?.arrayValue ?? []
+            JSONValue.int(images.count).serialize(into: &line)
+            var url: [UInt8] = []
+            for image in images {
+                url.removeAll(keepingCapacity: true)
+                (image["url"] ?? .null).serialize(into: &url)
+                let inner = url.count >= 2 ? Array(url[1..<(url.count - 1)]) : []
+                let cut = inner.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+                let prefix = Array(inner[0..<cut])
+                let number: Int
+                if let known = prefixes[prefix] {
+                    number = known
+                } else {
+                    number = prefixes.count
+                    prefixes[prefix] = number
+                    body.append(UInt8(ascii: "P"))
+                    body.append(tab)
+                    body.append(contentsOf: prefix)
+                    body.append(newline)
+                }
+                line.append(tab)
+                JSONValue.int(number).serialize(into: &line)
+                line.append(tab)
+                line.append(contentsOf: inner[cut...])
+                line.append(tab)
+                (image["height"] ?? .null).serialize(into: &line)
+                line.append(tab)
+                (image["width"] ?? .null).serialize(into: &line)
+            }
+            line.append(newline)
+            // Kept compact only when it reads back as it was; the prefixes are this entry's so far.
+            var known = [[UInt8]](repeating: [], count: prefixes.count)
+            for (prefix, number) in prefixes { known[number] = prefix }
+            var parsed = Line(tag: 0, fields: [], next: 0)
+            let same = line.withUnsafeBytes { raw -> Bool in
+                guard CacheEntryFormat.split(raw, from: 0, to: raw.count, into: &parsed),
+                    let rebuilt = CacheEntryFormat.container(parsed, raw: raw, prefixes: known)
+                else { return false }
+                return rebuilt == whole
+            }
+            if same {
+                body.append(contentsOf: line)
+            } else {
+                body.append(UInt8(ascii: "C"))
+                body.append(tab)
+                body.append(contentsOf: whole)
+                body.append(newline)
+            }
+            return index
+        }
+    }
+
+    /// The album or show a `K` line keeps, as `{"id":…,"name":…,"images":[…]}`; nil when it is
+    /// not well formed (fields missing or extra, a prefix not defined).
+    static func container(_ line: Line, raw: UnsafeRawBufferPointer, prefixes: [[UInt8]]) -> [UInt8]? {
+        let fields = line.fields
+        guard line.tag == UInt8(ascii: "K"), fields.count >= 3, !fields[0].isEmpty, !fields[1].isEmpty,
+            let count = number(raw, fields[2]), fields.count == 3 + 4 * count
+        else { return nil }
+        var out: [UInt8] = Array("{\"id\":".utf8)
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[0]]))
+        out.append(contentsOf: Array(",\"name\":".utf8))
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[1]]))
+        out.append(contentsOf: Array(",\"images\":[".utf8))
+        for image in 0..<count {
+            let base = 3 + 4 * image
+            guard let prefix = number(raw, fields[base]), prefix < prefixes.count, !fields[base + 2].isEmpty,
+                !fields[base + 3].isEmpty
+            else { return nil }
+            if image > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: Array("{\"url\":\"".utf8))
+            out.append(contentsOf: prefixes[prefix])
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[base + 1]]))
+            out.append(contentsOf: Array("\",\"height\":".utf8))
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[base + 2]]))
+            out.append(contentsOf: Array(",\"width\":".utf8))
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[base + 3]]))
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(contentsOf: Array("]}".utf8))
+        return out
+    }
+
+    /// The tables an entry's lines define as they are read: artists lists, albums and shows (as
+    /// the bytes records print), image URL prefixes.
+    struct Tables {
+        var artistLists: [Range<Int>] = []
+        var containers: [[UInt8]] = []
+        var prefixes: [[UInt8]] = []
+
+        /// Takes in a table line; false when it is not one (or, a `K` line, not well formed).
+        mutating func define(_ line: Line, raw: UnsafeRawBufferPointer) -> Bool {
+            switch line.tag {
+            case UInt8(ascii: "A"): artistLists.append(line.fields[0])
+            case UInt8(ascii: "C"): containers.append(Array(UnsafeRawBufferPointer(rebasing: raw[line.fields[0]])))
+            case UInt8(ascii: "P"): prefixes.append(Array(UnsafeRawBufferPointer(rebasing: raw[line.fields[0]])))
+            case UInt8(ascii: "K"):
+                guard let container = container(line, raw: raw, prefixes: prefixes) else { return false }
+                containers.append(container)
+            default: return false
+            }
+            return true
         }
     }
 
@@ -289,13 +413,12 @@ package enum CacheEntryFormat {
             else { throw Damage(description: "its header does not describe this playlist") }
             let body = (headerEnd + 1)..<trailerStart
             var items = 0
-            var artistLists = 0
-            var containers = 0
+            var tables = Tables()
             var start = body.lowerBound
             var line = Line(tag: 0, fields: [], next: 0)
             while start < body.upperBound {
                 guard split(raw, from: start, to: body.upperBound, into: &line),
-                    wellFormed(line, view: view, artistLists: &artistLists, containers: &containers, raw: raw)
+                    wellFormed(line, view: view, tables: &tables, raw: raw)
                 else { throw Damage(description: "its line after item \(items) is malformed") }
                 if kind(line.tag) != nil { items += 1 }
                 start = line.next
@@ -310,9 +433,7 @@ package enum CacheEntryFormat {
     }
 
     /// Whether a body line has the shape its tag needs, with table references defined before it.
-    static func wellFormed(
-        _ line: Line, view: CacheView, artistLists: inout Int, containers: inout Int, raw: UnsafeRawBufferPointer
-    ) -> Bool {
+    static func wellFormed(_ line: Line, view: CacheView, tables: inout Tables, raw: UnsafeRawBufferPointer) -> Bool {
         let fields = line.fields
         if view == .full {
             return kind(line.tag) != nil && fields.count == 1 && !fields[0].isEmpty
@@ -322,8 +443,11 @@ package enum CacheEntryFormat {
             return fields.isEmpty
         case UInt8(ascii: "A"), UInt8(ascii: "C"):
             guard fields.count == 1, !fields[0].isEmpty else { return false }
-            if line.tag == UInt8(ascii: "A") { artistLists += 1 } else { containers += 1 }
-            return true
+            return tables.define(line, raw: raw)
+        case UInt8(ascii: "P"):
+            return fields.count == 1 && tables.define(line, raw: raw)
+        case UInt8(ascii: "K"):
+            return tables.define(line, raw: raw)
         case UInt8(ascii: "t"), UInt8(ascii: "e"), UInt8(ascii: "l"), UInt8(ascii: "m"):
             guard fields.count == 7, !fields[0].isEmpty, !fields[2].isEmpty, !fields[3].isEmpty,
                 !fields[6].isEmpty
@@ -334,10 +458,10 @@ package enum CacheEntryFormat {
             if episode {
                 guard fields[4].isEmpty else { return false }
             } else {
-                guard let index = number(raw, fields[4]), index < artistLists else { return false }
+                guard let index = number(raw, fields[4]), index < tables.artistLists.count else { return false }
             }
             if !fields[5].isEmpty {
-                guard let index = number(raw, fields[5]), index < containers else { return false }
+                guard let index = number(raw, fields[5]), index < tables.containers.count else { return false }
             }
             return true
         default:
@@ -391,8 +515,7 @@ package enum CacheEntryFormat {
         try data.withUnsafeBytes { raw in
             var record: [UInt8] = []
             record.reserveCapacity(1024)
-            var artistLists: [Range<Int>] = []
-            var containers: [Range<Int>] = []
+            var tables = Tables()
             var position = 0
             var start = validated.body.lowerBound
             var line = Line(tag: 0, fields: [], next: 0)
@@ -403,8 +526,7 @@ package enum CacheEntryFormat {
                 }
                 start = line.next
                 guard let kind = kind(line.tag) else {
-                    if line.tag == UInt8(ascii: "A") { artistLists.append(line.fields[0]) }
-                    if line.tag == UInt8(ascii: "C") { containers.append(line.fields[0]) }
+                    _ = tables.define(line, raw: raw)
                     continue
                 }
                 defer { position += 1 }
@@ -427,9 +549,7 @@ package enum CacheEntryFormat {
                     try body(kind, empty, empty)
                     continue
                 }
-                appendRecord(
-                    line, raw: raw, position: position, artistLists: artistLists, containers: containers,
-                    context: context, to: &record)
+                appendRecord(line, raw: raw, position: position, tables: tables, context: context, to: &record)
                 try record.withUnsafeBytes { try body(kind, $0, empty) }
             }
         }
@@ -437,15 +557,16 @@ package enum CacheEntryFormat {
 
     /// The record of a compact item line, byte for byte as `PlaylistEntry.record` serializes.
     static func appendRecord(
-        _ line: Line, raw: UnsafeRawBufferPointer, position: Int, artistLists: [Range<Int>],
-        containers: [Range<Int>], context: RecordContext, to record: inout [UInt8]
+        _ line: Line, raw: UnsafeRawBufferPointer, position: Int, tables: Tables, context: RecordContext,
+        to record: inout [UInt8]
     ) {
         let fields = line.fields
         let episode = line.tag == UInt8(ascii: "e") || line.tag == UInt8(ascii: "m")
         let local = line.tag == UInt8(ascii: "l") || line.tag == UInt8(ascii: "m")
         func copy(_ range: Range<Int>) { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[range])) }
         func text(_ literal: StaticString) {
-            record.append(contentsOf: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+            record.append(
+                contentsOf: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         }
         text(episode ? "{\"type\":\"episode\",\"id\":" : "{\"type\":\"track\",\"id\":")
         copy(fields[0])
@@ -460,15 +581,15 @@ package enum CacheEntryFormat {
         copy(fields[2])
         text(",\"duration_ms\":")
         copy(fields[3])
-        let container = number(raw, fields[5]).map { containers[$0] }
+        let container = number(raw, fields[5]).map { tables.containers[$0] }
         if episode {
             text(",\"artists\":[],\"album\":null,\"show\":")
         } else {
             text(",\"artists\":")
-            copy(number(raw, fields[4]).map { artistLists[$0] } ?? fields[4])
+            copy(number(raw, fields[4]).map { tables.artistLists[$0] } ?? fields[4])
             text(",\"album\":")
         }
-        if let container { copy(container) } else { text("null") }
+        if let container { record.append(contentsOf: container) } else { text("null") }
         text(local ? ",\"is_local\":true,\"added_at\":" : ",\"is_local\":false,\"added_at\":")
         copy(fields[6])
         text(",\"position\":")
@@ -487,8 +608,7 @@ package enum CacheEntryFormat {
         var offset = 0
         var entry: [UInt8] = []
         try data.withUnsafeBytes { raw in
-            var artistLists: [Range<Int>] = []
-            var containers: [Range<Int>] = []
+            var tables = Tables()
             var start = validated.body.lowerBound
             var line = Line(tag: 0, fields: [], next: 0)
             while start < validated.body.upperBound {
@@ -497,8 +617,7 @@ package enum CacheEntryFormat {
                 }
                 start = line.next
                 guard let kind = kind(line.tag) else {
-                    if line.tag == UInt8(ascii: "A") { artistLists.append(line.fields[0]) }
-                    if line.tag == UInt8(ascii: "C") { containers.append(line.fields[0]) }
+                    _ = tables.define(line, raw: raw)
                     continue
                 }
                 let value: JSONValue?
@@ -508,7 +627,7 @@ package enum CacheEntryFormat {
                     value = ["item": .null]
                 } else {
                     entry.removeAll(keepingCapacity: true)
-                    appendEntry(line, raw: raw, artistLists: artistLists, containers: containers, to: &entry)
+                    appendEntry(line, raw: raw, tables: tables, to: &entry)
                     value = try? JSONValue.parse(entry)
                 }
                 guard let value else {
@@ -526,10 +645,7 @@ package enum CacheEntryFormat {
     }
 
     /// A playlist entry with what a compact item line keeps, in Spotify's shape.
-    static func appendEntry(
-        _ line: Line, raw: UnsafeRawBufferPointer, artistLists: [Range<Int>], containers: [Range<Int>],
-        to entry: inout [UInt8]
-    ) {
+    static func appendEntry(_ line: Line, raw: UnsafeRawBufferPointer, tables: Tables, to entry: inout [UInt8]) {
         let fields = line.fields
         let episode = line.tag == UInt8(ascii: "e") || line.tag == UInt8(ascii: "m")
         let local = line.tag == UInt8(ascii: "l") || line.tag == UInt8(ascii: "m")
@@ -552,15 +668,15 @@ package enum CacheEntryFormat {
         text(",\"duration_ms\":")
         copy(fields[3])
         text(local ? ",\"is_local\":true" : ",\"is_local\":false")
-        let container = number(raw, fields[5]).map { containers[$0] }
+        let container = number(raw, fields[5]).map { tables.containers[$0] }
         if episode {
             text(",\"show\":")
         } else {
             text(",\"artists\":")
-            copy(number(raw, fields[4]).map { artistLists[$0] } ?? fields[4])
+            copy(number(raw, fields[4]).map { tables.artistLists[$0] } ?? fields[4])
             text(",\"album\":")
         }
-        if let container { copy(container) } else { text("null") }
+        if let container { entry.append(contentsOf: container) } else { text("null") }
         text("}}")
     }
 

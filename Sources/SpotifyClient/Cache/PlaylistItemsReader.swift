@@ -373,8 +373,9 @@ package struct PlaylistItemsReader {
 
         /// Keeps a playlist's entries under the snapshot_id they provably belong to: the one place
         /// a read records a new snapshot of a playlist.
-        mutating func store(_ kept: CacheEntryFormat.Builder, under snapshot: String, playlist id: String, name: String?)
-        {
+        mutating func store(
+            _ kept: CacheEntryFormat.Builder, under snapshot: String, playlist id: String, name: String?
+        ) {
             guard let cache = reader.cache,
                 CachePolicy.mayKeep(
                     provenSnapshot: snapshot, count: kept.count, total: kept.count, bytes: kept.body.count,
@@ -498,7 +499,8 @@ package struct PlaylistItemsReader {
         }
         var pages = 0
         do {
-            try CacheEntryFormat.forEachPage(entry.data, entry.validated, pageSize: PagePlan.pageSize) { items, offset in
+            try CacheEntryFormat.forEachPage(entry.data, entry.validated, pageSize: PagePlan.pageSize) {
+                items, offset in
                 try body(Page(offset: offset, total: entry.header.total, items: items))
                 pages += 1
             }

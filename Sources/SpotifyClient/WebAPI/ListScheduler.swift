@@ -213,8 +213,11 @@ struct ListScheduler: Sendable {
             }
             // --max-requests: lists already started finish (what they still need is set aside); a
             // list starts only when all it is expected to need fits in what is left.
+            // (The snapshot checks just taken above are not yet among the run's requests in flight.)
+            let checks = out.count
             var left = room.map { room in
-                lists.reduce(room) { $1.hasStarted ? $0 - $1.expectedCost : $0 }
+                lists.reduce(room - checks) { $1.hasStarted ? $0 - $1.expectedCost : $0 }
+                    - trailing.values.reduce(0) { $0 + $1.expectedCost }
             }
             var total = ahead()
             for offset in lists.indices {

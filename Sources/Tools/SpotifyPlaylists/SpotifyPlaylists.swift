@@ -123,13 +123,14 @@ package enum SpotifyPlaylists {
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment
             + RequestBudgetOption.environment + [
-            EnvironmentSpec(
-                "XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."
-            ),
-            EnvironmentSpec(
-                "XDG_STATE_HOME", "Where the undo journal lives (under spotify-toolkit/undo/). Default: ~/.local/state."
-            ),
-        ] + NetworkEnvironment.all,
+                EnvironmentSpec(
+                    "XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."
+                ),
+                EnvironmentSpec(
+                    "XDG_STATE_HOME",
+                    "Where the undo journal lives (under spotify-toolkit/undo/). Default: ~/.local/state."
+                ),
+            ] + NetworkEnvironment.all,
         files: [
             PlaylistCommands.tokensFile,
             FileSpec(
