@@ -105,8 +105,9 @@ package enum CachePolicy {
         return total > maxBytes ? nil : victims
     }
 
-    /// The default bound on the cache's size: room for several 10,000-item playlists, even kept
-    /// with Spotify's whole objects (about 30 MB each); records alone take about 6 MB.
+    /// The default bound on the cache's size: a library of 400,000 items kept as records (under
+    /// 300 bytes an item: 102 MiB for 2,000 playlists of 200 items, every album different), with
+    /// room to spare for copies of Spotify's whole objects that --raw runs keep.
     static let defaultMaxBytes = 256 << 20
     package static let sizeVariable = "SPOTIFY_TOOLKIT_CACHE_SIZE"
 

@@ -166,7 +166,8 @@ package struct PlaylistCache: Sendable {
     /// larger than the bound.
     @discardableResult
     package func store(_ header: CacheEntryHeader, body: [UInt8], count: Int) throws -> Bool {
-        guard let account else { return false }  // nobody to own it
+        // Nobody to own it, or not a playlist id (never a path from what a server sent).
+        guard let account, SpotifyReference.isValidID(header.playlistID) else { return false }
         var header = header
         header.account = account
         let data = CacheEntryFormat.encode(header, body: body, count: count)
