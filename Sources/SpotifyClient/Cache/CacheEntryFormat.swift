@@ -159,7 +159,7 @@ package enum CacheEntryFormat {
                 return
             }
             let episode = record["type"]?.stringValue == "episode"
-            let artists = episode ? nil : define(record["artists"] ?? .array([]), in: \.artistLists, tag: "A")
+            let artists = episode ? nil : defineArtists(record["artists"] ?? .array([]))
             let container = record[episode ? "show" : "album"] ?? .null
             let containerIndex = container == .null ? nil : defineContainer(container)
             body.append(CacheEntryFormat.tag(kind, episode: episode))
@@ -188,16 +188,15 @@ package enum CacheEntryFormat {
             body.append(newline)
         }
 
-        /// The index of `value` in the table at `table`, defining it first (a `tag` line) when new.
-        mutating func define(_ value: JSONValue, in table: WritableKeyPath<Builder, [[UInt8]: Int]>, tag: Character)
-            -> Int
-        {
+        /// The index of an artists list, defining it first (an `A` line) when new. (Through the
+        /// dictionary itself, not a key path: a key path's write copied the whole table each time.)
+        mutating func defineArtists(_ value: JSONValue) -> Int {
             scratch.removeAll(keepingCapacity: true)
             value.serialize(into: &scratch)
-            if let index = self[keyPath: table][scratch] { return index }
-            let index = self[keyPath: table].count
-            self[keyPath: table][scratch] = index
-            body.append(tag.asciiValue ?? UInt8(ascii: "?"))
+            if let index = artistLists[scratch] { return index }
+            let index = artistLists.count
+            artistLists[scratch] = index
+            body.append(UInt8(ascii: "A"))
             body.append(tab)
             body.append(contentsOf: scratch)
             body.append(newline)
