@@ -38,11 +38,15 @@ package struct RequestBudget: Sendable {
     }
 
     /// "stopped at --max-requests 1000 (1,003 sent): 412 of 2,000 playlists are done and cached; …"
-    package static func stopped(_ exhausted: Exhausted, done: Int, of total: Int, noun: String) -> ToolError {
+    /// `atLeast`: more sources may still come on standard input.
+    package static func stopped(
+        _ exhausted: Exhausted, done: Int, of total: Int, atLeast: Bool = false, noun: String
+    ) -> ToolError {
         ToolError.tempFail(
             """
             stopped at --max-requests \(exhausted.limit) (\(groupedThousands(exhausted.sent)) requests sent): \
-            \(groupedThousands(done)) of \(groupedThousands(total)) \(noun) are done and cached; run the same \
+            \(groupedThousands(done)) of \(atLeast ? "at least " : "")\(groupedThousands(total)) \(noun) are done and \
+            cached; run the same \
             command again to go on where it stopped (what is cached costs no request)
             """
         )
