@@ -78,12 +78,14 @@ test-medium: sync-version
 # Lints what ships, as committed: the Swift sources with swift format (its configuration is
 # .swift-format) and to 120 columns, string literals included (swift format leaves a long literal
 # alone, so long prose goes in multi-line literals with \ continuations), every man page with groff,
-# every completion script with its own shell. A missing program is an error (CI installs them; see
+# every completion script with its own shell, and the layer map (scripts/check-layers.sh: a target
+# imports only its direct dependencies). A missing program is an error (CI installs them; see
 # .ci/run).
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel --configuration .swift-format Package.swift Sources Tests
 	@long=$$(LC_ALL=C.UTF-8 grep -rnE '^.{121,}' --include='*.swift' Package.swift Sources); \
 	[ -z "$$long" ] || { echo "$$long" | cut -c1-160 >&2; echo "lint: the lines above pass 120 columns" >&2; exit 1; }
+	@SWIFT='$(SWIFT)' scripts/check-layers.sh
 	@for tool in groff bash zsh fish; do command -v $$tool >/dev/null || { echo "lint: $$tool is not installed" >&2; exit 1; }; done
 	@status=0; \
 	for page in man/man1/*.1; do \

@@ -60,7 +60,7 @@ let package = Package(
             name: "SpotifyToolkitTests",
             dependencies: [
                 "ToolkitCore", "LoopbackHTTP", "HTTPClient", "SpotifyClient", "ToolkitCLI", "Tools", "FakeSpotify",
-                "TestSupport",
+                "TestSupport", .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ]),
         // Spawns the built executables; `make test` builds them first.
         .testTarget(
@@ -71,7 +71,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "FakeSpotifyTests",
-            dependencies: ["FakeSpotify", "ToolkitCore", "LoopbackHTTP", "SpotifyClient", "TestSupport"]),
+            dependencies: ["FakeSpotify", "ToolkitCore", "ToolkitCLI", "LoopbackHTTP", "SpotifyClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

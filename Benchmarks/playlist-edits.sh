@@ -21,12 +21,21 @@
 # read-back that proves the result; the record printed at the end; for filter, spotify-tracks'
 # read too), each round trip the latency. It checks every run: the playlist holds what the
 # command meant, the requests sent are the plan's, the dates added kept are the ones the summary
-# line promised, and the items moved (the move records' range_length summed) are n minus the
-# longest increasing subsequence of the wanted order's ranks in the current order; a wrong move
-# count exits 1 at once, any other failed check exits 1 after the figures.
+# line promised, and the range moves are no more than n minus the longest increasing subsequence
+# of the wanted order's ranks in the current order (what moving items one by one sent before the
+# block moves) and no fewer than the lower bound of any block-move plan ((n + 1 - odd cycles of
+# the cycle graph) / 2); a move count outside exits 1 at once, any other failed check exits 1
+# after the figures.
+#
+# Then the moves at scale: `sort --by duration` of generated playlists of 500, 3,000 and 10,000
+# (durations in no order: a shuffle) and a reversal of each (`rewrite -- tac`), planned with
+# --dry-run at 0 ms: range moves, against n - LIS (one by one, before) and the lower bound, and the
+# CPU time of the plan; and the 10,000-item sort carried out, with its CPU time (the tool's, user +
+# system), checked item by item and date by date.
 #
 #   Benchmarks/playlist-edits.sh                 # 3 runs of each
 #   BENCH_RUNS=5 BENCH_LATENCY_MS=100 Benchmarks/playlist-edits.sh
+#   BENCH_SCALE_ONLY=1 Benchmarks/playlist-edits.sh   # only the moves at scale
 #
 # fake-spotify listens on 127.0.0.1 only and exits by itself after an hour at most.
 set -euo pipefail
@@ -124,12 +133,55 @@ edit() {
     esac
 }
 
+# Moves figures, shared by the checks: python3 moves.py RANKS_JSON prints n, n - LIS (the moves
+# one by one) and the lower bound of block moves, for the current order's ranks in the wanted one.
+cat > "$work/moves.py" << 'EOF'
+import json, sys
+from bisect import bisect_left
+
+def lis(ranks):
+    tails = []
+    for rank in ranks:
+        at = bisect_left(tails, rank)
+        tails[at:at + 1] = [rank]
+    return len(tails)
+
+def lower_bound(ranks):
+    # The cycle graph over the n + 1 gaps: gap g goes to the gap after the item ranked one below
+    # the item after g; sorting needs at least (n + 1 - odd cycles) / 2 block moves.
+    n = len(ranks)
+    position = [0] * n
+    for index, rank in enumerate(ranks):
+        position[rank] = index
+    def step(gap):
+        rank = ranks[gap] if gap < n else n
+        return 0 if rank == 0 else position[rank - 1] + 1
+    seen = [False] * (n + 1)
+    odd = 0
+    for start in range(n + 1):
+        length = 0
+        gap = start
+        while not seen[gap]:
+            seen[gap] = True
+            gap = step(gap)
+            length += 1
+        if length % 2 == 1:
+            odd += 1
+    return (n + 1 - odd) // 2
+
+if __name__ == "__main__":
+    ranks = json.load(open(sys.argv[1]))
+    print(json.dumps({"n": len(ranks), "single": len(ranks) - lis(ranks), "bound": lower_bound(ranks)}))
+EOF
+
 # Checks one run and prints its figures as JSON: argv scenario, mode, before, after, plan, counters,
 # the run's stderr. Exit 3: the items moved are not n - LIS; exit 2: another check failed.
 cat > "$work/check.py" << 'EOF'
 import json, math, re, sys
 from bisect import bisect_left
 from collections import Counter
+sys.path.insert(0, sys.argv[9])
+from moves import lower_bound
 
 scenario, mode, before_file, after_file, plan_file, counters_file, err_file = sys.argv[1:8]
 in_flight = int(sys.argv[8])
@@ -172,9 +224,15 @@ for rank in ranks:
 lis = len(tails)
 moves = [c for c in plan if c["action"] == "move"]
 moved = sum(c["range_length"] for c in moves)
-if mode == "least" and moved != len(ranks) - lis:
-    print(f"bench: {scenario}: the plan moves {moved} items; n - LIS = {len(ranks)} - {lis} = {len(ranks) - lis}",
-          file=sys.stderr)
+# The current order's ranks among what stays, for the lower bound of block moves.
+order = sorted(range(len(ranks)), key=lambda k: ranks[k])
+current_ranks = [0] * len(ranks)
+for current_rank, k in enumerate(order):
+    current_ranks[current_rank] = k
+bound = lower_bound(current_ranks)
+if mode == "least" and not (bound <= len(moves) <= len(ranks) - lis):
+    print(f"bench: {scenario}: the plan has {len(moves)} range moves; lower bound {bound}, "
+          f"n - LIS = {len(ranks)} - {lis} = {len(ranks) - lis}", file=sys.stderr)
     sys.exit(3)
 
 writes = {k.split()[0]: n for k, n in requests.items() if k.startswith(("DELETE ", "PUT ", "POST ")) and " /v1/" in k}
@@ -222,12 +280,13 @@ summary = next((line.split(": ", 2)[-1] for line in err.splitlines() if line.sta
 print(json.dumps({
     "plan": len(plan), "plan_actions": dict(Counter(c["action"] for c in plan)), "writes": write_count,
     "by_method": writes, "reads": reads, "singles": singles, "pages": pages, "read_trips": read_trips,
-    "trips": trips, "moved": moved, "move_records": len(moves), "n": len(ranks), "lis": lis,
+    "trips": trips, "moved": moved, "move_records": len(moves), "n": len(ranks), "lis": lis, "bound": bound,
     "dates_kept": kept, "items_after": len(after), "model": model, "summary": summary, "failures": failures,
 }))
 sys.exit(2 if failures else 0)
 EOF
 
+if [ "${BENCH_SCALE_ONLY:-0}" != 1 ]; then
 scenarios=(dedupe sort filter)
 modes=(least reset)
 failed=0
@@ -253,8 +312,8 @@ for scenario in "${scenarios[@]}"; do
             stop_fake
             status=0
             python3 "$work/check.py" "$scenario" "$mode" "$run/before.jsonl" "$run/after.jsonl" "$run/plan.jsonl" \
-                "$run/counters.json" "$run/edit.err" "$in_flight" > "$run/figures.json" || status=$?
-            [ "$status" -eq 3 ] && { echo "bench: FAILED: the items moved are not n minus the LIS" >&2; exit 1; }
+                "$run/counters.json" "$run/edit.err" "$in_flight" "$work" > "$run/figures.json" || status=$?
+            [ "$status" -eq 3 ] && { echo "bench: FAILED: the range moves are outside their bounds" >&2; exit 1; }
             [ "$status" -ne 0 ] && [ ! -s "$run/figures.json" ] && { echo "bench: the check did not run" >&2; exit 70; }
             if [ "$status" -ne 0 ]; then
                 failed=1
@@ -299,5 +358,86 @@ for scenario in "${scenarios[@]}"; do
     echo "$scenario: $(figure "$scenario.least" .summary)"
     echo "  dates kept / --reset-dates: time $(awk -v a="$(cat "$work/$scenario.least.median")" -v b="$(cat "$work/$scenario.reset.median")" 'BEGIN { printf "%.2fx", a / b }'), write requests $(awk -v a="$(figure "$scenario.least" .writes)" -v b="$(figure "$scenario.reset" .writes)" 'BEGIN { printf "%.2fx", a / b }')"
 done
-echo "sort: items moved $(figure sort.least .moved) (range_length summed over $(figure sort.least .move_records) move records) = n $(figure sort.least .n) - LIS $(figure sort.least .lis): ok"
+echo "sort: $(figure sort.least .move_records) range moves (carrying $(figure sort.least .moved) items); one by one (before): n - LIS = $(figure sort.least .n) - $(figure sort.least .lis) = $(($(figure sort.least .n) - $(figure sort.least .lis))); lower bound $(figure sort.least .bound)"
 [ "$failed" -eq 0 ] || { echo "bench: some checks FAILED (above)" >&2; exit 1; }
+fi
+
+# The moves at scale, at 0 ms per request: --dry-run plans of a shuffle (sort --by duration) and a
+# reversal (rewrite -- tac) of generated playlists, each plan carried out on a copy of the
+# playlist as Spotify carries out range moves and checked against the order wanted; then the
+# 10,000-item sort carried out against fake-spotify, with the tool's CPU time.
+cat > "$work/scale.py" << 'EOF'
+import json, sys
+sys.path.insert(0, sys.argv[4])
+from moves import lis, lower_bound
+before = [json.loads(line) for line in open(sys.argv[1])]
+plan = [json.loads(line) for line in open(sys.argv[2])]
+edit = sys.argv[3]
+current = [r["uri"] for r in before]
+if edit == "sort":
+    wanted = [r["uri"] for r in sorted(before, key=lambda r: r["duration_ms"])]
+else:
+    wanted = current[::-1]
+assert len(set(current)) == len(current), "the generated playlist repeats a song"
+playlist = list(current)
+for change in plan:
+    assert change["action"] == "move", change
+    start, before_, length = change["range_start"], change["insert_before"], change["range_length"]
+    run = playlist[start:start + length]
+    del playlist[start:start + length]
+    at = before_ - length if before_ > start else before_
+    playlist[at:at] = run
+rank = {uri: k for k, uri in enumerate(wanted)}
+ranks = [rank[uri] for uri in current]
+print(json.dumps({"ok": playlist == wanted, "moves": len(plan), "single": len(ranks) - lis(ranks),
+                  "bound": lower_bound(ranks)}))
+EOF
+scale_sizes=${BENCH_SCALE_SIZES:-"500 3000 10000"}
+echo
+echo "range moves at scale (planned with --dry-run at 0 ms; one by one: n - LIS, what was sent before the block moves)"
+printf '%-7s %-24s %11s %11s %12s %7s %11s\n' items edit "range moves" "one by one" "lower bound" ratio "dry-run CPU"
+for size in $scale_sizes; do
+    pid=$(printf 'gen%019d' "$size")
+    start_fake
+    tools "$bin/spotify-tracks" --no-cache "$pid" > "$run/before.jsonl"
+    for edit in sort reverse; do
+        if [ "$edit" = sort ]; then
+            command=(sort "$pid" --by duration --max-moves 10000 --dry-run)
+            what="sort --by duration"
+        else
+            command=(rewrite "$pid" --max-moves 10000 --dry-run -- tac)
+            what="reversal (rewrite -- tac)"
+        fi
+        tools /usr/bin/time -f '%U %S' -o "$run/cpu" "$bin/spotify-playlists" "${command[@]}" \
+            > "$run/plan.jsonl" 2> "$run/plan.err" ||
+            { echo "bench: $what of $size failed: $(cat "$run/plan.err")" >&2; exit 70; }
+        figures=$(python3 "$work/scale.py" "$run/before.jsonl" "$run/plan.jsonl" "$edit" "$work")
+        [ "$(jq -r .ok <<< "$figures")" = true ] ||
+            { echo "bench: FAILED: the $what plan of $size does not give the order wanted" >&2; exit 1; }
+        moves=$(jq -r .moves <<< "$figures")
+        single=$(jq -r .single <<< "$figures")
+        printf '%-7s %-24s %11s %11s %12s %7s %10ss\n' "$size" "$what" "$moves" "$single" "$(jq -r .bound <<< "$figures")" \
+            "$(awk -v a="$moves" -v b="$single" 'BEGIN { printf "%.2f", a / b }')" \
+            "$(awk '{ printf "%.2f", $1 + $2 }' "$run/cpu")"
+        grep -q -- "--dry-run: would send" "$run/plan.err" ||
+            { echo "bench: FAILED: the $what --dry-run does not say what it would send" >&2; exit 1; }
+    done
+    echo "  $(grep -- "--dry-run: would send" "$run/plan.err" | sed 's/^spotify-playlists: //') (the reversal)"
+    if [ "$size" = "${scale_sizes##* }" ]; then
+        # The last size's sort carried out: every item in order, every date kept, and its CPU time.
+        tools /usr/bin/time -f '%U %S %e' -o "$run/cpu" "$bin/spotify-playlists" sort "$pid" --by duration \
+            --max-moves 10000 > /dev/null 2> "$run/sort.err" ||
+            { echo "bench: the sort of $size failed: $(cat "$run/sort.err")" >&2; exit 70; }
+        tools "$bin/spotify-tracks" --no-cache "$pid" > "$run/after.jsonl"
+        python3 - "$run/before.jsonl" "$run/after.jsonl" << 'EOF' ||
+import json, sys
+before = [json.loads(line) for line in open(sys.argv[1])]
+after = [json.loads(line) for line in open(sys.argv[2])]
+wanted = sorted(before, key=lambda r: r["duration_ms"])
+sys.exit(0 if [(r["uri"], r["added_at"]) for r in after] == [(r["uri"], r["added_at"]) for r in wanted] else 1)
+EOF
+            { echo "bench: FAILED: the sorted playlist of $size is not the order wanted with every date" >&2; exit 1; }
+        echo "  sort --by duration of $size carried out: $(awk '{ printf "%.2f s CPU (user + system), %.1f s wall", $1 + $2, $3 }' "$run/cpu"); every item in order, every date kept"
+    fi
+    stop_fake
+done

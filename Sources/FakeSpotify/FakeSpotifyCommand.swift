@@ -35,6 +35,13 @@ package enum FakeSpotifyCommand {
             37i9dQZF1DXcBWIGoYBM5M is Spotify's editorial playlist (404).
             """,
             """
+            Generated tracks carry explicit (every 13th), an ISRC (QZFAK and 1000000 plus the index), album release \
+            dates given to the year, the month or the day, and who added them (every 11th a collaborator, every \
+            37th nobody: null); every 29th from the 8th does not play in the user's country (is_playable false, \
+            restrictions {reason: market}). As Spotify does, is_playable and restrictions are sent only when the \
+            request names a market. GET /v1/search?q=isrc:CODE finds that recording on a release that plays.
+            """,
+            """
             The catalogue, generated from its ids as the playlists are (no scope needed beyond a token): GET \
             /v1/albums/{id} (the album with its first 50 tracks embedded) and /v1/albums/{id}/tracks (50 at most a \
             page), /v1/artists/{id} and /v1/artists/{id}/albums (include_groups of album, single, appears_on, \
@@ -95,7 +102,9 @@ package enum FakeSpotifyCommand {
             (expires_in, scope, client_id), GET and POST /_fake/settings (deny, rotation, omit_refresh_token, \
             access_token_lifetime, refresh_token_lifetime, token_delay_ms), POST /_fake/expire-access-tokens, POST \
             /_fake/fail (path, method, status, count, retry_after, body, content_type), POST /_fake/advance-clock \
-            (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item). The player: \
+            (seconds), POST /_fake/edit-playlist (id, position: a new snapshot_id and a changed item), POST \
+            /_fake/other-client (id, and remove_positions, range_start with insert_before and range_length, or add \
+            with position: one write by another user, a new snapshot_id). The player: \
             POST /_fake/playback starts a session (durations (seconds, comma-separated), index, position_ms, speed, \
             playing, context, mode tracks|nothing|ad|episode, page_size for recently-played pages); POST \
             /_fake/playback/ACTION with pause, resume, next, previous, nothing, ad, episode, tracks; answer \

@@ -74,7 +74,7 @@ final class FakeSpotifyService: Sendable {
                 if let fault = plan.fault, fault.carry == .late {
                     response = answerLate(fault, arrival: arrival) { _ = route.handler(self, routeRequest) }
                 } else {
-                    let answer = route.handler(self, routeRequest)
+                    let answer = Self.marketed(route.handler(self, routeRequest), request)
                     response = plan.fault?.apply(to: answer) ?? answer
                 }
             }

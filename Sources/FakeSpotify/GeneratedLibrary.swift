@@ -139,13 +139,24 @@ enum GeneratedLibrary {
         case 8: item = .null
         default: item = track(seed: playlistID, index: index, inPlaylist: true)
         }
-        return entry(item: item, addedAt: timestamp(index: index), isLocal: kind == 3, legacy: legacy)
+        return entry(
+            item: item, addedAt: timestamp(index: index), isLocal: kind == 3, legacy: legacy, addedBy: adder(index))
     }
 
-    static func entry(item: JSONValue, addedAt: String, isLocal: Bool, legacy: Bool) -> JSONValue {
+    /// Who added the entry at `index`: mostly the user, every 11th a collaborator, every 37th
+    /// nobody Spotify still knows (null, as for very old playlists).
+    static func adder(_ index: Int) -> String? {
+        index % 37 == 36 ? nil : index % 11 == 4 ? collaboratorID : userID
+    }
+
+    static let collaboratorID = "friendofthefixtureuser"
+
+    static func entry(
+        item: JSONValue, addedAt: String, isLocal: Bool, legacy: Bool, addedBy: String? = userID
+    ) -> JSONValue {
         [
             "added_at": .string(addedAt),
-            "added_by": user(userID),
+            "added_by": addedBy.map(user) ?? .null,
             "is_local": .bool(isLocal),
             "primary_color": .null,
             legacy ? "track" : "item": item,
@@ -182,10 +193,37 @@ enum GeneratedLibrary {
             "external_urls": ["spotify": .string("https://open.spotify.com/album/\(id)")],
             "href": .string("https://api.spotify.com/v1/albums/\(id)"), "id": .string(id),
             "images": images(id), "is_playable": true, "name": .string("Album \(index)"),
-            "release_date": "2019-05-17", "release_date_precision": "day", "total_tracks": 12, "type": "album",
+            "release_date": .string(releaseDate(album: index)),
+            "release_date_precision": .string(releasePrecision(album: index)), "total_tracks": 12, "type": "album",
             "uri": .string("spotify:album:\(id)"),
         ]
     }
+
+    /// Album `index`'s release: a year from 1965 to 2024, given to the year (every 5th album),
+    /// the month (every 5th from 1) or the day, as Spotify's `release_date_precision` says.
+    static func releaseDate(album index: Int) -> String {
+        let year = String(1965 + index * 7 % 60)
+        let month = index % 12 + 1
+        let day = index % 28 + 1
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        switch releasePrecision(album: index) {
+        case "year": return year
+        case "month": return "\(year)-\(two(month))"
+        default: return "\(year)-\(two(month))-\(two(day))"
+        }
+    }
+
+    static func releasePrecision(album index: Int) -> String {
+        switch index % 5 {
+        case 0: "year"
+        case 1: "month"
+        default: "day"
+        }
+    }
+
+    /// Whether the track at `index` of a generated list plays in the user's country: every 29th
+    /// from 7 does not (restricted by market), as greyed-out tracks in a real library.
+    static func isPlayable(index: Int) -> Bool { index % 29 != 7 }
 
     static func track(seed: String, index: Int, inPlaylist: Bool) -> JSONValue {
         let id = objectID(seed: seed, index: index)
@@ -202,9 +240,10 @@ enum GeneratedLibrary {
         object["href"] = .string("https://api.spotify.com/v1/tracks/\(id)")
         object["id"] = .string(id)
         object["is_local"] = false
-        object["is_playable"] = true
+        object["is_playable"] = .bool(isPlayable(index: index))
         object["name"] = .string("Track \(index + 1)")
         object["preview_url"] = .null
+        if !isPlayable(index: index) { object["restrictions"] = ["reason": "market"] }
         if inPlaylist { object["track"] = true }
         object["track_number"] = .int(index % 12 + 1)
         object["type"] = "track"

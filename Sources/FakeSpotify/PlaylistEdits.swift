@@ -86,3 +86,82 @@ extension FakeSpotifyService {
         }
     }
 }
+
+extension FakeSpotifyService {
+    /// Who `POST /_fake/other-client` edits as: not the logged-in user.
+    static let otherClientUserID = "another-user"
+
+    /// `POST /_fake/other-client id=ID` and one change, made by another user's client as one write
+    /// (a new snapshot_id, as every write of Spotify's gives): `remove_positions=P,Q,...` takes out
+    /// the entries at those positions; `range_start=S insert_before=B [range_length=L]` moves a
+    /// range as `PUT /items` does; `add=URI,URI... [position=N]` inserts them, added now by
+    /// another-user. Entries that stay keep their added_at and added_by. Answers `{"id",
+    /// "snapshot_id", "total"}`.
+    func otherClientEdit(_ request: RouteRequest) -> HTTPResponse {
+        do {
+            guard let id = request.field("id"), let current = writtenPlaylist(id) ?? materialized(id) else {
+                throw ControlError("id must name a playlist that exists (gen…, mix…, a fixture or created playlist)")
+            }
+            let removals = try request.field("remove_positions").map { text in
+                try text.split(separator: ",").map { try FakeSpotifySettings.int("remove_positions", String($0)) }
+            }
+            let start = try request.field("range_start").map { try FakeSpotifySettings.int("range_start", $0) }
+            let before = try request.field("insert_before").map { try FakeSpotifySettings.int("insert_before", $0) }
+            let length = try request.field("range_length").map { try FakeSpotifySettings.int("range_length", $0) } ?? 1
+            let adds = request.field("add").map { $0.split(separator: ",").map(String.init) }
+            let position = try request.field("position").map { try FakeSpotifySettings.int("position", $0) }
+            guard [removals != nil, start != nil || before != nil, adds != nil].count(where: { $0 }) == 1 else {
+                throw ControlError("give one change: remove_positions, range_start and insert_before, or add")
+            }
+            let written = try state.withLock { state -> WrittenPlaylist in
+                var playlist = state.writtenPlaylists[id] ?? current
+                let previous = playlist
+                if let removals {
+                    let gone = Set(removals)
+                    guard gone.allSatisfy({ (0..<playlist.entries.count).contains($0) }) else {
+                        throw ControlError("remove_positions must be 0...\(playlist.entries.count - 1)")
+                    }
+                    playlist.entries = playlist.entries.enumerated().filter { !gone.contains($0.offset) }.map(\.element)
+                } else if let adds {
+                    let addedAt = GeneratedLibrary.timestamp(
+                        secondsSince1970: Int(state.now.timeIntervalSince1970.rounded(.down)))
+                    var entries: [JSONValue] = []
+                    for uri in adds {
+                        guard let item = FakeCatalog.item(uri) else {
+                            throw ControlError("not a track or episode: \(uri)")
+                        }
+                        var entry = GeneratedLibrary.entry(item: item, addedAt: addedAt, isLocal: false, legacy: false)
+                        if var object = entry.objectValue {
+                            object["added_by"] = GeneratedLibrary.user(Self.otherClientUserID)
+                            entry = .object(object)
+                        }
+                        entries.append(entry)
+                    }
+                    let at = position ?? playlist.entries.count
+                    guard (0...playlist.entries.count).contains(at) else {
+                        throw ControlError("position must be 0...\(playlist.entries.count)")
+                    }
+                    playlist.entries.insert(contentsOf: entries, at: at)
+                } else {
+                    guard let start, let before else {
+                        throw ControlError("a move needs range_start and insert_before")
+                    }
+                    do {
+                        try Self.moveRange(of: &playlist.entries, start: start, length: length, insertBefore: before)
+                    } catch {
+                        throw ControlError("the range is out of bounds (\(playlist.entries.count) entries)")
+                    }
+                }
+                playlist.version += 1
+                state.writtenPlaylists[id] = playlist
+                state.playlistsBeforeLastWrite[id] = previous
+                return playlist
+            }
+            return Control.json([
+                "id": .string(id), "snapshot_id": .string(written.snapshotID), "total": .int(written.entries.count),
+            ])
+        } catch {
+            return Control.error(error)
+        }
+    }
+}

@@ -210,9 +210,9 @@ extension FakeSpotifyService {
                 guard let start = body["range_start"]?.intValue, let before = body["insert_before"]?.intValue else {
                     throw WriteRefusal(400, "Index out of bounds")
                 }
-                try Self.moveRange(
-                    of: &playlist.entries, start: start, length: body["range_length"]?.intValue ?? 1,
-                    insertBefore: before)
+                // range_length defaults to 1 when it is absent; present, it must be a number.
+                let length = body["range_length"].map { $0.intValue ?? 0 } ?? 1
+                try Self.moveRange(of: &playlist.entries, start: start, length: length, insertBefore: before)
                 return nil
             }
         }

@@ -99,6 +99,7 @@ extension FakeSpotifyService {
         Route("POST", "/_fake/faults", .control) { service, request in service.addFault(request) },
         Route("POST", "/_fake/clear-faults", .control) { service, _ in service.clearFaults() },
         Route("POST", "/_fake/edit-playlist", .control) { service, request in service.editPlaylist(request) },
+        Route("POST", "/_fake/other-client", .control) { service, request in service.otherClientEdit(request) },
         Route("GET", "/_fake/playback", .control) { service, _ in service.playbackReport() },
         Route("POST", "/_fake/playback", .control) { service, request in service.startPlayback(request) },
         Route("POST", "/_fake/playback/{action}", .control) { service, request in service.changePlayback(request) },

@@ -40,7 +40,7 @@ extension FakeSpotifyService {
         var answer: JSONObject = [:]
         for type in ["track", "album", "artist", "playlist", "show", "episode", "audiobook"] where types.contains(type)
         {
-            let found = type == "track" ? SearchCatalogue.tracks.filter(search.matches) : []
+            let found = type == "track" ? SearchCatalogue.tracks.filter(search.matches) + search.twins : []
             let range = min(offset, found.count)..<min(offset + limit, found.count)
             let base = "http://\(http.header("Host") ?? "127.0.0.1")/v1/search"
             func link(_ offset: Int) -> JSONValue {
@@ -217,6 +217,24 @@ enum SearchCatalogue {
                 }
             )
             .split(separator: " ").map(String.init)
+        }
+
+        /// For `isrc:` with the ISRC of a generated track (`QZFAK` and a number): that recording on
+        /// another release, playable everywhere, which is what a user looks for to replace a
+        /// track greyed out in their country.
+        var twins: [JSONValue] {
+            guard let isrc = filters.first(where: { $0.field == "isrc" })?.words, isrc.count == 1,
+                isrc[0].hasPrefix("qzfak"), let number = Int(isrc[0].dropFirst(5)), number >= 1_000_000,
+                number < 10_000_000
+            else { return [] }
+            guard
+                var twin = GeneratedLibrary.track(seed: "twin", index: number - 1_000_000, inPlaylist: false)
+                    .objectValue
+            else { return [] }
+            twin["is_playable"] = true
+            twin["restrictions"] = nil
+            twin["explicit"] = false
+            return [.object(twin)].filter(matches)
         }
 
         func matches(_ track: JSONValue) -> Bool {

@@ -17,6 +17,12 @@ package struct ParsedCommand: Sendable {
     /// How values were read, to say on stderr once the command line is accepted (a bare duration
     /// taken as seconds). A box: the options are read from the command passed by value.
     let notices = Locked<[String]>([])
+    /// The options read so far (by long name): every option a command offers must be read by its
+    /// `Options`, which a catalog test checks. A box, as `notices` is.
+    let reads = Locked<Set<String>>([])
+
+    /// The options the command's `Options` read.
+    package var optionsRead: Set<String> { reads.withLock { $0 } }
 
     package var subcommand: String? { path.count > 1 ? path[1] : nil }
 
@@ -66,6 +72,7 @@ package struct ParsedCommand: Sendable {
         guard declares(option) else {
             throw ToolError.software("\(commandName) reads --\(option.long), which it does not declare")
         }
+        reads.withLock { _ = $0.insert(option.long) }
     }
 }
 
@@ -218,6 +225,12 @@ package enum CommandLineParser {
         }
         result.declared = Dictionary(
             options().map { ($0.long, $0.takesValue) }, uniquingKeysWith: { first, _ in first })
+        // An option given before the command's name (`tool --json pause`) was the tool's; the
+        // command that runs must offer it too, or it would be accepted and ignored.
+        for given in Set(result.values.keys).union(result.flagCounts.keys).sorted()
+        where result.declared[given] == nil {
+            fail(.usage("option '--\(given)' is not an option of '\(result.commandName)'"))
+        }
         if result.wantsHelp || result.wantsVersion { return result }
         do {
             if let firstError { throw firstError }

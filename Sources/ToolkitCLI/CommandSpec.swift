@@ -53,6 +53,9 @@ package struct CommandSpec: Sendable {
     /// Runs the command (for a tool with subcommands: the tool alone, if `runsWithoutSubcommand`);
     /// set by `running(_:)`.
     var run: CommandHandler?
+    /// Reads the command's `Options` from a parsed command line without running it, so a test can
+    /// prove that every option the command offers is read; set by `running(_:)`.
+    package var readOptions: (@Sendable (ParsedCommand) throws -> Void)?
 
     package init(
         name: String,
@@ -97,11 +100,20 @@ package struct CommandSpec: Sendable {
     /// handler runs, so a usage error never leaves half a command done.
     package func running<Options: CommandOptions>(_ handler: @escaping Handler<Options>) -> CommandSpec {
         var spec = self
+        spec.readOptions = { command in _ = try Options(command) }
         spec.run = { command, context in
             let options = try Options(command)
             for notice in command.noticesGiven { context.warn(notice) }
             return try await handler(options, context)
         }
+        return spec
+    }
+
+    /// The same spec offering `shared` as well, after its own options: a subcommand's way to offer
+    /// an option its tool declares once (`--json`), because its `Options` read it.
+    package func offering(_ shared: OptionSpec...) -> CommandSpec {
+        var spec = self
+        spec.options += shared
         return spec
     }
 
@@ -147,9 +159,6 @@ package struct OptionSpec: Sendable {
     package var completion: CompletionKind
     /// Hidden options are parsed but not documented (e.g. test hooks).
     package var isHidden: Bool
-    /// Offered by every subcommand too (`--json`). Any other option of a command belongs to it
-    /// alone: `spotify-nowplaying pause --for 5s` is a usage error, not an option ignored.
-    package var isGlobal: Bool
 
     package init(
         _ long: String,
@@ -159,8 +168,7 @@ package struct OptionSpec: Sendable {
         default defaultValue: String? = nil,
         repeatable: Bool = false,
         completion: CompletionKind = .none,
-        isHidden: Bool = false,
-        global: Bool = false
+        isHidden: Bool = false
     ) {
         self.long = long
         self.short = short
@@ -170,7 +178,6 @@ package struct OptionSpec: Sendable {
         self.repeatable = repeatable
         self.completion = completion
         self.isHidden = isHidden
-        self.isGlobal = global
     }
 
     package var takesValue: Bool { valueName != nil }
@@ -190,10 +197,11 @@ package struct OptionSpec: Sendable {
 
     package static let help = OptionSpec("help", short: "h", help: "Show this help and exit.")
     package static let version = OptionSpec("version", help: "Show the version and exit.")
-    /// `--json`, the one declaration: JSON Lines even on a terminal. Tools with subcommands offer it
-    /// to all of them; `help` says what the records are where a tool needs to.
+    /// `--json`, the one declaration: JSON Lines even on a terminal. Each command that prints
+    /// records offers it (a command offers only what its `Options` read); `help` says what the
+    /// records are where a tool needs to.
     package static func json(help: String = "Write records as JSON Lines even on a terminal.") -> OptionSpec {
-        OptionSpec("json", short: "j", help: help, global: true)
+        OptionSpec("json", short: "j", help: help)
     }
     package static let jsonRecords = json()
 }
@@ -260,14 +268,11 @@ package struct ExampleSpec: Sendable {
 }
 
 extension CommandSpec {
-    /// Options as the user can type them: the spec's own, then for a subcommand its parent's
-    /// global ones, then the built-in `--help`, and `--version` at the top level.
+    /// Options as the user can type them: the spec's own (a subcommand offers a parent's option,
+    /// such as `--json`, only by declaring it itself: offered means read), then the built-in
+    /// `--help`, and `--version` at the top level.
     func effectiveOptions(under parent: CommandSpec? = nil) -> [OptionSpec] {
         var result = options
-        if let parent {
-            result += parent.options.filter { option in option.isGlobal && !options.contains { $0.long == option.long }
-            }
-        }
         result.append(.help)
         if parent == nil { result.append(.version) }
         return result

@@ -1,7 +1,16 @@
-/// `--help` text, derived from the spec. Fixed at 79 columns so the output is the same
-/// everywhere (tests and man pages compare it), like ripgrep's.
+/// `--help` text, derived from the spec. 79 columns, so the output is the same everywhere (tests
+/// and man pages compare it), like ripgrep's; narrower only on a terminal narrower than that,
+/// where words would otherwise break at the window's edge.
 enum HelpRenderer {
-    static let width = 79
+    static let standardWidth = 79
+    /// The width this render wraps to: `standardWidth`, or a narrow terminal's (`ToolRunner`).
+    @TaskLocal static var width = standardWidth
+
+    /// The width help takes on a terminal `columns` wide: one column short of it (a line that fills
+    /// the window makes some terminals wrap), at least 40, never more than the standard.
+    static func width(forTerminalColumns columns: Int) -> Int {
+        min(standardWidth, max(40, columns - 1))
+    }
 
     /// Full help for the command at `path` (e.g. `["spotify-auth", "login"]`).
     /// `parent` is the command a subcommand belongs to; its options are global and listed too.
@@ -11,7 +20,7 @@ enum HelpRenderer {
         -> String
     {
         let isRoot = path.count == 1
-        var out = "\(path.joined(separator: " ")): \(spec.abstract)\n\n"
+        var out = wrap("\(path.joined(separator: " ")): \(spec.abstract)", indent: 0) + "\n\n"
         out += "Usage: \(synopsis(for: spec, path: path))\n"
         if short { return out + shortBody(spec, path: path, parent: parent) }
 
@@ -101,11 +110,11 @@ enum HelpRenderer {
                 options.map { option in
                     (option.short == nil ? "    " + option.displayName : option.displayName, firstSentence(option.help))
                 })
-        out +=
+        let whole =
             spec.developmentOnly
-            ? "\nThe whole text: '\(path.joined(separator: " ")) --help'.\n"
-            : "\nThe whole text: '\(path.joined(separator: " ")) --help', or 'man \(path[0])'.\n"
-        return out
+            ? "The whole text: '\(path.joined(separator: " ")) --help'."
+            : "The whole text: '\(path.joined(separator: " ")) --help', or 'man \(path[0])'."
+        return out + "\n" + wrap(whole, indent: 0) + "\n"
     }
 
     /// The short form shown with usage errors and when a filter waits on a terminal.
@@ -123,7 +132,8 @@ enum HelpRenderer {
 
     /// Two columns: names padded to a common width (capped), help wrapped beside them.
     static func table(_ rows: [(String, String)]) -> String {
-        let nameWidth = min(rows.map(\.0.count).max() ?? 0, 28)
+        // Capped, so a narrow terminal keeps room for the help beside the names (28 at 79 columns).
+        let nameWidth = min(rows.map(\.0.count).max() ?? 0, 28, max(12, width - 50))
         var out = ""
         for (name, help) in rows {
             let lead = "  " + name

@@ -104,14 +104,27 @@ package final class ProgressLine {
     private var drawn = false
 
     /// `shownAbove`: totals up to this (one page) never show a line.
-    package init(_ context: ToolContext, noun: String = "items", shownAbove: Int) {
-        enabled =
-            context.terminal.stderrIsTerminal
-            && (context.terminal.stdoutIsTerminal || DescriptorKind(context.stdout.fileDescriptor) == .regularFile)
-        stderr = context.stderr
-        clock = context.clock
+    package convenience init(_ context: ToolContext, noun: String = "items", shownAbove: Int) {
+        self.init(
+            enabled: Self.mayDraw(context), stderr: context.stderr, clock: context.clock, noun: noun,
+            shownAbove: shownAbove)
+    }
+
+    init(
+        enabled: Bool, stderr: DiagnosticStream, clock: @escaping @Sendable () -> Double, noun: String,
+        shownAbove: Int
+    ) {
+        self.enabled = enabled
+        self.stderr = stderr
+        self.clock = clock
         self.noun = noun
         self.shownAbove = shownAbove
+    }
+
+    /// Whether this run's streams let a line be drawn (see the type's comment).
+    static func mayDraw(_ context: ToolContext) -> Bool {
+        context.terminal.stderrIsTerminal
+            && (context.terminal.stdoutIsTerminal || DescriptorKind(context.stdout.fileDescriptor) == .regularFile)
     }
 
     /// Redraws at most ten times a second; lists that fit in one page never show a line.

@@ -46,9 +46,15 @@ package enum ToolRunner {
             if parsed.wantsHelp {
                 // -h is the short form (what to type); --help the whole text (ripgrep's way).
                 let short = arguments.contains("-h") && !arguments.contains("--help")
+                let width =
+                    context.terminal.stdoutIsTerminal
+                    ? HelpRenderer.width(forTerminalColumns: context.terminalWidth) : HelpRenderer.standardWidth
                 try stdout.writeText(
-                    HelpRenderer.help(
-                        for: parsed.spec, path: parsed.path, parent: parsed.path.count > 1 ? spec : nil, short: short))
+                    HelpRenderer.$width.withValue(width) {
+                        HelpRenderer.help(
+                            for: parsed.spec, path: parsed.path, parent: parsed.path.count > 1 ? spec : nil,
+                            short: short)
+                    })
                 status = .success
             } else if parsed.wantsVersion {
                 try stdout.writeText("\(spec.name) \(Toolkit.version)\n")

@@ -119,6 +119,7 @@ final class SilentListener: @unchecked Sendable {  // `fd`, `port` immutable; th
             "SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:\(port)",
             "SPOTIFY_TOOLKIT_REQUEST_TIMEOUT": String(timeout),
             "SPOTIFY_TOOLKIT_CACHE_SIZE": "0",
+            "SPOTIFY_TOOLKIT_HISTORY_SIZE": "0",
         ]
     }
 

@@ -12,18 +12,21 @@ import Testing
 /// tunnel (every write, player command and token request) then "succeeded" whatever Spotify said.
 /// fake-spotify speaks plain http, for which libcurl would use a proxy as a plain forwarding
 /// proxy, so these tests ask for the tunnel an https request always takes
-/// (`SPOTIFY_TOOLKIT_PROXY_TUNNEL=1`, `ProxyUse.tunnelsPlainHTTP`), and name fake-spotify by made-up
-/// host names only the proxy resolves: a request that skipped the proxy could not connect at all.
+/// (`SPOTIFY_TOOLKIT_PROXY_TUNNEL=1`, `ProxyUse.tunnelsPlainHTTP`), and name fake-spotify by loopback
+/// addresses only the proxy reaches it at: a request that skipped the proxy could not connect at all.
 @Suite(.tags(.large)) struct ProxyTunnelTests {
-    static let apiHost = "api.spotify.test"
-    static let accountsHost = "accounts.spotify.test"
+    /// Loopback addresses nothing listens on (fake-spotify is on 127.0.0.1 only), so a request
+    /// reaches it only through the proxy, which connects every tunnel to 127.0.0.1; loopback, so
+    /// plain http is allowed to them, as to no other host.
+    static let apiHost = "127.0.0.2"
+    static let accountsHost = "127.0.0.3"
     static let playlistNotOwned = "5MlKAGFZNoN2d0Up8sQc0N"
     static let editorialPlaylist = "37i9dQZF1DXcBWIGoYBM5M"
     static let proxyVariables = [
         "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy",
     ]
 
-    /// A fake-spotify reached through a CONNECT proxy by made-up names.
+    /// A fake-spotify reached through a CONNECT proxy at addresses it does not listen on.
     struct BehindProxy {
         let fake: FakeSpotifyProcess
         let proxy: ConnectProxy
@@ -64,12 +67,20 @@ import Testing
             return try await transport.send(request)
         }
 
+        /// A login made through the proxy, bound to the addresses the tools use here.
+        @discardableResult
+        func seedLogin(expiresIn: Int, scope: String? = nil) throws -> StoredTokens {
+            try fake.seedLogin(
+                expiresIn: expiresIn, scope: scope, accountsBase: "http://\(accountsHost):\(fake.port)",
+                apiBase: "http://\(apiHost):\(fake.port)/v1")
+        }
+
         func mintToken(scope: String) throws -> String {
             try fake.call("POST", "/_fake/tokens", form: [("scope", scope)])["access_token"]?.stringValue ?? ""
         }
 
         /// Runs a built tool with only the proxy named by `variable` (none inherited from the
-        /// test's own environment) and fake-spotify's bases on the made-up names.
+        /// test's own environment) and fake-spotify's bases on the proxied addresses.
         func run(
             _ tool: String, _ arguments: [String], proxyVariable variable: String = "ALL_PROXY",
             extra: [String: String] = [:]
@@ -83,8 +94,6 @@ import Testing
                 "SPOTIFY_ACCOUNTS_BASE": "http://\(accountsHost):\(fake.port)",
                 variable: proxy.url,
                 HTTPTransport.ProxyUse.tunnelVariable: "1",
-                // Made-up host names over http, so that the proxy routes them (D8 refuses that otherwise).
-                ServiceBase.insecureVariable: "1",
             ]
             environment.merge(fake.environment(bases.merging(extra) { $1 })) { $1 }
             let process = Process()
@@ -166,7 +175,7 @@ import Testing
     func aMissingPlaylistIsNotFoundAtTheFirstTry(proxyVariable: String) throws {
         let setup = try BehindProxy()
         defer { setup.proxy.stop() }
-        try setup.fake.seedLogin(expiresIn: 3600)
+        try setup.seedLogin(expiresIn: 3600)
         let result = try setup.run("spotify-tracks", [Self.editorialPlaylist], proxyVariable: proxyVariable)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("not found (404: Resource not found)"), "\(result.stderr)")
@@ -182,7 +191,7 @@ import Testing
     @Test func aRefusedEditFailsAndChangesNothing() async throws {
         let setup = try BehindProxy()
         defer { setup.proxy.stop() }
-        try setup.fake.seedLogin(
+        try setup.seedLogin(
             expiresIn: 3600, scope: "playlist-read-private playlist-modify-private playlist-modify-public")
         let nameNow = {
             let token = try setup.mintToken(scope: "playlist-read-private")
@@ -253,7 +262,7 @@ import Testing
     @Test func aDeadRefreshTokenEndsTheSession() throws {
         let setup = try BehindProxy(["--refresh-token-lifetime", "0"])
         defer { setup.proxy.stop() }
-        try setup.fake.seedLogin(expiresIn: 0)
+        try setup.seedLogin(expiresIn: 0)
         let result = try setup.run("spotify-auth", ["token"])
         #expect(result.status == 77, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("spotify-auth: Spotify ended the session"), "\(result.stderr)")

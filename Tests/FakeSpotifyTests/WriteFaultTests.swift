@@ -198,11 +198,13 @@ import Darwin
             let seconds = try #require(parseISOTimestamp(addedAt))
             #expect(abs(seconds - Date().timeIntervalSince1970) < 30, "added now")
         }
-        for entry in start {
+        // The two added now are the user's; the library's own are whoever added them (the 5th a collaborator).
+        for (offset, entry) in start.enumerated() {
             let user = entry["added_by"]
-            #expect(user?["id"] == .string(GeneratedLibrary.userID))
+            let adder = try #require(offset < 2 ? GeneratedLibrary.userID : GeneratedLibrary.adder(offset - 2))
+            #expect(user?["id"] == .string(adder))
             #expect(user?["type"] == "user")
-            #expect(user?["uri"] == .string("spotify:user:\(GeneratedLibrary.userID)"))
+            #expect(user?["uri"] == .string("spotify:user:\(adder)"))
             #expect(user?["href"]?.stringValue != nil && user?["external_urls"]?["spotify"]?.stringValue != nil)
         }
         #expect(start[2]["added_at"] == "2025-01-01T00:00:00Z", "the library's own date")
@@ -210,6 +212,7 @@ import Darwin
         let moved = try await fake.send(
             "PUT", Self.itemsPath, ["range_start": 0, "range_length": 2, "insert_before": 7], token: token)
         #expect(moved.status == 200)
+        #expect(start[6]["added_by"]?["id"] == .string(GeneratedLibrary.collaboratorID))
         let removed = try await fake.send(
             "DELETE", Self.itemsPath, ["items": [["uri": start[3]["item"]?["uri"] ?? .null]]], token: token)
         #expect(removed.status == 200)
@@ -249,7 +252,12 @@ import Darwin
             (5, 2, 1, [0, 5, 6, 1, 2, 3, 4, 7, 8, 9]),  // backward: before item 1
             (3, 2, 3, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),  // before itself: no change
             (3, 2, 5, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),  // right after itself: no change
-            (3, 3, 4, nil), (0, 1, 11, nil), (10, 1, 0, nil), (8, 3, 0, nil),
+            (0, 2, 10, [2, 3, 4, 5, 6, 7, 8, 9, 0, 1]),  // the reference's range: the first two to the end
+            (8, 2, 0, [8, 9, 0, 1, 2, 3, 4, 5, 6, 7]),  // the last two to the start
+            (0, 5, 10, [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]),  // a block of half: the halves swap
+            (6, 4, 2, [0, 1, 6, 7, 8, 9, 2, 3, 4, 5]),  // a block to the end's range moved back
+            (0, 10, 0, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),  // the whole playlist before itself: no change
+            (3, 3, 4, nil), (0, 1, 11, nil), (10, 1, 0, nil), (8, 3, 0, nil), (3, 0, 5, nil), (2, -1, 5, nil),
         ] as [(Int, Int, Int, [Int]?)])
     func rangeMovesCountInsertBeforeInThePlaylistBeforeTheMove(
         start: Int, length: Int, insertBefore: Int, expected: [Int]?
@@ -273,6 +281,22 @@ import Darwin
             #expect(reply.status == 400, "\(reply.text)")
             #expect(now == original)
         }
+    }
+
+    /// Without range_length a move takes one item, as the reference's default says.
+    @Test func aMoveWithoutRangeLengthMovesOneItem() async throws {
+        let fake = try Fake()
+        defer { fake.stop() }
+        let token = try await fake.editToken()
+        let original = try await fake.entries(Self.id, token: token).map(Self.uri(of:))
+        let reply = try await fake.send("PUT", Self.itemsPath, ["range_start": 2, "insert_before": 6], token: token)
+        #expect(reply.status == 200, "\(reply.text)")
+        let now = try await fake.entries(Self.id, token: token).map(Self.uri(of:))
+        #expect(now == [0, 1, 3, 4, 5, 2, 6, 7, 8, 9].map { original[$0] })
+        let bad = try await fake.send(
+            "PUT", Self.itemsPath, ["range_start": 2, "insert_before": 6, "range_length": "2"], token: token)
+        #expect(bad.status == 400, "a range_length that is not a number is refused, not taken for 1")
+        #expect(try await fake.entries(Self.id, token: token).map(Self.uri(of:)) == now)
     }
 
     /// position → where the added item lands among items 0...9 (nil: 400, nothing added).

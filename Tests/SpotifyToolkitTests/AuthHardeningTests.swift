@@ -231,10 +231,9 @@ import Testing
     @Test func anAccountsRedirectIsRefusedAndTheRefreshTokenStaysHome() async throws {
         let fake = try InProcessFake()
         try await fake.seedLogin(expiresIn: 0)
-        // A login stored before logins kept their bases: the refresh goes where
-        // SPOTIFY_ACCOUNTS_BASE now points, and the redirect is what stops the refresh token.
-        let seeded = try fake.unbindLogin()
         let servers = try redirectingServers()
+        // A login made against the redirector: the redirect is what stops the refresh token.
+        let seeded = try fake.bindLogin(accountsBase: "http://127.0.0.1:\(servers.redirector.port)")
         defer {
             servers.redirector.stop()
             servers.target.stop()

@@ -136,4 +136,90 @@ import Testing
         #expect(fit.indices == fit.indices.sorted(), "input order kept")
         #expect(fit.totalMs == fit.indices.reduce(0) { $0 + durations[$1] })
     }
+
+    /// Issue 37: 1000 h picked 630.5 h and 5000 h picked 29.9 h from 100,000 songs; fill and swap
+    /// lands within a second (exactly, here), with the songs in input order.
+    @Test(arguments: [1_000, 5_000])
+    func thousandsOfHoursFromAHundredThousandSongsLandWithinASecond(hours: Int) {
+        var random = SplitMix64(seed: 37)
+        let durations = (0..<100_000).map { _ in random.next(in: 90_000...420_000) }
+        let target = hours * 3_600_000
+        let fit = BestFit.choose(durations: durations, targetMs: target)
+        #expect(abs(fit.differenceMs) <= 1_000, "\(fit.summary)")
+        #expect(fit.indices == fit.indices.sorted() && Set(fit.indices).count == fit.indices.count)
+        #expect(fit.totalMs == fit.indices.reduce(0) { $0 + durations[$1] })
+        // About the fewest songs: not many more than the longest songs alone would need.
+        var longest = durations.sorted(by: >)
+        var fewest = 0
+        var total = 0
+        while total < target {
+            total += longest.removeFirst()
+            fewest += 1
+        }
+        #expect(fit.indices.count <= fewest + 2, "\(fit.indices.count) songs; the longest need \(fewest)")
+    }
+
+    /// When the songs together fall short, every one of them is taken (not a few hundred).
+    @Test func songsThatFallShortAreAllTaken() {
+        var random = SplitMix64(seed: 5)
+        let durations = (0..<30_000).map { _ in random.next(in: 90_000...420_000) } + [0, -5]
+        let fit = BestFit.choose(durations: durations, targetMs: 5_000 * 3_600_000)
+        #expect(fit.indices == Array(0..<30_000), "every song with a duration")
+        #expect(fit.totalMs == durations.filter { $0 > 0 }.reduce(0, +))
+        var input = BestFit.Input()
+        for duration in durations { input.add(duration) }
+        let pick = BestFit.choose(input, targetMs: 5_000 * 3_600_000)
+        #expect(pick.selection == .all && pick.songs == 30_000)
+        #expect(pick.shortByMs == 5_000 * 3_600_000 - fit.totalMs)
+    }
+
+    /// Read one song at a time, the choice keeps a count by duration, not the songs: its size does
+    /// not grow with their number.
+    @Test func whatIsKeptIsBoundedWhateverTheNumberOfSongs() {
+        var random = SplitMix64(seed: 11)
+        var input = BestFit.Input()
+        for _ in 0..<1_000_000 { input.add(random.next(in: 60_000...600_000)) }
+        input.add(3 * 3_600_000)  // a three-hour mix, past the histogram's array
+        #expect(input.count == 1_000_001)
+        #expect(input.prefix.count == BestFit.tableSongs)
+        #expect(input.histogram.counts.count <= DurationHistogram.limit)
+        #expect(input.histogram.long == [3 * 3_600_000: 1])
+        let pick = BestFit.choose(input, targetMs: 20_000 * 3_600_000)
+        #expect(pick.totalMs.distance(to: 20_000 * 3_600_000).magnitude <= 1_000, "\(pick.summary)")
+        // The second read takes exactly the songs counted.
+        var filter = pick.filter
+        var again = SplitMix64(seed: 11)
+        var taken = 0
+        var total = 0
+        for _ in 0..<1_000_000 {
+            let duration = again.next(in: 60_000...600_000)
+            if filter.takes(duration) {
+                taken += 1
+                total += duration
+            }
+        }
+        if filter.takes(3 * 3_600_000) {
+            taken += 1
+            total += 3 * 3_600_000
+        }
+        #expect(taken == pick.songs && total == pick.totalMs)
+    }
+
+    /// Small inputs keep the exact table's answer; streamed, the same songs are chosen.
+    @Test func streamedChoicesMatchTheWholeList() {
+        var random = SplitMix64(seed: 3)
+        for round in 0..<12 {
+            let count = [5, 200, 1_000, 25_000][round % 4]
+            let durations = (0..<count).map { _ in random.next(in: 0...480_000) }
+            let target = random.next(in: 60_000...(count * 200_000))
+            let whole = BestFit.choose(durations: durations, targetMs: target)
+            var input = BestFit.Input()
+            for duration in durations { input.add(duration) }
+            let pick = BestFit.choose(input, targetMs: target)
+            var filter = pick.filter
+            #expect(durations.indices.filter { filter.takes(durations[$0]) } == whole.indices, "round \(round)")
+            #expect(pick.songs == whole.indices.count && pick.totalMs == whole.totalMs)
+            if count >= 1_000 { #expect(abs(whole.differenceMs) <= 1_000, "round \(round): \(whole.summary)") }
+        }
+    }
 }

@@ -111,7 +111,8 @@ import Testing
 @Suite(.tags(.small)) struct CacheEntryFormatTests {
     static let id = "gen0000000000000000003"
     static let album: JSONValue = [
-        "id": "al1", "name": "Album \"one\"", "uri": "spotify:album:al1",
+        "id": "al1", "name": "Album \"one\"", "uri": "spotify:album:al1", "release_date": "2020-05",
+        "release_date_precision": "month",
         "images": [
             ["url": "https://i.scdn.co/image/s", "height": 64, "width": 64],
             ["url": "https://i.scdn.co/image/b", "height": 640, "width": 640],
@@ -121,16 +122,18 @@ import Testing
     ]
     /// Every shape the records read: tracks sharing an album and artists, escapes and non-ASCII
     /// text, nulls, odd durations, a URI that is not the id's, local files (flagged on the entry
-    /// or on the item), episodes (2026 and legacy track-shaped), null and missing items.
+    /// or on the item), episodes (2026 and legacy track-shaped), null and missing items; explicit,
+    /// ISRCs, release dates, is_playable said or not, and who added each entry (or nobody).
     static let entries: [JSONValue] = [
         [
-            "added_at": "2025-01-01T00:00:00Z",
+            "added_at": "2025-01-01T00:00:00Z", "added_by": ["id": "adder \"1\"", "type": "user"],
             "item": [
                 "type": "track", "id": "a", "uri": "spotify:track:a", "name": "Ä \"quoted\"\nline\t/tab",
                 "duration_ms": 1000, "artists": [["id": "ar1", "name": "Me", "uri": "x"]], "album": album,
+                "explicit": true, "external_ids": ["isrc": "USRC17607839", "ean": "x"], "is_playable": true,
             ],
         ],
-        ["added_at": .null, "item": .null],
+        ["added_at": .null, "added_by": ["id": "gone"], "item": .null],
         [
             "added_at": "2025-01-01T00:01:00Z", "is_local": true,
             "track": [
@@ -142,14 +145,16 @@ import Testing
             "added_at": "2025-01-02T00:00:00Z",
             "item": [
                 "type": "track", "id": "b", "uri": "spotify:track:other", "name": "B", "duration_ms": -5,
-                "artists": [["id": "ar1", "name": "Me"]], "album": album,
+                "artists": [["id": "ar1", "name": "Me"]], "album": album, "explicit": false, "is_playable": false,
+                "external_ids": [:],
             ],
         ],
         [
-            "added_at": "2025-01-03T00:00:00Z",
+            "added_at": "2025-01-03T00:00:00Z", "added_by": ["id": .null],
             "item": [
                 "type": "episode", "id": "ep", "uri": "spotify:episode:ep", "name": "Talk", "duration_ms": 99,
-                "show": ["id": "sh", "name": "Show", "images": .null],
+                "show": ["id": "sh", "name": "Show", "images": .null], "release_date": "2024-02-29",
+                "release_date_precision": "day", "explicit": false, "is_playable": true,
             ],
         ],
         [
@@ -213,6 +218,10 @@ import Testing
         let rebuilt = try CacheEntryFormat.entries(data, validated)
         #expect(rebuilt.map { PlaylistEntry.kind(of: $0) } == Self.entries.map { PlaylistEntry.kind(of: $0) })
         #expect(Self.expectedRecords(rebuilt) == Self.expectedRecords())
+        // And the same versions for the history (URIs, added_at and added_by, unavailable items too).
+        #expect(
+            rebuilt.map(PlaylistVersion.Item.init(entry:)) == Self.entries.map(PlaylistVersion.Item.init(entry:)))
+        #expect(Self.expectedRecords().contains { $0.contains("\"is_playable\":false") })
         var pages: [(Int, Int)] = []
         try CacheEntryFormat.forEachPage(data, validated, pageSize: 3) { pages.append(($1, $0.count)) }
         #expect(pages.map(\.0) == [0, 3, 6, 9] && pages.map(\.1) == [3, 3, 3, 1])
@@ -247,9 +256,13 @@ import Testing
                     "type": "track", "id": .string("4uLU6hMCjMI75M1A2t\(1000 + index)"),
                     "uri": .string("spotify:track:4uLU6hMCjMI75M1A2t\(1000 + index)"),
                     "name": .string("A song called \(index)"), "duration_ms": .int(180_000 + index),
+                    "explicit": .bool(index % 3 == 0), "is_playable": .bool(index % 29 != 0),
+                    "external_ids": ["isrc": .string("USRC1\(7_000_000 + index)")],
                     "artists": [["id": .string("artist\(album % 10)xxxxxxxxxxxxxxx"), "name": "The Band"]],
                     "album": [
                         "id": .string("album\(10000 + album)xxxxxxxxxxxxx"), "name": .string("Record \(album)"),
+                        "release_date": .string("20\(10 + album % 10)-01-0\(album % 9 + 1)"),
+                        "release_date_precision": "day",
                         "images": .array(
                             [640, 300, 64].map {
                                 [
@@ -262,7 +275,7 @@ import Testing
             ]
         }
         let data = Self.encoded(entries)
-        let most = albums == 1000 ? 300 : 120
+        let most = albums == 1000 ? 300 : 150
         #expect(data.count / entries.count <= most, "\(data.count / entries.count) bytes an item")
         #expect(try Self.lines(data).map(\.1) == Self.expectedRecords(entries))
     }
@@ -290,9 +303,10 @@ import Testing
     /// Entries an earlier version wrote (Spotify's answers beside each record) are not damage:
     /// they are fetched again and replaced, quietly.
     @Test func olderVersionsAreOutdated() {
-        for version in [1, 2, 3] {
+        for version in 1..<CacheEntryFormat.version {
             var text = String(decoding: Self.encoded(), as: UTF8.self)
-            text = text.replacingOccurrences(of: "\"version\":4", with: "\"version\":\(version)")
+            text = text.replacingOccurrences(
+                of: "\"version\":\(CacheEntryFormat.version)", with: "\"version\":\(version)")
             let body = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(2).joined(separator: "\n")
             let data = Data((body + "\n").utf8)
             let sum = data.withUnsafeBytes { CacheEntryFormat.hex(CacheEntryFormat.fnv1a64($0)) }
@@ -321,18 +335,25 @@ import Testing
         }
         // Lines that are not of the format, even under a matching checksum: unknown tags, fields
         // missing or extra, references to tables not yet defined, a URI left to an id that is null.
-        let track = "\"id\"\t\t\"n\"\t1\t0\t0\t\"2025\""
+        // A track's fields after its id and URI: name, duration, artists, album, added_at, explicit,
+        // is_playable (not said), added_by (nobody), ISRC and an empty last field.
+        let tail = "\"n\"\t1\t0\t0\t\"2025\"\tnull\t\t\t\"isrc\"\t"
+        let track = "\"id\"\t\t" + tail
+        let album = "K\t\"al\"\t\"n\"\t\"2020\"\t\"year\"\t1\t0\tx.jpg\t64\t64"
         for (view, line) in [
             (CacheView.records, "{\"a\":1}"), (.records, "x\t{}"), (.records, "t\t" + track),
             (.records, "A\t[]\nC\t{}\nt\t" + track + "\t1"), (.records, "A\t[]\nC\t{}\nt\t\"id\"\t\t\"n\"\t1\t0\t0"),
             (.records, "A\t[]\nt\t" + track), (.records, "C\t{}\nt\t" + track), (.records, "A\t[]\nC\t{}\nu\tx"),
-            (.records, "A\t[]\nC\t{}\nt\tnull\t\t\"n\"\t1\t0\t0\t\"2025\""),
-            (.records, "A\t[]\nC\t{}\ne\t\"id\"\t\t\"n\"\t1\t0\t0\t\"2025\""), (.records, "A\t\nC\t{}\nt\t" + track),
-            (.records, "A\t[]\nC\t{}\nt\t\"id\"\t\t\"n\"\t1\tx\t0\t\"2025\""), (.full, "t\t"), (.full, "t\t{}\t{}"),
-            (.full, "A\t{}"), (.records, "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t1\t1\tx.jpg\t64\t64\nt\t" + track),
-            (.records, "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t2\t0\tx.jpg\t64\t64\nt\t" + track),
-            (.records, "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t1\t0\tx.jpg\t\t64\nt\t" + track),
-            (.records, "A\t[]\nK\t\"al\"\t\"n\"\t1\t0\tx.jpg\t64\t64\nt\t" + track),
+            (.records, "A\t[]\nC\t{}\nu\t\t"), (.records, "A\t[]\nC\t{}\nt\tnull\t\t" + tail),
+            (.records, "A\t[]\nC\t{}\ne\t" + track), (.records, "A\t\nC\t{}\nt\t" + track),
+            (.records, "A\t[]\nC\t{}\nt\t\"id\"\t\t\"n\"\t1\tx\t0\t\"2025\"\tnull\t\t\t\"isrc\"\t"),
+            (.records, "A\t[]\nC\t{}\nt\t\"id\"\t\t\"n\"\t1\t0\t0\t\"2025\"\t\t\t\t\"isrc\"\t"),
+            (.records, "A\t[]\nC\t{}\nt\t\"id\"\t\t" + tail + "\"day\""), (.full, "t\t"), (.full, "t\t{}\t{}"),
+            (.full, "A\t{}"), (.records, "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t\t\t1\t1\tx.jpg\t64\t64\nt\t" + track),
+            (.records, "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t\t\t2\t0\tx.jpg\t64\t64\nt\t" + track),
+            (.records, "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t\t\t1\t0\tx.jpg\t\t64\nt\t" + track),
+            (.records, "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t\"2020\"\t\t1\t0\tx.jpg\t64\t64\nt\t" + track),
+            (.records, "A\t[]\nK\t\"al\"\t\"n\"\t\t\t1\t0\tx.jpg\t64\t64\nt\t" + track),
         ] {
             let header = CacheEntryHeader(playlistID: Self.id, snapshotID: "S1", view: view, fetchedAt: 1, total: 1)
             let forged = CacheEntryFormat.encode(header, body: Array((line + "\n").utf8), count: 1)
@@ -342,7 +363,7 @@ import Testing
         }
         // The same shape well formed passes, so the refusals above are for what they change.
         let header = CacheEntryHeader(playlistID: Self.id, snapshotID: "S1", view: .records, fetchedAt: 1, total: 1)
-        for body in ["A\t[]\nC\t{}\nt\t", "P\t\nA\t[]\nK\t\"al\"\t\"n\"\t1\t0\tx.jpg\t64\t64\nt\t"] {
+        for body in ["A\t[]\nC\t{}\nt\t", "P\t\nA\t[]\n" + album + "\nt\t"] {
             let good = CacheEntryFormat.encode(header, body: Array((body + track + "\n").utf8), count: 1)
             #expect(throws: Never.self) { try CacheEntryFormat.validate(good, playlistID: Self.id) }
         }

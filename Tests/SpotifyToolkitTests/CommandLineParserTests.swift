@@ -30,12 +30,15 @@ import Darwin
         name: "auth",
         abstract: "subcommands",
         options: [
-            OptionSpec("verbose", short: "v", help: "global flag", global: true),
+            OptionSpec("verbose", short: "v", help: "a flag login shares"),
             OptionSpec("watch", help: "the top command's own"),
         ],
         subcommands: [
             CommandSpec(
-                name: "login", abstract: "log in", options: [OptionSpec("timeout", value: "DURATION", help: "t")]),
+                name: "login", abstract: "log in",
+                options: [
+                    OptionSpec("timeout", value: "DURATION", help: "t"), OptionSpec("verbose", short: "v", help: "v"),
+                ]),
             CommandSpec(name: "status", abstract: "status"),
         ]
     )
@@ -159,8 +162,12 @@ import Darwin
                 == "unknown command '30m'; did you mean --for '1h 30m'? (quote a duration with a space in it)")
         #expect(usageMessage(["status", "--timeout", "1m"], spec: auth) == "unknown option '--timeout'")
         #expect(usageMessage(["status", "extra"], spec: auth) == "unexpected argument 'extra'")
-        // Only global options reach a subcommand (issue 20, item 10): the top command's own do not.
+        // A subcommand takes only the options it declares (offered means read): the top
+        // command's own are refused after its name, and before it.
         #expect(usageMessage(["status", "--watch"], spec: auth) == "unknown option '--watch'")
+        #expect(usageMessage(["status", "-v"], spec: auth) == "unknown option '-v'")
+        #expect(usageMessage(["-v", "status"], spec: auth) == "option '--verbose' is not an option of 'auth status'")
+        #expect(try CommandLineParser.parse(["-v", "login"], spec: auth).flag("verbose"))
         #expect(
             try CommandLineParser.parse(
                 ["--watch"],
@@ -191,9 +198,11 @@ import Darwin
     static let sameNameOtherMeaning = OptionSpec("target", help: "a flag of the same name")
     let root = CommandSpec(
         name: "tool", abstract: "a test tool", options: [.jsonRecords],
-        subcommands: [CommandSpec(name: "pick", abstract: "pick", options: [Self.select, Self.target])])
+        subcommands: [
+            CommandSpec(name: "pick", abstract: "pick", options: [Self.select, Self.target]).offering(.jsonRecords)
+        ])
 
-    @Test func aDeclaredOptionAndTheParentsGlobalOnesCanBeRead() throws {
+    @Test func aDeclaredOptionAndOneSharedWithTheToolCanBeRead() throws {
         let parsed = try CommandLineParser.parse(["pick", "-s", "--target", "5m", "--json"], spec: root)
         #expect(try parsed.flag(Self.select) && parsed.flag(.jsonRecords))
         #expect(try parsed.value(Self.target) == "5m")

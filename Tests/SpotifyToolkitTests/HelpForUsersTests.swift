@@ -29,6 +29,29 @@ import Testing
         }
     }
 
+    /// Help wraps to 79 columns, first line too, and to a narrower terminal's width, so no word
+    /// breaks at a narrow window's edge; piped or wide, it is the same text everywhere.
+    @Test func helpFitsANarrowTerminalAndIsTheSameEverywhereElse() async throws {
+        let onTerminal = Terminal(stdinIsTerminal: false, stdoutIsTerminal: true, stderrIsTerminal: true)
+        for tool in ["spotify-tracks", "songcount"] {
+            for flag in ["-h", "--help"] {
+                let piped = try await InProcess.run(tool, [flag])
+                let wide = try await InProcess.run(tool, [flag], environment: ["COLUMNS": "200"], terminal: onTerminal)
+                #expect(piped.stdout == wide.stdout, "\(tool) \(flag): wider terminals get the standard text")
+                let narrow = try await InProcess.run(tool, [flag], environment: ["COLUMNS": "60"], terminal: onTerminal)
+                for (text, limit) in [(piped.stdout, 79), (narrow.stdout, 59)] {
+                    // A single word longer than the line (a URL) may stand alone; an example's
+                    // command line stays whole, to be copied.
+                    let over = text.split(separator: "\n").filter { line in
+                        line.count > limit && !line.hasPrefix("  $ ") && line.split(separator: " ").count > 1
+                    }
+                    #expect(over.isEmpty, "\(tool) \(flag) at \(limit): \(over)")
+                }
+                #expect(narrow.stdout != piped.stdout, "\(tool) \(flag): rewrapped for 60 columns")
+            }
+        }
+    }
+
     @Test func anArgumentErrorPrintsTheSubcommandsUsage() async throws {
         let run = try await InProcess.run("spotify-playlists", ["edit", "Morning"])
         #expect(run.status == 64)

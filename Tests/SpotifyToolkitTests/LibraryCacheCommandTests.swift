@@ -89,13 +89,14 @@ import Testing
         #expect(pipeline[Self.listing] == 1, "\(pipeline)")
         #expect(pipeline.keys.allSatisfy { [Self.listing, "GET /v1/me"].contains($0) }, "\(pipeline)")
 
-        // On disk: far under the 300 bytes an item allowed.
+        // On disk: under 400 bytes an item, every item with its own album (300 before the records
+        // carried explicit, the ISRC, release dates, is_playable and added_by).
         let bytes = try setup.entries.reduce(0) { sum, name in
             sum
                 + ((try FileManager.default.attributesOfItem(
                     atPath: setup.cacheHome + "/spotify-toolkit/playlists/" + name)[.size] as? Int) ?? 0)
         }
-        #expect(bytes / 3600 <= 300, "\(bytes / 3600) bytes an item")
+        #expect(bytes / 3600 <= 400, "\(bytes / 3600) bytes an item")
     }
 
     /// LRU with every run reading in the same order used to evict each entry before its turn, so

@@ -29,7 +29,7 @@ import Testing
         let record = NowPlayingRecord(PlaybackObservation(Self.body()), observedAt: "2026-11-22T10:00:00.000Z").json
         #expect(
             record.objectValue?.keys == [
-                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local",
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "explicit", "external_ids", "is_local",
                 "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at",
             ])
         #expect(record["type"] == "now_playing")

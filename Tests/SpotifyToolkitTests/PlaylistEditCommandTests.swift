@@ -234,6 +234,34 @@ import FoundationNetworking
         #expect(try await Self.entries(library, id).allSatisfy { !before.map(\.addedAt).contains($0.addedAt) })
     }
 
+    /// A long write is not silent on a terminal: "N/M requests" is redrawn while it is sent, and
+    /// cleared before the result is said.
+    @Test func aLongWriteCountsItsRequestsOnATerminal() async throws {
+        let library = try await PlaylistWriteTests.editor()
+        let id = generated(60)
+        let before = try await Self.entries(library, id)
+        // Each write takes 30 ms, so the line is drawn while they are sent, however the run is scheduled.
+        try await library.fault([
+            ("kind", "delay"), ("delay_ms", "30"), ("rate", "1"), ("path_prefix", "/v1/playlists/"),
+        ])
+        let run = try await library.fake.run(
+            "spotify-playlists", ["sort", id, "--by", "name", "--reverse"], environment: Self.quick,
+            terminal: Terminal(stdinIsTerminal: false, stdoutIsTerminal: false, stderrIsTerminal: true))
+        #expect(run.status == 0, "\(run.stderr)")
+        let planned = try #require(
+            run.stderr.firstMatch(of: /; (\d+) requests\n/).flatMap { Int($0.1) }, "\(run.stderr)")
+        #expect(planned > 3)
+        #expect(run.stderr.contains("/\(planned) requests\u{1B}[K"), "\(run.stderr.debugDescription)")
+        let drawn = run.stderr.split(separator: "\r").dropFirst()
+        #expect(drawn.last?.hasPrefix("\u{1B}[K") == true, "cleared: \(run.stderr.debugDescription)")
+        #expect(drawn.dropLast().allSatisfy { $0.hasSuffix(" requests\u{1B}[K") }, "\(run.stderr.debugDescription)")
+        #expect(try await Self.entries(library, id).count == before.count)
+        // In a pipe, nothing is drawn.
+        let piped = try await library.run(
+            "spotify-playlists", ["sort", id, "--by", "name"], environment: Self.quick)
+        #expect(piped.status == 0 && !piped.stderr.contains("\r"), "\(piped.stderr.debugDescription)")
+    }
+
     @Test func rewriteAppliesWhatTheCommandPrintsAndAFailingCommandWritesNothing() async throws {
         let library = try await PlaylistWriteTests.editor()
         let id = generated(30)

@@ -77,9 +77,18 @@ enum FixtureFiles {
         let track = try #require(records[0])
         #expect(
             track.keys == [
-                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local", "added_at", "position",
-                "playlist",
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "explicit", "external_ids",
+                "is_playable", "is_local", "added_at", "added_by", "position", "playlist",
             ])
+        #expect(
+            track["album"]?.objectValue?.keys == ["id", "name", "release_date", "release_date_precision", "images"])
+        #expect(track["album"]?["release_date"] == "2006-03-21" && track["album"]?["release_date_precision"] == "day")
+        #expect(track["external_ids"]?["isrc"] == "USSUB0634105")
+        #expect(track["added_by"]?.objectValue?.keys == ["id"])
+        // The restricted track says so (the fixture was fetched with a market); the rest do not say.
+        let restricted = try #require(records[4])
+        #expect(restricted["is_playable"] == false && restricted["explicit"] == true)
+        #expect(records[5]?["added_by"] == .null, "very old entries have no added_by")
         #expect(track["artists"] == [["id": "0OdUWJ0sBjDrqHygGUXeCF", "name": "Band of Horses"]])
         #expect(
             track["playlist"]
@@ -95,6 +104,10 @@ enum FixtureFiles {
         #expect(episode["type"] == "episode")
         #expect(episode["show"]?["name"] == "The Studio Hour", "2026: show; legacy: the show in album")
         #expect(episode["artists"] == [])
+        if files[0] == "playlist-items-page1.json" {  // a legacy track-shaped episode has its show as album
+            #expect(episode["release_date"]?.stringValue != nil && episode["explicit"]?.boolValue != nil, "\(episode)")
+        }
+        #expect(episode["external_ids"] == nil)
         #expect(records[5]?["added_at"] == .null, "very old entries have no added_at")
         #expect(records[5]?["position"] == 5)
         #expect(records.compactMap { $0?["duration_ms"]?.intValue } == [322506, 127000, 3_056_274, 195800, 258826])
@@ -124,8 +137,9 @@ enum FixtureFiles {
 
     @Test func theFieldsFiltersNameEverythingTheRecordsRead() {
         for key in [
-            "added_at", "is_local", "item(", "track(", "duration_ms", "artists(id,name)", "album(id,name,images)",
-            "show(id,name,images)", "total",
+            "added_at", "added_by(id)", "is_local", "item(", "track(", "duration_ms", "artists(id,name)",
+            "album(id,name,release_date,release_date_precision,images)", "show(id,name,images)", "total", "explicit",
+            "is_playable", "external_ids(isrc)", "release_date,release_date_precision",
         ] {
             #expect(PlaylistEntry.itemFields.contains(key), "\(key)")
         }

@@ -62,4 +62,26 @@ import ToolkitCore
         #expect(try await library.run("spotify-playlists", ["edit", target, "--name", "Renamed"]).status == 0)
         #expect(try await Self.sent(library) == 2)
     }
+
+    /// A sort's --dry-run says what the sort will send (its reads, its range moves, the read that
+    /// proves it, the record), and the sort then sends exactly that.
+    @Test(arguments: [30, 300])
+    func aSortsDryRunSaysWhatItWillCost(size: Int) async throws {
+        let library = try await PlaylistWriteTests.editor()
+        defer { library.fake.stop() }
+        let id = generated(size)
+        _ = try await Self.sent(library)
+        let dry = try await library.run(
+            "spotify-playlists", ["sort", id, "--by", "duration", "--max-moves", "999", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        let moves = dry.stdoutLines.count
+        let note = try #require(dry.stderr.split(separator: "\n").first { $0.contains("--dry-run: would send") })
+        let reads = try await Self.sent(library)
+        let real = try await library.run("spotify-playlists", ["sort", id, "--by", "duration", "--max-moves", "999"])
+        #expect(real.status == 0, "\(real.stderr)")
+        let sent = try await Self.sent(library)
+        #expect(note.contains("would send \(groupedThousands(sent)) requests ("), "\(note); sent \(sent)")
+        #expect(note.contains("\(groupedThousands(moves)) range moves"), "\(note)")
+        #expect(reads < sent, "the dry run read the playlist, and sent nothing else")
+    }
 }

@@ -90,7 +90,7 @@ import ToolkitCore
         try directory.create()
         let ledger = RequestLedger(directory: directory, app: "x", tool: "test", clock: { 1000 })
         let target = scratch.url.appendingPathComponent("elsewhere").path
-        FileManager.default.createFile(atPath: target, contents: Data("keep\n".utf8))
+        _ = FileManager.default.createFile(atPath: target, contents: Data("keep\n".utf8))
         try FileManager.default.createSymbolicLink(
             atPath: directory.file("requests-x.jsonl"), withDestinationPath: target)
         ledger.record(.webAPI, method: "GET", status: 200)

@@ -56,4 +56,24 @@ import Testing
             accounts.stderr.contains("SPOTIFY_ACCOUNTS_BASE now points to https://accounts.spotify.com"),
             "\(accounts.stderr)")
     }
+
+    /// A login stored before logins recorded their services came from Spotify: its tokens go to
+    /// Spotify's own services only, not to whatever the environment names now.
+    @Test func aLoginWithoutRecordedServicesIsSentOnlyToSpotify() async throws {
+        let library = try await Library()
+        var legacy = try #require(try library.fake.store.load())
+        legacy.accountsBase = nil
+        legacy.apiBase = nil
+        try library.fake.store.save(legacy)
+        let before = try await library.counters()["requests"]
+        let read = try await library.tracks(["3cEYpjA9oz9GiPac4AsH4n"])
+        #expect(read.status == 77, "\(read.stderr)")
+        #expect(
+            read.stderr.contains("the stored login was made against https://accounts.spotify.com"), "\(read.stderr)")
+        #expect(read.stderr.contains("run 'spotify-auth login' for this one"), "\(read.stderr)")
+        let refresh = try await library.run("spotify-auth", ["refresh"])
+        #expect(refresh.status == 77, "\(refresh.stderr)")
+        #expect(try await library.counters()["requests"] == before, "no request reached the server")
+        #expect(try library.fake.store.load() == legacy, "the login is kept")
+    }
 }

@@ -91,4 +91,44 @@ import Testing
         let positions = chosen.compactMap { $0["id"]?.stringValue.flatMap { Int($0.dropFirst()) } }
         #expect(positions == positions.sorted(), "input order")
     }
+
+    /// Songs that fall short of the target are every one taken, and it says so.
+    @Test func songsThatFallShortAreEveryOneTakenAndSaidSo() async throws {
+        let lines = [track("a", ms: 200_000), track("b", ms: 250_000), track("c", ms: 150_000)]
+        let result = try await InProcess.run(
+            "songcount", ["--target", "1h", "--best-fit"], stdin: lines.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines == lines)
+        #expect(
+            result.stderr
+                == """
+                songcount: the songs run out 50:00 short of 1:00:00: all 3 songs taken (10:00)
+                songcount: 3 songs, 10:00.0, 3000.0 s under
+
+                """)
+    }
+
+    /// A named FILE is read again for the songs chosen, not copied to TMPDIR first: with no
+    /// temporary directory to copy to, a file still works, and a pipe cannot.
+    @Test func aFileIsReadTwiceNotCopied() async throws {
+        let directory = try TemporaryDirectory()
+        var random = SplitMix64(seed: 4)
+        let lines = (0..<500).map { track("t\($0)", ms: random.next(in: 90_000...420_000)) }
+        let file = try directory.file("tracks.jsonl", contents: lines.joined(separator: "\n") + "\n")
+        let nowhere = ["TMPDIR": directory.path + "/missing"]
+        let fromFile = try await InProcess.run(
+            "songcount", ["--target", "10h", "--best-fit", file], environment: nowhere)
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        let total = try fromFile.stdoutLines.reduce(0) { $0 + (try JSONValue.parse($1)["duration_ms"]?.intValue ?? 0) }
+        #expect(abs(total - 36_000_000) <= 1_000, "\(fromFile.stderr)")
+        #expect(fromFile.stdoutLines.allSatisfy(lines.contains))
+        let fromPipe = try await InProcess.run(
+            "songcount", ["--target", "10h", "--best-fit"], stdin: lines.joined(separator: "\n"), environment: nowhere)
+        #expect(fromPipe.status == 74, "\(fromPipe.stderr)")
+        #expect(fromPipe.stdoutLines == [])
+        // The same songs, read from the pipe's copy.
+        let copied = try await InProcess.run(
+            "songcount", ["--target", "10h", "--best-fit"], stdin: lines.joined(separator: "\n"))
+        #expect(copied.stdoutLines == fromFile.stdoutLines)
+    }
 }

@@ -51,7 +51,7 @@ import Testing
         let record = try JSONValue.parse(result.stdout)
         #expect(
             record.objectValue?.keys == [
-                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local",
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "explicit", "external_ids", "is_local",
                 "is_playing", "progress_ms", "currently_playing_type", "context", "observed_at",
             ])
         #expect(record["type"] == "now_playing")

@@ -107,6 +107,22 @@ import Testing
         #expect(try options(Tool.LocalOptions.self, ["local", "rename", "A", "B"]).action == .rename("A", to: "B"))
         #expect(try options(Tool.LocalOptions.self, ["local", "list", "--names"]).namesOnly)
     }
+
+    @Test func historyDiffAndRestoreReadTheirVersions() throws {
+        #expect(try options(Tool.HistoryOptions.self, ["history", "Mix"]).playlist == "Mix")
+        #expect(usage(Tool.HistoryOptions.self, ["history"]) != nil)
+        let diff = try options(Tool.DiffOptions.self, ["diff", "Mix", "AAAA1", "now"])
+        #expect(diff.playlist == "Mix" && diff.from == "AAAA1" && diff.to == "now")
+        let latest = try options(Tool.DiffOptions.self, ["diff", "Mix"])
+        #expect(latest.from == nil && latest.to == nil)
+        #expect(usage(Tool.DiffOptions.self, ["diff"]) != nil)
+        #expect(usage(Tool.DiffOptions.self, ["diff", "Mix", " "])?.contains("empty version") == true)
+        let restore = try options(Tool.RestoreOptions.self, ["restore", "Mix", "AAAA1", "--dry-run"])
+        #expect(restore.snapshot == "AAAA1" && restore.settings.dryRun)
+        #expect(usage(Tool.RestoreOptions.self, ["restore", "Mix"])?.contains("SNAPSHOT") == true)
+        #expect(usage(Tool.RestoreOptions.self, ["restore", "Mix", "now"]) != nil)
+        #expect(usage(Tool.RestoreOptions.self, ["restore", "Mix", "AAAA1", "--drop-unavailable"]) != nil)
+    }
 }
 
 /// The records spotify-playlists prints: the JSON the record always had, and the table row.

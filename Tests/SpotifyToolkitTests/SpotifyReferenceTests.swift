@@ -91,7 +91,7 @@ import Testing
         let record = try #require(TrackRecord.make(from: item))
         #expect(
             JSONValue.object(record).serialized()
-                == #"{"type":"track","id":"T","uri":"spotify:track:T","name":"Song","duration_ms":180000,"artists":[{"id":"B","name":"Band"}],"album":{"id":"A","name":"Album","images":[{"url":"big","height":640,"width":640},{"url":"small","height":64,"width":64},{"url":"nosize","height":null,"width":null}]},"is_local":false}"#
+                == #"{"type":"track","id":"T","uri":"spotify:track:T","name":"Song","duration_ms":180000,"artists":[{"id":"B","name":"Band"}],"album":{"id":"A","name":"Album","release_date":null,"release_date_precision":null,"images":[{"url":"big","height":640,"width":640},{"url":"small","height":64,"width":64},{"url":"nosize","height":null,"width":null}]},"explicit":null,"external_ids":{"isrc":null},"is_local":false}"#
         )
     }
 

@@ -35,8 +35,8 @@ import Testing
         let keys = try #require(found.first?.objectValue?.keys).map { $0 }
         #expect(
             keys == [
-                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local", "added_at", "position",
-                "playlist", "query", "match", "match_quality",
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "explicit", "external_ids",
+                "is_playable", "is_local", "added_at", "position", "playlist", "query", "match", "match_quality",
             ])
         #expect(found[0]["playlist"] == .null && found[0]["added_at"] == .null && found[0]["type"] == "track")
         let counters = try await library.counters()

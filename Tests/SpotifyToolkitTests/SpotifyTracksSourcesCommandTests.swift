@@ -42,8 +42,8 @@ import Testing
         let first = try #require(items.first?.objectValue)
         #expect(
             first.keys == [
-                "type", "id", "uri", "name", "duration_ms", "artists", "album", "is_local", "disc_number",
-                "track_number", "added_at", "position", "playlist", "source",
+                "type", "id", "uri", "name", "duration_ms", "artists", "album", "explicit", "external_ids",
+                "is_playable", "is_local", "disc_number", "track_number", "added_at", "position", "playlist", "source",
             ])
         // The simplified tracks lack `album`: it is the album's.
         #expect(items.allSatisfy { $0["album"]?["id"]?.stringValue == Self.album60 })

@@ -53,9 +53,10 @@ import Testing
             "XDG_CONFIG_HOME": directory, "SPOTIFY_ACCOUNTS_BASE": "http://127.0.0.1:\(server.port)",
         ])
         let store = FileTokenStore(directory: environment.configDirectory)
-        try store.save(
-            StoredTokens(
-                accessToken: "OLD", scope: "a", expiresAt: 0, refreshToken: "R1", clientID: "c", authorizedAt: 0))
+        var tokens = StoredTokens(
+            accessToken: "OLD", scope: "a", expiresAt: 0, refreshToken: "R1", clientID: "c", authorizedAt: 0)
+        tokens.accountsBase = "http://127.0.0.1:\(server.port)"  // a login made against this server
+        try store.save(tokens)
         return Fixture(
             server: server, store: store,
             provider: try TokenProvider(

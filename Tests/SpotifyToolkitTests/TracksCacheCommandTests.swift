@@ -211,10 +211,8 @@ import Testing
         let setup = try await Setup()
         let online = try await setup.tracks([Self.small])
         #expect(online.status == 0)
-        // A login stored before logins kept their bases (as the end-to-end fake seeds one): the
-        // requests go where SPOTIFY_API_BASE now points, rather than being refused here.
-        try setup.fake.unbindLogin()
         // Nothing listens on port 1: every request is refused (and retried, then given up).
+        try setup.fake.bindLogin(apiBase: "http://127.0.0.1:1/v1")
         setup.extra["SPOTIFY_API_BASE"] = "http://127.0.0.1:1/v1"
         let down = try await setup.tracks([Self.small])
         #expect(down.status == 69)

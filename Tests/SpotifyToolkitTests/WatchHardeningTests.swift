@@ -18,15 +18,24 @@ import Testing
     }
 
     /// The watch's clock runs this many times faster than the wall clock in these runs: its
-    /// 1 s interval and retry waits are a tenth of a second, while `--for` stays at least 5 s of
-    /// wall time, so a loaded machine that is slow to poll still gets many polls in.
+    /// 1 s interval and retry waits are a tenth of a second.
     static let timeScale = 10
 
-    /// `--for` `seconds` of the watch's time (`seconds / timeScale` of wall time).
-    func watch(_ library: Library, for seconds: Int, environment: [String: String] = [:]) async throws -> ToolRun {
+    /// A watch polling every second of its time, stopped as Ctrl-C stops it once fake-spotify has
+    /// been asked what plays `polls` times: the poll before the last was answered and dealt with.
+    /// `--for` (at most a minute of wall time) only bounds a watch that never gets there.
+    func watch(
+        _ library: Library, untilPolled polls: Int, environment: [String: String] = [:],
+        then: (Int) async throws -> Void = { _ in }
+    ) async throws -> ToolRun {
         try await library.run(
-            "spotify-nowplaying", ["--watch", "--json", "--interval", "1s", "--for", "\(seconds)s"],
-            environment: environment.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "\(Self.timeScale)"]) { $1 })
+            "spotify-nowplaying", ["--watch", "--json", "--interval", "1s", "--for", "600s"],
+            environment: environment.merging(["SPOTIFY_TOOLKIT_TIME_SCALE": "\(Self.timeScale)"]) { $1 }
+        ) {
+            let seen = try await library.polls()
+            try await then(seen)
+            return seen >= polls
+        }
     }
 
     func finals(_ run: ToolRun) -> Int { run.stdoutLines.filter { $0.contains(#""final":true"#) }.count }
@@ -55,7 +64,7 @@ import Testing
         try await library.fake.call(
             "POST", "/_fake/fail",
             form: [("path", Self.currentlyPlaying), ("status", "429"), ("retry_after", "99999999999999999999")])
-        let run = try await watch(library, for: 60, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
+        let run = try await watch(library, untilPolled: 3, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("rate limiting"), "\(run.stderr)")
         #expect(finals(run) == 1, "\(run.stdout)")
@@ -68,14 +77,11 @@ import Testing
         try await library.fake.call(
             "POST", "/_fake/fail",
             form: [("path", Self.currentlyPlaying), ("status", "429"), ("retry_after", "99999999999")])
-        let run = try await watch(library, for: 60, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
+        let run = try await watch(library, untilPolled: 3, environment: ["SPOTIFY_TOOLKIT_MAX_RETRY_WAIT": "1"])
         #expect(run.status == 0, "\(run.stderr)")
-        let counters = try await library.counters()
-        let polls =
-            counters["requests"]?.objectValue?.first { $0.key.contains("currently-playing") }?.value.intValue ?? 0
-        // One poll after the 429 proves the cap: without it the watch waits out the whole --for
-        // after its first poll. More are not asked for: the suite can starve this process.
-        #expect(polls >= 2, "polled again after the 1 s cap: \(counters)")
+        // Polls after the 429 prove the cap: without it the watch waits out the whole --for (a
+        // minute of wall time) after its first poll.
+        #expect(try await library.polls() >= 3, "polled again after the 1 s cap")
         #expect(run.stdoutLines.count >= 2 && finals(run) == 1, "\(run.stdout)")
     }
 
@@ -84,33 +90,28 @@ import Testing
     @Test func anUnreadableAnswerIsRetriedAndTheWatchGoesOn() async throws {
         let library = try await playing()
         defer { library.fake.stop() }
-        async let watched = watch(library, for: 80)
-        for _ in 0..<200 {
-            let counters = try await library.counters()
-            if counters["requests"]?.objectValue?.contains(where: { $0.key.contains("currently-playing") }) == true {
-                break
-            }
-            try await Task.sleep(nanoseconds: 20_000_000)
+        let injected = Locked(false)
+        // Once the watch has polled, its next two polls get unreadable answers; it stops two polls after them.
+        let run = try await watch(library, untilPolled: 4) { polls in
+            guard polls >= 1, !injected.withLock({ $0 }) else { return }
+            injected.withLock { $0 = true }
+            try await library.fake.call(
+                "POST", "/_fake/fail",
+                form: [
+                    ("path", Self.currentlyPlaying), ("status", "200"), ("body", "<html>captive portal</html>"),
+                    ("content_type", "text/html"),
+                ])
+            try await library.fake.call(
+                "POST", "/_fake/fail", form: [("path", Self.currentlyPlaying), ("status", "200"), ("body", "[1,2]")])
         }
-        try await library.fake.call(
-            "POST", "/_fake/fail",
-            form: [
-                ("path", Self.currentlyPlaying), ("status", "200"), ("body", "<html>captive portal</html>"),
-                ("content_type", "text/html"),
-            ])
-        try await library.fake.call(
-            "POST", "/_fake/fail", form: [("path", Self.currentlyPlaying), ("status", "200"), ("body", "[1,2]")])
-        let run = try await watched
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("not JSON") && run.stderr.contains("the watch goes on"), "\(run.stderr)")
         #expect(finals(run) == 1, "\(run.stdout)")
+        #expect(run.stdoutLines.count >= 2, "watched on after both: \(run.stdout)")
         #expect(
             !run.stdoutLines.contains { !$0.contains(#""name""#) }, "no record of a fake 'nothing plays': \(run.stdout)"
         )
-        let counters = try await library.counters()
-        let polls =
-            counters["requests"]?.objectValue?.first { $0.key.contains("currently-playing") }?.value.intValue ?? 0
-        #expect(polls >= 4, "watched on after both: \(counters)")
+        #expect(try await library.polls() >= 4, "watched on after both")
     }
 
     /// R4: a player endpoint that stops answering stretched `--for 5s` to 153 s. Here every poll

@@ -170,7 +170,7 @@ import Testing
         let state = library.fake.environment()["XDG_STATE_HOME"]! + "/spotify-toolkit"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         chmod(state, 0o700)
-        FileManager.default.createFile(atPath: state + "/unfinished", contents: Data("not a directory".utf8))
+        _ = FileManager.default.createFile(atPath: state + "/unfinished", contents: Data("not a directory".utf8))
         let run = try await library.run(
             "spotify-playlists", ["replace", id], stdin: PlaylistEditCommandTests.lines(wanted),
             environment: Self.quick)

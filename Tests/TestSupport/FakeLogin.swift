@@ -18,9 +18,13 @@ package enum FakeHome {
             "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
             "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
             "XDG_STATE_HOME": home.appendingPathComponent("state").path,
+            // A watch adds what it hears to the listening log there: never the runner's own.
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path,
             // Where a watch publishes what it sees: the runner's own would let tests read each other's.
             "XDG_RUNTIME_DIR": home.appendingPathComponent("runtime").path,
             "SPOTIFY_TOOLKIT_CACHE_SIZE": "0",
+            // Nor are playlists' versions kept (no snapshot check after a read), unless a test turns it on.
+            "SPOTIFY_TOOLKIT_HISTORY_SIZE": "0",
             "SPOTIFY_TOOLKIT_TOKEN_STORE": "file",
             "SPOTIFY_CLIENT_ID": clientID,
             "SPOTIFY_ACCESS_TOKEN": "",

@@ -31,7 +31,6 @@ complete -c spotify-auth -n '__fish_seen_subcommand_from token' -s h -l help -d 
 complete -c spotify-auth -n '__fish_seen_subcommand_from refresh' -s j -l json -d 'Write records as JSON Lines even on a terminal.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from refresh' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from logout' -l forget-links -d 'Also clear every routine\'s playlist link (routine-link forget-links), keeping routines and sessions.'
-complete -c spotify-auth -n '__fish_seen_subcommand_from logout' -s j -l json -d 'Write records as JSON Lines even on a terminal.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from logout' -s h -l help -d 'Show this help and exit.'
 complete -c spotify-auth -n '__fish_seen_subcommand_from usage' -l clear-pause -d 'Forget the quota pause a QUOTA_EXCEEDED answer set, so the tools ask Spotify again (they would otherwise exit 69 without sending a request until it ends).'
 complete -c spotify-auth -n '__fish_seen_subcommand_from usage' -s j -l json -d 'Write records as JSON Lines even on a terminal.'

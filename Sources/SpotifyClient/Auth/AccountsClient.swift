@@ -29,8 +29,7 @@ package struct AccountsClient: Sendable {
                 """
             )
         }
-        try ServiceBase.refuseCleartext(
-            url, variable: "SPOTIFY_ACCOUNTS_BASE", allowsInsecure: ServiceBase.allowsInsecure(environment))
+        try ServiceBase.refuseCleartext(url, variable: "SPOTIFY_ACCOUNTS_BASE")
         self.baseURL = url
         self.transport =
             transport ?? HTTPTransport(proxy: .init(environment: environment), trust: .init(environment: environment))

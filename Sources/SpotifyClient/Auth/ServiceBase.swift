@@ -12,14 +12,6 @@ import Foundation
 /// local proxy), as Spotify refuses http redirect URIs. And stored tokens belong to the services
 /// they came from: a login made against fake-spotify is never sent to Spotify, nor the reverse.
 package enum ServiceBase {
-    /// `SPOTIFY_TOOLKIT_ALLOW_HTTP=1`: a test hook (the proxy tests reach fake-spotify under a
-    /// made-up host name so that the proxy, not the name, routes it).
-    static let insecureVariable = "SPOTIFY_TOOLKIT_ALLOW_HTTP"
-
-    static func allowsInsecure(_ environment: ToolEnvironment) -> Bool {
-        environment[insecureVariable] == "1"
-    }
-
     /// Whether `host` is a loopback IP literal.
     package static func isLoopbackLiteral(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
@@ -31,8 +23,9 @@ package enum ServiceBase {
             }
     }
 
-    /// Exit 78 naming `variable` when `url` is http to anything but a loopback literal.
-    static func refuseCleartext(_ url: URL, variable: String, allowsInsecure: Bool) throws(ToolError) {
+    /// Exit 78 naming `variable` when `url` is http to anything but a loopback literal. No setting
+    /// turns this off: `allowsInsecure` is for comparing bases, never for sending to one.
+    static func refuseCleartext(_ url: URL, variable: String, allowsInsecure: Bool = false) throws(ToolError) {
         guard url.scheme?.lowercased() == "http", !allowsInsecure, let host = url.host, !isLoopbackLiteral(host)
         else { return }
         throw ToolError.config(

@@ -130,16 +130,21 @@ package actor TokenProvider {
     /// A stored login is used only with the services it was made against (D8): a login made
     /// against fake-spotify is never sent to Spotify, nor the reverse.
     func checkServices(of tokens: StoredTokens) throws {
+        // A login stored before the bases were recorded came from Spotify itself: such tokens go
+        // to Spotify's own services only, never to wherever the environment points now.
         let now = [
-            ("SPOTIFY_ACCOUNTS_BASE", tokens.accountsBase, accounts.baseURL.absoluteString),
             (
-                SpotifyWebAPI.baseVariable, tokens.apiBase,
+                "SPOTIFY_ACCOUNTS_BASE", tokens.accountsBase ?? AccountsClient.defaultBase,
+                accounts.baseURL.absoluteString
+            ),
+            (
+                SpotifyWebAPI.baseVariable, tokens.apiBase ?? SpotifyWebAPI.defaultBase,
                 (try? SpotifyWebAPI.apiBase(environment[SpotifyWebAPI.baseVariable], allowsInsecure: true))
                     ?? SpotifyWebAPI.defaultBase
             ),
         ]
         for (variable, stored, current) in now {
-            guard let stored, ServiceBase.normalized(stored) != ServiceBase.normalized(current) else { continue }
+            guard ServiceBase.normalized(stored) != ServiceBase.normalized(current) else { continue }
             throw ToolError.noPermission(
                 """
                 the stored login was made against \(ServiceBase.normalized(stored)), and \(variable) now points to \

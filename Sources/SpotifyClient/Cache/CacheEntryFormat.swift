@@ -50,15 +50,19 @@ package struct CacheEntryHeader: Sendable, Equatable {
 ///
 /// - a records entry keeps what the records print, each thing once: `A TAB ARTISTS` defines the
 ///   next artists list (`[{"id":…,"name":…}]`), `P TAB TEXT` the next image URL prefix (up to its
-///   last `/`), and `K TAB ID TAB NAME TAB N` then N times `TAB PREFIX# TAB REST TAB HEIGHT TAB
-///   WIDTH` the next album or show (`{"id":…,"name":…,"images":[{"url":…,"height":…,"width":…}]}`;
-///   `C TAB OBJECT` holds one that is not of that shape as it is), each before the first item that
-///   uses it; an item is
-///   `KIND TAB ID TAB URI TAB NAME TAB DURATION TAB ARTISTS# TAB CONTAINER# TAB ADDED_AT`, KIND `t`
-///   (track), `e` (episode), `l` (local track), `m` (local episode), URI empty when it is
-///   `spotify:TYPE:ID`, CONTAINER# empty for a null album or show; an unavailable item is `u`.
+///   last `/`), and `K TAB ID TAB NAME TAB DATE TAB PRECISION TAB N` then N times `TAB PREFIX# TAB
+///   REST TAB HEIGHT TAB WIDTH` the next album (`{"id":…,"name":…,"release_date":…,
+///   "release_date_precision":…,"images":[{"url":…,"height":…,"width":…}]}`) or show (DATE and
+///   PRECISION empty: it has neither key); `C TAB OBJECT` holds one that is not of that shape as it
+///   is; each before the first item that uses it. An item is `KIND TAB ID TAB URI TAB NAME TAB
+///   DURATION TAB ARTISTS# TAB CONTAINER# TAB ADDED_AT TAB EXPLICIT TAB PLAYABLE TAB ADDED_BY TAB
+///   ISRC TAB` (a track) or `… TAB RELEASE_DATE TAB PRECISION` (an episode), KIND `t` (track), `e`
+///   (episode), `l` (local track), `m` (local episode), URI empty when it is `spotify:TYPE:ID`,
+///   CONTAINER# empty for a null album or show, PLAYABLE empty when Spotify did not say, ADDED_BY
+///   the adder's id (empty: nobody); an unavailable item is `u TAB ADDED_AT TAB ADDED_BY` (what its
+///   version in the history keeps).
 ///   The playlist's id, name and snapshot_id, the positions and the sources are not stored: the
-///   header and the order say them. About 80 bytes an item, and 150 an album or show, where
+///   header and the order say them. About 130 bytes an item, and 150 an album or show, where
 ///   Spotify's answers took 1.8 KB an item.
 /// - a full entry keeps `KIND TAB ENTRY`, Spotify's entry object (kinds `t` `e` `l` `u`).
 ///
@@ -66,9 +70,10 @@ package struct CacheEntryHeader: Sendable, Equatable {
 /// fetched again and replaced, never printed. An entry of an earlier version is `Outdated`.
 package enum CacheEntryFormat {
     package static let format = "spotify-toolkit playlist items"
-    /// 2: records carry the playlist's name and their source; 3: and its snapshot_id; 4: compact
-    /// records, each thing stored once. An older copy is fetched again.
-    package static let version = 4
+    /// 2: records carry the playlist's name and their source; 3: and its snapshot_id; 4: and
+    /// explicit, external_ids, album release dates, is_playable (read with a market) and added_by;
+    /// 5: compact records, each thing stored once. An older copy is fetched again.
+    package static let version = 5
 
     /// Why an entry was not believed (for the note on stderr).
     struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
@@ -153,8 +158,13 @@ package enum CacheEntryFormat {
                 body.append(newline)
                 return
             }
+            let addedBy = entry["added_by"]?["id"]?.stringValue.map(JSONValue.string)
             guard kind != .unavailable, let record = TrackRecord.make(from: PlaylistEntry.item(of: entry)) else {
                 body.append(UInt8(ascii: "u"))
+                body.append(tab)
+                TrackRecord.string(entry["added_at"]).serialize(into: &body)
+                body.append(tab)
+                addedBy?.serialize(into: &body)
                 body.append(newline)
                 return
             }
@@ -185,6 +195,21 @@ package enum CacheEntryFormat {
             if let containerIndex { JSONValue.int(containerIndex).serialize(into: &body) }
             body.append(tab)
             TrackRecord.string(entry["added_at"]).serialize(into: &body)
+            body.append(tab)
+            (record["explicit"] ?? .null).serialize(into: &body)
+            body.append(tab)
+            record["is_playable"]?.serialize(into: &body)
+            body.append(tab)
+            addedBy?.serialize(into: &body)
+            body.append(tab)
+            if episode {
+                (record["release_date"] ?? .null).serialize(into: &body)
+                body.append(tab)
+                (record["release_date_precision"] ?? .null).serialize(into: &body)
+            } else {
+                (record["external_ids"]?["isrc"] ?? .null).serialize(into: &body)
+                body.append(tab)
+            }
             body.append(newline)
         }
 
@@ -217,6 +242,11 @@ package enum CacheEntryFormat {
             (value["id"] ?? .null).serialize(into: &line)
             line.append(tab)
             (value["name"] ?? .null).serialize(into: &line)
+            line.append(tab)
+            // An album's release date; a show has none (both fields empty).
+            value["release_date"]?.serialize(into: &line)
+            line.append(tab)
+            value["release_date_precision"]?.serialize(into: &line)
             line.append(tab)
             let images = value["images"]?.arrayValue ?? []
             JSONValue.int(images.count).serialize(into: &line)
@@ -274,16 +304,22 @@ package enum CacheEntryFormat {
     /// not well formed (fields missing or extra, a prefix not defined).
     static func container(_ line: Line, raw: UnsafeRawBufferPointer, prefixes: [[UInt8]]) -> [UInt8]? {
         let fields = line.fields
-        guard line.tag == UInt8(ascii: "K"), fields.count >= 3, !fields[0].isEmpty, !fields[1].isEmpty,
-            let count = number(raw, fields[2]), fields.count == 3 + 4 * count
+        guard line.tag == UInt8(ascii: "K"), fields.count >= 5, !fields[0].isEmpty, !fields[1].isEmpty,
+            fields[2].isEmpty == fields[3].isEmpty, let count = number(raw, fields[4]), fields.count == 5 + 4 * count
         else { return nil }
         var out: [UInt8] = Array("{\"id\":".utf8)
         out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[0]]))
         out.append(contentsOf: Array(",\"name\":".utf8))
         out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[1]]))
+        if !fields[2].isEmpty {
+            out.append(contentsOf: Array(",\"release_date\":".utf8))
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[2]]))
+            out.append(contentsOf: Array(",\"release_date_precision\":".utf8))
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[3]]))
+        }
         out.append(contentsOf: Array(",\"images\":[".utf8))
         for image in 0..<count {
-            let base = 3 + 4 * image
+            let base = 5 + 4 * image
             guard let prefix = number(raw, fields[base]), prefix < prefixes.count, !fields[base + 2].isEmpty,
                 !fields[base + 3].isEmpty
             else { return nil }
@@ -439,7 +475,7 @@ package enum CacheEntryFormat {
         }
         switch line.tag {
         case UInt8(ascii: "u"):
-            return fields.isEmpty
+            return fields.count == 2 && !fields[0].isEmpty
         case UInt8(ascii: "A"), UInt8(ascii: "C"):
             guard fields.count == 1, !fields[0].isEmpty else { return false }
             return tables.define(line, raw: raw)
@@ -448,12 +484,14 @@ package enum CacheEntryFormat {
         case UInt8(ascii: "K"):
             return tables.define(line, raw: raw)
         case UInt8(ascii: "t"), UInt8(ascii: "e"), UInt8(ascii: "l"), UInt8(ascii: "m"):
-            guard fields.count == 7, !fields[0].isEmpty, !fields[2].isEmpty, !fields[3].isEmpty,
-                !fields[6].isEmpty
+            guard fields.count == 12, !fields[0].isEmpty, !fields[2].isEmpty, !fields[3].isEmpty,
+                !fields[6].isEmpty, !fields[7].isEmpty, !fields[10].isEmpty
             else { return false }
             // The URI is said by the id only when the id is a string.
             if fields[1].isEmpty && raw[fields[0].lowerBound] != UInt8(ascii: "\"") { return false }
             let episode = line.tag == UInt8(ascii: "e") || line.tag == UInt8(ascii: "m")
+            // An episode's release date and precision; a track's ISRC and nothing.
+            guard fields[11].isEmpty != episode else { return false }
             if episode {
                 guard fields[4].isEmpty else { return false }
             } else {
@@ -589,8 +627,28 @@ package enum CacheEntryFormat {
             text(",\"album\":")
         }
         if let container { record.append(contentsOf: container) } else { text("null") }
+        if episode {
+            text(",\"release_date\":")
+            copy(fields[10])
+            text(",\"release_date_precision\":")
+            copy(fields[11])
+            text(",\"explicit\":")
+            copy(fields[7])
+        } else {
+            text(",\"explicit\":")
+            copy(fields[7])
+            text(",\"external_ids\":{\"isrc\":")
+            copy(fields[10])
+            record.append(UInt8(ascii: "}"))
+        }
+        if !fields[8].isEmpty {
+            text(",\"is_playable\":")
+            copy(fields[8])
+        }
         text(local ? ",\"is_local\":true,\"added_at\":" : ",\"is_local\":false,\"added_at\":")
         copy(fields[6])
+        text(",\"added_by\":")
+        appendAddedBy(fields[9], raw: raw, to: &record)
         text(",\"position\":")
         JSONValue.int(position).serialize(into: &record)
         record.append(contentsOf: context.tail)
@@ -622,8 +680,6 @@ package enum CacheEntryFormat {
                 let value: JSONValue?
                 if validated.header.view == .full {
                     value = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[line.fields[0]]))
-                } else if kind == .unavailable {
-                    value = ["item": .null]
                 } else {
                     entry.removeAll(keepingCapacity: true)
                     appendEntry(line, raw: raw, tables: tables, to: &entry)
@@ -646,12 +702,22 @@ package enum CacheEntryFormat {
     /// A playlist entry with what a compact item line keeps, in Spotify's shape.
     static func appendEntry(_ line: Line, raw: UnsafeRawBufferPointer, tables: Tables, to entry: inout [UInt8]) {
         let fields = line.fields
-        let episode = line.tag == UInt8(ascii: "e") || line.tag == UInt8(ascii: "m")
-        let local = line.tag == UInt8(ascii: "l") || line.tag == UInt8(ascii: "m")
         func copy(_ range: Range<Int>) { entry.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[range])) }
         func text(_ literal: String) { entry.append(contentsOf: Array(literal.utf8)) }
+        if line.tag == UInt8(ascii: "u") {
+            text("{\"added_at\":")
+            copy(fields[0])
+            text(",\"added_by\":")
+            appendAddedBy(fields[1], raw: raw, to: &entry)
+            text(",\"is_local\":false,\"item\":null}")
+            return
+        }
+        let episode = line.tag == UInt8(ascii: "e") || line.tag == UInt8(ascii: "m")
+        let local = line.tag == UInt8(ascii: "l") || line.tag == UInt8(ascii: "m")
         text("{\"added_at\":")
         copy(fields[6])
+        text(",\"added_by\":")
+        appendAddedBy(fields[9], raw: raw, to: &entry)
         text(local ? ",\"is_local\":true,\"item\":{\"type\":" : ",\"is_local\":false,\"item\":{\"type\":")
         text(episode ? "\"episode\",\"id\":" : "\"track\",\"id\":")
         copy(fields[0])
@@ -667,16 +733,40 @@ package enum CacheEntryFormat {
         text(",\"duration_ms\":")
         copy(fields[3])
         text(local ? ",\"is_local\":true" : ",\"is_local\":false")
+        text(",\"explicit\":")
+        copy(fields[7])
+        if !fields[8].isEmpty {
+            text(",\"is_playable\":")
+            copy(fields[8])
+        }
         let container = number(raw, fields[5]).map { tables.containers[$0] }
         if episode {
+            text(",\"release_date\":")
+            copy(fields[10])
+            text(",\"release_date_precision\":")
+            copy(fields[11])
             text(",\"show\":")
         } else {
+            text(",\"external_ids\":{\"isrc\":")
+            copy(fields[10])
+            text("}")
             text(",\"artists\":")
             copy(number(raw, fields[4]).map { tables.artistLists[$0] } ?? fields[4])
             text(",\"album\":")
         }
         if let container { entry.append(contentsOf: container) } else { text("null") }
         text("}}")
+    }
+
+    /// `{"id":ID}` for a stored adder's id, `null` for an empty field (nobody).
+    static func appendAddedBy(_ range: Range<Int>, raw: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        if range.isEmpty {
+            out.append(contentsOf: Array("null".utf8))
+        } else {
+            out.append(contentsOf: Array("{\"id\":".utf8))
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[range]))
+            out.append(UInt8(ascii: "}"))
+        }
     }
 
     /// The entries of a validated entry, in order (see `forEachPage`).

@@ -105,6 +105,8 @@ package struct PlaylistItemsReader {
     package let pager: Pager?
     /// Notes for stderr (a damaged copy ignored, an offline copy's age, a copy not kept).
     let warn: @Sendable (String) -> Void
+    /// Where every version a fetch proves whole is kept (`spotify-playlists history`); nil: nowhere.
+    package var versions: PlaylistVersions?
 
     package init(
         mode: CachePolicy.Mode, cache: PlaylistCache?, pager: Pager?, warn: @escaping @Sendable (String) -> Void
@@ -187,8 +189,8 @@ package struct PlaylistItemsReader {
         guard step == .fetch else { return (step, nil) }
         let fields = keeping ? (wanted == .records ? PlaylistEntry.itemFields : nil) : uncachedFields
         let queries = ListRead.Queries(
-            page: (fields.map { [("fields", $0)] } ?? []) + [PlaylistEntry.additionalTypes],
-            object: [("fields", PlaylistEntry.objectFields(pageFields: fields)), PlaylistEntry.additionalTypes])
+            page: (fields.map { [("fields", $0)] } ?? []) + PlaylistEntry.readQuery,
+            object: [("fields", PlaylistEntry.objectFields(pageFields: fields))] + PlaylistEntry.readQuery)
         // A cached copy of another version than the record names: the record may be the stale
         // one, so the playlist object is asked first (one request when the copy is current), and
         // the pages only once it has answered.
@@ -228,6 +230,10 @@ package struct PlaylistItemsReader {
         var names: [Int: String] = [:]
         /// The snapshot_id each playlist's read began at, as the records carry it.
         var snapshots: [Int: String] = [:]
+        /// The playlist being handed on, as a version for the history (nil: none is kept).
+        var versionItems: [PlaylistVersion.Item]?
+        /// Versions of playlists already printed, kept once their snapshot check proves them.
+        var awaitingVersion: [Int: (items: [PlaylistVersion.Item], snapshot: String?)] = [:]
 
         struct Turn {
             var step: CachePolicy.FirstStep
@@ -243,7 +249,10 @@ package struct PlaylistItemsReader {
             var servable: String?
         }
 
-        var keeping: Bool { reader.mode == .normal && (reader.cache?.maxBytes ?? 0) > 0 }
+        /// Whether a fetch is proven whole for keeping: in the cache, or as a version in the history.
+        var keeping: Bool {
+            reader.mode == .normal && ((reader.cache?.maxBytes ?? 0) > 0 || reader.versions?.isOn == true)
+        }
 
         init(
             reader: PlaylistItemsReader, selectors: [Selector], wanted: CacheView, uncachedFields: String?,
@@ -295,6 +304,7 @@ package struct PlaylistItemsReader {
                 }
                 for note in turns[index]?.notes ?? [] { reader.warn(note) }
                 kept = turns[index]?.keeping == true ? CacheEntryFormat.Builder(view: wanted) : nil
+                versionItems = turns[index]?.keeping == true && reader.versions != nil ? [] : nil
             }
             switch delivery {
             case .local, .cachedCopyIsCurrent:
@@ -309,6 +319,7 @@ package struct PlaylistItemsReader {
                 // The copy could not be used after all: read the playlist, keeping nothing.
                 turns[index]?.keeping = false
                 kept = nil
+                versionItems = nil
                 let (_, list) = PlaylistItemsReader.plan(
                     Selector(reference: selector.reference, snapshot: nil), mode: .bypass, entry: nil, wanted: wanted,
                     uncachedFields: uncachedFields, keeping: false)
@@ -329,6 +340,7 @@ package struct PlaylistItemsReader {
                     }
                 }
                 collect(page)
+                if versionItems != nil { versionItems! += page.items.map(PlaylistVersion.Item.init(entry:)) }
                 if page.offset == 0 {
                     progress.itemsKnown = saturatingAdd(
                         progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
@@ -345,12 +357,25 @@ package struct PlaylistItemsReader {
             case .failed(let error):
                 throw annotated(error, playlist: index)
             case .checked(let keepUnder):
+                if let (items, snapshot) = awaitingVersion.removeValue(forKey: index), let keepUnder,
+                    snapshot == keepUnder
+                {
+                    keepVersion(items, under: keepUnder, playlist: id)
+                }
                 if let (kept, name, snapshot) = awaitingCheck.removeValue(forKey: index), let keepUnder,
                     snapshot == keepUnder
                 {
                     store(kept, under: keepUnder, playlist: id, name: name)
                 }
             case .end(let total, let keep):
+                if let items = versionItems, items.count == total {
+                    switch keep {
+                    case .under(let snapshot) where snapshot == snapshots[index]:
+                        keepVersion(items, under: snapshot, playlist: id)
+                    case .afterCheck: awaitingVersion[index] = (items, snapshots[index])
+                    case .no, .under: break
+                    }
+                }
                 if let kept, let cache = reader.cache, kept.count == total, kept.body.count <= cache.maxBytes {
                     switch keep {
                     // Its records name the version they were read at: kept only under that one.
@@ -402,7 +427,29 @@ package struct PlaylistItemsReader {
             }
         }
 
+        /// A copy printed from the cache is a version met too: kept when the history lacks it (a
+        /// cache older than the history, or a history cleared), parsed only then.
+        func keepServedVersion(_ entry: PlaylistCache.Entry, playlist id: String) {
+            guard reader.mode == .normal, let versions = reader.versions, versions.isOn,
+                !versions.contains(id, snapshot: entry.header.snapshotID),
+                let entries = try? CacheEntryFormat.entries(entry.data, entry.validated)
+            else { return }
+            keepVersion(entries.map(PlaylistVersion.Item.init(entry:)), under: entry.header.snapshotID, playlist: id)
+        }
+
+        /// Keeps a version proven whole in the history; a history that cannot be written never fails a read.
+        func keepVersion(_ items: [PlaylistVersion.Item], under snapshot: String, playlist id: String) {
+            guard let versions = reader.versions else { return }
+            let version = PlaylistVersion(snapshotID: snapshot, seenAt: versions.now, metBy: "read", items: items)
+            do {
+                try versions.record(id, version, warn: reader.warn)
+            } catch {
+                reader.warn("playlist \(id): version not kept: \((error as? ToolError)?.message ?? "\(error)")")
+            }
+        }
+
         mutating func finish(_ index: Int, _ result: Result) throws -> ListRead? {
+            versionItems = nil
             turns[index] = nil
             names[index] = nil
             snapshots[index] = nil
@@ -458,6 +505,7 @@ package struct PlaylistItemsReader {
                 served += page.items.count
             }
             guard shown else { return false }
+            keepServedVersion(entry, playlist: id)
             progress.itemsKnown = saturatingAdd(
                 progress.itemsKnown, entry.header.total - max(0, selectors[index].itemsTotal ?? 0))
             progress.items = saturatingAdd(progress.items, served)

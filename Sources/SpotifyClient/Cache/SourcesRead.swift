@@ -243,7 +243,11 @@ extension PlaylistItemsReader {
             case .show: object = ListRead.CatalogObject(path: path, embedded: "episodes", pagesPath: path + "/episodes")
             default: object = ListRead.CatalogObject(path: path, embedded: nil, pagesPath: path)
             }
-            return ListRead(target: .object(object), start: .playlistObject)
+            // The market, so that Spotify says whether each track plays in the user's country.
+            let market = [TrackRecord.market]
+            return ListRead(
+                target: .object(object), start: .playlistObject, queries: ListRead.Queries(page: market, object: market)
+            )
         }
 
         mutating func deliver(_ delivery: ListRead.Delivery, list index: Int) throws -> ListRead? {

@@ -220,7 +220,7 @@ extension LibraryReads {
         }
         var records: [JSONObject] = []
         for offset in stride(from: album.from, to: album.total, by: PagePlan.pageSize) {
-            let query = [("offset", String(offset)), ("limit", String(PagePlan.pageSize))]
+            let query = [("offset", String(offset)), ("limit", String(PagePlan.pageSize)), TrackRecord.market]
             let page = try await api.perform(method: "GET", path: "/albums/\(album.id)/tracks", query: query) {
                 try Pager.readPage($0.body, offset: offset, plan: plan)
             }

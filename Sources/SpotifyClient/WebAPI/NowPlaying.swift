@@ -141,7 +141,7 @@ package struct NowPlayingRecord: JSONRecord, Equatable {
     package var observation: PlaybackObservation
     /// ISO 8601, UTC.
     package var observedAt: String
-    var final: Bool
+    package var final: Bool
 
     package init(_ observation: PlaybackObservation, observedAt: String, final: Bool = false) {
         self.observation = observation

@@ -20,26 +20,32 @@ import Darwin
 package struct WatchClock: Sendable {
     package let scale: Double
     let origin: Double
+    /// The run's clock (`ToolContext.clock`), seconds since 1970.
+    let wall: @Sendable () -> Double
 
-    package init(scale: Double = 1) {
+    package init(scale: Double = 1, wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.scale = scale
-        origin = Date().timeIntervalSince1970
+        self.wall = wall
+        origin = wall()
     }
 
     static let scaleVariable = "SPOTIFY_TOOLKIT_TIME_SCALE"
 
-    package static func from(_ environment: ToolEnvironment) throws -> WatchClock {
-        guard let text = environment[scaleVariable] else { return WatchClock() }
+    /// The watch's clock over the run's `wall` clock, sped up by `SPOTIFY_TOOLKIT_TIME_SCALE`.
+    package static func from(
+        _ environment: ToolEnvironment, wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) throws -> WatchClock {
+        guard let text = environment[scaleVariable] else { return WatchClock(wall: wall) }
         guard let scale = Double(text), scale.isFinite, scale > 0, scale <= 10_000 else {
             throw ToolError.config(
                 "\(scaleVariable) must be a number above 0 and at most 10000, not '\(text.prefix(40))'")
         }
-        return WatchClock(scale: scale)
+        return WatchClock(scale: scale, wall: wall)
     }
 
     /// Seconds since 1970 on this clock.
     package func now() -> Double {
-        origin + (Date().timeIntervalSince1970 - origin) * scale
+        origin + (wall() - origin) * scale
     }
 
     /// Sleeps `seconds` of this clock's time, or until `stop`.

@@ -257,19 +257,28 @@ extension SpotifyPlayer {
     /// Recently played tracks as `played` records, newest first, back to (not including) `after`
     /// (seconds since 1970), and how many plays were left out for having no track or no
     /// `played_at`, so the caller can say so rather than drop them silently.
-    package func playedRecords(after: Double?) async throws -> (plays: [JSONValue], skipped: Int) {
+    /// `wholePages`: a page that reaches `after` is kept whole and is the last one read (a sync
+    /// checks every play on it against its log: one request when nothing is new, and a play that
+    /// reached Spotify late is still found).
+    package func playedRecords(after: Double?, wholePages: Bool = false) async throws -> (
+        plays: [JSONValue], skipped: Int
+    ) {
         var plays: [JSONValue] = []
         var skipped = 0
         var before: Int?
         pages: for _ in 0..<Self.maxRecentPages {
             let page = try await recentlyPlayed(before: before)
             let items = page["items"]?.arrayValue ?? []
+            var reached = false
             for item in items {
                 guard let playedAt = item["played_at"]?.stringValue else {
                     skipped += 1
                     continue
                 }
-                if let after, let time = parseISOTimestamp(playedAt), time <= after { break pages }
+                if let after, let time = parseISOTimestamp(playedAt), time <= after {
+                    guard wholePages else { break pages }
+                    reached = true
+                }
                 guard var record = TrackRecord.make(from: item["track"]) else {
                     skipped += 1
                     continue
@@ -284,7 +293,9 @@ extension SpotifyPlayer {
             }
             // Cursor paging backwards in time; stop when Spotify has no more or the cursor stalls.
             let cursor = page["cursors"]?["before"].flatMap { $0.intValue ?? $0.stringValue.flatMap { Int($0) } }
-            guard !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else { break }
+            guard !reached, !items.isEmpty, page["next"]?.stringValue != nil, let cursor, cursor != before else {
+                break
+            }
             before = cursor
         }
         return (plays, skipped)

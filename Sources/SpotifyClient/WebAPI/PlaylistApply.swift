@@ -25,6 +25,8 @@ package struct PlaylistApply {
     package private(set) var model: [String?]
     package private(set) var snapshot: String?
     package private(set) var stepsDone = 0
+    /// The playlist as the read after the last step proved it (nil until a run finished).
+    package private(set) var proven: PlaylistContents?
     /// The first signal that asked the run to stop (0: none); checked between requests.
     let interruption: @Sendable () -> Int32
 
@@ -81,19 +83,31 @@ package struct PlaylistApply {
         }
         model = now.writableURIs
         snapshot = now.snapshot
+        proven = now
     }
 
     /// One step, sent and settled (`PlaylistWriter.sendSettled`) against the model: landed when
-    /// the playlist holds what the step leaves, not landed when it holds what it held.
+    /// the playlist holds what the step leaves, not landed when it holds what it held. Once it
+    /// landed the model takes the step in place: a 10,000-item sort copied its model thousands of
+    /// times when each step made a new one.
     mutating func perform(_ step: PlaylistEditPlan.Step) async throws {
-        let expected = PlaylistEditPlan.applying(step, to: model)
-        let (model, snapshot, stepsDone, id) = (self.model, self.snapshot, self.stepsDone, self.id)
-        let writer = self.writer
+        let landed = try await Self.sendSettled(
+            step, model: model, snapshot: snapshot, stepsDone: stepsDone, id: id, writer: writer)
+        PlaylistEditPlan.apply(step, to: &model, uri: { $0 }, make: { $0 })
+        snapshot = landed
+    }
+
+    /// Sends `step` and settles an unknown outcome; the snapshot_id it left. Holds `model` only
+    /// while it runs, so the caller's model is not shared when it applies the step after.
+    static func sendSettled(
+        _ step: PlaylistEditPlan.Step, model: [String?], snapshot: String?, stepsDone: Int, id: String,
+        writer: PlaylistWriter
+    ) async throws -> String? {
         let reader = { try await PlaylistContents.read(id, writer: writer, fields: PlaylistContents.uriFields) }
         var idempotent = false
         if case .remove = step { idempotent = true }  // removing every occurrence twice removes it once
         do {
-            let landed = try await writer.sendSettled(idempotent: idempotent) {
+            return try await writer.sendSettled(idempotent: idempotent) {
                 try await writer.send(step, to: id, snapshot: snapshot)?["snapshot_id"]?.stringValue
             } settle: { () -> Settling<String?> in
                 let now: PlaylistContents
@@ -112,19 +126,19 @@ package struct PlaylistApply {
                                 )), stepsDone: stepsDone, model: model))
                 }
                 let uris = now.writableURIs
-                if uris == expected { return .landed(now.snapshot) }
+                if uris == PlaylistEditPlan.applying(step, to: model) { return .landed(now.snapshot) }
                 if uris == model { return .notLanded }
                 return .stop(Stopped(cause: .changedMeanwhile(count: now.count), stepsDone: stepsDone, model: uris))
             }
-            self.model = expected
-            self.snapshot = landed
         } catch let stopped as Stopped {
             throw stopped
         } catch {
             // Another client's edit meanwhile makes later steps' positions drift until Spotify refuses
             // one (400): read once, and say so rather than count from the model and offer a finish
             // that would revert their edit (D3).
-            if stepsDone > 0, let now = try? await reader(), now.writableURIs != model, now.writableURIs != expected {
+            if stepsDone > 0, let now = try? await reader(), now.writableURIs != model,
+                now.writableURIs != PlaylistEditPlan.applying(step, to: model)
+            {
                 throw Stopped(cause: .changedMeanwhile(count: now.count), stepsDone: stepsDone, model: now.writableURIs)
             }
             throw Stopped(cause: .failed(ToolError.converting(error)), stepsDone: stepsDone, model: model)

@@ -24,8 +24,10 @@ package struct PlaylistContents: Sendable {
         }
     }
 
-    /// The fields a write needs of each entry: what it is and its URI.
-    static let uriFields = "total,offset,items(is_local,item(type,uri,is_local),track(type,uri,is_local))"
+    /// The fields a write needs of each entry: what it is and its URI; and its date and adder, so
+    /// the playlist a write leaves is kept as a version (`PlaylistVersions`).
+    static let uriFields =
+        "total,offset,items(added_at,added_by(id),is_local,item(type,uri,is_local),track(type,uri,is_local))"
 
     /// Reads every entry of playlist `id`. `fields`: the entries' `fields` filter (the default is
     /// what track records need). The read is proven whole against the playlist's snapshot_id: a

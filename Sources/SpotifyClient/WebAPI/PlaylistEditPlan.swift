@@ -6,10 +6,10 @@
 ///    than the playlist (dedupe) is removed whole and its wanted occurrences added back, and only
 ///    those lose their dates.
 /// 2. Range moves (`PUT` with `range_start`, `insert_before`, `range_length`) put the entries that
-///    stay into the wanted order. The entries on one longest increasing subsequence never move;
-///    every other one moves once, after the entry that precedes it in the wanted order, and runs
-///    that are next to each other both now and in the wanted order move as one range. So the
-///    entries moved are exactly n minus the longest increasing subsequence, the fewest there can be.
+///    stay into the wanted order. A range move swaps two adjacent blocks, so the plan moves blocks
+///    (`BlockMoves`): about n/2 requests for a shuffled list, near the fewest any plan can take,
+///    where moving each entry off one longest increasing subsequence takes n minus its length
+///    (that plan is kept when it is shorter, as for a few entries out of place).
 /// 3. `POST` with `position` inserts what is new, in batches of at most 100, in ascending position,
 ///    so each lands where the wanted list has it.
 ///
@@ -41,7 +41,8 @@ package struct PlaylistEditPlan: Sendable, Equatable {
     package var readdedEntries = 0
     /// Entries the playlist did not have.
     package var newEntries = 0
-    /// Entries moved by the range moves (n minus the longest increasing subsequence).
+    /// Entries out of order that the range moves put in place: n minus the longest increasing
+    /// subsequence (the entries whose place relative to the others changes).
     package var movedEntries = 0
     /// Entries that could not be removed or written back, and stay.
     package var pinnedEntries = 0
@@ -164,11 +165,11 @@ package struct PlaylistEditPlan: Sendable, Equatable {
         steps += removals.chunked(Self.batchSize).map { .remove(uris: $0) }
 
         // 2. Moves, on the entries that stay (current indices, in playlist order).
-        var order = current.indices.filter { current[$0].map { !removedURIs.contains($0) } ?? true }
+        let order = current.indices.filter { current[$0].map { !removedURIs.contains($0) } ?? true }
         let wantedOrder = slots.compactMap { slot -> Int? in
             if case .kept(let index) = slot { index } else { nil }
         }
-        steps += Self.moves(from: &order, to: wantedOrder, moved: &movedEntries)
+        steps += Self.moves(from: order, to: wantedOrder, moved: &movedEntries)
 
         // 3. Inserts, ascending: everything before each one is already where it will be.
         var position = 0
@@ -189,44 +190,58 @@ package struct PlaylistEditPlan: Sendable, Equatable {
         if let batch = pending { steps.append(.insert(uris: batch.uris, position: batch.position)) }
     }
 
-    /// Range moves that turn `order` into `wanted` (the same elements), moving every element off
-    /// one longest increasing subsequence once, runs together. `order` ends as `wanted`.
-    static func moves(from order: inout [Int], to wanted: [Int], moved: inout Int) -> [Step] {
-        var rank: [Int: Int] = [:]
-        for (index, element) in order.enumerated() { rank[element] = index }
-        let staying = longestIncreasingSubsequence(wanted.map { rank[$0]! })
-        var stays = Set<Int>()
-        for index in staying { stays.insert(wanted[index]) }
+    /// Range moves that turn `order` into `wanted` (the same elements, each a current index):
+    /// block moves (`BlockMoves`), or the single-item plan off one longest increasing subsequence
+    /// when that one is shorter. `moved` gains the entries out of order: n minus the longest
+    /// increasing subsequence, which is how many change place relative to the others.
+    static func moves(from order: [Int], to wanted: [Int], moved: inout Int) -> [Step] {
+        guard !order.isEmpty else { return [] }
+        var rankOf = [Int](repeating: 0, count: (order.max() ?? 0) + 1)
+        for (rank, element) in wanted.enumerated() { rankOf[element] = rank }
+        let ranks = order.map { rankOf[$0] }
+        let outOfOrder = ranks.count - longestIncreasingSubsequence(ranks).count
+        moved += outOfOrder
+        guard outOfOrder > 0 else { return [] }
+        let single = singleMoves(ranks)
+        guard let blocks = BlockMoves.plan(ranks, limit: single.count) else { return single }
+        return blocks.map { move in
+            // The shorter block goes: the same result, less for Spotify to carry.
+            move.j - move.i <= move.k - move.j
+                ? .move(start: move.i, insertBefore: move.k, length: move.j - move.i)
+                : .move(start: move.j, insertBefore: move.i, length: move.k - move.j)
+        }
+    }
+
+    /// Moves every rank off one longest increasing subsequence once, after the rank before it,
+    /// runs that are next to each other both now and in order together. `ranks`: a permutation.
+    static func singleMoves(_ ranks: [Int]) -> [Step] {
+        let n = ranks.count
+        var order = ranks
+        var position = [Int](repeating: 0, count: n)
+        for (index, rank) in order.enumerated() { position[rank] = index }
+        var stays = [Bool](repeating: false, count: n)
+        for index in longestIncreasingSubsequence(ranks) { stays[ranks[index]] = true }
         var steps: [Step] = []
-        var position: [Int: Int] = rank
-        var index = 0
-        while index < wanted.count {
-            let element = wanted[index]
-            guard !stays.contains(element) else {
-                index += 1
+        var rank = 0
+        while rank < n {
+            guard !stays[rank] else {
+                rank += 1
                 continue
             }
-            // The run: the next wanted elements that also move and sit right after it now.
-            let start = position[element]!
+            // The run: the next ranks that also move and sit right after it now.
+            let start = position[rank]
             var length = 1
-            while index + length < wanted.count, !stays.contains(wanted[index + length]),
-                start + length < order.count, order[start + length] == wanted[index + length]
-            {
+            while rank + length < n, !stays[rank + length], start + length < n, order[start + length] == rank + length {
                 length += 1
             }
-            let insertBefore = index == 0 ? 0 : position[wanted[index - 1]]! + 1
+            let insertBefore = rank == 0 ? 0 : position[rank - 1] + 1
             if insertBefore < start || insertBefore > start + length {
                 steps.append(.move(start: start, insertBefore: insertBefore, length: length))
-                moved += length
-                let run = Array(order[start..<start + length])
-                order.removeSubrange(start..<start + length)
-                let target = insertBefore > start ? insertBefore - length : insertBefore
-                order.insert(contentsOf: run, at: target)
-                for offset in min(start, target)..<max(start + length, target + length) {
-                    position[order[offset]] = offset
-                }
+                let (low, high) = insertBefore > start ? (start, insertBefore) : (insertBefore, start + length)
+                Self.apply(steps[steps.count - 1], to: &order)
+                for offset in low..<high { position[order[offset]] = offset }
             }
-            index += length
+            rank += length
         }
         return steps
     }
@@ -257,30 +272,51 @@ package struct PlaylistEditPlan: Sendable, Equatable {
 
     /// What `list` holds after `step`, as Spotify carries it out.
     static func applying(_ step: Step, to list: [String?]) -> [String?] {
-        var plan = PlaylistEditPlan(from: [], to: [])
-        plan.steps = [step]
-        return plan.applied(to: list, uri: { $0 }, make: { $0 })
+        var list = list
+        apply(step, to: &list, uri: { $0 }, make: { $0 })
+        return list
+    }
+
+    /// `step` carried out on `list` in place, as Spotify carries it out: a move rotates the
+    /// entries between the range and where it goes, without copying the list.
+    package static func apply<Entry>(
+        _ step: Step, to list: inout [Entry], uri: (Entry) -> String?, make: (String) -> Entry
+    ) {
+        switch step {
+        case .remove(let uris):
+            let gone = Set(uris)
+            list.removeAll { uri($0).map(gone.contains) ?? false }
+        case .move(let start, let insertBefore, let length):
+            if insertBefore > start + length {
+                rotate(&list, low: start, middle: start + length, high: insertBefore)
+            } else if insertBefore < start {
+                rotate(&list, low: insertBefore, middle: start, high: start + length)
+            }
+        case .insert(let uris, let position):
+            list.insert(contentsOf: uris.map(make), at: position)
+        case .replace(let uris):
+            list = uris.map(make)
+        }
+    }
+
+    /// A move on a list of plain values (ranks), in place.
+    static func apply(_ step: Step, to list: inout [Int]) {
+        apply(step, to: &list, uri: { _ in nil }, make: { _ in 0 })
+    }
+
+    /// Swaps the adjacent blocks `low..<middle` and `middle..<high` in place (three reversals).
+    static func rotate<Element>(_ list: inout [Element], low: Int, middle: Int, high: Int) {
+        guard low < middle && middle < high else { return }
+        list[low..<middle].reverse()
+        list[middle..<high].reverse()
+        list[low..<high].reverse()
     }
 
     /// Applies the steps to `entries` as Spotify would: what the playlist holds afterwards. Each
     /// entry is carried whole, so a test can check that kept entries keep what they had.
     package func applied<Entry>(to entries: [Entry], uri: (Entry) -> String?, make: (String) -> Entry) -> [Entry] {
         var list = entries
-        for step in steps {
-            switch step {
-            case .remove(let uris):
-                let gone = Set(uris)
-                list.removeAll { uri($0).map(gone.contains) ?? false }
-            case .move(let start, let insertBefore, let length):
-                let run = Array(list[start..<start + length])
-                list.removeSubrange(start..<start + length)
-                list.insert(contentsOf: run, at: insertBefore > start ? insertBefore - length : insertBefore)
-            case .insert(let uris, let position):
-                list.insert(contentsOf: uris.map(make), at: position)
-            case .replace(let uris):
-                list = uris.map(make)
-            }
-        }
+        for step in steps { Self.apply(step, to: &list, uri: uri, make: make) }
         return list
     }
 }

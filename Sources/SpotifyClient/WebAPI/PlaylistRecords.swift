@@ -121,6 +121,7 @@ package enum PlaylistEntry {
         guard var record = TrackRecord.make(from: item(of: entry)) else { return nil }
         if entry["is_local"]?.boolValue == true { record["is_local"] = true }
         record["added_at"] = TrackRecord.string(entry["added_at"])
+        record["added_by"] = entry["added_by"]?["id"]?.stringValue.map { ["id": .string($0)] } ?? .null
         record["position"] = .int(position)
         record["playlist"] =
             playlist.map {
@@ -136,8 +137,8 @@ package enum PlaylistEntry {
     /// The `fields` filter for `/playlists/{id}/items`: what `record` reads, under both the 2026
     /// `item` key and the legacy `track` key.
     package static let itemFields: String = {
-        let object = "type,id,uri,name,duration_ms,is_local,artists(id,name),album(id,name,images),show(id,name,images)"
-        return "total,offset,items(added_at,is_local,item(\(object)),track(\(object)))"
+        let object = TrackRecord.objectFields
+        return "total,offset,items(added_at,added_by(id),is_local,item(\(object)),track(\(object)))"
     }()
 
     /// The `fields` filter for `GET /playlists/{id}` when it stands for the first page: the
@@ -154,6 +155,9 @@ package enum PlaylistEntry {
     /// `additional_types` for every playlist request: without `episode`, Spotify sends episodes
     /// track-shaped or not at all.
     package static let additionalTypes = ("additional_types", "track,episode")
+
+    /// The query every playlist read sends: `additionalTypes` and the market (`TrackRecord.market`).
+    package static let readQuery = [additionalTypes, TrackRecord.market]
 }
 
 /// What spotify-tracks read a record from, as the record's `source` {type, id, uri, name}: the

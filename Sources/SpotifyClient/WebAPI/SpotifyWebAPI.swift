@@ -41,8 +41,7 @@ package struct SpotifyWebAPI: Sendable {
     package init(environment: ToolEnvironment, tokens: TokenProvider, transport: HTTPTransport? = nil) {
         var configurationError: ToolError?
         do throws(ToolError) {
-            self.baseURL = try Self.apiBase(
-                environment[Self.baseVariable], allowsInsecure: ServiceBase.allowsInsecure(environment))
+            self.baseURL = try Self.apiBase(environment[Self.baseVariable])
         } catch {
             self.baseURL = Self.defaultBase
             configurationError = error
@@ -325,6 +324,7 @@ extension SpotifyWebAPI {
     /// `SPOTIFY_API_BASE`: an http or https URL with a host, without query or fragment; unset or
     /// empty gives Spotify's. Anything else is a configuration mistake (exit 78 naming the
     /// variable), not an internal error or a server to retry.
+    /// `allowsInsecure`: only to compare a base with a stored login's, never to send to it.
     package static func apiBase(_ text: String?, allowsInsecure: Bool = false) throws(ToolError) -> String {
         guard let text, !text.isEmpty else { return defaultBase }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",

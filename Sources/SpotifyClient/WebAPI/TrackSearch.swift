@@ -88,7 +88,7 @@ package struct SearchQuery: Sendable, Equatable {
 
     /// "A feat. B", "A, B", "A & B": the named artists, plus the whole when it was split (a duo
     /// such as "Simon & Garfunkel" is one artist).
-    static func splitArtists(_ text: String) -> [String] {
+    package static func splitArtists(_ text: String) -> [String] {
         var parts: [String] = []
         var rest = text
         for marker in [
@@ -384,7 +384,7 @@ extension SpotifyWebAPI {
     /// `GET /search?type=track&limit=10` for `q`: the track objects of the first page.
     func searchTracks(_ q: String, slot: InFlightSlot? = nil) async throws -> [JSONValue] {
         try await perform(
-            method: "GET", path: "/search", query: [("q", q), ("type", "track"), ("limit", "10")],
+            method: "GET", path: "/search", query: [("q", q), ("type", "track"), ("limit", "10"), TrackRecord.market],
             passing: [400, 404], slot: slot
         ) { result in
             guard result.isSuccess else {
@@ -396,6 +396,22 @@ extension SpotifyWebAPI {
             }
             return items.filter { $0.objectValue != nil }
         }.value
+    }
+
+    /// The track Spotify files under `isrc` (`q=isrc:CODE`): one that plays in the user's country
+    /// first (the search names the market), else the first; nil when none carries that ISRC or
+    /// Spotify refuses the query.
+    package func isrcMatch(_ isrc: String, slot: InFlightSlot? = nil) async throws -> JSONValue? {
+        let code = isrc.uppercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        guard !code.isEmpty, code.count <= 20 else { return nil }
+        let found: [JSONValue]
+        do {
+            found = try await searchTracks("isrc:\(code)", slot: slot)
+        } catch is SearchRefused {
+            return nil
+        }
+        let same = found.filter { ($0["external_ids"]?["isrc"]?.stringValue ?? "").uppercased() == code }
+        return same.first { $0["is_playable"]?.boolValue != false } ?? same.first
     }
 
     /// The best matches for `query`, best first, at most `limit`: the field-filtered search,

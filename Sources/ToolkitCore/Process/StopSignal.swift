@@ -22,6 +22,10 @@ package final class StopSignal: Sendable {
 
     package init() {}
 
+    /// For tests: a stop that a run in this task obeys besides the stop signals, so a test ends an
+    /// in-process watch once it has seen what it waits for, however slowly a loaded machine runs it.
+    @TaskLocal package static var requested: StopSignal?
+
     package var isStopped: Bool { state.withLock { $0.stopped } }
 
     package func stop() {

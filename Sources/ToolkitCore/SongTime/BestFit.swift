@@ -45,7 +45,9 @@ package enum BestFit {
         }
 
         /// "12 songs, 15:00.4, 0.4 s over" (or "under", or "exactly").
-        package var summary: String {
+        package var summary: String { summary(songs: indices.count) }
+
+        func summary(songs: Int) -> String {
             let difference = differenceMs
             let distance: String
             if difference == 0 {
@@ -54,7 +56,7 @@ package enum BestFit {
                 let magnitude = difference == Int.min ? Int.max : abs(difference)
                 distance = "\(formatSeconds(magnitude)) s \(difference > 0 ? "over" : "under")"
             }
-            return "\(plural(indices.count, "song")), \(formatClockTenths(totalMs)), \(distance)"
+            return "\(plural(songs, "song")), \(formatClockTenths(totalMs)), \(distance)"
         }
     }
 
@@ -63,9 +65,21 @@ package enum BestFit {
     /// Bytes the kept rows may take.
     static let memoryBudget = 64 << 20
 
-    /// The best fit of `durations` (milliseconds, in input order) to `targetMs`.
-    /// `gridMs`: force a grid step (tests); nil chooses one as described above.
+    /// The best fit of `durations` (milliseconds, in input order) to `targetMs`, as `choose` picks
+    /// it for songs read one at a time. `gridMs`: force the table's grid step (tests).
     package static func choose(durations: [Int], targetMs: Int, gridMs: Int? = nil) -> Result {
+        var input = Input()
+        for duration in durations { input.add(duration) }
+        var filter = choose(input, targetMs: targetMs, gridMs: gridMs).filter
+        let indices = durations.indices.filter { filter.takes(durations[$0]) }
+        var total = 0
+        for index in indices { total = total.saturatingPlus(durations[index]) }
+        return Result(indices: indices, totalMs: total, targetMs: targetMs)
+    }
+
+    /// The table's best fit of `durations` (milliseconds, in input order) to `targetMs`.
+    /// `gridMs`: force a grid step (tests); nil chooses one as described above.
+    static func table(durations: [Int], targetMs: Int, gridMs: Int? = nil) -> Result {
         let none = Result(indices: [], totalMs: 0, targetMs: targetMs)
         guard targetMs > 0 else { return none }
         // Totals from `limit` up are never better than the empty set or a subset of themselves.
@@ -288,12 +302,12 @@ package enum BestFit {
 extension Int {
     fileprivate var saturatingTimes2: Int { saturatingPlus(self) }
 
-    fileprivate func saturatingMinus(_ other: Int) -> Int {
+    func saturatingMinus(_ other: Int) -> Int {
         let (value, overflow) = subtractingReportingOverflow(other)
         return overflow ? (other > 0 ? Int.min : Int.max) : value
     }
 
-    fileprivate func saturatingPlus(_ other: Int) -> Int {
+    func saturatingPlus(_ other: Int) -> Int {
         let (value, overflow) = addingReportingOverflow(other)
         return overflow ? (other > 0 ? Int.max : Int.min) : value
     }

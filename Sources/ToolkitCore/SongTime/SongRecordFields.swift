@@ -14,6 +14,8 @@ package struct SongRecordFields: Sendable, Equatable {
     package var isPlaying: Bool?
     /// What the record is, from `type` (record or item) and `currently_playing_type`.
     package var kind: Kind = .unknown
+    /// The record is a `now_playing` or `played` record (a play of a song, not the song).
+    package var isPlay = false
 
     /// Songs are tracks. Episodes, ads and anything else that names itself are not.
     package enum Kind: Sendable, Equatable {
@@ -97,6 +99,7 @@ package struct SongRecordFields: Sendable, Equatable {
             }
         }
         fields.kind = kind
+        fields.isPlay = topType == .wrapper
         return fields
     }
 

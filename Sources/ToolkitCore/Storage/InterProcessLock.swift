@@ -43,7 +43,7 @@ package struct InterProcessLock: Sendable {
     }
 
     /// `withLock` for synchronous work (a document update): the thread sleeps while it waits.
-    func withLockBlocking<T>(timeoutSeconds: Double = 60, _ body: () throws -> T) throws -> T {
+    package func withLockBlocking<T>(timeoutSeconds: Double = 60, _ body: () throws -> T) throws -> T {
         let descriptor = try open()
         defer { close(descriptor) }
         var waited = 0.0

@@ -10,16 +10,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Lines kept on disk rather than in memory, to be read back by number: `songcount --best-fit`
+/// Lines kept on disk rather than in memory, to be read back in order: `songcount --best-fit`
 /// must print whole input records after reading them all, and a million of them took 379 MB
 /// when kept as arrays (D6). The file is made with mkstemp (0600) in the temporary directory and
-/// unlinked at once, so it vanishes when the process ends, however it ends; only the offsets
-/// (8 bytes a line) stay in memory.
+/// unlinked at once, so it vanishes when the process ends, however it ends. Nothing per line stays
+/// in memory: each line is written with its newline and read back as JSON Lines.
 package final class LineSpool {
     private let descriptor: Int32
-    private var offsets: [Int] = [0]
     private var buffer: [UInt8] = []
     private static let bufferSize = 1 << 16
+    package private(set) var count = 0
 
     /// A spool in `directory` (TMPDIR, or /tmp).
     package init(directory: String?) throws {
@@ -40,12 +40,11 @@ package final class LineSpool {
 
     deinit { close(descriptor) }
 
-    package var count: Int { offsets.count - 1 }
-
-    /// Keeps `line`; its number is `count` before the call.
+    /// Keeps `line` (one line of JSON Lines, without its newline).
     package func append(_ line: UnsafeRawBufferPointer) throws {
         buffer.append(contentsOf: line)
-        offsets.append(offsets[offsets.count - 1] + line.count)
+        buffer.append(UInt8(ascii: "\n"))
+        count += 1
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
@@ -57,24 +56,13 @@ package final class LineSpool {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Line number `index`, as it was appended.
-    package func line(_ index: Int) throws -> [UInt8] {
+    /// Every line kept, in order, from the first; `body` returns false to stop.
+    package func forEachLine(_ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
         try flush()
-        let start = offsets[index]
-        let length = offsets[index + 1] - start
-        var bytes = [UInt8](repeating: 0, count: length)
-        var done = 0
-        while done < length {
-            let result = bytes.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress! + done, length - done, off_t(start + done))
-            }
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else {
-                throw ToolError.ioError(
-                    "cannot read back the temporary copy of the input: \(systemErrorMessage(errno))")
-            }
-            done += result
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else {
+            throw ToolError.ioError("cannot read back the temporary copy of the input: \(systemErrorMessage(errno))")
         }
-        return bytes
+        var reader = JSONLinesReader(fileDescriptor: descriptor, displayName: "the temporary copy of the input")
+        try reader.forEachLine { _, line in try body(line) }
     }
 }

@@ -34,11 +34,20 @@ package enum LocalTime {
     }
 
     /// A time given by a person: ISO 8601 with an offset, or a local date and time
-    /// (`2026-11-24T05:30`, `2026-11-24 05:30:00`), or a local time today (`05:30`, `5:30:10`)
+    /// (`2026-11-24T05:30`, `2026-11-24 05:30:00`), a local date (`2026-11-24`, its midnight), or a
+    /// local time today (`05:30`, `5:30:10`)
     /// in `zone`; nil when it is none of these.
     package static func parse(_ text: String, now: Double, in zone: LocalZone) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let time = parseISOTimestamp(trimmed) { return time }
+        // A date alone: its midnight in the zone.
+        var dateOnly = DigitReader(trimmed.utf8)
+        if let year = dateOnly.number(digits: 4...4), dateOnly.skip("-"),
+            let month = dateOnly.number(digits: 1...2), (1...12).contains(month), dateOnly.skip("-"),
+            let day = dateOnly.number(digits: 1...2), (1...31).contains(day), dateOnly.atEnd
+        {
+            return zone.seconds(year: year, month: month, day: day, hour: 0, minute: 0, second: 0)
+        }
         var reader = DigitReader(trimmed.utf8)
         if let year = reader.number(digits: 4...4), reader.skip("-"),
             let month = reader.number(digits: 1...2), (1...12).contains(month), reader.skip("-"),

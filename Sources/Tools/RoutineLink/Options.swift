@@ -177,10 +177,13 @@ extension RoutineLink {
         var watchMs: Int?
         var playback: Playback
         var json: Bool
+        /// --stop-at-end: pause at the end of the song playing when the routine's time is up.
+        var stopAtEnd: Bool
 
         init(_ command: ParsedCommand) throws {
             name = command.positionals.first ?? ""
             playback = try Playback(command)
+            stopAtEnd = try command.flag(Option.stopAtEnd)
             if let milliseconds = try command.duration(Option.watchFor) {
                 guard milliseconds > 0 else { throw ToolError.usage("--for must be longer than 0") }
                 watchMs = milliseconds
@@ -204,6 +207,14 @@ extension RoutineLink {
 extension RoutineLink {
     /// The options, each declared once: the spec lists them and the Options structs read them.
     enum Option {
+        static let stopAtEnd = OptionSpec(
+            "stop-at-end",
+            help:
+                """
+                When the routine's time is up, pause playback at the end of the song playing then (Premium, \
+                user-modify-playback-state), after logging the session; Ctrl-C while it waits cancels the pause.
+                """
+        )
         static let names = OptionSpec(
             "names", help: "Print only the names, one per line (what shell completion offers).")
         static let play = OptionSpec(

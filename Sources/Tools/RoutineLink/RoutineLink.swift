@@ -80,7 +80,7 @@ package enum RoutineLink {
                         "routine-link add morning --duration 15m --note 'stretch, then coffee'",
                         "A fifteen-minute routine.")
                 ]
-            ).running(add),
+            ).running(add).offering(.jsonRecords),
             CommandSpec(
                 name: "edit", abstract: "change a routine's duration, note or name, and only what is given",
                 discussion: [
@@ -102,21 +102,21 @@ package enum RoutineLink {
                     ExampleSpec("routine-link edit morning --duration 20m", "Twenty minutes from now on."),
                     ExampleSpec("routine-link edit morning --no-duration --note ''", "No duration and no note."),
                 ]
-            ).running(edit),
+            ).running(edit).offering(.jsonRecords),
             CommandSpec(
                 name: "list", abstract: "list the routines, as routine records", aliases: ["ls"],
                 options: [Option.names]
             )
-            .running(list),
+            .running(list).offering(.jsonRecords),
             CommandSpec(name: "show", abstract: "show one routine, as a routine record", arguments: [nameArgument])
-                .running(show),
+                .running(show).offering(.jsonRecords),
             CommandSpec(
                 name: "rename", abstract: "rename a routine (its sessions follow)",
                 arguments: [
                     ArgumentSpec("OLD", help: "The routine's current name."),
                     ArgumentSpec("NEW", help: "Its new name."),
                 ]
-            ).running(rename),
+            ).running(rename).offering(.jsonRecords),
             CommandSpec(
                 name: "remove", abstract: "remove a routine and its sessions", aliases: ["rm"],
                 arguments: [nameArgument],
@@ -162,10 +162,10 @@ package enum RoutineLink {
                         "routine-link link breathe https://open.spotify.com/track/4iV5W9uYEdYUVa79Axb7Rh",
                         "A session of a single song."),
                 ]
-            ).running(link),
+            ).running(link).offering(.jsonRecords),
             CommandSpec(name: "unlink", abstract: "remove a routine's playlist link", arguments: [nameArgument])
-                .running(unlink),
-            fitCommand.running(fit),
+                .running(unlink).offering(.jsonRecords),
+            fitCommand.running(fit).offering(.jsonRecords),
             CommandSpec(
                 name: "open", abstract: "open the routine's playlist in Spotify", arguments: [nameArgument],
                 options: [
@@ -180,7 +180,7 @@ package enum RoutineLink {
                         "routine-link start morning --play --device Kitchen", "Play the routine on the kitchen speaker."
                     )
                 ]
-            ).running(start),
+            ).running(start).offering(.jsonRecords),
             CommandSpec(
                 name: "stop", abstract: "end the running session without a song count",
                 discussion: [
@@ -191,7 +191,7 @@ package enum RoutineLink {
                     """
                 ],
                 arguments: [nameArgument]
-            ).running(stop),
+            ).running(stop).offering(.jsonRecords),
             CommandSpec(
                 name: "log",
                 abstract: "end the running session (or record a finished one) with a song count from standard input",
@@ -210,7 +210,7 @@ package enum RoutineLink {
                         "spotify-nowplaying --watch --for 15m | songcount | routine-link log morning",
                         "Log what the next fifteen minutes got through.")
                 ]
-            ).running(log),
+            ).running(log).offering(.jsonRecords),
             CommandSpec(
                 name: "run", abstract: "start, watch what plays for the routine's duration, then log the song count",
                 arguments: [nameArgument],
@@ -218,19 +218,20 @@ package enum RoutineLink {
                     Option.watchFor,
                     Option.play,
                     Option.device,
+                    Option.stopAtEnd,
                 ],
                 examples: [
                     ExampleSpec(
                         "routine-link run morning",
                         "The whole routine: open the playlist, watch, log \"you got through 4.5 songs\".")
                 ]
-            ).running(RoutineRun.run),
+            ).running(RoutineRun.run).offering(.jsonRecords),
             CommandSpec(
                 name: "history", abstract: "the sessions, newest first, as session records",
                 arguments: [
                     ArgumentSpec("NAME", help: "Only this routine's sessions.", optional: true)
                 ]
-            ).running(history),
+            ).running(history).offering(.jsonRecords),
             CommandSpec(
                 name: "forget-links", abstract: "clear every routine's playlist link, keeping routines and sessions"
             ).running(forgetLinks),

@@ -96,7 +96,10 @@ struct ListeningPipeline {
 
     /// Runs the pipeline to its end. `onLine` sees each line the watch prints (on a reader thread).
     func run(onLine: @escaping @Sendable (String) -> Void) throws -> Outcome {
-        signal(SIGPIPE, SIG_IGN)  // songcount may exit early; the relay must see EPIPE, not die
+        // songcount may exit early; the relay must see EPIPE, not die. Given back at the end, so
+        // a host process (a test) keeps its own disposition.
+        let pipeDisposition = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, pipeDisposition) }
         let watchOut = try Self.makePipe()
         let countIn = try Self.makePipe()
         let countOut = try Self.makePipe()

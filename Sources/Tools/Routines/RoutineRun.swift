@@ -36,8 +36,13 @@ enum RoutineRun {
             enabled: context.terminal.stderrIsTerminal, stderr: context.stderr, zone: context.timeZone)
         let outcome = try pipeline.run { line in display.show(line) }
         display.clear()
-        return try settle(
+        let status = try settle(
             outcome, of: started, routine.name, RoutineLink.Printer(context, json: options.json), context)
+        // Time is up: the song that crosses it plays to its end, then playback pauses. Not after
+        // a Ctrl-C, which ended the routine early on purpose.
+        guard options.stopAtEnd, !outcome.interrupted else { return status }
+        let paused = try await SpotifyNowPlaying.pauseAfterSongs(1, device: options.playback.device, context)
+        return paused == .success || paused == .notFound ? status : paused
     }
 
     /// Logs what the finished pipeline counted to the run's own session, or discards the session

@@ -13,8 +13,13 @@ struct ItemInput: Equatable {
     var local = 0
     /// Records without a track or episode (Spotify no longer makes them available).
     var unavailable = 0
+    /// Plays without a uri (Spotify's account data names a song but not its uri).
+    var withoutURI = 0
     /// The playlists track records say they were read from (`playlist.id`), by id.
     var origins: [String: Origin] = [:]
+    /// The uri of the last now_playing record: a watch reports one song again when it is paused,
+    /// resumed or stopped, and it is one item.
+    var lastNowPlaying: String?
 
     /// What the records of one playlist say about the read they came from.
     struct Origin: Equatable {
@@ -28,9 +33,11 @@ struct ItemInput: Equatable {
     static let description =
         """
         Items, one per line: track or episode records (what spotify-tracks, songcount --select or local show print), \
-        spotify:track: and spotify:episode: URIs, or open.spotify.com track and episode URLs. Local files and \
-        unavailable items cannot be added through the Web API: they are skipped and counted on standard error, and \
-        the exit status is then 1. Blank lines are skipped; any other line is an error naming it (exit 65).
+        now_playing and played records (spotify-nowplaying, its recent and history: their item, by uri; a watch's \
+        records of one song in a row are one item), spotify:track: and spotify:episode: URIs, or open.spotify.com \
+        track and episode URLs. Local files, unavailable items and plays without a uri (account data) cannot be \
+        added through the Web API: they are skipped and counted on standard error, and the exit status is then 1. \
+        Blank lines are skipped; any other line is an error naming it (exit 65).
         """
 
     /// Every item of standard input.
@@ -51,8 +58,10 @@ struct ItemInput: Equatable {
             }
             try add(record: record)
         } else if text.hasPrefix("spotify:local:") {
+            lastNowPlaying = nil
             local += 1
         } else {
+            lastNowPlaying = nil
             uris.append(try Self.uri(text))
         }
     }
@@ -67,6 +76,12 @@ struct ItemInput: Equatable {
             }
             origins[playlist] = origin
         }
+        let recordType = record["type"]?.stringValue
+        if recordType == "now_playing" || recordType == "played" {
+            try add(play: record, nowPlaying: recordType == "now_playing")
+            return
+        }
+        lastNowPlaying = nil
         // Spotify's entry objects (--raw) wrap the item.
         let item = record["item"] ?? record["track"] ?? record
         if record["is_local"]?.boolValue == true || item["is_local"]?.boolValue == true
@@ -94,6 +109,26 @@ struct ItemInput: Equatable {
         }
     }
 
+    /// What plays, or was played: its item, by uri (the record's own fields are the item's).
+    mutating func add(play record: JSONValue, nowPlaying: Bool) throws {
+        guard let uri = record["uri"]?.stringValue else {
+            // A watch's record of an ad or of nothing playing is a state, not an item.
+            if nowPlaying {
+                lastNowPlaying = nil
+            } else {
+                withoutURI += 1
+            }
+            return
+        }
+        if nowPlaying && uri == lastNowPlaying { return }
+        lastNowPlaying = nowPlaying ? uri : nil
+        if uri.hasPrefix("spotify:local:") || record["is_local"]?.boolValue == true {
+            local += 1
+            return
+        }
+        uris.append(try Self.uri(uri))
+    }
+
     /// The URI of a track or episode URI or URL.
     static func uri(_ text: String) throws -> String {
         do {
@@ -108,6 +143,7 @@ struct ItemInput: Equatable {
         var parts: [String] = []
         if local > 0 { parts.append("\(local) local \(local == 1 ? "file" : "files")") }
         if unavailable > 0 { parts.append("\(unavailable) unavailable \(unavailable == 1 ? "item" : "items")") }
+        if withoutURI > 0 { parts.append("\(withoutURI) \(withoutURI == 1 ? "play" : "plays") without a uri") }
         return parts.isEmpty ? nil : parts.joined(separator: " and ")
     }
 

@@ -1,4 +1,4 @@
-import HTTPClient
+import SpotifyClient
 import ToolkitCLI
 
 /// The settings every tool that talks to Spotify takes from the environment for its
@@ -7,17 +7,17 @@ import ToolkitCLI
 enum NetworkEnvironment {
     static let all = [
         EnvironmentSpec(
-            CertificateTrust.fileVariable,
+            ConnectionVariables.caFile,
             """
             A CA bundle (PEM) to trust instead of the system's, e.g. a company's TLS-inspecting proxy's CA added to a \
             copy of /etc/ssl/certs/ca-certificates.crt (Linux; on macOS add the CA to the keychain instead).
             """
         ),
         EnvironmentSpec(
-            CertificateTrust.directoryVariable,
+            ConnectionVariables.caDirectory,
             "A directory of CA certificates by subject hash (openssl rehash) to trust as well (Linux)."),
         EnvironmentSpec(
-            CertificateTrust.bundleVariable,
+            ConnectionVariables.curlCABundle,
             "As SSL_CERT_FILE, as curl reads it; when set, SSL_CERT_FILE and SSL_CERT_DIR are not read (Linux)."),
         EnvironmentSpec(
             "https_proxy",

@@ -95,11 +95,19 @@ enum PlaylistCacheOptions {
         let cache =
             bypass || account == nil
             ? nil : try PlaylistCache(environment: context.environment, account: account, clock: context.clock)
-        // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either).
+        // Every version a read proves whole goes to the history too (`spotify-playlists history`),
+        // whether the cache is on or not; --no-cache and --offline keep none.
+        let versions =
+            bypass || offline ? nil : try PlaylistVersions(environment: context.environment, clock: context.clock)
+        // A bound of 0 turns the cache off, as --no-cache does (no snapshot check either, unless
+        // the history keeps versions).
+        let cacheOn = cache != nil && cache?.maxBytes != 0
         let mode: CachePolicy.Mode =
-            offline ? .offline : bypass || cache == nil || cache?.maxBytes == 0 ? .bypass : .normal
+            offline ? .offline : bypass || !(cacheOn || versions?.isOn == true) ? .bypass : .normal
         let pager = offline ? nil : Pager(api: try context.webAPI(), concurrency: concurrency)
-        return PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
+        var reader = PlaylistItemsReader(mode: mode, cache: cache, pager: pager, warn: context.warn)
+        if mode == .normal { reader.versions = versions }
+        return reader
     }
 
     /// The playlists named by the arguments or standard input, with what a playlist record among
@@ -149,7 +157,11 @@ extension SpotifyTracks.Output {
     {
         if kind == .unavailable && !selection.raw { unavailable += 1 }
         guard selection.keeps(kind) else { return }
-        try context.stdout.writeLine(selection.raw ? entry : record)
+        if let export {
+            try export.write(recordBytes: record)
+        } else {
+            try context.stdout.writeLine(selection.raw ? entry : record)
+        }
         written += 1
     }
 }

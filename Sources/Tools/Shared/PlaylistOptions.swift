@@ -11,8 +11,7 @@ enum PlaylistCommands {
             """
             Keep N page requests in flight (1 to 8). Default: start at 4, double to 8 while Spotify answers cleanly; \
             a 429 pauses every request until its Retry-After (without one, halve).
-            """,
-        global: true
+            """
     )
     static let playlistArgument = ArgumentSpec(
         "PLAYLIST",

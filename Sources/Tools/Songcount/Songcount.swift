@@ -26,7 +26,8 @@ package enum Songcount {
             first, it says so and reports short_by_ms. --select passes those tracks through instead (a table on a \
             terminal); --best-fit reads them all and passes through the ones, in input order, whose total comes \
             closest to the target, with a summary on stderr: "12 songs, 15:00.4, 0.4 s over" (or under, or \
-            exactly). The total is within 1 s of the target whenever the songs allow it.
+            exactly). The total is within 1 s of the target whenever the songs allow it; when they fall short, \
+            every song is taken.
             """,
             """
             Without --target (count mode) it counts the songs the input got through. A song heard twice in a row is \
@@ -39,7 +40,10 @@ package enum Songcount {
             """
             Labels round to the nearest half song: below 0.5 is "less than 1 song", then "1 song", "4 songs", \
             "4.5 songs". Records without a usable duration_ms, and records that are not songs (episodes, ads, other \
-            objects), are skipped in both modes and counted on stderr.
+            objects), are skipped in both modes and counted on stderr. played and now_playing records count by \
+            their song's duration_ms; a play imported from Spotify's download (spotify-nowplaying history import) \
+            has only ms_played, what was heard, and is skipped with a note: spotify-nowplaying history | \
+            spotify-tracks | songcount looks the songs up first.
             """,
         ],
         notes: [
@@ -57,10 +61,14 @@ package enum Songcount {
             and reports, as tee -i does. Any other input (track records, fit mode, a terminal) stops at once.
             """,
             """
-            --best-fit keeps the records on disk while it reads, then picks the subsequence whose total is closest to \
-            the target: the smallest distance wins, then the fewest songs, then the earliest songs. It is exact while \
-            songs times target stays small; beyond that it is computed on a coarser grid (about 100 ms for 10,000 \
-            songs and 15 minutes, coarser for longer targets) and then checked in exact milliseconds.
+            --best-fit counts the songs by duration while it reads (memory that does not grow with their number), \
+            picks the subsequence whose total is closest to the target (the smallest distance wins, then the fewest \
+            songs, then the earliest songs), then reads the input again for the chosen songs: a named file from \
+            where it is, a pipe or standard input from a copy in TMPDIR. Up to 20,000 songs and while songs times \
+            target stays small it is exact; beyond that the longest songs that fit are taken and the last gap \
+            closed by trading one of them for two others, which lands within a second of any target the songs \
+            reach (1000 hours of 100,000 songs included). When the songs together fall short, every one is taken \
+            and stderr says so.
             """,
         ],
         arguments: [
@@ -294,35 +302,102 @@ package enum Songcount {
         return .success
     }
 
-    /// `--best-fit`: every song read and kept, then the closest subsequence written in order.
+    /// `--best-fit`: every song read once to choose (keeping a count by duration, not the songs),
+    /// then read again to pass the chosen ones on in order: named regular files from where they
+    /// are, anything else (a pipe, standard input) from a copy in TMPDIR, as it can be read once.
     static func bestFit(
         target: Int, sources: [String], context: ToolContext, skipped: inout SkippedRecords,
         into chosen: inout ChosenSongs
     ) throws -> ExitCode {
-        // The records wait on disk, not in memory: a million of them took 379 MB (D6).
-        let lines = try LineSpool(directory: context.environment["TMPDIR"])
-        var durations: [Int] = []
+        let rereadable = sources.allSatisfy { $0 != "-" && FileStamp(path: $0)?.isRegular == true }
+        let spool = rereadable ? nil : try LineSpool(directory: context.environment["TMPDIR"])
+        var input = BestFit.Input()
         try readRecords(sources, stdin: context.stdin, identity: false, skipped: &skipped) { line, fields in
             guard fields.isSong else { return .notSong }
             guard let duration = fields.durationMs, duration > 0 else { return .skip }
-            try lines.append(UnsafeRawBufferPointer(line))
-            durations.append(duration)
+            try spool?.append(line)
+            input.add(duration)
             return .next
         }
         for note in skipped.notes { context.warn(note) }
-        guard !durations.isEmpty else {
+        guard input.count > 0 else {
             context.warn("no songs to choose from: the input has no song with a duration")
             return .notFound
         }
-        let result = BestFit.choose(durations: durations, targetMs: target)
-        chosen.expected = result.indices.count
-        for index in result.indices {
-            try lines.line(index).withUnsafeBytes { try chosen.write($0) }
+        let stamps = rereadable ? sources.map { FileStamp(path: $0) } : []
+        let pick = BestFit.choose(input, targetMs: target)
+        if let short = pick.shortByMs {
+            context.warn(
+                """
+                the songs run out \(formatClock(milliseconds: short)) short of \(formatClock(milliseconds: target)): \
+                all \(plural(pick.songs, "song")) taken (\(formatClock(milliseconds: pick.totalMs)))
+                """
+            )
+        }
+        chosen.expected = pick.songs
+        var filter = pick.filter
+        var seen = 0
+        var written = 0
+        func pass(_ line: UnsafeRawBufferPointer, _ duration: Int) throws {
+            seen += 1
+            if filter.takes(duration) {
+                written += 1
+                try chosen.write(line)
+            }
+        }
+        if let spool {
+            try spool.forEachLine { line in
+                let fields = try SongRecordFields.extract(from: line, identity: false)
+                try pass(line, fields.durationMs ?? 0)
+                return true
+            }
+        } else {
+            // The files again: the same records, unless one changed in between (then say so).
+            if sources.map({ FileStamp(path: $0) }) != stamps { throw changedWhileRead(sources) }
+            var again = SkippedRecords()
+            try readRecords(sources, stdin: context.stdin, identity: false, skipped: &again) { line, fields in
+                guard fields.isSong else { return .notSong }
+                guard let duration = fields.durationMs, duration > 0 else { return .skip }
+                try pass(line, duration)
+                return .next
+            }
         }
         try chosen.finish()
         try context.stdout.flush()
-        context.warn(result.summary)
+        if seen != input.count || written != pick.songs { throw changedWhileRead(sources) }
+        context.warn(pick.summary)
         return .success
+    }
+
+    static func changedWhileRead(_ sources: [String]) -> ToolError {
+        ToolError.ioError(
+            """
+            \(sources.joined(separator: ", ")) changed while songcount read it: what it printed may not be the best \
+            fit; run it again
+            """
+        )
+    }
+
+    /// What tells a file changed between two reads: its size and when it was last modified.
+    struct FileStamp: Equatable {
+        var isRegular: Bool
+        var size: Int
+        var modified: Int
+        var modifiedNanoseconds: Int
+
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            isRegular = (info.st_mode & S_IFMT) == S_IFREG
+            size = Int(info.st_size)
+            #if canImport(Darwin)
+            modified = Int(info.st_mtimespec.tv_sec)
+            modifiedNanoseconds = Int(info.st_mtimespec.tv_nsec)
+            #else
+            modified = Int(info.st_mtim.tv_sec)
+            modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+            #endif
+        }
     }
 
     /// The songs --select and --best-fit pass on: the records byte for byte, or on a terminal the
@@ -386,7 +461,11 @@ package enum Songcount {
                 switch try body(line, fields) {
                 case .next: return true
                 case .skip:
-                    skipped.add(line: lineNumber, source: name)
+                    if fields.isPlay && fields.progressMs == nil {
+                        skipped.addPlay(line: lineNumber, source: name)
+                    } else {
+                        skipped.add(line: lineNumber, source: name)
+                    }
                     return true
                 case .notSong:
                     skipped.addNotSong(line: lineNumber, source: name)
@@ -433,8 +512,11 @@ package enum Songcount {
 
         var withoutDuration = Reason()
         var notSongs = Reason()
+        /// played records without the song's duration (imported from Spotify's download).
+        var playsWithoutDuration = Reason()
 
         mutating func add(line: Int, source: String?) { withoutDuration.add(line: line, source: source) }
+        mutating func addPlay(line: Int, source: String?) { playsWithoutDuration.add(line: line, source: source) }
         mutating func addNotSong(line: Int, source: String?) { notSongs.add(line: line, source: source) }
 
         var notes: [String] {
@@ -443,6 +525,14 @@ package enum Songcount {
                     "that is not a song (an episode, an ad, another object)",
                     "that are not songs (episodes, ads, other objects)"),
                 withoutDuration.note("without a usable duration_ms", "without a usable duration_ms"),
+                playsWithoutDuration.note(
+                    "of a play without the song's duration_ms", "of plays without the song's duration_ms"
+                ).map {
+                    """
+                    \($0): a play imported from Spotify's download keeps ms_played (what was heard), not the song's \
+                    length; pipe such records through spotify-tracks first to count them
+                    """
+                },
             ].compactMap { $0 }
         }
     }

@@ -38,7 +38,7 @@ extension SpotifyAuth {
                 "spotify-auth usage --json | jq .requests_24h", "How many requests the toolkit sent in the last day."),
             ExampleSpec("spotify-auth usage --clear-pause", "Forget a quota pause, so the tools ask Spotify again."),
         ]
-    ).running(usage)
+    ).running(usage).offering(.jsonRecords)
 
     struct UsageOptions: CommandOptions {
         var json: Bool

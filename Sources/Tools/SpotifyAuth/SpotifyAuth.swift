@@ -131,12 +131,13 @@ package enum SpotifyAuth {
                     ExampleSpec(
                         "spotify-auth login --reset-scopes", "Log in again with the read-only defaults only."),
                 ]
-            ).running(login),
+            ).running(login).offering(.jsonRecords),
             CommandSpec(
                 name: "status",
                 abstract: "show whether you are logged in, as whom, with which scopes, until when (exit 77 when not)"
-            ).running(status),
-            CommandSpec(name: "whoami", abstract: "print your Spotify user, as Spotify describes it").running(whoami),
+            ).running(status).offering(.jsonRecords),
+            CommandSpec(name: "whoami", abstract: "print your Spotify user, as Spotify describes it").running(whoami)
+                .offering(.jsonRecords),
             CommandSpec(
                 name: "token",
                 abstract: "print a valid access token and nothing else, refreshing it if needed",
@@ -163,9 +164,9 @@ package enum SpotifyAuth {
                         "spotify-auth token --json | jq -r .expires_at",
                         "When the token it hands out stops working (it is refreshed on the next use after that)."),
                 ]
-            ).running(token),
+            ).running(token).offering(.jsonRecords),
             CommandSpec(name: "refresh", abstract: "refresh the access token now and print the new auth_status")
-                .running(refresh),
+                .running(refresh).offering(.jsonRecords),
             CommandSpec(
                 name: "logout",
                 abstract: "remove the stored tokens and the snapshot cache, and forget the login's scopes (idempotent)",

@@ -38,7 +38,7 @@ extension SpotifyNowPlaying {
                 "How many songs are lined up after this one."),
             ExampleSpec("spotify-nowplaying queue spotify:track:4uLU6hMCjMI75M1A2tKUQC", "Add a track to the queue."),
         ]
-    ).running(queue)
+    ).running(queue).offering(.jsonRecords)
 
     static func queue(_ options: QueueOptions, _ context: ToolContext) async throws -> ExitCode {
         switch options.action {

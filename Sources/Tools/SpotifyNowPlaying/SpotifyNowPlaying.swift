@@ -65,8 +65,9 @@ package enum SpotifyNowPlaying {
             transfer) need Spotify Premium and a login with the playback scope (spotify-auth login --scope playback). \
             A command that Spotify accepted exits 0, prints nothing on stdout and says on stderr what was sent. like \
             and unlike save or remove the track that plays now in your Liked Songs and need the edit scope instead \
-            (no Premium). recent lists what you played lately and needs the history scope. queue alone prints what \
-            plays next (see its help).
+            (no Premium). recent lists what you played lately and needs the history scope; history keeps a \
+            listening log of your own (sync, import of Spotify's downloads; see its help). queue alone prints what \
+            plays next (see its help). pause --at-end and pause --after N pause when a song ends.
             """,
         ],
         notes: [
@@ -137,12 +138,7 @@ package enum SpotifyNowPlaying {
                         "Play an app-local playlist on the kitchen speaker."),
                 ]
             ).running(play),
-            playbackCommand("pause", "pause playback").running { (options: ControlOptions, context) in
-                try await send(to: options.device, context) { player, deviceID in
-                    try await player.pause(deviceID: deviceID)
-                    return "pause"
-                }
-            },
+            pauseCommand,
             playbackCommand("next", "skip to the next track").running { (options: ControlOptions, context) in
                 try await send(to: options.device, context) { player, deviceID in
                     try await player.next(deviceID: deviceID)
@@ -161,7 +157,7 @@ package enum SpotifyNowPlaying {
             CommandSpec(
                 name: "devices", abstract: "list the devices Spotify can play on, as device records",
                 options: [deviceNamesOption]
-            ).running(devices),
+            ).running(devices).offering(.jsonRecords),
             CommandSpec(
                 name: "recent",
                 abstract: "recently played tracks, oldest first, as played records",
@@ -176,13 +172,18 @@ package enum SpotifyNowPlaying {
                 options: [
                     Option.since,
                     Option.after,
+                    TrackFormatOption.option,
                 ],
                 examples: [
                     ExampleSpec(
                         "spotify-nowplaying recent --since 1h | songcount --label",
-                        "How many songs you heard in the last hour.")
+                        "How many songs you heard in the last hour."),
+                    ExampleSpec(
+                        "spotify-nowplaying recent --format m3u > today.m3u",
+                        "What you played lately as an M3U playlist."),
                 ]
-            ).running(recent),
+            ).running(recent).offering(.jsonRecords),
+            historyCommand,
         ],
         input: [
             """
@@ -203,24 +204,51 @@ package enum SpotifyNowPlaying {
             devices prints device records: type (device), id (null for some restricted devices), name, device_type \
             (Computer, Smartphone, Speaker...), is_active, is_private_session, is_restricted, volume_percent, \
             supports_volume. recent prints played records: the track's fields with type played, then played_at (ISO \
-            8601) and context.
+            8601) and context. history prints the log's played records: those fields, then ms_played (what was \
+            heard; null when unknown) and logged_from (recently_played, watch, extended_streaming_history, \
+            account_data); an imported play has what Spotify's download has (artists and album by name, no \
+            duration_ms; reason_start, reason_end, shuffle, skipped, offline from Extended streaming history; no uri, \
+            and played_at to the minute, from account data).
             """,
         ],
         environment: [
             SpotifyEnvironment.accessToken,
             SpotifyEnvironment.apiBase,
+            EnvironmentSpec(
+                "XDG_DATA_HOME", "Where the listening log lives (under spotify-toolkit/). Default: ~/.local/share."),
             EnvironmentSpec.forcedTerminal(),
         ] + NetworkEnvironment.all,
+        files: [
+            FileSpec(
+                "$XDG_DATA_HOME/spotify-toolkit/\(ListeningLog.fileName)",
+                """
+                The listening log: a played record a line (mode 0600), appended by history sync, history import and \
+                --watch; never trimmed, so bounded only by your disk (about 400 bytes a play).
+                """
+            ),
+            FileSpec(
+                "$XDG_DATA_HOME/spotify-toolkit/\(ListeningLog.fileName).lock",
+                "Held by whoever adds to the log, so writers at once add each play once."),
+        ],
         exitCodes: [
             ExitCodeSpec(
                 .notFound,
                 """
-                nothing playing (or paused, with --playing-only); queue with nothing playing and nothing queued; like \
-                or unlike with no track playing; recent found no plays; play got an empty pipe (it never resumes \
-                then); a playlist name that is none of yours
+                nothing playing (or paused, with --playing-only), and pause --at-end or --after with nothing \
+                playing; queue with nothing playing and nothing queued; like or unlike with no track playing; recent \
+                found no plays; history found none in its window; play got an empty pipe (it never resumes then); a \
+                playlist name that is none of yours
                 """
             ),
-            ExitCodeSpec(.dataError, "play: a line of standard input that is not a URI or record"),
+            ExitCodeSpec(
+                .dataError,
+                """
+                play: a line of standard input that is not a URI or record; history: a damaged line of the log, or a \
+                file to import that is not Spotify's download (the message names the file and line or entry)
+                """
+            ),
+            ExitCodeSpec(.noInput, "history import: a FILE that does not exist or cannot be read"),
+            ExitCodeSpec(.interrupted, "pause --at-end or --after: cancelled by Ctrl-C before pausing (SIGTERM 143)"),
             ExitCodeSpec(
                 .unavailable,
                 """
@@ -254,7 +282,7 @@ package enum SpotifyNowPlaying {
             context.warn("--device (without a value) is now --with-device; the old spelling will go in a later release")
         }
         let mode = context.outputMode(forcedJSON: options.json)
-        let clock = try WatchClock.from(context.environment)
+        let clock = try WatchClock.from(context.environment, wall: context.clock)
         let player = try context.player()
         if let watch = options.watch {
             return try await self.watch(watch, options, context, player: player, mode: mode, clock: clock)
@@ -308,14 +336,16 @@ package enum SpotifyNowPlaying {
         clock: WatchClock
     ) async throws -> ExitCode {
         context.stdout.flushesEachRecord = true
-        let stop = StopSignal()
+        let stop = StopSignal.requested ?? StopSignal()
         let signals = stop.stopOnSignals()
         defer { signals.cancel() }  // the run owns them: a host process gets its own back
         var watcher = PlaybackWatcher(
             player: player, schedule: watch.schedule, clock: clock, withDevice: options.withDevice,
             duration: watch.duration)
         watcher.share = watchShare(options, context, player: player)
+        var log = WatchLog(log: ListeningLog(environment: context.environment))
         try await watcher.run(stop: stop, warn: context.warn) { record in
+            log.observe(record, at: parseISOTimestamp(record.observedAt) ?? clock.now(), context)
             if mode == .human {
                 try context.stdout.writeText(record.timedHumanLine(in: context.timeZone) + "\n")
             } else {
@@ -442,18 +472,22 @@ package enum SpotifyNowPlaying {
 
     static func recent(_ options: RecentOptions, _ context: ToolContext) async throws -> ExitCode {
         let after = try options.start?.seconds(now: context.now, in: context.timeZone)
-        let mode = context.outputMode(forcedJSON: options.json)
+        let mode = context.outputMode(forcedJSON: options.json || options.format.forcesJSON)
+        let export = TrackExport.make(options.format, context, title: "Recently played")
         let (plays, skipped) = try await context.player().playedRecords(after: after)
         if skipped > 0 {
             context.warn("skipped \(plural(skipped, "play")) without a track or a played_at time")
         }
         for play in plays.reversed().map(PlayedRecord.init) {
-            if mode == .human {
+            if let export {
+                try export.write(play.json)
+            } else if mode == .human {
                 try context.stdout.writeText(play.humanLine(in: context.timeZone) + "\n")
             } else {
                 try context.stdout.write(play)
             }
         }
+        try export?.finish()
         if plays.isEmpty {
             if context.terminal.stderrIsTerminal { context.warn("no plays found") }
             return .notFound
@@ -572,15 +606,15 @@ extension SpotifyNowPlaying {
             case time(String)
 
             /// Seconds since 1970.
-            func seconds(now: Double, in zone: LocalZone) throws -> Double {
+            func seconds(now: Double, in zone: LocalZone, option: String = "--after") throws -> Double {
                 switch self {
                 case .ago(let milliseconds): return now - Double(milliseconds) / 1000
                 case .time(let text):
                     guard let time = LocalTime.parse(text, now: now, in: zone) else {
                         throw ToolError.usage(
                             """
-                            --after needs a time (05:30, 2026-11-24T05:30 in your time zone, or 2026-11-24T05:30:00Z) \
-                            or a duration ago (2h), not '\(text.prefix(60))'
+                            \(option) needs a time (05:30, 2026-11-24T05:30 or 2026-11-24 in your time zone, or \
+                            2026-11-24T05:30:00Z) or a duration ago (2h), not '\(text.prefix(60))'
                             """
                         )
                     }
@@ -592,9 +626,12 @@ extension SpotifyNowPlaying {
         var json: Bool
         /// nil: all Spotify keeps.
         var start: Start?
+        /// `--format`: JSON Lines, or a playlist file of the plays.
+        var format: TrackFormatOption.Choice
 
         init(_ command: ParsedCommand) throws {
             json = try command.flag(.jsonRecords)
+            format = try TrackFormatOption.chosen(command)
             let after = try command.value(Option.after)
             if try command.value(Option.since) != nil && after != nil {
                 throw ToolError.usage("--since and --after cannot be used together")

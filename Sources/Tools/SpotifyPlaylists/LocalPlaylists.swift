@@ -77,6 +77,12 @@ extension SpotifyPlaylists {
         var yes: Bool
 
         init(_ command: ParsedCommand) throws {
+            // Every option is read first; an option the action does not take is then refused,
+            // naming it, never accepted and ignored.
+            namesOnly = try command.flag(localNamesOption)
+            allowEmpty = try command.flag(WriteOption.allowEmpty)
+            yes = try command.flag(WriteOption.localYes)
+            json = try command.flag(PlaylistCommands.jsonOption)
             var arguments = command.positionals
             let action = arguments.removeFirst()
             func names(_ count: Int, _ usage: String) throws -> [String] {
@@ -99,10 +105,21 @@ extension SpotifyPlaylists {
                 throw ToolError.usage(
                     "unknown local action '\(action)'; one of: create, list, show, add, rename, delete")
             }
-            namesOnly = try command.flag(localNamesOption)
-            allowEmpty = try command.flag(WriteOption.allowEmpty)
-            yes = try command.flag(WriteOption.localYes)
-            json = try command.flag(PlaylistCommands.jsonOption)
+            let onlyFor: [(OptionSpec, given: Bool, taker: String)] = [
+                (localNamesOption, namesOnly, "list"), (WriteOption.allowEmpty, allowEmpty, "create"),
+                (WriteOption.localYes, yes, "delete"),
+            ]
+            for (option, given, taker) in onlyFor where given && !Self.takes(self.action, taker) {
+                throw ToolError.usage("--\(option.long) is for local \(taker), not local \(action)")
+            }
+        }
+
+        /// Whether `action` is the one called `name` (the one that takes an option).
+        static func takes(_ action: Action, _ name: String) -> Bool {
+            switch (action, name) {
+            case (.list, "list"), (.create, "create"), (.delete, "delete"): true
+            default: false
+            }
         }
     }
 

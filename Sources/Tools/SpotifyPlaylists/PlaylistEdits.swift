@@ -54,7 +54,12 @@ extension SpotifyPlaylists {
                 """
         )
         static let sortKey = OptionSpec(
-            "by", value: "KEY", help: "What to sort by: duration, name, artist, album, added (date added) or random.",
+            "by", value: "KEY",
+            help:
+                """
+                What to sort by: duration, name, artist, album, released (the album's release date, a year before \
+                any day of it), added (date added) or random.
+                """,
             completion: .choices(SortKey.allCases.map(\.rawValue)))
         static let reverse = OptionSpec(
             "reverse", short: "r", help: "Sort the other way round (items that tie keep their order).")
@@ -65,7 +70,7 @@ extension SpotifyPlaylists {
     static let defaultMaxMoves = 500
 
     enum SortKey: String, CaseIterable {
-        case duration, name, artist, album, added, random
+        case duration, name, artist, album, released, added, random
     }
 
     static let undoNote =
@@ -90,17 +95,21 @@ extension SpotifyPlaylists {
                 EditOption.resetDates, EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ],
             examples: [ExampleSpec("spotify-playlists dedupe Morning", "Each song of Morning once.")]
-        ).running(dedupe),
+        ).running(dedupe).offering(PlaylistCommands.jsonOption),
         CommandSpec(
             name: "sort",
-            abstract: "sort a playlist by duration, name, artist, album, date added or at random, keeping every date",
+            abstract:
+                """
+                sort a playlist by duration, name, artist, album, release date, date added or at random, keeping every \
+                date
+                """,
             discussion: [
                 """
                 Reads the whole playlist and puts it in order with range moves, so every item keeps its date added. \
-                The sort is stable: items that tie keep their order. The moves are the fewest there can be (every \
-                item off one longest increasing subsequence moves once, runs together), but a long shuffled playlist \
-                can still take thousands; past --max-moves it is refused, naming --reset-dates. Local files and \
-                unavailable entries stay after the item they followed. \(undoNote)
+                The sort is stable: items that tie keep their order. Each range move swaps two blocks of items, so a \
+                shuffled playlist takes about one move for every two items (1,500 for 3,000), near the fewest there \
+                can be; past --max-moves it is refused, naming --reset-dates, and --dry-run says what it would send. \
+                Local files and unavailable entries stay after the item they followed. \(undoNote)
                 """
             ],
             arguments: [destructiveTarget],
@@ -109,9 +118,10 @@ extension SpotifyPlaylists {
                 EditOption.dropUnavailable, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ],
             examples: [
-                ExampleSpec("spotify-playlists sort Morning --by duration", "Shortest first, dates kept.")
+                ExampleSpec("spotify-playlists sort Morning --by duration", "Shortest first, dates kept."),
+                ExampleSpec("spotify-playlists sort Morning --by released", "Oldest release first, dates kept."),
             ]
-        ).running(sort),
+        ).running(sort).offering(PlaylistCommands.jsonOption),
         CommandSpec(
             name: "rewrite",
             abstract:
@@ -146,7 +156,7 @@ extension SpotifyPlaylists {
                     "spotify-playlists rewrite Morning -- songcount --target 30m --select",
                     "Keep the songs that fill the first half hour."),
             ]
-        ).running(rewrite),
+        ).running(rewrite).offering(PlaylistCommands.jsonOption),
         CommandSpec(
             name: "undo",
             abstract: "put back a playlist's items and order from before the last destructive write made here",
@@ -169,7 +179,7 @@ extension SpotifyPlaylists {
             options: [
                 EditOption.force, EditOption.maxMoves, WriteOption.dryRun, PlaylistCommands.jsonOption,
             ]
-        ).running(undo),
+        ).running(undo).offering(PlaylistCommands.jsonOption),
     ]
 
     static let destructiveTarget = ArgumentSpec(
@@ -339,6 +349,7 @@ extension SpotifyPlaylists {
     ) async throws -> ExitCode {
         let writer = try context.playlistWriter()
         let contents = try await PlaylistContents.read(playlist.id, writer: writer)
+        keepVersion(contents, metBy: "read", context)
         let wanted = try await wanted(contents)
         let mode = settings.mode(context)
         let current = contents.writableURIs
@@ -370,6 +381,7 @@ extension SpotifyPlaylists {
         }
         context.warn("playlist \(playlist.id): \(planSummary(plan, resetDates: settings.resetDates))")
         if settings.dryRun {
+            if !plan.isEmpty { context.warn(WriteCost.edit(plan).note) }
             for step in plan.steps { try context.stdout.write(changeRecord(step, playlist: playlist.id)) }
             return .success
         }
@@ -397,9 +409,12 @@ extension SpotifyPlaylists {
 
         let deferral = SignalDeferral.begin()
         var apply = PlaylistApply(writer: writer, contents: contents, interruption: { SignalDeferral.pending })
+        let progress = RequestProgress(context, planned: plan.steps.count)
         do {
             try await apply.run(plan)
+            await progress.end()
         } catch let stopped as PlaylistApply.Stopped {
+            await progress.end()
             deferral.end(discarding: true)
             if stopped.model == current {
                 try? journal.removeLatest(of: playlist.id)
@@ -412,10 +427,12 @@ extension SpotifyPlaylists {
                 stopped, action: action, playlist: playlist.id, plan: plan, wanted: wanted, settings: settings,
                 changedNothing: stopped.model == current, context: context)
         } catch {
+            await progress.end()
             deferral.end(discarding: true)
             throw error
         }
         deferral.end(discarding: true)
+        if let proven = apply.proven { keepVersion(proven, metBy: action, context) }
         entry.after = apply.model
         entry.afterSnapshot = apply.snapshot
         entry.complete = true

@@ -43,6 +43,19 @@ enum PlaylistOrder {
         }
     }
 
+    /// The release date as far as its precision goes ("1999" for a year, "1999-03" for a month), so
+    /// that a year sorts before every day of it, compared as text ("1999" < "1999-03" < "1999-03-01").
+    /// A track's album's date, an episode's own; none (a local file): after every date.
+    static func releaseKey(_ item: JSONValue?) -> Key {
+        let dated = item?["album"]?["release_date"]?.stringValue != nil ? item?["album"] : item
+        guard let date = dated?["release_date"]?.stringValue, !date.isEmpty else { return .text("\u{10FFFF}") }
+        switch dated?["release_date_precision"]?.stringValue {
+        case "year": return .text(String(date.prefix(4)))
+        case "month": return .text(String(date.prefix(7)))
+        default: return .text(date)
+        }
+    }
+
     static func sortKey(of entry: JSONValue, _ key: SpotifyPlaylists.SortKey) -> Key {
         let item = PlaylistEntry.item(of: entry)
         switch key {
@@ -54,6 +67,7 @@ enum PlaylistOrder {
             return .text(artist ?? "")
         case .album:
             return .text(item?["album"]?["name"]?.stringValue ?? item?["show"]?["name"]?.stringValue ?? "")
+        case .released: return releaseKey(item)
         case .added: return .text(entry["added_at"]?.stringValue ?? "")
         case .random: return .number(0)
         }

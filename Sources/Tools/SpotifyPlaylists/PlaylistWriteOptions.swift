@@ -230,7 +230,7 @@ extension SpotifyPlaylists {
             }
             guard let key = SortKey(rawValue: keyText) else {
                 throw ToolError.usage(
-                    "--by must be one of duration, name, artist, album, added or random, not '\(keyText)'")
+                    "--by must be one of duration, name, artist, album, released, added or random, not '\(keyText)'")
             }
             self.key = key
             seed = try command.value(EditOption.seed).map { text -> UInt64 in

@@ -138,7 +138,7 @@ extension SpotifyPlaylists {
                         """,
                         "A playlist of liked songs that fills fifteen minutes.")
                 ]
-            ).running(create),
+            ).running(create).offering(PlaylistCommands.jsonOption),
             CommandSpec(
                 name: "add",
                 abstract:
@@ -218,7 +218,7 @@ extension SpotifyPlaylists {
                         "spotify-playlists replace --dry-run 7d2D2S200NyUE5KYs80PwO < mix.jsonl",
                         "See the requests a replace would send, and send none."),
                 ]
-            ).running(replace),
+            ).running(replace).offering(PlaylistCommands.jsonOption),
             CommandSpec(
                 name: "edit",
                 abstract: "change a playlist's name, description, visibility or collaboration",
@@ -247,7 +247,7 @@ extension SpotifyPlaylists {
                 aliases: ["rm"],
                 arguments: [playlistTarget],
                 options: [WriteOption.yes, WriteOption.dryRun, PlaylistCommands.jsonOption]
-            ).running(delete),
+            ).running(delete).offering(PlaylistCommands.jsonOption),
         ] + editCommands
 
     // MARK: Handlers
@@ -374,11 +374,15 @@ extension SpotifyPlaylists {
         _ uris: [String], to id: String, at position: Int?, from state: PlaylistWriter.State, writer: PlaylistWriter,
         context: ToolContext, made: String?
     ) async throws -> ExitCode? {
+        let progress = RequestProgress(
+            context, planned: (uris.count + PlaylistWriter.batchSize - 1) / PlaylistWriter.batchSize)
         do {
             _ = try await writer.add(
                 uris, to: id, at: position, from: state, interruption: { SignalDeferral.pending })
+            await progress.end()
             return nil
         } catch let stopped as PlaylistWriter.AddStopped {
+            await progress.end()
             // Refused before anything landed (a missing scope, a playlist not yours): the error is
             // the whole story, and no recipe for the rest applies to a command that added nothing.
             if case .failed(let error) = stopped.cause, error.exitCode == .noPermission, stopped.landed == 0,
@@ -411,6 +415,9 @@ extension SpotifyPlaylists {
                     """
                 )
             }
+        } catch {
+            await progress.end()
+            throw error
         }
     }
 
@@ -631,9 +638,11 @@ extension SpotifyPlaylists {
         let action: Action
         let playlist: String?
         let carried: Carried
+        /// diff's: each entry the change touches, {uri, position, added_at, added_by}, last.
+        var entries: [JSONValue]?
 
-        init(_ action: Action, playlist: String?, _ carried: Carried) {
-            (self.action, self.playlist, self.carried) = (action, playlist, carried)
+        init(_ action: Action, playlist: String?, _ carried: Carried, entries: [JSONValue]? = nil) {
+            (self.action, self.playlist, self.carried, self.entries) = (action, playlist, carried, entries)
         }
 
         var json: JSONValue {
@@ -654,6 +663,7 @@ extension SpotifyPlaylists {
                 record["insert_before"] = .int(insertBefore)
                 record["range_length"] = .int(length)
             }
+            if let entries { record["entries"] = .array(entries) }
             return .object(record)
         }
     }

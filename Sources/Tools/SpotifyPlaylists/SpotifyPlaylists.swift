@@ -43,6 +43,10 @@ package enum SpotifyPlaylists {
             Ctrl-C (SIGINT), SIGTERM or SIGHUP during any write stops it before its next request and says what the \
             playlist holds, with the command that finishes or undoes it (exit 130, 143, 129).
             """,
+            """
+            history lists the versions of a playlist kept here (every version a read or a write of ours met), diff \
+            prints what changed between two of them, and restore makes the playlist what a version held.
+            """,
         ],
         notes: [
             """
@@ -76,7 +80,7 @@ package enum SpotifyPlaylists {
                         "How long each of your own playlists plays, and all of them together, as a table on a terminal."
                     )
                 ]
-            ).running(list),
+            ).running(list).offering(PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption),
             CommandSpec(
                 name: "get",
                 abstract:
@@ -98,8 +102,8 @@ package enum SpotifyPlaylists {
                         "spotify-playlists get --duration spotify:playlist:3cEYpjA9oz9GiPac4AsH4n | jq .duration_ms",
                         "How long a playlist plays, in milliseconds.")
                 ]
-            ).running(get),
-        ] + writeCommands + [localCommand.running(local)],
+            ).running(get).offering(PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption),
+        ] + writeCommands + historyCommands + [localCommand.running(local).offering(PlaylistCommands.jsonOption)],
         input: [
             """
             get without PLAYLIST arguments reads one playlist per line: an id, a spotify:playlist: URI, an \
@@ -120,11 +124,23 @@ package enum SpotifyPlaylists {
             remove --liked print nothing.
             """,
             changeRecordDescription,
+            versionRecordDescription,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment
             + RequestBudgetOption.environment + [
                 EnvironmentSpec(
-                    "XDG_DATA_HOME", "Where the local playlists live (under spotify-toolkit/). Default: ~/.local/share."
+                    "XDG_DATA_HOME",
+                    """
+                    Where the local playlists and the playlists' versions live (under spotify-toolkit/). Default: \
+                    ~/.local/share.
+                    """
+                ),
+                EnvironmentSpec(
+                    PlaylistVersions.sizeVariable,
+                    """
+                    The most the playlists' versions may take in all (e.g. 512M, 1G, or bytes; 0 keeps none); the \
+                    oldest versions go first. Default: \(PlaylistVersions.defaultMaxTotalBytes >> 20)M.
+                    """
                 ),
                 EnvironmentSpec(
                     "XDG_STATE_HOME",
@@ -147,6 +163,15 @@ package enum SpotifyPlaylists {
             ),
             PlaylistCacheOptions.cacheFile,
             FileSpec(
+                "$XDG_DATA_HOME/spotify-toolkit/playlist-versions/",
+                """
+                The playlists' versions (history, diff, restore): one file per playlist (mode 0600, replaced \
+                atomically under ID.lock), at most \(PlaylistVersions.defaultMaxVersions) versions and \
+                \(PlaylistVersions.defaultMaxBytes >> 20) MiB each, oldest first; a damaged one is set aside as \
+                ID.damaged.
+                """
+            ),
+            FileSpec(
                 "$XDG_DATA_HOME/spotify-toolkit/local-playlists.json",
                 "The app-local playlists (mode 0600, replaced atomically), with local-playlists.json.lock beside it."
             ),
@@ -156,7 +181,7 @@ package enum SpotifyPlaylists {
                 .notFound,
                 """
                 get: a playlist was not found (404; the others still printed), or standard input held no playlist; \
-                local: no local playlist by that name
+                local: no local playlist by that name; history, diff, restore: no such version kept
                 """
             ),
             ExitCodeSpec(.usage, "usage error, e.g. a PLAYLIST argument that is not a playlist id, URI or URL"),
@@ -164,8 +189,8 @@ package enum SpotifyPlaylists {
                 .dataError,
                 """
                 a line of standard input is not a playlist reference (get) or a track record (local create, add), the \
-                message names the line; local create or rename to a name already taken; a local-playlists file that \
-                cannot be read (left untouched)
+                message names the line; local create or rename to a name already taken; a local-playlists file or a \
+                playlist's version history that cannot be read (left untouched)
                 """
             ),
         ] + PlaylistCommands.networkExitCodes.filter { $0.code != .tempFail } + [

@@ -47,6 +47,39 @@ struct WriteCost: Equatable {
         WriteCost(requests: batches, what: [batchText(batches, of: SavedItems.batchSize)])
     }
 
+    /// A destructive edit (replace, remove, dedupe, sort, rewrite, undo): the read of the whole
+    /// playlist the plan starts from, the plan's requests, the read that proves the result, and the
+    /// record printed after. The reads are paged as `PlaylistContents.read` pages them.
+    static func edit(_ plan: PlaylistEditPlan) -> WriteCost {
+        var moves = 0
+        var removes = 0
+        var inserts = 0
+        for step in plan.steps {
+            switch step {
+            case .move: moves += 1
+            case .remove: removes += 1
+            case .insert, .replace: inserts += 1
+            }
+        }
+        let before = readRequests(plan.entriesBefore)
+        let after = readRequests(plan.result.count)
+        let moveText = "\(groupedThousands(moves)) range \(moves == 1 ? "move" : "moves")"
+        return WriteCost(
+            requests: before + plan.steps.count + after + 1,
+            what: [
+                "\(before) to read the playlist", "\(removes) \(removes == 1 ? "remove" : "removes")", moveText,
+                "\(inserts) \(inserts == 1 ? "write" : "writes") of up to \(PlaylistEditPlan.batchSize) items",
+                "\(after) to read it back and prove it", "1 read of its record",
+            ].filter { !$0.hasPrefix("0 ") })
+    }
+
+    /// A whole read of a playlist of `items`: its object (with the first 100); past that, pages of
+    /// 50 for the rest between two reads of its snapshot_id and total.
+    static func readRequests(_ items: Int) -> Int {
+        let pages = items <= 100 ? 0 : batchCount(items - 100, PagePlan.pageSize)
+        return pages > 0 ? 3 + pages : 1
+    }
+
     static func batchCount(_ items: Int, _ size: Int) -> Int { items <= 0 ? 0 : (items - 1) / size + 1 }
 
     static func batchText(_ batches: Int, of size: Int = PlaylistWriter.batchSize) -> String {

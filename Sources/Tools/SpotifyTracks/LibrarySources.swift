@@ -22,6 +22,9 @@ extension SpotifyTracks {
         }
 
         var ranked: Bool { self == .top || self == .topArtists }
+
+        /// Whether it prints track records (the others print artists).
+        var printsTracks: Bool { self == .top || self == .savedAlbums }
     }
 
     /// `--top`, `--saved-albums`, `--top-artists` or `--followed`, with `--range`: read and checked.
@@ -105,7 +108,8 @@ extension SpotifyTracks {
         defer { progress.clear() }
         switch source {
         case .top:
-            var output = Output(context: context, selection: selection, human: human, playlist: nil)
+            let export = options.export(context, title: "Your top tracks of \(range.description)")
+            var output = Output(context: context, selection: selection, human: human, playlist: nil, export: export)
             _ = try await pager.fetchAll(
                 path: "/me/top/tracks", query: [("time_range", range.timeRange)], scope: LibraryReads.topScope,
                 onTotalChanged: PlaylistCommands.totalChangedNote("your top tracks", context, edits),
@@ -126,9 +130,11 @@ extension SpotifyTracks {
                 })
             progress.clear()
             if !selection.raw { try output.finish() }
+            try export?.finish()
         case .savedAlbums:
             return try await savedAlbums(
-                pager, context, selection: selection, human: human, progress: progress, edits: edits)
+                pager, context, selection: selection, human: human, progress: progress, edits: edits,
+                export: options.export(context, title: "Your saved albums"))
         case .topArtists, .followed:
             var artists = ArtistOutput(context: context, human: human, raw: selection.raw)
             if source == .followed {
@@ -158,9 +164,9 @@ extension SpotifyTracks {
     /// the embedded page holds the output (in order) until its rest is read, after the last page.
     static func savedAlbums(
         _ pager: Pager, _ context: ToolContext, selection: Selection, human: Bool, progress: ProgressLine,
-        edits: EditedWhileRead
+        edits: EditedWhileRead, export: TrackExport? = nil
     ) async throws -> ExitCode {
-        var output = Output(context: context, selection: selection, human: human, playlist: nil)
+        var output = Output(context: context, selection: selection, human: human, playlist: nil, export: export)
         // The # column is the position in the album: three digits are room enough.
         if human { try output.startTable(total: 1000, title: "Your saved albums") }
         /// What waits behind an album whose rest is still to be read: records, or such an album.
@@ -170,7 +176,8 @@ extension SpotifyTracks {
         }
         var held: [Held] = []
         _ = try await pager.fetchAll(
-            path: "/me/albums", scope: SpotifyScope.Need(["user-library-read"], for: "reading your saved albums"),
+            path: "/me/albums", query: [TrackRecord.market],
+            scope: SpotifyScope.Need(["user-library-read"], for: "reading your saved albums"),
             onTotalChanged: PlaylistCommands.totalChangedNote("your saved albums", context, edits),
             progress: { progress.update(done: $0, total: $1) },
             body: { page in
@@ -200,6 +207,7 @@ extension SpotifyTracks {
             try context.stdout.flush()
         }
         if !selection.raw { try output.finish() }
+        try export?.finish()
         return edits.status(.success)
     }
 

@@ -99,7 +99,8 @@ package enum SpotifyTracks {
                     """
                     A playlist (its name, one of yours: exact, else in any case; its id, URI, URL or record), or an \
                     album, artist, show, track or episode (its spotify:KIND:ID URI, open.spotify.com URL or record); \
-                    - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title').
+                    - or none: read them from standard input. With --search, a query ('Artist - Title' or 'Title'); \
+                    with --from, a playlist file (- for standard input).
                     """,
                 optional: true, repeatable: true,
                 completion: .suggestions(["-"] + Sources.kinds.map { "spotify:\($0.rawValue):" }))
@@ -110,6 +111,8 @@ package enum SpotifyTracks {
         ] + LibraryOption.all + [
             SearchOption.search,
             SearchOption.candidates,
+            fromOption,
+            TrackFormatOption.option,
             Option.raw,
             Option.noLocal,
             Option.tracksOnly,
@@ -133,20 +136,35 @@ package enum SpotifyTracks {
             {"name": NAME}, ...], "duration_ms": N} (other fields ignored). A line that starts with { but is not \
             such a record (not JSON, no name) is an error naming the line (exit 65).
             """,
+            """
+            With --from, each FILE (- for standard input) is a playlist file: CSV with a header row naming its \
+            columns (Exportify's, any of its versions: Track URI, Track Name, Artist Name(s), Album Name, Track \
+            Duration (ms), ISRC...; quoted fields, a byte-order mark and CRLF are fine), extended M3U (#EXTINF lines \
+            and locations: Spotify URIs or URLs, or a music server's paths), XSPF 1 or JSPF. A track with a Spotify \
+            URI or URL is read without a search, and without any request when the file also gives its name and \
+            length; one with an ISRC is found by an isrc: search (the release that plays in your country first); the \
+            others are searched for by title, artists and length as --search does. A row that cannot be read is an \
+            error naming the file and line (in JSPF, the track's number), and the run goes on with the next rows.
+            """,
         ],
         output: [
             """
-            One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, name}], \
-            album {id, name, images}, is_local, then for a track of an album, artist or track source disc_number and \
-            track_number, then added_at (null outside playlists), position (zero-based, counting every item of the \
-            source: an artist's count on across its releases), playlist {id, uri, name, snapshot_id} (the playlist the \
-            item is in, and the version the read began at, so that spotify-playlists replace can refuse records of a \
-            playlist changed since; null for other sources) and source {type, id, uri, name}: what the item was read \
-            from, the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not \
-            tell it). Episodes have artists [] and album null, and show {id, name, images}. Local files are kept (id \
-            null, a spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. \
-            Items Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, \
-            playlist is null, there is no source, and position counts the saved tracks.
+            One record per item, in order: type (track or episode), id, uri, name, duration_ms, artists [{id, \
+            name}], album {id, name, release_date, release_date_precision, images} (release_date 1999, 1999-03 or \
+            1999-03-01 as release_date_precision says: year, month or day), explicit, external_ids {isrc} (null when \
+            Spotify gives none), is_playable (whether it plays in your country: every read names your market; absent \
+            where Spotify does not say), is_local, then for a track of an album, artist or track source disc_number \
+            and track_number, then added_at (null outside playlists), added_by {id} (playlist items: who added it, \
+            null where Spotify does not say), position (zero-based, counting every item of the source: an artist's \
+            count on across its releases), playlist {id, uri, name, snapshot_id} (the playlist the item is in, and \
+            the version the read began at, so that spotify-playlists replace can refuse records of a playlist \
+            changed since; null for other sources) and source {type, id, uri, name}: what the item was read from, \
+            the playlist, album, artist, show, track or episode named (name null when Spotify's answers did not tell \
+            it). Episodes have artists [] and album null, show {id, name, images}, their own release_date, \
+            release_date_precision, explicit and is_playable, and no external_ids. Local files are kept (id null, a \
+            spotify:local: uri, is_local true) unless --no-local; episodes are kept unless --tracks-only. Items \
+            Spotify sends as null (no longer available) are skipped and counted on stderr. With --liked, playlist is \
+            null, there is no source, and position counts the saved tracks.
             """,
             """
             With --search, one record per match, in query order: the track record (added_at null, playlist null, \
@@ -160,6 +178,13 @@ package enum SpotifyTracks {
             position), name, artists and duration, then the number of items and their total duration.
             """,
             libraryOutput,
+            """
+            With --format m3u, xspf, jspf or csv, one playlist file for the whole run instead of records (see \
+            --format). With --from, the track records of the files' tracks in file order, as above with added_at as \
+            the file says (else null), playlist null and position the row's (counting from 0 over every row of every \
+            file, read or not); a track found by a search adds query, match and match_quality (by its ISRC: \
+            isrc:CODE, 1 and exact).
+            """,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment
             + RequestBudgetOption.environment + NetworkEnvironment.all,
@@ -176,6 +201,7 @@ package enum SpotifyTracks {
                 source at all (nothing was read)
                 """
             ),
+            ExitCodeSpec(.noInput, "with --from: a FILE does not exist or cannot be read"),
             ExitCodeSpec(
                 .usage,
                 """
@@ -187,7 +213,8 @@ package enum SpotifyTracks {
                 .dataError,
                 """
                 a line of standard input is not a source's id, URI, URL or record (with --search: not a query); the \
-                message names the line
+                message names the line. With --from: a row of a file could not be read (named on stderr, the others \
+                still printed)
                 """
             ),
         ]
@@ -234,6 +261,15 @@ package enum SpotifyTracks {
             ExampleSpec(
                 "spotify-tracks --raw https://open.spotify.com/playlist/3cEYpjA9oz9GiPac4AsH4n > entries.jsonl",
                 "Keep Spotify's own entry objects."),
+            ExampleSpec(
+                "spotify-tracks --format csv Morning > morning.csv",
+                "A playlist as a CSV file with Exportify's columns."),
+            ExampleSpec(
+                "spotify-tracks --from csv exportify/*.csv | spotify-playlists create Restored",
+                "An Exportify backup made a playlist again, in order, without a search."),
+            ExampleSpec(
+                "spotify-tracks --format jspf Morning > Morning.jspf",
+                "A playlist for ListenBrainz (or XSPF for a music server)."),
         ],
         seeAlso: ["spotify-playlists", "songcount", "spotify-auth", "jq"]
     ).running(run)
@@ -264,6 +300,8 @@ package enum SpotifyTracks {
             case liked
             case library(LibraryRead)
             case search(SearchOptions)
+            /// `--from`: the tracks of playlist files.
+            case files(ImportOptions)
         }
 
         var reading: Reading
@@ -273,6 +311,8 @@ package enum SpotifyTracks {
         var concurrency: Int?
         var json: Bool
         var maxRequests: RequestBudgetOption.Choice?
+        /// `--format`: JSON Lines (a table on a terminal), or a playlist file.
+        var format = TrackFormatOption.Choice()
 
         init(_ command: ParsedCommand) throws {
             maxRequests = try RequestBudgetOption.choice(command)
@@ -281,7 +321,18 @@ package enum SpotifyTracks {
                 tracksOnly: try command.flag(Option.tracksOnly))
             concurrency = try PlaylistCommands.concurrency(command)
             json = try command.flag(PlaylistCommands.jsonOption)
+            format = try TrackFormatOption.chosen(command)
+            if format.file != nil && selection.raw {
+                throw ToolError.usage("--raw writes Spotify's objects; it cannot be used with --format")
+            }
+            if let from = try command.value(fromOption) {
+                reading = .files(try ImportOptions(command, value: from))
+                return
+            }
             if let library = try LibraryRead(command) {
+                if format.file != nil && !library.source.printsTracks {
+                    throw ToolError.usage("--\(library.source.rawValue) prints artists; --format writes tracks")
+                }
                 reading = .library(library)
             } else if try command.flag(SearchOption.search) {
                 reading = .search(try SearchOptions(command))
@@ -300,9 +351,15 @@ package enum SpotifyTracks {
             cache = try PlaylistCacheOptions.Choice(command)
         }
 
-        /// Whether records are drawn as a table (a terminal, no --json, no --raw).
+        /// Whether records are drawn as a table (a terminal, no --json, no --raw, no --format).
         func human(_ context: ToolContext) -> Bool {
-            !selection.raw && context.outputMode(forcedJSON: json) == .human
+            !selection.raw && format.file == nil
+                && context.outputMode(forcedJSON: json || format.forcesJSON) == .human
+        }
+
+        /// The run's playlist file, when `--format` asks for one (finished at the end of the run).
+        func export(_ context: ToolContext, title: String? = nil) -> TrackExport? {
+            TrackExport.make(format, context, title: title)
         }
     }
 
@@ -314,6 +371,7 @@ package enum SpotifyTracks {
         case .liked: try await runLiked(options, context)
         case .library(let library): try await runLibrary(library, options, context)
         case .search(let search): try await runSearch(search, options, context)
+        case .files(let files): try await runImport(files, options, context)
         }
     }
 
@@ -324,14 +382,17 @@ package enum SpotifyTracks {
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         let edits = EditedWhileRead()
         let pager = try source.requirePager(for: "liked songs")
-        var output = Output(context: context, selection: options.selection, human: human, playlist: nil)
+        let export = options.export(context, title: "Liked Songs")
+        var output = Output(
+            context: context, selection: options.selection, human: human, playlist: nil, export: export)
         _ = try await pager.fetchAll(
-            path: "/me/tracks",
+            path: "/me/tracks", query: [TrackRecord.market],
             onTotalChanged: PlaylistCommands.totalChangedNote("your liked songs", context, edits),
             progress: { progress.update(done: $0, total: $1) }, body: { try output.write($0) }
         )
         progress.clear()
         try output.finish()
+        try export?.finish()
         return edits.status(.success)
     }
 
@@ -357,9 +418,10 @@ package enum SpotifyTracks {
         let source = try PlaylistCacheOptions.reader(options.cache, context, concurrency: options.concurrency)
         let progress = ProgressLine(context, shownAbove: PagePlan.pageSize)
         let edits = EditedWhileRead()
+        let export = options.export(context)
         var handler = PlaylistsOutput(
             context: context, selection: selection, human: human, playlists: playlists.map(\.reference),
-            progress: progress, edits: edits)
+            progress: progress, edits: edits, export: export)
         do {
             try await source.read(
                 playlists, arriving: arriving, wanted: selection.raw ? .full : .records,
@@ -370,6 +432,7 @@ package enum SpotifyTracks {
             throw error
         }
         progress.clear()
+        try export?.finish()
         return edits.status(handler.status)
     }
 
@@ -382,6 +445,8 @@ package enum SpotifyTracks {
         var playlists: [SpotifyReference]
         let progress: ProgressLine
         let edits: EditedWhileRead
+        /// The run's playlist file (`--format`), shared by every source's output.
+        let export: TrackExport?
         var current: Output?
         var status = ExitCode.success
         /// Each source's name once known (a playlist's, an artist's), for the records' playlist and source.
@@ -395,7 +460,7 @@ package enum SpotifyTracks {
             current
                 ?? Output(
                     context: context, selection: selection, human: human, playlist: playlists[index],
-                    name: names[index], snapshot: snapshots[index])
+                    name: names[index], snapshot: snapshots[index], export: export)
         }
 
         mutating func named(_ name: String, playlist index: Int) {
@@ -475,14 +540,17 @@ package enum SpotifyTracks {
         /// count on across its albums).
         var consumed = 0
         var table: TextTable?
+        /// Where records go instead of JSON Lines, with `--format`.
+        var export: TrackExport?
         var unavailable = 0
         var written = 0
         var durationMs = 0
 
         init(
             context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?, name: String? = nil,
-            snapshot: String? = nil
+            snapshot: String? = nil, export: TrackExport? = nil
         ) {
+            self.export = export
             self.context = context
             self.selection = selection
             self.human = human
@@ -542,9 +610,11 @@ package enum SpotifyTracks {
             try writeRow(TrackRow(record, position: position))
         }
 
-        /// One track record, as JSON or as a table row.
+        /// One track record, as JSON, as a table row, or into the run's playlist file.
         mutating func writeRow(_ row: TrackRow) throws {
-            if let table {
+            if let export {
+                try export.write(row.record)
+            } else if let table {
                 // Saturating, not wrapping: three items of Int.max must not print a small total.
                 durationMs = saturatingAdd(durationMs, max(0, row.durationMs ?? 0))
                 try context.stdout.writeText(table.line(row.cells) + "\n")

@@ -116,7 +116,8 @@ extension SpotifyTracks {
         let items = try searchItems(search, context)
         let human = options.human(context)
         // --search takes none of --raw, --no-local and --tracks-only: the selection keeps every track.
-        var output = Output(context: context, selection: options.selection, human: human, playlist: nil)
+        let export = options.export(context, title: "Search")
+        var output = Output(context: context, selection: options.selection, human: human, playlist: nil, export: export)
         if human { try output.startTable(total: items.last?.position ?? 0, title: nil) }
         let limit = api.inFlightLimit(concurrency: options.concurrency)
         var status = ExitCode.success
@@ -178,6 +179,7 @@ extension SpotifyTracks {
             }
         }
         try output.finish()
+        try export?.finish()
         return status
     }
 }

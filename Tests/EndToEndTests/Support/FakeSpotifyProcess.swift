@@ -83,11 +83,17 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
     func counters() throws -> JSONValue { try call("GET", "/_fake/counters") }
 
     /// Seeds the token store as if the user had logged in (`FakeHome.tokens`), with an access token
-    /// living `expiresIn` seconds.
+    /// living `expiresIn` seconds, against this fake (or `accountsBase` and `apiBase`, where the tools
+    /// reach it under other names): its tokens go there only.
     @discardableResult
-    func seedLogin(expiresIn: Int, storeExpiresIn: Int? = nil, scope: String? = nil) throws -> StoredTokens {
+    func seedLogin(
+        expiresIn: Int, storeExpiresIn: Int? = nil, scope: String? = nil, accountsBase: String? = nil,
+        apiBase: String? = nil
+    ) throws -> StoredTokens {
         let minted = try call("POST", "/_fake/tokens", form: FakeHome.tokenForm(expiresIn: expiresIn, scope: scope))
-        let tokens = FakeHome.tokens(minted: minted, expiresIn: expiresIn, storeExpiresIn: storeExpiresIn)
+        var tokens = FakeHome.tokens(minted: minted, expiresIn: expiresIn, storeExpiresIn: storeExpiresIn)
+        tokens.accountsBase = accountsBase ?? base
+        tokens.apiBase = apiBase ?? base + "/v1"
         try store.save(tokens)
         return tokens
     }

@@ -111,13 +111,13 @@ final class InProcessFake: Sendable {
         return tokens
     }
 
-    /// Makes the stored login one from before logins kept their bases (`StoredTokens.apiBase`), as
-    /// `FakeSpotifyProcess.seedLogin` seeds it: its tokens go wherever the environment points.
+    /// Makes the stored login one made against `accountsBase` and `apiBase` (each kept where nil):
+    /// its tokens go there, and nowhere else.
     @discardableResult
-    func unbindLogin() throws -> StoredTokens {
-        var tokens = try #require(try store.load(), "no login to unbind")
-        tokens.accountsBase = nil
-        tokens.apiBase = nil
+    func bindLogin(accountsBase: String? = nil, apiBase: String? = nil) throws -> StoredTokens {
+        var tokens = try #require(try store.load(), "no login to bind")
+        tokens.accountsBase = accountsBase ?? tokens.accountsBase
+        tokens.apiBase = apiBase ?? tokens.apiBase
         try store.save(tokens)
         return tokens
     }
@@ -145,6 +145,35 @@ struct Library {
             !result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken),
             "no token in output")
         return result
+    }
+
+    /// Runs `tool` (a watch) until `done` holds, checked every 20 ms for at most a minute, then
+    /// stops it as Ctrl-C would: a test waits for what it needs to see, as long as a loaded
+    /// machine takes, and no longer than that on an idle one.
+    func run(
+        _ tool: String, _ arguments: [String], environment: [String: String] = [:], terminal: Terminal = .none,
+        stoppingWhen done: () async throws -> Bool
+    ) async throws -> ToolRun {
+        let stop = StopSignal()
+        let finished = Locked(false)
+        return try await StopSignal.$requested.withValue(stop) {
+            async let running: ToolRun = {
+                defer { finished.withLock { $0 = true } }
+                return try await run(tool, arguments, environment: environment, terminal: terminal)
+            }()
+            for _ in 0..<3000 where !finished.withLock({ $0 }) {
+                if try await done() { break }
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            stop.stop()
+            return try await running
+        }
+    }
+
+    /// How many times the player was asked what plays (GET currently-playing), as fake-spotify counted.
+    func polls() async throws -> Int {
+        let requests = try await counters()["requests"]?.objectValue ?? [:]
+        return requests.first { $0.key.contains("currently-playing") }?.value.intValue ?? 0
     }
 
     func tracks(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws
