@@ -21,7 +21,7 @@ BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all preflight sync-version ship ship-path demo build release test test-small test-medium lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-writes bench-edits bench-network bench-startup bench-rate-limit bench-pipeline bench-requests sandbox dist clean
+.PHONY: all preflight sync-version ship ship-path demo build release test test-small test-medium lint format docs check-docs install install-files uninstall bench bench-watch bench-tracks bench-cache bench-library bench-scale bench-writes bench-edits bench-network bench-startup bench-rate-limit bench-pipeline bench-requests sandbox dist clean
 
 all: build
 
@@ -147,6 +147,11 @@ bench-cache:
 # A whole real-shaped library (150 playlists, 20,531 items) at 50 ms per request against a spotipy loop (issue 18).
 bench-library:
 	Benchmarks/library-vs-spotipy.sh
+
+# A library at 5,000, 100,000 and 400,000 items, no cache, cold and warm, beside spotipy (issue 37);
+# BENCH_SCALE_SIZES="50x100 500x200" for the two smaller ones only, BENCH_BEFORE=main for main's tools too.
+bench-scale:
+	Benchmarks/scale.sh
 
 bench-writes:
 	Benchmarks/playlist-writes.sh

@@ -318,7 +318,11 @@ extension FakeSpotifyCommand {
             default: "0")
         static let libraryShape = OptionSpec(
             "library-shape", value: "SHAPE",
-            help: "fixtures (the fixture playlists) or real (150 generated playlists shaped like a real library).",
+            help:
+                """
+                fixtures (the fixture playlists), real (150 generated playlists shaped like a real library) or PxN \
+                (P playlists of N generated items each, e.g. 2000x200).
+                """,
             default: "fixtures")
         static let rateWindow = OptionSpec(
             "rate-window", value: "N/DURATION",

@@ -12,6 +12,8 @@ import ToolkitCore
 ///   while a client paged through it: its `total` changes);
 /// - `lib` + 3 digits K + 16 digits N: N generated tracks, the K-th playlist of the real-shaped
 ///   library (`RealLibrary`); K keeps two playlists of the same size apart;
+/// - `uni` + 7 digits K + 12 digits N: N generated tracks, the K-th playlist of a uniform library
+///   (`--library-shape PxN`);
 /// - the fixture playlists: `3cEYpjA9oz9GiPac4AsH4n` (the fixture entries: a track, a local file,
 ///   an episode, a null item, a restricted track, an entry without added_at), `7d2D2S200NyUE5KYs80PwO`
 ///   (143 generated, collaborative), `1Cp6VQCKf2VL4sP09jN9oX` (empty);
@@ -45,12 +47,13 @@ enum GeneratedLibrary {
         default:
             guard id.utf8.count == 22, var count = Int(id.dropFirst(3)) else { return nil }
             if id.hasPrefix("lib") { count %= libraryCountModulus }
+            if id.hasPrefix("uni") { count %= uniformCountModulus }
             guard count <= maxGenerated else { return nil }
             switch id.prefix(3) {
             case "gen": return .generated(count: count, mixed: false)
             case "mix": return .generated(count: count, mixed: true)
             case "chg": return .shrinking(count: count)
-            case "lib": return .generated(count: count, mixed: false)
+            case "lib", "uni": return .generated(count: count, mixed: false)
             default: return nil
             }
         }
@@ -68,6 +71,22 @@ enum GeneratedLibrary {
     static func libraryID(number: Int, count: Int) -> String {
         let digits = String(number * libraryCountModulus + count)
         return "lib" + String(repeating: "0", count: max(0, 19 - digits.count)) + digits
+    }
+
+    /// The 12 digits of a `uni` id that give its size.
+    static let uniformCountModulus = 1_000_000_000_000
+
+    /// `uni` + the playlist's number (7 digits) + its size (12 digits): a playlist of
+    /// `--library-shape PxN`.
+    static func uniformID(number: Int, count: Int) -> String {
+        let digits = String(number * uniformCountModulus + count)
+        return "uni" + String(repeating: "0", count: max(0, 19 - digits.count)) + digits
+    }
+
+    /// The number of a uniform library's playlist, from its id.
+    static func uniformNumber(_ id: String) -> Int? {
+        guard id.hasPrefix("uni"), id.utf8.count == 22, let value = Int(id.dropFirst(3)) else { return nil }
+        return value / uniformCountModulus
     }
 
     // MARK: Entries

@@ -24,6 +24,24 @@ struct LibrarySettings: Sendable, Equatable {
     /// Generated playlists (gen…0000 to gen…N-1, sizes 0 to N-1) after the usual ones in `/me/playlists`.
     var extraPlaylists = 0
     var shape = Shape.fixtures
+    /// `--library-shape PxN` (e.g. 2000x200): P playlists of N generated items each, instead of the
+    /// fixture ones, for benchmarks at scale (`GeneratedLibrary.uniformID`).
+    var uniform: Uniform?
+
+    struct Uniform: Sendable, Equatable {
+        var playlists: Int
+        var items: Int
+        var text: String { "\(playlists)x\(items)" }
+
+        /// "2000x200": at most 1,000,000 playlists of at most `GeneratedLibrary.maxGenerated` items.
+        init?(_ text: String) {
+            let parts = text.split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let playlists = Int(parts[0]), let items = Int(parts[1]),
+                (0...1_000_000).contains(playlists), (0...GeneratedLibrary.maxGenerated).contains(items)
+            else { return nil }
+            (self.playlists, self.items) = (playlists, items)
+        }
+    }
     /// Spotify's rolling rate limit (RollingRateLimit.swift); nil: none.
     var rateWindow: RateWindow?
 
@@ -32,7 +50,7 @@ struct LibrarySettings: Sendable, Equatable {
     var json: JSONValue {
         [
             "legacy": .bool(legacy), "latency_ms": .int(latencyMs), "saved_tracks": .int(savedTracks),
-            "extra_playlists": .int(extraPlaylists), "library_shape": .string(shape.rawValue),
+            "extra_playlists": .int(extraPlaylists), "library_shape": .string(uniform?.text ?? shape.rawValue),
             "rate_window": rateWindow.map { .string($0.text) } ?? .null,
         ]
     }
@@ -52,10 +70,16 @@ struct LibrarySettings: Sendable, Equatable {
             case "saved_tracks": updated.savedTracks = try count(name, value, max: GeneratedLibrary.maxGenerated)
             case "extra_playlists": updated.extraPlaylists = try count(name, value, max: 100_000)
             case "library_shape":
+                if let uniform = Uniform(value) {
+                    updated.uniform = uniform
+                    continue
+                }
                 guard let shape = Shape(rawValue: value) else {
-                    throw ControlError("library_shape must be fixtures or real, not '\(value)'")
+                    throw ControlError(
+                        "library_shape must be fixtures, real or PLAYLISTSxITEMS (e.g. 2000x200), not '\(value)'")
                 }
                 updated.shape = shape
+                updated.uniform = nil
             case "rate_window":
                 updated.rateWindow = ["", "off", "none"].contains(value) ? nil : try RateWindow(parsing: value)
             default:
@@ -124,7 +148,10 @@ extension FakeSpotifyService {
             object = fixture
         case .some(let playlist):
             let summary =
-                Self.libraryPlaylists(library).first { $0["id"]?.stringValue == id }
+                GeneratedLibrary.uniformNumber(id).map {
+                    Self.uniformPlaylist(number: $0, items: GeneratedLibrary.total(of: playlist))
+                }
+                ?? Self.libraryPlaylists(library).first { $0["id"]?.stringValue == id }
                 ?? Self.generatedPlaylist(id: id, total: GeneratedLibrary.total(of: playlist))
             var full = Self.simplified(summary, legacy: legacy).objectValue ?? [:]
             let embedded = pageObject(
@@ -235,6 +262,7 @@ extension FakeSpotifyService {
         let extra = (0..<library.extraPlaylists).map {
             generatedPlaylist(id: GeneratedLibrary.generatedID(count: $0), total: $0)
         }
+        if let uniform = library.uniform { return uniformPlaylists(uniform) + extra }
         if library.shape == .real { return realPlaylists + extra }
         let fixtures = ["me-playlists-page1.json", "me-playlists-page2.json"].flatMap {
             Fixtures.json($0)?["items"]?.arrayValue ?? []
@@ -245,6 +273,23 @@ extension FakeSpotifyService {
         ]
         return fixtures + generated + extra
     }
+
+    /// A uniform library's playlists, built once per shape (`/me/playlists` pages through them).
+    static func uniformPlaylists(_ uniform: LibrarySettings.Uniform) -> [JSONValue] {
+        if let built = uniformBuilt.withLock({ $0[uniform.text] }) { return built }
+        let built = (0..<uniform.playlists).map { number in
+            uniformPlaylist(number: number, items: uniform.items)
+        }
+        uniformBuilt.withLock { $0[uniform.text] = built }
+        return built
+    }
+
+    static func uniformPlaylist(number: Int, items: Int) -> JSONValue {
+        generatedPlaylist(
+            id: GeneratedLibrary.uniformID(number: number, count: items), total: items, name: "Uniform \(number + 1)")
+    }
+
+    static let uniformBuilt = Locked<[String: [JSONValue]]>([:])
 
     /// Built once: `/me/playlists` and `/playlists/{id}` look through them on every request.
     static let realPlaylists: [JSONValue] = zip(RealLibrary.ids, RealLibrary.sizes).enumerated().map {

@@ -53,6 +53,9 @@ package struct ToolContext {
     package let clock: @Sendable () -> Double
     /// Requests this run sent to Spotify (the request ledger counts them as it writes them down).
     package let requestsSent = Locked(0)
+    /// `--max-requests`: the most requests this run may send (nil: no limit); every Web API client
+    /// made after it is set keeps to it.
+    package let requestLimit = Locked<Int?>(nil)
     /// A line for a person at the end of the run, on a terminal only (what a costly run spent);
     /// set by whatever sends the requests, read once by the runner.
     package let endOfRunNote = Locked<(@Sendable () -> String?)?>(nil)

@@ -83,25 +83,31 @@ package enum CachePolicy {
         }
     }
 
-    /// The files to delete, least recently used first, until the rest fit in `maxBytes`. `keep`
-    /// (the entry just written) goes last of all, and only if it alone is over the bound.
-    static func evictions(_ files: [StoredFile], maxBytes: Int, keep: String? = nil) -> [String] {
-        var total = files.reduce(0) { $0 + max($1.bytes, 0) }
+    /// The files to delete so that `name`, of `bytes`, fits with the rest in `maxBytes`: least
+    /// recently used first, never one of `protected` (what this run wrote or printed from: a run
+    /// that evicted those would evict, in a library read in the same order each time, every entry
+    /// before its turn). The old copy of `name` itself makes room first. nil when only protected
+    /// entries could make room: the new entry is then not kept.
+    static func evictions(
+        _ files: [StoredFile], adding name: String, bytes: Int, maxBytes: Int, protected: Set<String>
+    ) -> [String]? {
+        let others = files.filter { $0.name != name }
+        var total = others.reduce(max(bytes, 0)) { $0 + max($1.bytes, 0) }
         guard total > maxBytes else { return [] }
-        let ordered = files.sorted { lhs, rhs in
-            if (lhs.name == keep) != (rhs.name == keep) { return rhs.name == keep }
-            return lhs.lastUsed != rhs.lastUsed ? lhs.lastUsed < rhs.lastUsed : lhs.name < rhs.name
+        let ordered = others.filter { !protected.contains($0.name) }.sorted { lhs, rhs in
+            lhs.lastUsed != rhs.lastUsed ? lhs.lastUsed < rhs.lastUsed : lhs.name < rhs.name
         }
         var victims: [String] = []
         for file in ordered where total > maxBytes {
             victims.append(file.name)
             total -= max(file.bytes, 0)
         }
-        return victims
+        return total > maxBytes ? nil : victims
     }
 
-    /// The default bound on the cache's size: room for several 10,000-item playlists, even kept
-    /// with Spotify's whole objects (about 30 MB each); records alone take about 6 MB.
+    /// The default bound on the cache's size: a library of 400,000 items kept as records (under
+    /// 300 bytes an item: 102 MiB for 2,000 playlists of 200 items, every album different), with
+    /// room to spare for copies of Spotify's whole objects that --raw runs keep.
     static let defaultMaxBytes = 256 << 20
     package static let sizeVariable = "SPOTIFY_TOOLKIT_CACHE_SIZE"
 

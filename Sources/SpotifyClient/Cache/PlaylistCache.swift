@@ -18,9 +18,9 @@ import Darwin
 /// Files follow the token store's rules (`Storage/`): directories 0700 and the user's own, entries
 /// 0600 and the user's own, never reached through a symbolic link; anything else is refused
 /// (exit 78) with the command that fixes it. Entries are replaced atomically (temporary file,
-/// fsync, rename), so two runs filling the same entry at once each leave a whole one, and a reader
-/// sees the old or the new file, never half. Entries are touched when printed from, and the least
-/// recently used go first when the directory outgrows `maxBytes`.
+/// rename), so two runs filling the same entry at once each leave a whole one, and a reader sees
+/// the old or the new file, never half. Entries are touched when printed from, and the least
+/// recently used go first when the directory outgrows `maxBytes` (`store`).
 ///
 /// Entries belong to the account that fetched them (`account`, written in each header): a private
 /// playlist one account read is never printed to another, whose own request might be refused.
@@ -31,6 +31,8 @@ package struct PlaylistCache: Sendable {
     /// Who this run reads as (`account(environment:store:)`); entries of anyone else are absent.
     package let account: String?
     let clock: @Sendable () -> Double
+    /// This run's view of the directory (shared by the copies of this value).
+    let inventory = Inventory()
 
     package init(
         environment: ToolEnvironment, account: String? = nil,
@@ -147,50 +149,108 @@ package struct PlaylistCache: Sendable {
         return .entry(Entry(data: data, validated: validated))
     }
 
-    /// Marks an entry as just used, for least-recently-used eviction.
+    /// Marks an entry as just used, for least-recently-used eviction; an entry this run used is
+    /// never evicted by it.
     func touch(_ playlistID: String) {
         _ = utimensat(AT_FDCWD, path(of: playlistID), nil, AT_SYMLINK_NOFOLLOW)
+        inventory.used(Self.fileName(playlistID), at: now)
     }
 
-    /// Replaces the playlist's entry, then evicts least recently used entries beyond the bound.
-    /// Returns false when the entry alone is larger than the bound (nothing is written).
+    /// Keeps the playlist's entry: where the cache records a new snapshot of a playlist (a fetch
+    /// proven whole under `header.snapshotID`). Written sequentially into a temporary file and
+    /// renamed over the old entry in one step, without fsync: a copy a crash cuts short fails its
+    /// checksum and is fetched again. Least recently used entries that this run has not used are
+    /// evicted to make room; when only this run's own entries could make room, nothing is written
+    /// (false), so a run never evicts what it is reading: a library larger than the bound keeps
+    /// its first playlists, and every later run hits those. False too when the entry alone is
+    /// larger than the bound.
     @discardableResult
     package func store(_ header: CacheEntryHeader, body: [UInt8], count: Int) throws -> Bool {
-        guard let account else { return false }  // nobody to own it
+        // Nobody to own it, or not a playlist id (never a path from what a server sent).
+        guard let account, SpotifyReference.isValidID(header.playlistID) else { return false }
         var header = header
         header.account = account
         let data = CacheEntryFormat.encode(header, body: body, count: count)
         guard data.count <= maxBytes else { return false }
-        try root.create()
-        try directory.write(data, to: Self.fileName(header.playlistID))
-        evict(keep: Self.fileName(header.playlistID))
+        let name = Self.fileName(header.playlistID)
+        try inventory.scanOnce(self)
+        guard let victims = inventory.room(for: name, bytes: data.count, maxBytes: maxBytes) else { return false }
+        try AtomicFileWrite(path: directory.file(name), durable: false).commit(data)
+        inventory.stored(name, bytes: data.count, at: now)
+        for victim in victims {
+            try? directory.remove(victim)
+            inventory.removed(victim)
+        }
         return true
     }
 
-    /// Deletes least recently used entries until the directory fits `maxBytes`, and temporary files
-    /// an interrupted run left behind (older than an hour: a live writer finishes long before).
-    func evict(keep: String? = nil) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        var files: [CachePolicy.StoredFile] = []
-        let now = self.now
-        for name in names {
-            var info = stat()
-            guard lstat(directory.file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            #if canImport(Darwin)
-            let time = info.st_mtimespec
-            #else
-            let time = info.st_mtim
-            #endif
-            let modified = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-            if Self.isTemporaryOfEntry(name) {
-                if now - modified > 3600 { try? directory.remove(name) }
-                continue
-            }
-            guard Self.isEntryName(name) else { continue }
-            files.append(CachePolicy.StoredFile(name: name, bytes: Int(info.st_size), lastUsed: modified))
+    /// What the cache directory holds, listed once per run (at the first store) and kept up to
+    /// date by this run's stores, evictions and reads: filling the cache never lists the
+    /// directory again or stats its entries per store.
+    final class Inventory: Sendable {
+        struct State {
+            var scanned = false
+            var files: [String: CachePolicy.StoredFile] = [:]
+            /// Entries this run wrote or printed from: never evicted by this run.
+            var used: Set<String> = []
         }
-        for victim in CachePolicy.evictions(files, maxBytes: maxBytes, keep: keep) {
-            try? directory.remove(victim)
+        let state = Locked(State())
+
+        /// Lists the directory the first time only: every entry's size and last use; temporary
+        /// files an interrupted run left behind (older than an hour: a live writer finishes long
+        /// before) are removed.
+        func scanOnce(_ cache: PlaylistCache) throws {
+            guard !state.withLock({ $0.scanned }) else { return }
+            try cache.root.create()
+            try cache.directory.create()
+            var files: [String: CachePolicy.StoredFile] = [:]
+            let now = cache.now
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: cache.directory.path)) ?? [] {
+                var info = stat()
+                guard lstat(cache.directory.file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                #if canImport(Darwin)
+                let time = info.st_mtimespec
+                #else
+                let time = info.st_mtim
+                #endif
+                let modified = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+                if PlaylistCache.isTemporaryOfEntry(name) {
+                    if now - modified > 3600 { try? cache.directory.remove(name) }
+                    continue
+                }
+                guard PlaylistCache.isEntryName(name) else { continue }
+                files[name] = CachePolicy.StoredFile(name: name, bytes: Int(info.st_size), lastUsed: modified)
+            }
+            state.withLock { state in
+                state.scanned = true
+                // What this run did before the scan stands.
+                for (name, file) in files where state.files[name] == nil { state.files[name] = file }
+            }
+        }
+
+        func room(for name: String, bytes: Int, maxBytes: Int) -> [String]? {
+            state.withLock { state in
+                CachePolicy.evictions(
+                    Array(state.files.values), adding: name, bytes: bytes, maxBytes: maxBytes, protected: state.used)
+            }
+        }
+
+        func stored(_ name: String, bytes: Int, at time: Double) {
+            state.withLock { state in
+                state.files[name] = CachePolicy.StoredFile(name: name, bytes: bytes, lastUsed: time)
+                state.used.insert(name)
+            }
+        }
+
+        func used(_ name: String, at time: Double) {
+            state.withLock { state in
+                state.files[name]?.lastUsed = time
+                state.used.insert(name)
+            }
+        }
+
+        func removed(_ name: String) {
+            _ = state.withLock { $0.files.removeValue(forKey: name) }
         }
     }
 }

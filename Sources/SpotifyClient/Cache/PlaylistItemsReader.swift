@@ -166,7 +166,12 @@ package struct PlaylistItemsReader {
         run.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.handler }
         if let pager {
-            try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            do {
+                try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            } catch let exhausted as RequestBudget.Exhausted {
+                throw RequestBudget.stopped(
+                    exhausted, done: run.progress.playlists, of: run.progress.playlistsTotal, noun: "playlists")
+            }
         } else {
             // Offline every list is local: handed on at once, no request.
             while var list = try run.nextList() {
@@ -215,11 +220,12 @@ package struct PlaylistItemsReader {
         /// What each planned, unfinished playlist needs at its turn.
         var turns: [Int: Turn] = [:]
         /// The playlist being handed on: its entries collected for the cache, when they may be kept.
-        var kept: [UInt8]?
-        var keptCount = 0
+        var kept: CacheEntryFormat.Builder?
         var started: Set<Int> = []
         /// Entries of playlists already printed, kept once their snapshot check proves them.
-        var awaitingCheck: [Int: (entries: [UInt8], count: Int, name: String?, snapshot: String?)] = [:]
+        var awaitingCheck: [Int: (entries: CacheEntryFormat.Builder, name: String?, snapshot: String?)] = [:]
+        /// Whether this run has said that the cache is full of what it read.
+        var saidFull = false
         /// Each playlist's name, as the records carry it: the piped record's, then its object's.
         var names: [Int: String] = [:]
         /// The snapshot_id each playlist's read began at, as the records carry it.
@@ -297,8 +303,7 @@ package struct PlaylistItemsReader {
                     handler.named(name, playlist: index)
                 }
                 for note in turns[index]?.notes ?? [] { reader.warn(note) }
-                kept = turns[index]?.keeping == true ? [] : nil
-                keptCount = 0
+                kept = turns[index]?.keeping == true ? CacheEntryFormat.Builder(view: wanted) : nil
                 versionItems = turns[index]?.keeping == true && reader.versions != nil ? [] : nil
             }
             switch delivery {
@@ -334,9 +339,9 @@ package struct PlaylistItemsReader {
                         handler.read(atSnapshot: begun, playlist: index)
                     }
                 }
-                collect(page, playlist: selector.reference, name: names[index], snapshot: snapshots[index])
+                collect(page)
                 if versionItems != nil { versionItems! += page.items.map(PlaylistVersion.Item.init(entry:)) }
-                if keptCount == 0 && page.offset == 0 {
+                if page.offset == 0 {
                     progress.itemsKnown = saturatingAdd(
                         progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
                 }
@@ -357,10 +362,10 @@ package struct PlaylistItemsReader {
                 {
                     keepVersion(items, under: keepUnder, playlist: id)
                 }
-                if let (kept, count, name, snapshot) = awaitingCheck.removeValue(forKey: index), let keepUnder,
+                if let (kept, name, snapshot) = awaitingCheck.removeValue(forKey: index), let keepUnder,
                     snapshot == keepUnder
                 {
-                    store(kept, count: count, under: keepUnder, playlist: id, name: name)
+                    store(kept, under: keepUnder, playlist: id, name: name)
                 }
             case .end(let total, let keep):
                 if let items = versionItems, items.count == total {
@@ -371,17 +376,17 @@ package struct PlaylistItemsReader {
                     case .no, .under: break
                     }
                 }
-                if let kept, let cache = reader.cache, keptCount == total, kept.count <= cache.maxBytes {
+                if let kept, let cache = reader.cache, kept.count == total, kept.body.count <= cache.maxBytes {
                     switch keep {
                     // Its records name the version they were read at: kept only under that one.
                     case .under(let snapshot) where snapshot == snapshots[index]:
-                        store(kept, count: keptCount, under: snapshot, playlist: id, name: names[index])
+                        store(kept, under: snapshot, playlist: id, name: names[index])
                     case .afterCheck:
                         // Held until the check answers; while checks are slow, no more than the
                         // cache could keep anyway.
-                        let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.count }
-                        if held + kept.count <= cache.maxBytes {
-                            awaitingCheck[index] = (kept, keptCount, names[index], snapshots[index])
+                        let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.body.count }
+                        if held + kept.body.count <= cache.maxBytes {
+                            awaitingCheck[index] = (kept, names[index], snapshots[index])
                         }
                     case .no, .under: break
                     }
@@ -391,17 +396,30 @@ package struct PlaylistItemsReader {
             return nil
         }
 
-        /// Keeps a playlist's entries under the snapshot_id they provably belong to.
-        func store(_ kept: [UInt8], count: Int, under snapshot: String, playlist id: String, name: String?) {
+        /// Keeps a playlist's entries under the snapshot_id they provably belong to: the one place
+        /// a read records a new snapshot of a playlist.
+        mutating func store(
+            _ kept: CacheEntryFormat.Builder, under snapshot: String, playlist id: String, name: String?
+        ) {
             guard let cache = reader.cache,
                 CachePolicy.mayKeep(
-                    provenSnapshot: snapshot, count: count, total: count, bytes: kept.count, maxBytes: cache.maxBytes)
+                    provenSnapshot: snapshot, count: kept.count, total: kept.count, bytes: kept.body.count,
+                    maxBytes: cache.maxBytes)
             else { return }
             let header = CacheEntryHeader(
-                playlistID: id, snapshotID: snapshot, view: wanted == .records ? .records : .full, fetchedAt: cache.now,
-                total: count, name: name)
+                playlistID: id, snapshotID: snapshot, view: kept.view, fetchedAt: cache.now, total: kept.count,
+                name: name)
             do {
-                try cache.store(header, body: kept, count: count)
+                if try !cache.store(header, body: kept.body, count: kept.count) && !saidFull {
+                    saidFull = true
+                    reader.warn(
+                        """
+                        the snapshot cache is full of what this run read (\(CachePolicy.sizeVariable) allows \
+                        \(cache.maxBytes >> 20) MiB): playlist \(id) and any after it that do not fit are not kept; \
+                        raise it to keep them
+                        """
+                    )
+                }
             } catch let error as ToolError {
                 reader.warn("playlist \(id): not cached: \(error.message)")
             } catch {
@@ -443,21 +461,10 @@ package struct PlaylistItemsReader {
         }
 
         /// Appends a page's entries to what will be kept, until it is too big to keep.
-        mutating func collect(_ page: Page, playlist: SpotifyReference, name: String?, snapshot: String?) {
+        mutating func collect(_ page: Page) {
             guard kept != nil else { return }
-            let source = RecordSource(playlist, name: name)
-            for (index, item) in page.items.enumerated() {
-                let kind = PlaylistEntry.kind(of: item)
-                let record =
-                    kind == .unavailable
-                    ? nil
-                    : PlaylistEntry.record(
-                        item, position: page.offset + index, playlist: playlist, name: name, snapshot: snapshot,
-                        source: source)
-                CacheEntryFormat.appendEntry(item, kind: kind, record: record, to: &kept!)
-            }
-            keptCount += page.items.count
-            if kept!.count > (reader.cache?.maxBytes ?? 0) { kept = nil }  // too big to keep: stop collecting
+            for item in page.items { kept!.append(item) }
+            if kept!.body.count > (reader.cache?.maxBytes ?? 0) { kept = nil }  // too big to keep: stop collecting
         }
 
         /// Prints the cached copy; false when there is none that can be used (it is then fetched).
@@ -530,43 +537,34 @@ package struct PlaylistItemsReader {
             warn(
                 "playlist \(id): offline: printing the copy cached \(age) ago (snapshot_id \(entry.header.snapshotID))")
         }
+        let context = CacheEntryFormat.RecordContext(
+            playlistID: id, name: entry.header.name, snapshot: entry.header.snapshotID)
         if let lines {
             defer { cache?.touch(id) }
             // validate() checked every line, so this cannot fail half-way through the output.
-            try CacheEntryFormat.forEachLine(entry.data, entry.validated, lines)
+            try CacheEntryFormat.forEachRecord(entry.data, entry.validated, context: context, lines)
             return true
         }
-        var items: [JSONValue] = []
-        items.reserveCapacity(PagePlan.pageSize)
-        var offset = 0
+        var pages = 0
         do {
-            try CacheEntryFormat.forEachLine(entry.data, entry.validated) { _, _, bytes in
-                guard let item = try? JSONValue.parse(buffer: bytes) else {
-                    throw CacheEntryFormat.Damage(description: "entry \(offset + items.count + 1) is not JSON")
-                }
-                items.append(item)
-                if items.count == PagePlan.pageSize {
-                    try body(Page(offset: offset, total: entry.header.total, items: items))
-                    offset += items.count
-                    items.removeAll(keepingCapacity: true)
-                }
+            try CacheEntryFormat.forEachPage(entry.data, entry.validated, pageSize: PagePlan.pageSize) {
+                items, offset in
+                try body(Page(offset: offset, total: entry.header.total, items: items))
+                pages += 1
             }
         } catch let damage as CacheEntryFormat.Damage {
             let path = cache?.path(of: id) ?? id
-            guard offset == 0 else {
+            guard pages == 0 else {
                 try? cache?.directory.remove(PlaylistCache.fileName(id))
                 throw ToolError.unavailable(
                     """
-                    the cached copy \(path) is damaged (\(damage)) after \(offset) items were printed; it was \
-                    removed: run again
+                    the cached copy \(path) is damaged (\(damage)) after \(pages * PagePlan.pageSize) items were \
+                    printed; it was removed: run again
                     """
                 )
             }
             warn("ignoring the cached copy \(path): \(damage); it will be fetched again")
             return false
-        }
-        if !items.isEmpty || offset == 0 {
-            try body(Page(offset: offset, total: entry.header.total, items: items))
         }
         cache?.touch(id)
         return true

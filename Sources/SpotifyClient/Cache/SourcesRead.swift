@@ -37,7 +37,31 @@ extension PlaylistItemsReader {
         run.inner.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.inner.handler.base }
         if let pager {
-            try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            do {
+                try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
+            } catch let exhausted as RequestBudget.Exhausted {
+                // The sources standard input has already brought count too, read or not: the total
+                // the user waits for ("250 of 2,000"), not the ones planned so far.
+                var total = run.inner.progress.playlistsTotal
+                var more = false
+                var playlistsOnly = run.selectors.allSatisfy { $0.reference.kind == .playlist }
+                if let feed = run.arriving {
+                    counting: while true {
+                        switch try? feed.poll() {
+                        case .element(let selector)?:
+                            total += 1
+                            if selector.reference.kind != .playlist { playlistsOnly = false }
+                        case .end?: break counting
+                        case .pending?, nil:
+                            more = true
+                            break counting
+                        }
+                    }
+                }
+                throw RequestBudget.stopped(
+                    exhausted, done: run.inner.progress.playlists, of: total, atLeast: more,
+                    noun: playlistsOnly ? "playlists" : "sources")
+            }
         } else {
             // Offline every list is local: handed on at once, no request.
             var index = 0

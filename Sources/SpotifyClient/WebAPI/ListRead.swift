@@ -259,6 +259,19 @@ struct ListRead: Sendable {
         }
     }
 
+    /// Whether a request of this list has gone out: `--max-requests` lets a list it started finish,
+    /// so a run it stops ends on a list's boundary.
+    var hasStarted: Bool { !sent.isEmpty || epoch > 0 }
+
+    /// The requests this list is still expected to send: those ready, and the snapshot check after
+    /// the pages of a playlist of more than one answer (`--max-requests` starts a list only when
+    /// they fit). A list whose total is not known yet counts its first request only.
+    var expectedCost: Int {
+        let check: Int
+        if case .none = self.check, checksEdits, sequence.count > 1 { check = 1 } else { check = 0 }
+        return ready.count + check
+    }
+
     /// Whether `kind`'s status may be handed back (403, 404) rather than fail: the first request.
     func isFirst(_ kind: Request.Kind) -> Bool {
         switch kind {

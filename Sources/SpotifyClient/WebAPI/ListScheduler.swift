@@ -81,7 +81,9 @@ struct ListScheduler: Sendable {
                     break
                 }
                 let planned = try run.plan(from: &source, budget: 2 * limit.size)
-                for (index, request, call) in run.launchable(budget: 2 * limit.size) {
+                // --max-requests: what may still go out, with `tasks` on the wire.
+                let room = api.budget?.room(inFlight: tasks)
+                for (index, request, call) in run.launchable(budget: 2 * limit.size, room: room) {
                     let slot = InFlightSlot(limit, order: index * Self.ranksPerList + ListRead.rank(request.kind))
                     let api = self.api
                     group.addTask { .answer(index, request, await Self.answer(call, api: api, slot: slot)) }
@@ -100,6 +102,9 @@ struct ListScheduler: Sendable {
                 if tasks == 0 && !awaitingLists {
                     // Nothing on the wire: lists that need no request (cached copies) go on at once.
                     guard handedOn || planned else {
+                        if run.heldByBudget, let budget = api.budget {
+                            throw RequestBudget.Exhausted(limit: budget.limit, sent: budget.used)
+                        }
                         throw ToolError.software("list scheduler: list \(run.head) can make no progress")
                     }
                     continue
@@ -132,6 +137,11 @@ struct ListScheduler: Sendable {
         var inFlight: [Int: Int] = [:]
         /// Lists handed on but for their snapshot check, which is answered out of turn.
         var trailing: [Int: ListRead] = [:]
+        /// A request was ready but `--max-requests` left no room for it.
+        var heldByBudget = false
+        /// Whether any list of the run has been started: the first always may, so that a list
+        /// costing more than the whole budget still moves each run on.
+        var startedAny = false
 
         /// Requests sent or answers held ahead of the output, for the look-ahead bound.
         func ahead(from first: Int = 0) -> Int {
@@ -187,9 +197,12 @@ struct ListScheduler: Sendable {
         }
 
         /// The requests to send now, lowest order first: the head list's while it holds less than
-        /// `budget` ahead, then later lists' while the whole run does.
-        mutating func launchable(budget: Int) -> [(Int, ListRead.Request, Call)] {
+        /// `budget` ahead, then later lists' while the whole run does; at most `room` of them
+        /// (`--max-requests`), but for the snapshot checks of lists already handed on, which
+        /// finish what is printed so that it is cached.
+        mutating func launchable(budget: Int, room: Int? = nil) -> [(Int, ListRead.Request, Call)] {
             var out: [(Int, ListRead.Request, Call)] = []
+            heldByBudget = false
             let stopAt = self.stopAt
             for (index, list) in trailing {
                 for request in list.readyRequests {
@@ -198,14 +211,31 @@ struct ListScheduler: Sendable {
                     inFlight[index, default: 0] += 1
                 }
             }
+            // --max-requests: lists already started finish (what they still need is set aside); a
+            // list starts only when all it is expected to need fits in what is left.
+            // (The snapshot checks just taken above are not yet among the run's requests in flight.)
+            let checks = out.count
+            var left = room.map { room in
+                lists.reduce(room - checks) { $1.hasStarted ? $0 - $1.expectedCost : $0 }
+                    - trailing.values.reduce(0) { $0 + $1.expectedCost }
+            }
             var total = ahead()
             for offset in lists.indices {
                 let index = head + offset
                 if let stopAt, index > stopAt { break }
                 var own = offset == 0 ? ahead(from: 0) - ahead(from: 1) : 0
                 for request in lists[offset].readyRequests {
-                    let room = offset == 0 ? own < budget || lists[0].isAwaited(request.kind) : total < budget
-                    guard room else { return out }
+                    let fits = offset == 0 ? own < budget || lists[0].isAwaited(request.kind) : total < budget
+                    guard fits else { return out }
+                    if let budgetLeft = left, !lists[offset].hasStarted {
+                        let cost = lists[offset].expectedCost
+                        guard cost <= budgetLeft || !startedAny else {
+                            heldByBudget = true
+                            return out
+                        }
+                        left = budgetLeft - cost
+                    }
+                    startedAny = true
                     out.append((index, request, lists[offset].call(for: request)))
                     lists[offset].sending(request)
                     inFlight[index, default: 0] += 1

@@ -67,7 +67,17 @@ package struct Pager: Sendable {
                 target: .pages(path: path), start: .firstPage, queries: ListRead.Queries(page: query),
                 passing: passing),
             onTotalChanged: onTotalChanged, progress: progress, body: body)
-        try await ListScheduler(api: api, concurrency: concurrency).run(&source)
+        do {
+            try await ListScheduler(api: api, concurrency: concurrency).run(&source)
+        } catch let exhausted as RequestBudget.Exhausted {
+            throw ToolError.tempFail(
+                """
+                stopped at --max-requests \(exhausted.limit) (\(exhausted.sent) requests sent) after \(source.done) of \
+                \(source.summary.total) items of \(path); a list without a snapshot_id is never cached, so reading it \
+                whole needs about \((source.summary.total + PagePlan.pageSize - 1) / PagePlan.pageSize) requests
+                """
+            )
+        }
         return source.summary
     }
 

@@ -32,6 +32,9 @@ package struct SpotifyWebAPI: Sendable {
     /// Where every request is written down, and the quota pause that stops every tool of the app
     /// before it sends anything (`RequestLedger`); nil in code that counts nothing (tests of parts).
     package var ledger: RequestLedger?
+    /// `--max-requests`: the list scheduler sends nothing past it, and any other request past it
+    /// ends the run (75), so a library larger than a day's quota is read over several days.
+    package var budget: RequestBudget?
 
     package static let defaultBase = "https://api.spotify.com/v1"
 
@@ -136,6 +139,7 @@ package struct SpotifyWebAPI: Sendable {
     ) async throws -> Outcome<Value> {
         if let configurationError { throw configurationError }
         try ledger?.refuseIfPaused()
+        if let budget, budget.room(inFlight: 0) == 0 && slot == nil { throw budget.refusal() }
         var urlText = baseURL + path
         if !query.isEmpty { urlText += "?" + URLForm.encode(query) }
         guard let url = URL(string: urlText) else { throw ToolError.software("bad request URL for \(path)") }

@@ -98,11 +98,12 @@ package enum FileTrust: Sendable {
 
     /// Checks what fstat/lstat returned; throws exit 78 naming the path and the fix.
     func verify(_ info: stat, path: String) throws {
-        if let problem = problem(
-            ownerID: info.st_uid, mode: info.st_mode, userID: geteuid(), userName: currentUserName(), path: path)
-        {
-            throw ToolError.config(problem)
-        }
+        // The user's name (a read of the passwd database) only for the advice, when there is a problem.
+        guard problem(ownerID: info.st_uid, mode: info.st_mode, userID: geteuid(), userName: "", path: path) != nil,
+            let problem = problem(
+                ownerID: info.st_uid, mode: info.st_mode, userID: geteuid(), userName: currentUserName(), path: path)
+        else { return }
+        throw ToolError.config(problem)
     }
 }
 

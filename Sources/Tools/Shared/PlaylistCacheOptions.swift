@@ -22,7 +22,8 @@ enum PlaylistCacheOptions {
             CachePolicy.sizeVariable,
             """
             The most the snapshot cache may hold (e.g. 256M, 1G, or bytes; 0 turns the cache off); the least recently \
-            used playlists go first. Default: 256M.
+            used playlists go first, never one the run itself read or wrote. Default: 256M, room for a library of \
+            400,000 items and more.
             """
         ),
     ]
@@ -40,8 +41,10 @@ enum PlaylistCacheOptions {
         any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A \
         cached file that is damaged or cut short is ignored, fetched again and replaced. Copies belong to the account \
         that fetched them: another login never sees them, spotify-auth logout removes them, and --offline needs a \
-        login. The cache holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M), the least recently used playlists \
-        going first.
+        login. The cache keeps what the records need, each album, show and list of artists once per playlist (under \
+        300 bytes an item), and holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M: a library of 400,000 items \
+        fits), the least recently used playlists going first but never one the run itself read or wrote, so a \
+        library larger than the bound keeps the playlists that fit and every later run hits them.
         """
     static let cacheFile = FileSpec(
         "$XDG_CACHE_HOME/spotify-toolkit/playlists/",

@@ -13,6 +13,7 @@ extension ToolContext {
         )
         .validated()
         api.ledger = ledger
+        if let limit = requestLimit.withLock({ $0 }) { api.budget = RequestBudget(limit: limit, sent: requestsSent) }
         if terminal.stderrIsTerminal { api.note = warn }
         return api
     }

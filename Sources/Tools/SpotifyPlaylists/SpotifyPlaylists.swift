@@ -68,12 +68,12 @@ package enum SpotifyPlaylists {
             """,
         ],
         options: [PlaylistCommands.concurrencyOption, PlaylistCommands.jsonOption] + Ownership.options + [
-            Option.listDuration
+            Option.listDuration, RequestBudgetOption.option,
         ],
         subcommands: [
             CommandSpec(
                 name: "list", abstract: "list every playlist in your library (the default)", aliases: ["ls"],
-                options: Ownership.options + [Option.listDuration],
+                options: Ownership.options + [Option.listDuration, RequestBudgetOption.option],
                 examples: [
                     ExampleSpec(
                         "spotify-playlists --owned --duration",
@@ -95,6 +95,7 @@ package enum SpotifyPlaylists {
                 options: [
                     Option.duration,
                     PlaylistCacheOptions.noCacheOption,
+                    RequestBudgetOption.option,
                 ],
                 examples: [
                     ExampleSpec(
@@ -125,25 +126,27 @@ package enum SpotifyPlaylists {
             changeRecordDescription,
             versionRecordDescription,
         ],
-        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + [
-            EnvironmentSpec(
-                "XDG_DATA_HOME",
-                """
-                Where the local playlists and the playlists' versions live (under spotify-toolkit/). Default: \
-                ~/.local/share.
-                """
-            ),
-            EnvironmentSpec(
-                PlaylistVersions.sizeVariable,
-                """
-                The most the playlists' versions may take in all (e.g. 512M, 1G, or bytes; 0 keeps none); the oldest \
-                versions go first. Default: \(PlaylistVersions.defaultMaxTotalBytes >> 20)M.
-                """
-            ),
-            EnvironmentSpec(
-                "XDG_STATE_HOME", "Where the undo journal lives (under spotify-toolkit/undo/). Default: ~/.local/state."
-            ),
-        ] + NetworkEnvironment.all,
+        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment
+            + RequestBudgetOption.environment + [
+                EnvironmentSpec(
+                    "XDG_DATA_HOME",
+                    """
+                    Where the local playlists and the playlists' versions live (under spotify-toolkit/). Default: \
+                    ~/.local/share.
+                    """
+                ),
+                EnvironmentSpec(
+                    PlaylistVersions.sizeVariable,
+                    """
+                    The most the playlists' versions may take in all (e.g. 512M, 1G, or bytes; 0 keeps none); the \
+                    oldest versions go first. Default: \(PlaylistVersions.defaultMaxTotalBytes >> 20)M.
+                    """
+                ),
+                EnvironmentSpec(
+                    "XDG_STATE_HOME",
+                    "Where the undo journal lives (under spotify-toolkit/undo/). Default: ~/.local/state."
+                ),
+            ] + NetworkEnvironment.all,
         files: [
             PlaylistCommands.tokensFile,
             FileSpec(
@@ -239,16 +242,19 @@ package enum SpotifyPlaylists {
         var ownership: Ownership?
         var withDuration: Bool
         var concurrency: Int?
+        var maxRequests: RequestBudgetOption.Choice?
 
         init(_ command: ParsedCommand) throws {
             json = try command.flag(PlaylistCommands.jsonOption)
             ownership = try Ownership.chosen(command)
             concurrency = try PlaylistCommands.concurrency(command)
             withDuration = try command.flag(Option.listDuration)
+            maxRequests = try RequestBudgetOption.choice(command)
         }
     }
 
     static func list(_ options: ListOptions, _ context: ToolContext) async throws -> ExitCode {
+        try RequestBudgetOption.apply(options.maxRequests, context)
         let pager = Pager(api: try context.webAPI(), concurrency: options.concurrency)
         let userID = options.ownership == nil ? "" : try await LibraryReads.userID(api: pager.api)
         let progress = ProgressLine(context, noun: "playlists", shownAbove: PagePlan.pageSize)
@@ -315,6 +321,7 @@ package enum SpotifyPlaylists {
         var withDuration: Bool
         var cache: PlaylistCacheOptions.Choice
         var concurrency: Int?
+        var maxRequests: RequestBudgetOption.Choice?
 
         init(_ command: ParsedCommand) throws {
             json = try command.flag(PlaylistCommands.jsonOption)
@@ -322,10 +329,12 @@ package enum SpotifyPlaylists {
             withDuration = try command.flag(Option.duration)
             cache = try PlaylistCacheOptions.Choice(command)
             concurrency = try PlaylistCommands.concurrency(command)
+            maxRequests = try RequestBudgetOption.choice(command)
         }
     }
 
     static func get(_ options: GetOptions, _ context: ToolContext) async throws -> ExitCode {
+        try RequestBudgetOption.apply(options.maxRequests, context)
         let playlists = try await PlaylistCommands.references(
             options.playlists, offline: options.cache.offline, context, tool: "\(spec.name) get")
         if playlists.isEmpty { return PlaylistCommands.nothingRead(context, tool: "spotify-playlists get") }

@@ -119,6 +119,7 @@ package enum SpotifyTracks {
             PlaylistCacheOptions.noCacheOption,
             PlaylistCacheOptions.offlineOption,
             PlaylistCommands.concurrencyOption,
+            RequestBudgetOption.option,
             PlaylistCommands.jsonOption,
         ],
         input: [
@@ -185,7 +186,8 @@ package enum SpotifyTracks {
             isrc:CODE, 1 and exact).
             """,
         ],
-        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment + NetworkEnvironment.all,
+        environment: PlaylistCommands.environment + PlaylistCacheOptions.environment
+            + RequestBudgetOption.environment + NetworkEnvironment.all,
         files: [
             PlaylistCommands.tokensFile,
             PlaylistCacheOptions.cacheFile,
@@ -308,10 +310,12 @@ package enum SpotifyTracks {
         var cache = PlaylistCacheOptions.Choice()
         var concurrency: Int?
         var json: Bool
+        var maxRequests: RequestBudgetOption.Choice?
         /// `--format`: JSON Lines (a table on a terminal), or a playlist file.
         var format = TrackFormatOption.Choice()
 
         init(_ command: ParsedCommand) throws {
+            maxRequests = try RequestBudgetOption.choice(command)
             selection = Selection(
                 raw: try command.flag(Option.raw), noLocal: try command.flag(Option.noLocal),
                 tracksOnly: try command.flag(Option.tracksOnly))
@@ -360,7 +364,8 @@ package enum SpotifyTracks {
     }
 
     static func run(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
-        switch options.reading {
+        try RequestBudgetOption.apply(options.maxRequests, context)
+        return switch options.reading {
         case .sources(let arguments, let includeGroups):
             try await runSources(arguments, includeGroups: includeGroups, options, context)
         case .liked: try await runLiked(options, context)
