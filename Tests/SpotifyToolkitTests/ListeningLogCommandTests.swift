@@ -270,15 +270,16 @@ import Testing
         )
     }
 
-    static let tenSongs = Array(repeating: "30", count: 10).joined(separator: ",")
+    static let manySongs = Array(repeating: "30", count: 100).joined(separator: ",")
 
     @Test func pauseAtEndPausesAsThisSongEndsLookingOnlyNearIt() async throws {
         let library = try await Self.library()
         defer { library.fake.stop() }
         // 30-second songs at ten times the speed, the clock of the tool too: 1 s real a 10 s of song.
-        // Ten of them, so a run that a loaded machine starts late still finds one playing.
+        // A hundred of them (five minutes of wall time), so a run that a loaded machine starts or
+        // wakes late still finds one playing.
         try await library.fake.call(
-            "POST", "/_fake/playback", form: [("durations", Self.tenSongs), ("speed", "10"), ("position_ms", "12000")])
+            "POST", "/_fake/playback", form: [("durations", Self.manySongs), ("speed", "10"), ("position_ms", "12000")])
         let run = try await library.run(
             "spotify-nowplaying", ["pause", "--at-end"], environment: ["SPOTIFY_TOOLKIT_TIME_SCALE": "10"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -296,7 +297,7 @@ import Testing
         let library = try await Self.library()
         defer { library.fake.stop() }
         try await library.fake.call(
-            "POST", "/_fake/playback", form: [("durations", Self.tenSongs), ("speed", "10"), ("position_ms", "20000")])
+            "POST", "/_fake/playback", form: [("durations", Self.manySongs), ("speed", "10"), ("position_ms", "20000")])
         let run = try await library.run(
             "spotify-nowplaying", ["pause", "--after", "2"], environment: ["SPOTIFY_TOOLKIT_TIME_SCALE": "10"])
         #expect(run.status == 0, "\(run.stderr)")
