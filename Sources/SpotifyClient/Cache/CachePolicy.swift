@@ -113,7 +113,12 @@ package enum CachePolicy {
 
     /// `SPOTIFY_TOOLKIT_CACHE_SIZE`: bytes, or a number with K, M or G (powers of 1024); 0 turns the cache off.
     package static func maxBytes(_ text: String?) throws -> Int {
-        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return defaultMaxBytes }
+        try size(text, variable: sizeVariable, example: "256M") ?? defaultMaxBytes
+    }
+
+    /// A size setting: bytes, or a number with K, M or G (powers of 1024), at most 1 TiB; nil when unset.
+    package static func size(_ text: String?, variable: String, example: String) throws -> Int? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
         let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
         var digits = Substring(text)
         var unit = 1
@@ -122,7 +127,7 @@ package enum CachePolicy {
             digits = digits.dropLast()
         }
         guard let number = Int(digits), number >= 0, number <= (1 << 40) / unit else {
-            throw ToolError.config("\(sizeVariable) must be a size such as 256M, 1G or 500000 (bytes), not '\(text)'")
+            throw ToolError.config("\(variable) must be a size such as \(example), 1G or 500000 (bytes), not '\(text)'")
         }
         return number * unit
     }

@@ -268,18 +268,7 @@ package struct PlaylistVersions: Sendable {
 
     /// `SPOTIFY_TOOLKIT_HISTORY_SIZE`: bytes, or a number with K, M or G (powers of 1024); 0 keeps no history.
     package static func maxTotalBytes(_ text: String?) throws -> Int {
-        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return defaultMaxTotalBytes }
-        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var digits = Substring(text)
-        var unit = 1
-        if let last = digits.last?.uppercased().first, let scale = units[last] {
-            unit = scale
-            digits = digits.dropLast()
-        }
-        guard let number = Int(digits), number >= 0, number <= (1 << 40) / unit else {
-            throw ToolError.config("\(sizeVariable) must be a size such as 512M, 1G or 500000 (bytes), not '\(text)'")
-        }
-        return number * unit
+        try CachePolicy.size(text, variable: sizeVariable, example: "512M") ?? defaultMaxTotalBytes
     }
 
     package var now: Double { clock() }
