@@ -280,6 +280,45 @@ import Testing
         #expect(try Self.lines(data).map(\.1) == Self.expectedRecords(entries))
     }
 
+    /// Albums and artists are looked up by id, then compared whole: the same id with other
+    /// contents (another name, a string equal to it only canonically, another image) is kept as
+    /// itself, and an album without an id is found by its bytes.
+    @Test func sameIDOtherContentsRoundTrip() throws {
+        func entry(_ index: Int, album: JSONValue, artists: JSONValue) -> JSONValue {
+            [
+                "added_at": "2025-01-01T00:00:00Z",
+                "item": [
+                    "type": "track", "id": .string("t\(index)"), "uri": .string("spotify:track:t\(index)"),
+                    "name": "Song", "duration_ms": 1000, "artists": artists, "album": album,
+                ],
+            ]
+        }
+        func album(_ name: String, image: String = "b", id: JSONValue = "al1") -> JSONValue {
+            [
+                "id": id, "name": .string(name),
+                "images": [["url": .string("https://i.example/a/\(image)"), "height": 64]],
+            ]
+        }
+        let one: JSONValue = [["id": "ar1", "name": "One"]]
+        let two: JSONValue = [["id": "ar1", "name": "One"], ["id": "ar2", "name": "Two"]]
+        let entries = [
+            entry(0, album: album("Caf\u{E9}"), artists: one),
+            entry(1, album: album("Cafe\u{301}"), artists: two),
+            entry(2, album: album("Caf\u{E9}", image: "c"), artists: one),
+            entry(3, album: album("Caf\u{E9}", image: "d"), artists: two),
+            entry(4, album: album("Caf\u{E9}"), artists: one),
+            entry(5, album: album("Caf\u{E9}", image: "d"), artists: two),
+            entry(6, album: album("No id", id: .null), artists: one),
+            entry(7, album: album("No id", id: .null), artists: two),
+        ]
+        let data = Self.encoded(entries)
+        #expect(try Self.lines(data).map(\.1) == Self.expectedRecords(entries))
+        // Each album is kept once: the first and the fifth share one, the fourth and sixth another.
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.components(separatedBy: "\nK\t").count - 1 + text.components(separatedBy: "\nC\t").count - 1 == 5)
+        #expect(text.components(separatedBy: "\nA\t").count - 1 == 2)
+    }
+
     @Test func everyTruncationIsRefused() {
         let data = Self.encoded()
         for length in 0..<data.count {

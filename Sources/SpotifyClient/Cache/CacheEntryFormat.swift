@@ -138,9 +138,16 @@ package enum CacheEntryFormat {
         /// Playlist entries appended (every one, unavailable ones too).
         package private(set) var count = 0
         /// The artists lists and the albums and shows defined so far, by their bytes.
-        var artistLists: [[UInt8]: Int] = [:]
-        var containers: [[UInt8]: Int] = [:]
-        var prefixes: [[UInt8]: Int] = [:]
+        var artistLists: [ByteKey: Int] = [:]
+        var containers: [ByteKey: Int] = [:]
+        var prefixes: [ByteKey: Int] = [:]
+        /// The same, found by the id of their first artist or their own, and compared whole: most
+        /// items repeat an album and artists met before, and serializing them to look them up was
+        /// most of what filling the cache cost.
+        var artistListsByID: [String: (value: JSONValue, index: Int)] = [:]
+        var containersByID: [String: (value: JSONValue, index: Int)] = [:]
+        var definedArtistLists = 0
+        var definedContainers = 0
         var scratch: [UInt8] = []
 
         package init(view: CacheView) {
@@ -216,11 +223,19 @@ package enum CacheEntryFormat {
         /// The index of an artists list, defining it first (an `A` line) when new. (Through the
         /// dictionary itself, not a key path: a key path's write copied the whole table each time.)
         mutating func defineArtists(_ value: JSONValue) -> Int {
+            let id = value.arrayValue?.first?["id"]?.stringValue
+            if let id, let known = artistListsByID[id], Self.identical(known.value, value) { return known.index }
             scratch.removeAll(keepingCapacity: true)
             value.serialize(into: &scratch)
-            if let index = artistLists[scratch] { return index }
-            let index = artistLists.count
-            artistLists[scratch] = index
+            let index = definedArtistLists
+            if let id, artistListsByID[id] == nil {
+                artistListsByID[id] = (value, index)
+            } else {
+                // No id, or another list under the same first artist: found by its bytes.
+                if let known = artistLists[ByteKey(scratch)] { return known }
+                artistLists[ByteKey(scratch)] = index
+            }
+            definedArtistLists += 1
             body.append(UInt8(ascii: "A"))
             body.append(tab)
             body.append(contentsOf: scratch)
@@ -232,11 +247,18 @@ package enum CacheEntryFormat {
         /// when new: a `K` line keeps its image URLs without their shared prefix and without JSON's
         /// keys; one that `container(_:)` would not give back byte for byte is kept whole (`C`).
         mutating func defineContainer(_ value: JSONValue) -> Int {
+            let id = value["id"]?.stringValue
+            if let id, let known = containersByID[id], Self.identical(known.value, value) { return known.index }
             scratch.removeAll(keepingCapacity: true)
             value.serialize(into: &scratch)
-            if let index = containers[scratch] { return index }
-            let index = containers.count
-            containers[scratch] = index
+            let index = definedContainers
+            if let id, containersByID[id] == nil {
+                containersByID[id] = (value, index)
+            } else {
+                if let known = containers[ByteKey(scratch)] { return known }
+                containers[ByteKey(scratch)] = index
+            }
+            definedContainers += 1
             let whole = scratch
             var line: [UInt8] = [UInt8(ascii: "K"), tab]
             (value["id"] ?? .null).serialize(into: &line)
@@ -258,11 +280,11 @@ package enum CacheEntryFormat {
                 let cut = inner.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
                 let prefix = Array(inner[0..<cut])
                 let number: Int
-                if let known = prefixes[prefix] {
+                if let known = prefixes[ByteKey(prefix)] {
                     number = known
                 } else {
                     number = prefixes.count
-                    prefixes[prefix] = number
+                    prefixes[ByteKey(prefix)] = number
                     body.append(UInt8(ascii: "P"))
                     body.append(tab)
                     body.append(contentsOf: prefix)
@@ -280,7 +302,7 @@ package enum CacheEntryFormat {
             line.append(newline)
             // Kept compact only when it reads back as it was; the prefixes are this entry's so far.
             var known = [[UInt8]](repeating: [], count: prefixes.count)
-            for (prefix, number) in prefixes { known[number] = prefix }
+            for (prefix, number) in prefixes { known[number] = prefix.bytes }
             var parsed = Line(tag: 0, fields: [], next: 0)
             let same = line.withUnsafeBytes { raw -> Bool in
                 guard CacheEntryFormat.split(raw, from: 0, to: raw.count, into: &parsed),
@@ -298,61 +320,123 @@ package enum CacheEntryFormat {
             }
             return index
         }
+
+        /// Bytes as a dictionary key, hashed at once rather than byte by byte.
+        struct ByteKey: Hashable {
+            var bytes: [UInt8]
+            init(_ bytes: [UInt8]) { self.bytes = bytes }
+            func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+        }
+
+        /// Whether two values serialize to the same bytes: `==` is not enough, as it takes
+        /// canonically equivalent strings and 0.0 and -0.0 for the same.
+        static func identical(_ a: JSONValue, _ b: JSONValue) -> Bool {
+            switch (a, b) {
+            case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+            case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+            case (.array(let x), .array(let y)):
+                return x.count == y.count && zip(x, y).allSatisfy { identical($0, $1) }
+            case (.object(let x), .object(let y)):
+                return x.count == y.count && zip(x.keys, y.keys).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+                    && zip(x.values, y.values).allSatisfy { identical($0, $1) }
+            default: return a == b
+            }
+        }
+    }
+
+    /// How many images a `K` line lists; nil when it is not well formed (fields missing or
+    /// extra, a prefix not defined among the `prefixCount` so far).
+    static func containerImages(_ line: Line, raw: UnsafeRawBufferPointer, prefixCount: Int) -> Int? {
+        let fields = line.fields
+        guard line.tag == UInt8(ascii: "K"), fields.count >= 5, !fields[0].isEmpty, !fields[1].isEmpty,
+            fields[2].isEmpty == fields[3].isEmpty, let count = number(raw, fields[4]), fields.count == 5 + 4 * count
+        else { return nil }
+        for image in 0..<count {
+            let base = 5 + 4 * image
+            guard let prefix = number(raw, fields[base]), prefix < prefixCount, !fields[base + 2].isEmpty,
+                !fields[base + 3].isEmpty
+            else { return nil }
+        }
+        return count
+    }
+
+    /// JSON's keys around a container's fields, made once (an array literal per call was a tenth
+    /// of a warm read).
+    enum ContainerJSON {
+        static let id = Array("{\"id\":".utf8)
+        static let name = Array(",\"name\":".utf8)
+        static let releaseDate = Array(",\"release_date\":".utf8)
+        static let precision = Array(",\"release_date_precision\":".utf8)
+        static let images = Array(",\"images\":[".utf8)
+        static let url = Array("{\"url\":\"".utf8)
+        static let height = Array("\",\"height\":".utf8)
+        static let width = Array(",\"width\":".utf8)
+        static let end = Array("]}".utf8)
     }
 
     /// The album or show a `K` line keeps, as `{"id":…,"name":…,"images":[…]}`; nil when it is
     /// not well formed (fields missing or extra, a prefix not defined).
     static func container(_ line: Line, raw: UnsafeRawBufferPointer, prefixes: [[UInt8]]) -> [UInt8]? {
+        guard let count = containerImages(line, raw: raw, prefixCount: prefixes.count) else { return nil }
         let fields = line.fields
-        guard line.tag == UInt8(ascii: "K"), fields.count >= 5, !fields[0].isEmpty, !fields[1].isEmpty,
-            fields[2].isEmpty == fields[3].isEmpty, let count = number(raw, fields[4]), fields.count == 5 + 4 * count
-        else { return nil }
-        var out: [UInt8] = Array("{\"id\":".utf8)
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[0]]))
-        out.append(contentsOf: Array(",\"name\":".utf8))
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[1]]))
+        func field(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: raw[fields[index]]) }
+        var out = ContainerJSON.id
+        out.append(contentsOf: field(0))
+        out.append(contentsOf: ContainerJSON.name)
+        out.append(contentsOf: field(1))
         if !fields[2].isEmpty {
-            out.append(contentsOf: Array(",\"release_date\":".utf8))
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[2]]))
-            out.append(contentsOf: Array(",\"release_date_precision\":".utf8))
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[3]]))
+            out.append(contentsOf: ContainerJSON.releaseDate)
+            out.append(contentsOf: field(2))
+            out.append(contentsOf: ContainerJSON.precision)
+            out.append(contentsOf: field(3))
         }
-        out.append(contentsOf: Array(",\"images\":[".utf8))
+        out.append(contentsOf: ContainerJSON.images)
         for image in 0..<count {
             let base = 5 + 4 * image
-            guard let prefix = number(raw, fields[base]), prefix < prefixes.count, !fields[base + 2].isEmpty,
-                !fields[base + 3].isEmpty
-            else { return nil }
             if image > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: Array("{\"url\":\"".utf8))
-            out.append(contentsOf: prefixes[prefix])
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[base + 1]]))
-            out.append(contentsOf: Array("\",\"height\":".utf8))
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[base + 2]]))
-            out.append(contentsOf: Array(",\"width\":".utf8))
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[fields[base + 3]]))
+            out.append(contentsOf: ContainerJSON.url)
+            out.append(contentsOf: prefixes[number(raw, fields[base])!])  // checked by containerImages
+            out.append(contentsOf: field(base + 1))
+            out.append(contentsOf: ContainerJSON.height)
+            out.append(contentsOf: field(base + 2))
+            out.append(contentsOf: ContainerJSON.width)
+            out.append(contentsOf: field(base + 3))
             out.append(UInt8(ascii: "}"))
         }
-        out.append(contentsOf: Array("]}".utf8))
+        out.append(contentsOf: ContainerJSON.end)
         return out
     }
 
     /// The tables an entry's lines define as they are read: artists lists, albums and shows (as
-    /// the bytes records print), image URL prefixes.
+    /// the bytes records print), image URL prefixes. Validating only counts the albums and shows
+    /// (their lines checked): building them is for printing.
     struct Tables {
         var artistLists: [Range<Int>] = []
         var containers: [[UInt8]] = []
+        var containerCount = 0
         var prefixes: [[UInt8]] = []
+        let building: Bool
+
+        init(building: Bool = true) {
+            self.building = building
+        }
 
         /// Takes in a table line; false when it is not one (or, a `K` line, not well formed).
         mutating func define(_ line: Line, raw: UnsafeRawBufferPointer) -> Bool {
             switch line.tag {
             case UInt8(ascii: "A"): artistLists.append(line.fields[0])
-            case UInt8(ascii: "C"): containers.append(Array(UnsafeRawBufferPointer(rebasing: raw[line.fields[0]])))
+            case UInt8(ascii: "C"):
+                if building { containers.append(Array(UnsafeRawBufferPointer(rebasing: raw[line.fields[0]]))) }
+                containerCount += 1
             case UInt8(ascii: "P"): prefixes.append(Array(UnsafeRawBufferPointer(rebasing: raw[line.fields[0]])))
             case UInt8(ascii: "K"):
-                guard let container = container(line, raw: raw, prefixes: prefixes) else { return false }
-                containers.append(container)
+                if building {
+                    guard let container = container(line, raw: raw, prefixes: prefixes) else { return false }
+                    containers.append(container)
+                } else {
+                    guard containerImages(line, raw: raw, prefixCount: prefixes.count) != nil else { return false }
+                }
+                containerCount += 1
             default: return false
             }
             return true
@@ -448,7 +532,7 @@ package enum CacheEntryFormat {
             else { throw Damage(description: "its header does not describe this playlist") }
             let body = (headerEnd + 1)..<trailerStart
             var items = 0
-            var tables = Tables()
+            var tables = Tables(building: false)
             var start = body.lowerBound
             var line = Line(tag: 0, fields: [], next: 0)
             while start < body.upperBound {
@@ -498,7 +582,7 @@ package enum CacheEntryFormat {
                 guard let index = number(raw, fields[4]), index < tables.artistLists.count else { return false }
             }
             if !fields[5].isEmpty {
-                guard let index = number(raw, fields[5]), index < tables.containers.count else { return false }
+                guard let index = number(raw, fields[5]), index < tables.containerCount else { return false }
             }
             return true
         default:

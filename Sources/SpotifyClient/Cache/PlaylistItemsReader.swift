@@ -247,7 +247,14 @@ package struct PlaylistItemsReader {
             var keeping: Bool
             /// The snapshot a copy must have to be printed (nil offline: the latest copy).
             var servable: String?
+            /// The copy read and checked when planned, held for its turn so that it is not read
+            /// and checked again (a warm read did both twice); nil past `heldBytesLimit`.
+            var loaded: PlaylistCache.Entry?
         }
+
+        /// How much of the copies planned ahead is held in memory at once; past it a copy is
+        /// read again at its turn.
+        static var heldBytesLimit: Int { 16 << 20 }
 
         /// Whether a fetch is proven whole for keeping: in the cache, or as a version in the history.
         var keeping: Bool {
@@ -276,7 +283,12 @@ package struct PlaylistItemsReader {
                 case .absent: break
                 case .damaged(let path, let reason):
                     turn.notes.append("ignoring the cached copy \(path): \(reason); it will be fetched again")
-                case .entry(let entry): turn.cached = entry.header
+                case .entry(let entry):
+                    turn.cached = entry.header
+                    let held = turns.values.reduce(0) { $0 + ($1.loaded?.data.count ?? 0) }
+                    if entry.header.view.serves(wanted), held + entry.data.count <= Self.heldBytesLimit {
+                        turn.loaded = entry
+                    }
                 }
             } catch {
                 turn.failure = error
@@ -472,8 +484,11 @@ package struct PlaylistItemsReader {
             let id = selectors[index].reference.id
             let entry: PlaylistCache.Entry
             let servable = turns[index]?.servable
-            switch try reader.cache?.load(id) ?? .absent {
-            // The version that justified printing it: another process may have replaced the file since.
+            let lookup = try turns[index]?.loaded.map(PlaylistCache.Lookup.entry) ?? reader.cache?.load(id) ?? .absent
+            turns[index]?.loaded = nil
+            switch lookup {
+            // The version that justified printing it (read again at its turn, another process may
+            // have replaced the file since).
             case .entry(let found)
             where found.header.view.serves(wanted)
                 && (servable == nil || found.header.snapshotID == servable):
