@@ -62,8 +62,8 @@ package struct CacheEntryHeader: Sendable, Equatable {
 ///   the adder's id (empty: nobody); an unavailable item is `u TAB ADDED_AT TAB ADDED_BY` (what its
 ///   version in the history keeps).
 ///   The playlist's id, name and snapshot_id, the positions and the sources are not stored: the
-///   header and the order say them. About 130 bytes an item, and 150 an album or show, where
-///   Spotify's answers took 1.8 KB an item.
+///   header and the order say them. About 140 bytes an item where albums repeat, and 340
+///   where every item has an album of its own, where Spotify's answers took 1.8 KB an item.
 /// - a full entry keeps `KIND TAB ENTRY`, Spotify's entry object (kinds `t` `e` `l` `u`).
 ///
 /// A file cut short, grown, edited or garbled fails `validate` and is then treated as absent:

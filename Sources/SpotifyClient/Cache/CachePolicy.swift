@@ -106,7 +106,7 @@ package enum CachePolicy {
     }
 
     /// The default bound on the cache's size: a library of 400,000 items kept as records (under
-    /// 300 bytes an item: 102 MiB for 2,000 playlists of 200 items, every album different), with
+    /// 340 bytes an item: 128 MiB for 2,000 playlists of 200 items, every album different), with
     /// room to spare for copies of Spotify's whole objects that --raw runs keep.
     static let defaultMaxBytes = 256 << 20
     package static let sizeVariable = "SPOTIFY_TOOLKIT_CACHE_SIZE"

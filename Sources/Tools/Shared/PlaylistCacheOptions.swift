@@ -41,8 +41,8 @@ enum PlaylistCacheOptions {
         any request, and when Spotify cannot be reached the error says whether --offline has a copy to print. A \
         cached file that is damaged or cut short is ignored, fetched again and replaced. Copies belong to the account \
         that fetched them: another login never sees them, spotify-auth logout removes them, and --offline needs a \
-        login. The cache keeps what the records need, each album, show and list of artists once per playlist (under \
-        300 bytes an item), and holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M: a library of 400,000 items \
+        login. The cache keeps what the records need, each album, show and list of artists once per playlist (140 to \
+        340 bytes an item), and holds at most SPOTIFY_TOOLKIT_CACHE_SIZE (default 256M: a library of 400,000 items \
         fits), the least recently used playlists going first but never one the run itself read or wrote, so a \
         library larger than the bound keeps the playlists that fit and every later run hits them.
         """
