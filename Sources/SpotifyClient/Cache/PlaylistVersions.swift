@@ -34,6 +34,10 @@ package struct PlaylistVersions: Sendable {
     package let maxBytes: Int
     package let maxTotalBytes: Int
     let clock: @Sendable () -> Double
+    /// The bytes each file holds, listed at the first version a run keeps and kept up to date by
+    /// its writes: keeping a version no longer lists the directory and stats every file (that was
+    /// quadratic in a library's playlists). Forgotten after an eviction or a file set aside.
+    let sizes = Locked<[String: Int]?>(nil)
 
     package static let defaultMaxVersions = 100
     package static let defaultMaxBytes = 32 << 20
@@ -147,6 +151,7 @@ package struct PlaylistVersions: Sendable {
             // A version alone past the bound is not kept (the older ones stay).
             guard bytes.count <= maxBytes, book.contains(snapshot: version.snapshotID) else { return false }
             try directory.write(Data(bytes), to: Self.fileName(playlistID))
+            sizes.withLock { $0?[Self.fileName(playlistID)] = bytes.count }
             return true
         }
         if added { evict(keeping: playlistID) }
@@ -157,6 +162,7 @@ package struct PlaylistVersions: Sendable {
     func setAside(_ playlistID: String) throws {
         let from = directory.file(Self.fileName(playlistID))
         let to = directory.file(Self.damagedName(playlistID))
+        sizes.withLock { $0 = nil }
         if rename(from, to) != 0 && errno != ENOENT {
             throw ToolError.ioError("cannot set aside \(from): \(systemErrorMessage(errno))")
         }
@@ -196,9 +202,13 @@ package struct PlaylistVersions: Sendable {
     /// Only each file's first line is read (its oldest version's time), once, and again only for
     /// the file just shortened.
     func evict(keeping: String) {
-        var files = storedFiles(readingAges: false)
-        guard files.reduce(0, { saturatingAdd($0, $1.bytes) }) > maxTotalBytes else { return }
-        files = storedFiles(readingAges: true)
+        let known = sizes.withLock { sizes in
+            if sizes == nil { sizes = storedFileSizes() }
+            return sizes ?? [:]
+        }
+        guard known.values.reduce(0, saturatingAdd) > maxTotalBytes else { return }
+        defer { sizes.withLock { $0 = nil } }
+        var files = storedFiles(readingAges: true)
         var skipped = Set<String>()
         // Each turn drops one version or one file; the bound on turns only guards against a loop.
         for _ in 0..<100_000 {
@@ -242,6 +252,17 @@ package struct PlaylistVersions: Sendable {
     func storedFiles(readingAges: Bool) -> [StoredFile] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
         return names.compactMap { storedFile($0, readingAge: readingAges) }
+    }
+
+    /// Each history file's name and size (a listing and a stat a file).
+    func storedFileSizes() -> [String: Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var sizes: [String: Int] = [:]
+        for name in names {
+            guard let file = storedFile(name, readingAge: false) else { continue }
+            sizes[name] = file.bytes
+        }
+        return sizes
     }
 
     func storedFile(_ name: String, readingAge: Bool) -> StoredFile? {
