@@ -471,12 +471,10 @@ extension SpotifyPlaylists {
         } else {
             finish = "put it back with: spotify-playlists undo \(id)"
         }
+        let report = StoppedWrite(landed: holds, finish: finish)
         switch stopped.cause {
-        case .signal(let number):
-            context.warn("interrupted: \(holds); \(finish)")
-            return .answering(signal: number)
-        case .failed(let error):
-            throw ToolError(error.exitCode, "\(error.message); \(holds); \(finish)")
+        case .signal(let number): return report.interrupted(by: number, context)
+        case .failed(let error): throw report.failed(error)
         case .changedMeanwhile(let count):
             throw ToolError.tempFail(
                 """
