@@ -552,20 +552,9 @@ package enum CacheEntryFormat {
         try data.withUnsafeBytes { raw in
             var record: [UInt8] = []
             record.reserveCapacity(1024)
-            var tables = Tables()
             var position = 0
-            var start = validated.body.lowerBound
-            var line = Line(tag: 0, fields: [], next: 0)
             let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-            while start < validated.body.upperBound {
-                guard split(raw, from: start, to: validated.body.upperBound, into: &line) else {
-                    throw Damage(description: "entry line at byte \(start) is malformed")
-                }
-                start = line.next
-                guard let kind = kind(line.tag) else {
-                    _ = tables.define(line, raw: raw)
-                    continue
-                }
+            try forEachEntryLine(raw, validated) { kind, line, tables in
                 defer { position += 1 }
                 record.removeAll(keepingCapacity: true)
                 if validated.header.view == .full {
@@ -580,11 +569,11 @@ package enum CacheEntryFormat {
                         JSONValue.object(object).serialize(into: &record)
                     }
                     try record.withUnsafeBytes { try body(kind, $0, entryBytes) }
-                    continue
+                    return
                 }
                 if kind == .unavailable {
                     try body(kind, empty, empty)
-                    continue
+                    return
                 }
                 appendRecord(line, raw: raw, position: position, tables: tables, context: context, to: &record)
                 try record.withUnsafeBytes { try body(kind, $0, empty) }
@@ -654,6 +643,27 @@ package enum CacheEntryFormat {
         record.append(contentsOf: context.tail)
     }
 
+    /// Calls `body` with each entry line of a validated entry, its kind and the tables the lines
+    /// before it defined, in order.
+    static func forEachEntryLine(
+        _ raw: UnsafeRawBufferPointer, _ validated: Validated, _ body: (PlaylistEntry.Kind, Line, Tables) throws -> Void
+    ) throws {
+        var tables = Tables()
+        var start = validated.body.lowerBound
+        var line = Line(tag: 0, fields: [], next: 0)
+        while start < validated.body.upperBound {
+            guard split(raw, from: start, to: validated.body.upperBound, into: &line) else {
+                throw Damage(description: "entry line at byte \(start) is malformed")
+            }
+            start = line.next
+            guard let kind = kind(line.tag) else {
+                _ = tables.define(line, raw: raw)
+                continue
+            }
+            try body(kind, line, tables)
+        }
+    }
+
     /// Spotify's entries, or for a records entry entries rebuilt from what it keeps (the fields
     /// records read, so `PlaylistEntry.record` of one is the stored record), in order, handed to
     /// `body` a page of `pageSize` at a time.
@@ -665,18 +675,7 @@ package enum CacheEntryFormat {
         var offset = 0
         var entry: [UInt8] = []
         try data.withUnsafeBytes { raw in
-            var tables = Tables()
-            var start = validated.body.lowerBound
-            var line = Line(tag: 0, fields: [], next: 0)
-            while start < validated.body.upperBound {
-                guard split(raw, from: start, to: validated.body.upperBound, into: &line) else {
-                    throw Damage(description: "entry line at byte \(start) is malformed")
-                }
-                start = line.next
-                guard let kind = kind(line.tag) else {
-                    _ = tables.define(line, raw: raw)
-                    continue
-                }
+            try forEachEntryLine(raw, validated) { _, line, tables in
                 let value: JSONValue?
                 if validated.header.view == .full {
                     value = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[line.fields[0]]))
