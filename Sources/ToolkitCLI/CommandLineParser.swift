@@ -12,8 +12,8 @@ package struct ParsedCommand: Sendable {
     /// The options this command line could carry (the innermost command's own, its parent's
     /// global ones), by name: whether each takes a value. Reading any other is a bug, reported.
     var declared: [String: Bool] = [:]
-    package var wantsHelp: Bool
-    package var wantsVersion: Bool
+    var wantsHelp: Bool
+    var wantsVersion: Bool
     /// How values were read, to say on stderr once the command line is accepted (a bare duration
     /// taken as seconds). A box: the options are read from the command passed by value.
     let notices = Locked<[String]>([])
@@ -22,7 +22,7 @@ package struct ParsedCommand: Sendable {
     let reads = Locked<Set<String>>([])
 
     /// The options the command's `Options` read.
-    package var optionsRead: Set<String> { reads.withLock { $0 } }
+    var optionsRead: Set<String> { reads.withLock { $0 } }
 
     package var subcommand: String? { path.count > 1 ? path[1] : nil }
 
@@ -33,7 +33,7 @@ package struct ParsedCommand: Sendable {
 
     func values(_ long: String) -> [String] { values[long] ?? [] }
 
-    package var commandName: String { path.joined(separator: " ") }
+    var commandName: String { path.joined(separator: " ") }
 
     /// Lookups by the option's own spec, so its name is written once, where it is declared. An
     /// option the command does not declare cannot be read: it throws, so a handler never reads
@@ -62,7 +62,7 @@ package struct ParsedCommand: Sendable {
     }
 
     /// What reading the options had to say (`duration(_:)`), in order.
-    package var noticesGiven: [String] { notices.withLock { $0 } }
+    var noticesGiven: [String] { notices.withLock { $0 } }
 
     /// Whether this command line could carry `option` (for option groups shared by commands that
     /// offer different parts of them).

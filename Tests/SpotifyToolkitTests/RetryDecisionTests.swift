@@ -27,7 +27,8 @@ import Testing
         #expect(Self.decide(401) == .refreshToken)
         let error = try #require(Self.failure(Self.decide(401, refreshed: true)))
         #expect(error.exitCode == .noPermission && error.requestOutcome == .notCarriedOut)
-        #expect(error.message == "Spotify rejected the access token even after a refresh (no); run 'spotify-auth login'")
+        #expect(
+            error.message == "Spotify rejected the access token even after a refresh (no); run 'spotify-auth login'")
     }
 
     @Test func a429IsSatOutAsAskedWithinTheCapAndTheCount() throws {

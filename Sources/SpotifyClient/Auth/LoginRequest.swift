@@ -9,9 +9,10 @@ package struct LoginRequest: Sendable, Equatable {
     package var redirectURI: String
 
     /// The client id and redirect URI this login uses; without a client id, the steps that get one.
-    package init(clientID option: String?, redirectURI redirectOption: String?, environment: ToolEnvironment,
-        saved: ConfigFile.Settings) throws
-    {
+    package init(
+        clientID option: String?, redirectURI redirectOption: String?, environment: ToolEnvironment,
+        saved: ConfigFile.Settings
+    ) throws {
         redirectURI =
             redirectOption ?? environment["SPOTIFY_REDIRECT_URI"] ?? saved.redirectURI ?? LoopbackRedirect.defaultURI
         guard let clientID = option ?? environment["SPOTIFY_CLIENT_ID"] ?? saved.clientID else {

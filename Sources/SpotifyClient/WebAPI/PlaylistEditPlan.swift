@@ -101,7 +101,8 @@ package struct PlaylistEditPlan: Sendable, Equatable {
             }
         }
 
-        let (leadingPinned, pinnedAfter) = Self.pinnedPlaces(current, removedURIs: removedURIs, wantedCount: wantedCount)
+        let (leadingPinned, pinnedAfter) = Self.pinnedPlaces(
+            current, removedURIs: removedURIs, wantedCount: wantedCount)
         pinnedEntries = current.count { $0 == nil }
         var slots: [Slot] = leadingPinned.map(Slot.kept)
         var readdedSeen: [String: Int] = [:]

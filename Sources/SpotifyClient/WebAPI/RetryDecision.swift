@@ -3,7 +3,7 @@ import ToolkitCore
 /// What `SpotifyWebAPI.perform` does with an answer that is neither a success nor one its caller
 /// takes itself: decided from the status, Spotify's error body and how far the request got, so
 /// each rule is tested without a server.
-package enum RetryDecision: Sendable, Equatable {
+enum RetryDecision: Sendable, Equatable {
     /// Refresh the access token and send again (a refresh is not a failed try).
     case refreshToken
     /// Sit out a 429 this many seconds, as Spotify asked, then send again (not a failed try).

@@ -200,13 +200,7 @@ package struct SpotifyWebAPI: Sendable {
             case .waitOut(let wait):
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a 429 is not a failed try
-                // Under a limit that pauses its run, the limit already holds every start until
-                // the shared deadline: this request waits there, in its order, holding no place.
-                let sharedPause = slot?.limit.holdsRun(after: result) ?? false
-                if wait > Self.noteWait && (!sharedPause || slot?.limit.claimPauseNote() == true) {
-                    note?("Spotify is rate limiting; waiting \(Self.seconds(wait)) as it asked, then trying again")
-                }
-                if !sharedPause { await sleep(wait) }
+                await sitOut(wait, after: result, slot: slot)
             case .tryAgain(let failure):
                 try await backOff(failure, attempt: attempt, retriable)
             case .missingScope:
@@ -215,6 +209,16 @@ package struct SpotifyWebAPI: Sendable {
                 throw failure
             }
         }
+    }
+
+    /// Waits out a 429 as Spotify asked. Under a limit that pauses its run, the limit already holds
+    /// every start until the shared deadline: this request waits there, in its order, holding no place.
+    private func sitOut(_ wait: Double, after result: HTTPResult, slot: InFlightSlot?) async {
+        let sharedPause = slot?.limit.holdsRun(after: result) ?? false
+        if wait > Self.noteWait && (!sharedPause || slot?.limit.claimPauseNote() == true) {
+            note?("Spotify is rate limiting; waiting \(Self.seconds(wait)) as it asked, then trying again")
+        }
+        if !sharedPause { await sleep(wait) }
     }
 
     /// A transient failure on try `attempt`: back off and return to try again, or, when the

@@ -14,7 +14,7 @@ extension BestFit {
         /// The total passed `Int.max`.
         var overflowed = false
         /// Songs with a positive duration.
-        package private(set) var positive = 0
+        private(set) var positive = 0
         var prefix: [Int] = []
         var histogram = DurationHistogram()
 
