@@ -18,7 +18,7 @@ enum RetryDecision: Sendable, Equatable {
     /// `refreshed`: the token was refreshed for this request already. `rateLimitWaits`: 429s sat
     /// out so far. `retryAfter`: the 429's usable `Retry-After` seconds; `random` (0..<1) jitters
     /// the backoff without one. `knowsScope`: the request said which scope it needs.
-    package init(
+    init(
         _ answer: SpotifyErrorBody, method: String, path: String, refreshed: Bool, rateLimitWaits: Int,
         retryAfter: Double?, random: Double, maxRetryWait: Double, policy: RetryPolicy, knowsScope: Bool
     ) {
