@@ -15,11 +15,6 @@ final class FakeSpotifyService: Sendable {
     /// The current settings.
     var settings: FakeSpotifySettings { state.withLock { $0.settings } }
 
-    /// Changes settings at run time (as `POST /_fake/settings` does).
-    func updateSettings(_ change: (inout FakeSpotifySettings) -> Void) {
-        state.withLock { change(&$0.settings) }
-    }
-
     /// Moves fake-spotify's clock forward (or back), so tokens and codes expire without waiting.
     func advanceClock(by seconds: TimeInterval) {
         state.withLock { $0.clockOffset += seconds }

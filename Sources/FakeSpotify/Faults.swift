@@ -93,25 +93,8 @@ struct FaultRule: Sendable, Equatable {
                         "kind must be one of \(Kind.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'")
                 }
                 kind = parsed
-            case "rate":
-                guard let rate = Double(value), rate >= 0, rate <= 1 else {
-                    throw ControlError("rate must be a number from 0 to 1, not '\(value)'")
-                }
-                try setTrigger(.rate(rate))
-            case "every":
-                let every = try FakeSpotifySettings.int(name, value)
-                guard every >= 1 else { throw ControlError("every must be at least 1") }
-                try setTrigger(.every(every))
-            case "at":
-                var numbers = Set<Int>()
-                for part in value.split(whereSeparator: { $0 == "+" || $0 == ";" || $0 == " " }) {
-                    guard let number = Int(part), number >= 1 else {
-                        throw ControlError("at takes request numbers from 1, separated by '+', not '\(value)'")
-                    }
-                    numbers.insert(number)
-                }
-                guard !numbers.isEmpty else { throw ControlError("at needs at least one request number") }
-                try setTrigger(.at(numbers))
+            case "rate", "every", "at":
+                try setTrigger(try Self.trigger(name, value))
             case "path_prefix":
                 guard value.hasPrefix("/") else { throw ControlError("path_prefix must start with '/'") }
                 pathPrefix = value
@@ -163,6 +146,31 @@ struct FaultRule: Sendable, Equatable {
         self.random = SplitMix64(seed: seed)
         self.carry = try Self.checkedCarry(carry, lateMs: lateMs, kind: kind)
         self.lateMs = lateMs ?? 0
+    }
+
+    /// What a `rate`, `every` or `at` field says.
+    private static func trigger(_ name: String, _ value: String) throws -> Trigger {
+        switch name {
+        case "rate":
+            guard let rate = Double(value), rate >= 0, rate <= 1 else {
+                throw ControlError("rate must be a number from 0 to 1, not '\(value)'")
+            }
+            return .rate(rate)
+        case "every":
+            let every = try FakeSpotifySettings.int(name, value)
+            guard every >= 1 else { throw ControlError("every must be at least 1") }
+            return .every(every)
+        default:
+            var numbers = Set<Int>()
+            for part in value.split(whereSeparator: { $0 == "+" || $0 == ";" || $0 == " " }) {
+                guard let number = Int(part), number >= 1 else {
+                    throw ControlError("at takes request numbers from 1, separated by '+', not '\(value)'")
+                }
+                numbers.insert(number)
+            }
+            guard !numbers.isEmpty else { throw ControlError("at needs at least one request number") }
+            return .at(numbers)
+        }
     }
 
     /// The carry a kind allows: any for the kinds that break an answer (default yes), only no for

@@ -25,7 +25,6 @@ enum GeneratedLibrary {
     static let collaborativeID = "7d2D2S200NyUE5KYs80PwO"
     static let emptyID = "1Cp6VQCKf2VL4sP09jN9oX"
     static let notOwnedID = "5MlKAGFZNoN2d0Up8sQc0N"
-    static let editorialID = "37i9dQZF1DXcBWIGoYBM5M"
     /// At most this many items in a generated playlist (Spotify's own limit is 10,000; more is for stress).
     static let maxGenerated = 1_000_000
 

@@ -10,9 +10,5 @@ enum CurlLibrary {
     /// What `load` would say of `library` (nil: it has every function used). For tests: the
     /// library stays loaded, and libcurl is not started.
     static func probe(_ library: String) -> String? { tk_curl_probe(library).map { String(cString: $0) } }
-
-    /// Whether this build compared CCurl.h's numbers with <curl/curl.h> (CCurlABICheck.c): only
-    /// where that header was installed.
-    static var abiWasChecked: Bool { tk_curl_abi_checked() != 0 }
 }
 #endif

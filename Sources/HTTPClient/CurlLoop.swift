@@ -132,6 +132,12 @@ final class CurlTransfer {
         self.exchange = exchange
         self.settings = settings
         let user = Unmanaged.passUnretained(self).toOpaque()
+        guard setTransfer(request, user: user), setRequest(request, user: user) else { return nil }
+    }
+
+    /// Where the request goes and how the transfer runs: timeouts, callbacks, encodings, the
+    /// connection, trust and proxy. false when libcurl refused an option.
+    private func setTransfer(_ request: HTTPClientRequest, user: UnsafeMutableRawPointer) -> Bool {
         var ok = true
         func check(_ code: tk_curl_code) { ok = ok && code == TK_CURLE_OK }
         check(request.url.absoluteString.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_URL, $0) })
@@ -179,7 +185,13 @@ final class CurlTransfer {
         if let fixed = settings.proxy.fixedProxy {
             check(fixed.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_PROXY, $0) })
         }
+        return ok
+    }
 
+    /// The request itself: method, body and header lines. false when libcurl refused an option.
+    private func setRequest(_ request: HTTPClientRequest, user: UnsafeMutableRawPointer) -> Bool {
+        var ok = true
+        func check(_ code: tk_curl_code) { ok = ok && code == TK_CURLE_OK }
         let method = request.method
         var lines = request.headers.map { "\($0.key): \($0.value)" }
         // No "Expect: 100-continue" wait before a large body.
@@ -218,7 +230,7 @@ final class CurlTransfer {
         }
         for line in lines { headerList = tk_curl_slist_append(headerList, line) }
         check(tk_curl_setopt_pointer(handle, TK_CURLOPT_HTTPHEADER, UnsafeRawPointer(headerList)))
-        if !ok { return nil }
+        return ok
     }
 
     deinit {

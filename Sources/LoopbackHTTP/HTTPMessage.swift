@@ -252,10 +252,28 @@ enum HTTPRequestParser {
 
     /// Parses the head only; nil when the blank line ending it has not arrived yet.
     static func parseHead(_ buffer: [UInt8], maxHeaderBytes: Int, maxBodyBytes: Int) throws -> Head? {
+        guard let (lines, headLength) = try headLines(buffer, maxHeaderBytes: maxHeaderBytes) else { return nil }
+        let (method, target, minorVersion) = try requestLine(lines[0])
+        let headers = try headerFields(lines.dropFirst())
+        var request = HTTPRequest(method: method, target: target, headers: headers)
+        request.minorVersion = minorVersion
+        if request.header("Transfer-Encoding") != nil {
+            throw HTTPParseError(status: 411, "Transfer-Encoding bodies are not supported; send Content-Length")
+        }
+        let contentLength = try contentLength(headers)
+        if contentLength > maxBodyBytes {
+            throw HTTPParseError(
+                status: 413, "request body of \(contentLength) bytes exceeds the \(maxBodyBytes)-byte limit")
+        }
+        return Head(request: request, headLength: headLength, contentLength: contentLength)
+    }
+
+    /// The head's lines (LF, with an optional preceding CR) up to the first empty line that follows
+    /// the request line, and the head's length with that line; empty lines before the request line
+    /// are ignored (RFC 9112 §2.2). nil when the empty line has not arrived yet.
+    static func headLines(_ buffer: [UInt8], maxHeaderBytes: Int) throws -> ([ArraySlice<UInt8>], Int)? {
         let lf = UInt8(ascii: "\n")
         let cr = UInt8(ascii: "\r")
-        // Split into lines (LF, with an optional preceding CR) up to the first empty line
-        // that follows the request line; empty lines before the request line are ignored (RFC 9112 §2.2).
         var lines: [ArraySlice<UInt8>] = []
         var lineStart = 0
         var headEnd: Int?
@@ -287,10 +305,12 @@ enum HTTPRequestParser {
         if headLength > maxHeaderBytes {
             throw HTTPParseError(status: 431, "request head larger than \(maxHeaderBytes) bytes")
         }
+        return (lines, headLength)
+    }
 
-        // Request line: method SP request-target SP HTTP-version
-        let requestLine = lines[0]
-        let parts = requestLine.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+    /// Request line: method SP request-target SP HTTP-version; the version's minor number.
+    static func requestLine(_ line: ArraySlice<UInt8>) throws -> (method: String, target: String, minorVersion: Int) {
+        let parts = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw HTTPParseError(status: 400, "malformed request line") }
         let methodBytes = parts[0]
         let targetBytes = parts[1]
@@ -314,10 +334,13 @@ enum HTTPRequestParser {
         guard target.hasPrefix("/") || target == "*" || target.contains("://") else {
             throw HTTPParseError(status: 400, "malformed request target")
         }
+        return (String(decoding: methodBytes, as: UTF8.self), target, Int(minor - UInt8(ascii: "0")))
+    }
 
-        // Header fields: name ":" OWS value OWS
+    /// Header fields: name ":" OWS value OWS.
+    static func headerFields(_ lines: ArraySlice<ArraySlice<UInt8>>) throws -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
-        for line in lines.dropFirst() {
+        for line in lines {
             guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t") else {
                 throw HTTPParseError(status: 400, "obsolete header line folding")
             }
@@ -336,29 +359,20 @@ enum HTTPRequestParser {
             }
             headers.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         }
+        return headers
+    }
 
-        var request = HTTPRequest(
-            method: String(decoding: methodBytes, as: UTF8.self), target: target, headers: headers)
-        request.minorVersion = Int(minor - UInt8(ascii: "0"))
-        if request.header("Transfer-Encoding") != nil {
-            throw HTTPParseError(status: 411, "Transfer-Encoding bodies are not supported; send Content-Length")
-        }
-        var contentLength = 0
+    /// The Content-Length the headers give (0 without one). Repeated identical values (also
+    /// "5, 5") are allowed; anything else is an error (RFC 9110 §8.6).
+    static func contentLength(_ headers: [(name: String, value: String)]) throws -> Int {
         let lengths = headers.filter { HTTPRequest.lowercasedASCII($0.name) == "content-length" }.map(\.value)
-        if let firstLength = lengths.first {
-            // Repeated identical values (also "5, 5") are allowed; anything else is an error (RFC 9110 §8.6).
-            let values = lengths.flatMap { $0.split(separator: ",").map { $0.trimmingSpaces() } }
-            guard values.allSatisfy({ $0 == values[0] }),
-                let v = values.first, !v.isEmpty, v.utf8.count <= 18, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                let n = Int(v)
-            else { throw HTTPParseError(status: 400, "malformed Content-Length: \(firstLength)") }
-            contentLength = n
-        }
-        if contentLength > maxBodyBytes {
-            throw HTTPParseError(
-                status: 413, "request body of \(contentLength) bytes exceeds the \(maxBodyBytes)-byte limit")
-        }
-        return Head(request: request, headLength: headLength, contentLength: contentLength)
+        guard let firstLength = lengths.first else { return 0 }
+        let values = lengths.flatMap { $0.split(separator: ",").map { $0.trimmingSpaces() } }
+        guard values.allSatisfy({ $0 == values[0] }),
+            let v = values.first, !v.isEmpty, v.utf8.count <= 18, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let n = Int(v)
+        else { throw HTTPParseError(status: 400, "malformed Content-Length: \(firstLength)") }
+        return n
     }
 
     /// tchar from RFC 9110 §5.6.2.

@@ -75,29 +75,7 @@ package final class LoopbackHTTPServer: Sendable {
         if address.isIPv6 {
             _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
-        var boundPort: UInt16 = 0
-        let rc: Int32
-        switch address {
-        case .v4(let addr):
-            var sa = sockaddr_in()
-            #if canImport(Darwin)
-            sa.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-            #endif
-            sa.sin_family = sa_family_t(AF_INET)
-            sa.sin_port = port.bigEndian
-            sa.sin_addr = addr
-            rc = Self.bind(fd, to: sa)
-        case .v6(let addr):
-            var sa = sockaddr_in6()
-            #if canImport(Darwin)
-            sa.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
-            #endif
-            sa.sin6_family = sa_family_t(AF_INET6)
-            sa.sin6_port = port.bigEndian
-            sa.sin6_addr = addr
-            rc = Self.bind(fd, to: sa)
-        }
-        if rc != 0 {
+        if Self.bind(fd, to: address, port: port) != 0 {
             let err = errno
             close(fd)
             throw failure(err)
@@ -110,33 +88,47 @@ package final class LoopbackHTTPServer: Sendable {
             close(fd)
             throw failure(err)
         }
-        // Read back the port (the kernel's choice when 0 was asked for).
-        var storage = sockaddr_storage()
-        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let gotName = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        if gotName == 0 {
-            boundPort = withUnsafePointer(to: &storage) { ptr in
-                address.isIPv6
-                    ? ptr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                        UInt16(bigEndian: $0.pointee.sin6_port)
-                    }
-                    : ptr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                        UInt16(bigEndian: $0.pointee.sin_port)
-                    }
-            }
-        } else {
-            boundPort = port
-        }
 
         self.host = host
-        self.port = boundPort
+        self.port = Self.boundPort(fd, isIPv6: address.isIPv6) ?? port
         self.maxConnections = max(1, maxConnections)
         self.requestTimeoutSeconds = max(1, requestTimeoutSeconds)
         self.keepAliveIdleSeconds = keepAliveIdleSeconds.map { max(1, $0) }
         self.listenFD = fd
         self.handler = handler
+    }
+
+    /// Binds `fd` to the loopback `address` at `port`: 0, or -1 with errno set.
+    private static func bind(_ fd: Int32, to address: LoopbackAddress, port: UInt16) -> Int32 {
+        switch address {
+        case .v4(let addr):
+            var sa = sockaddr_in()
+            sa.sin_family = sa_family_t(AF_INET)
+            sa.sin_port = port.bigEndian
+            sa.sin_addr = addr
+            return bind(fd, to: sa)
+        case .v6(let addr):
+            var sa = sockaddr_in6()
+            sa.sin6_family = sa_family_t(AF_INET6)
+            sa.sin6_port = port.bigEndian
+            sa.sin6_addr = addr
+            return bind(fd, to: sa)
+        }
+    }
+
+    /// The port `fd` is bound to (the kernel's choice when 0 was asked for); nil when it cannot be read back.
+    private static func boundPort(_ fd: Int32, isIPv6: Bool) -> UInt16? {
+        var storage = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let gotName = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        guard gotName == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { ptr in
+            isIPv6
+                ? ptr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+                : ptr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
     }
 
     /// The most connections served at once so far (for tests of the cap).
@@ -158,9 +150,13 @@ package final class LoopbackHTTPServer: Sendable {
     /// bind(2) with an IPv4 or IPv6 socket address.
     private static func bind<SocketAddress>(_ fd: Int32, to address: SocketAddress) -> Int32 {
         var address = address
-        return withUnsafePointer(to: &address) {
+        return withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                systemBind(fd, $0, socklen_t(MemoryLayout<SocketAddress>.size))
+                #if canImport(Darwin)
+                // BSD's addresses carry their own length.
+                $0.pointee.sa_len = UInt8(MemoryLayout<SocketAddress>.size)
+                #endif
+                return systemBind(fd, $0, socklen_t(MemoryLayout<SocketAddress>.size))
             }
         }
     }

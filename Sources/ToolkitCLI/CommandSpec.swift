@@ -55,7 +55,7 @@ package struct CommandSpec: Sendable {
     var run: CommandHandler?
     /// Reads the command's `Options` from a parsed command line without running it, so a test can
     /// prove that every option the command offers is read; set by `running(_:)`.
-    package var readOptions: (@Sendable (ParsedCommand) throws -> Void)?
+    var readOptions: (@Sendable (ParsedCommand) throws -> Void)?
 
     package init(
         name: String,
@@ -123,15 +123,15 @@ package struct CommandSpec: Sendable {
     }
 
     /// `list, ls`: the name and its aliases, as help lists a command.
-    package var namesShown: String { ([name] + aliases).joined(separator: ", ") }
+    var namesShown: String { ([name] + aliases).joined(separator: ", ") }
 
     /// `tool help [COMMAND]` is `tool [COMMAND] --help`, for a tool with commands (none is called help).
-    package var offersHelpCommand: Bool {
+    var offersHelpCommand: Bool {
         !subcommands.isEmpty
             && !subcommands.contains { $0.name == Self.helpCommand || $0.aliases.contains(Self.helpCommand) }
     }
 
-    package static let helpCommand = "help"
+    static let helpCommand = "help"
 }
 
 package enum CompletionKind: Sendable, Equatable {
@@ -152,9 +152,9 @@ package struct OptionSpec: Sendable {
     package var long: String
     package var short: Character?
     /// nil for a flag; otherwise the placeholder shown in help (`DURATION`).
-    package var valueName: String?
+    var valueName: String?
     package var help: String
-    package var defaultValue: String?
+    var defaultValue: String?
     package var repeatable: Bool
     package var completion: CompletionKind
     /// Hidden options are parsed but not documented (e.g. test hooks).
@@ -180,7 +180,7 @@ package struct OptionSpec: Sendable {
         self.isHidden = isHidden
     }
 
-    package var takesValue: Bool { valueName != nil }
+    var takesValue: Bool { valueName != nil }
 
     package var choices: [String]? {
         if case .choices(let values) = completion { return values }
@@ -209,8 +209,8 @@ package struct OptionSpec: Sendable {
 package struct ArgumentSpec: Sendable {
     package var name: String
     package var help: String
-    package var isOptional: Bool
-    package var isRepeatable: Bool
+    var isOptional: Bool
+    var isRepeatable: Bool
     package var completion: CompletionKind
 
     package init(
@@ -225,7 +225,7 @@ package struct ArgumentSpec: Sendable {
     }
 
     /// `[FILE...]`, `ID`.
-    package var synopsis: String {
+    var synopsis: String {
         let core = isRepeatable ? "\(name)..." : name
         return isOptional ? "[\(core)]" : core
     }
@@ -261,7 +261,7 @@ package struct ExitCodeSpec: Sendable {
 
 package struct ExampleSpec: Sendable {
     package var command: String
-    package var explanation: String
+    var explanation: String
     package init(_ command: String, _ explanation: String) {
         (self.command, self.explanation) = (command, explanation)
     }

@@ -4,6 +4,16 @@ import Testing
 @testable import HTTPClient
 @testable import ToolkitCore
 
+#if os(Linux)
+import CCurl
+
+extension CurlLibrary {
+    /// Whether this build compared CCurl.h's numbers with <curl/curl.h> (CCurlABICheck.c): only
+    /// where that header was installed.
+    static var abiWasChecked: Bool { tk_curl_abi_checked() != 0 }
+}
+#endif
+
 /// On Linux the toolkit declares the libcurl it uses (Sources/CCurl/include/CCurl.h) and loads
 /// libcurl.so.4 at the first request: its numbers are held to <curl/curl.h>'s wherever that is
 /// installed, and a missing or too old libcurl is one clear message, exit 69.

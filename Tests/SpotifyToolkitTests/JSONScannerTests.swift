@@ -7,6 +7,21 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
+extension JSONScanner {
+    /// The next number as a `Double`; nil for other kinds (the value is consumed either way).
+    /// Throws for a number too large for a `Double` (`1e400`). Only tests read numbers so.
+    mutating func readDouble() throws -> Double? {
+        guard nextKind == .number else {
+            try skipValue()
+            return nil
+        }
+        skipWhitespace()
+        let start = pos
+        _ = try skipNumber()
+        return try doubleValue(start, pos)
+    }
+}
+
 /// The fields songcount-style tools pull from a record: top level, or inside `item`/`track`.
 private struct TrackFields: Equatable {
     var durationMs: Int?

@@ -6,6 +6,22 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
+extension LocalZone {
+    /// The zone's name: `Asia/Tokyo` for `TZ=:Asia/Tokyo` or `TZ=/usr/share/zoneinfo/Asia/Tokyo`;
+    /// `localtime` for the system's.
+    var identifier: String {
+        guard var name = tz else { return "localtime" }
+        if name.hasPrefix(":") { name.removeFirst() }
+        if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
+        return name
+    }
+
+    /// Seconds east of UTC at `seconds` (now when nil).
+    func secondsFromGMT(at seconds: Double? = nil) -> Int {
+        components(seconds ?? Double(time(nil))).map { Int($0.tm_gmtoff) } ?? 0
+    }
+}
+
 /// Times for people follow TZ; records keep UTC (issue 20, item 11).
 @Suite(.tags(.medium)) struct LocalTimeTests {
     static let tokyo = LocalTime.zone("Asia/Tokyo")

@@ -118,7 +118,7 @@ package struct AccountsClient: Sendable {
 }
 
 /// `{"error":"invalid_grant","error_description":"Refresh token revoked"}`.
-package struct OAuthError: Decodable, Sendable, Equatable {
+struct OAuthError: Decodable, Sendable, Equatable {
     package var code: String
     package var description: String?
 

@@ -53,7 +53,7 @@ package struct LoginFlow {
 
     /// The read-only set every login asks for (`SpotifyScope.defaults`); `--scope` and the scopes of
     /// earlier logins add to it.
-    package static let defaultScopes = SpotifyScope.defaults
+    static let defaultScopes = SpotifyScope.defaults
 
     package struct Result {
         package var tokens: TokenResponse

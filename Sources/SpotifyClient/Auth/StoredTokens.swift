@@ -83,14 +83,6 @@ package struct TokenResponse: Decodable, Sendable, Equatable {
     package var expiresIn: Int?
     package var refreshToken: String?
 
-    enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token"
-        case tokenType = "token_type"
-        case scope
-        case expiresIn = "expires_in"
-        case refreshToken = "refresh_token"
-    }
-
     /// The longest access-token lifetime believed: a server's `expires_in` beyond it (or below 0)
     /// is limited to it. Spotify's is an hour; a 401 still triggers a refresh either way.
     static let maximumLifetimeSeconds: Double = 24 * 3600
@@ -98,5 +90,13 @@ package struct TokenResponse: Decodable, Sendable, Equatable {
     /// `expires_in` (default an hour) limited to 0...`maximumLifetimeSeconds`.
     package var lifetimeSeconds: Double {
         clamped(Double(expiresIn ?? 3600), to: 0...Self.maximumLifetimeSeconds)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case scope
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
     }
 }

@@ -114,7 +114,7 @@ package actor TokenProvider {
 
     /// Whose tokens these are, as the login stored it from `GET /me`: known without a request.
     /// nil for SPOTIFY_ACCESS_TOKEN's (anyone's) and for a login that did not keep it.
-    package func storedUserID() -> String? {
+    func storedUserID() -> String? {
         guard environmentToken == nil, let id = try? currentTokens().userID, !id.isEmpty else { return nil }
         return id
     }

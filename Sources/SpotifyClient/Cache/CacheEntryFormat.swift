@@ -132,7 +132,7 @@ package enum CacheEntryFormat {
     // MARK: Writing
 
     /// An entry's body, appended to entry by entry as pages come (sequentially, in one buffer).
-    package struct Builder: Sendable {
+    struct Builder: Sendable {
         package let view: CacheView
         package private(set) var body: [UInt8] = []
         /// Playlist entries appended (every one, unavailable ones too).
@@ -603,7 +603,7 @@ package enum CacheEntryFormat {
     }
 
     /// What the records of one playlist say of it: they are not stored per item.
-    package struct RecordContext {
+    struct RecordContext {
         /// `"playlist":{…},"source":{…}}`, the end of every record.
         var tail: [UInt8]
         var playlist: SpotifyReference
@@ -629,27 +629,16 @@ package enum CacheEntryFormat {
     /// (`PlaylistEntry.record` with `context`'s playlist and source; empty for an unavailable
     /// item) and, in a full entry, Spotify's entry object (empty in a records entry), in order.
     /// Only for a validated entry.
-    package static func forEachRecord(
+    static func forEachRecord(
         _ data: Data, _ validated: Validated, context: RecordContext,
         _ body: (PlaylistEntry.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         try data.withUnsafeBytes { raw in
             var record: [UInt8] = []
             record.reserveCapacity(1024)
-            var tables = Tables()
             var position = 0
-            var start = validated.body.lowerBound
-            var line = Line(tag: 0, fields: [], next: 0)
             let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-            while start < validated.body.upperBound {
-                guard split(raw, from: start, to: validated.body.upperBound, into: &line) else {
-                    throw Damage(description: "entry line at byte \(start) is malformed")
-                }
-                start = line.next
-                guard let kind = kind(line.tag) else {
-                    _ = tables.define(line, raw: raw)
-                    continue
-                }
+            try forEachEntryLine(raw, validated) { kind, line, tables in
                 defer { position += 1 }
                 record.removeAll(keepingCapacity: true)
                 if validated.header.view == .full {
@@ -664,11 +653,11 @@ package enum CacheEntryFormat {
                         JSONValue.object(object).serialize(into: &record)
                     }
                     try record.withUnsafeBytes { try body(kind, $0, entryBytes) }
-                    continue
+                    return
                 }
                 if kind == .unavailable {
                     try body(kind, empty, empty)
-                    continue
+                    return
                 }
                 appendRecord(line, raw: raw, position: position, tables: tables, context: context, to: &record)
                 try record.withUnsafeBytes { try body(kind, $0, empty) }
@@ -690,18 +679,7 @@ package enum CacheEntryFormat {
                 contentsOf: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         }
         text(episode ? "{\"type\":\"episode\",\"id\":" : "{\"type\":\"track\",\"id\":")
-        copy(fields[0])
-        text(",\"uri\":")
-        if fields[1].isEmpty {
-            text(episode ? "\"spotify:episode:" : "\"spotify:track:")
-            copy((fields[0].lowerBound + 1)..<fields[0].upperBound)  // the id's text and closing quote
-        } else {
-            copy(fields[1])
-        }
-        text(",\"name\":")
-        copy(fields[2])
-        text(",\"duration_ms\":")
-        copy(fields[3])
+        appendIdentity(fields, raw: raw, episode: episode, to: &record)
         let container = number(raw, fields[5]).map { tables.containers[$0] }
         if episode {
             text(",\"artists\":[],\"album\":null,\"show\":")
@@ -738,10 +716,31 @@ package enum CacheEntryFormat {
         record.append(contentsOf: context.tail)
     }
 
+    /// Calls `body` with each entry line of a validated entry, its kind and the tables the lines
+    /// before it defined, in order.
+    static func forEachEntryLine(
+        _ raw: UnsafeRawBufferPointer, _ validated: Validated, _ body: (PlaylistEntry.Kind, Line, Tables) throws -> Void
+    ) throws {
+        var tables = Tables()
+        var start = validated.body.lowerBound
+        var line = Line(tag: 0, fields: [], next: 0)
+        while start < validated.body.upperBound {
+            guard split(raw, from: start, to: validated.body.upperBound, into: &line) else {
+                throw Damage(description: "entry line at byte \(start) is malformed")
+            }
+            start = line.next
+            guard let kind = kind(line.tag) else {
+                _ = tables.define(line, raw: raw)
+                continue
+            }
+            try body(kind, line, tables)
+        }
+    }
+
     /// Spotify's entries, or for a records entry entries rebuilt from what it keeps (the fields
     /// records read, so `PlaylistEntry.record` of one is the stored record), in order, handed to
     /// `body` a page of `pageSize` at a time.
-    package static func forEachPage(
+    static func forEachPage(
         _ data: Data, _ validated: Validated, pageSize: Int, _ body: ([JSONValue], Int) throws -> Void
     ) throws {
         var items: [JSONValue] = []
@@ -749,18 +748,7 @@ package enum CacheEntryFormat {
         var offset = 0
         var entry: [UInt8] = []
         try data.withUnsafeBytes { raw in
-            var tables = Tables()
-            var start = validated.body.lowerBound
-            var line = Line(tag: 0, fields: [], next: 0)
-            while start < validated.body.upperBound {
-                guard split(raw, from: start, to: validated.body.upperBound, into: &line) else {
-                    throw Damage(description: "entry line at byte \(start) is malformed")
-                }
-                start = line.next
-                guard let kind = kind(line.tag) else {
-                    _ = tables.define(line, raw: raw)
-                    continue
-                }
+            try forEachEntryLine(raw, validated) { _, line, tables in
                 let value: JSONValue?
                 if validated.header.view == .full {
                     value = try? JSONValue.parse(buffer: UnsafeRawBufferPointer(rebasing: raw[line.fields[0]]))
@@ -781,6 +769,29 @@ package enum CacheEntryFormat {
             }
         }
         if !items.isEmpty || offset == 0 { try body(items, offset) }
+    }
+
+    /// What a record and an entry write alike of a compact item line, after `"id":`: the id, the
+    /// uri (the id's, when the line keeps none), the name and duration_ms.
+    static func appendIdentity(
+        _ fields: [Range<Int>], raw: UnsafeRawBufferPointer, episode: Bool, to bytes: inout [UInt8]
+    ) {
+        func copy(_ range: Range<Int>) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[range])) }
+        func text(_ literal: StaticString) {
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        }
+        copy(fields[0])
+        text(",\"uri\":")
+        if fields[1].isEmpty {
+            text(episode ? "\"spotify:episode:" : "\"spotify:track:")
+            copy((fields[0].lowerBound + 1)..<fields[0].upperBound)  // the id's text and closing quote
+        } else {
+            copy(fields[1])
+        }
+        text(",\"name\":")
+        copy(fields[2])
+        text(",\"duration_ms\":")
+        copy(fields[3])
     }
 
     /// A playlist entry with what a compact item line keeps, in Spotify's shape.
@@ -804,18 +815,7 @@ package enum CacheEntryFormat {
         appendAddedBy(fields[9], raw: raw, to: &entry)
         text(local ? ",\"is_local\":true,\"item\":{\"type\":" : ",\"is_local\":false,\"item\":{\"type\":")
         text(episode ? "\"episode\",\"id\":" : "\"track\",\"id\":")
-        copy(fields[0])
-        text(",\"uri\":")
-        if fields[1].isEmpty {
-            text(episode ? "\"spotify:episode:" : "\"spotify:track:")
-            copy((fields[0].lowerBound + 1)..<fields[0].upperBound)
-        } else {
-            copy(fields[1])
-        }
-        text(",\"name\":")
-        copy(fields[2])
-        text(",\"duration_ms\":")
-        copy(fields[3])
+        appendIdentity(fields, raw: raw, episode: episode, to: &entry)
         text(local ? ",\"is_local\":true" : ",\"is_local\":false")
         text(",\"explicit\":")
         copy(fields[7])

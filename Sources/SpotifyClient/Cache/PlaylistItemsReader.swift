@@ -337,29 +337,7 @@ package struct PlaylistItemsReader {
                     uncachedFields: uncachedFields, keeping: false)
                 return list
             case .page(let page):
-                if let name = page.source?["name"]?.stringValue, name != names[index] {
-                    names[index] = name
-                    handler.named(name, playlist: index)
-                }
-                if page.offset == 0 {
-                    // The object names its version; a read begun at its first page knows it from the selector.
-                    let begun =
-                        page.source?["snapshot_id"]?.stringValue
-                        ?? (selector.snapshotIsCurrent ? selector.snapshot : nil)
-                    if let begun, !begun.isEmpty {
-                        snapshots[index] = begun
-                        handler.read(atSnapshot: begun, playlist: index)
-                    }
-                }
-                collect(page)
-                if versionItems != nil { versionItems! += page.items.map(PlaylistVersion.Item.init(entry:)) }
-                if page.offset == 0 {
-                    progress.itemsKnown = saturatingAdd(
-                        progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
-                }
-                try handler.page(page, playlist: index)
-                progress.items = saturatingAdd(progress.items, page.items.count)
-                handler.progress(progress)
+                try deliverPage(page, list: index)
             case .totalChanged(let was, let now):
                 handler.totalChanged(playlist: index, was: was, now: now)
             case .changedWhileRead:
@@ -380,32 +358,68 @@ package struct PlaylistItemsReader {
                     store(kept, under: keepUnder, playlist: id, name: name)
                 }
             case .end(let total, let keep):
-                if let items = versionItems, items.count == total {
-                    switch keep {
-                    case .under(let snapshot) where snapshot == snapshots[index]:
-                        keepVersion(items, under: snapshot, playlist: id)
-                    case .afterCheck: awaitingVersion[index] = (items, snapshots[index])
-                    case .no, .under: break
-                    }
-                }
-                if let kept, let cache = reader.cache, kept.count == total, kept.body.count <= cache.maxBytes {
-                    switch keep {
-                    // Its records name the version they were read at: kept only under that one.
-                    case .under(let snapshot) where snapshot == snapshots[index]:
-                        store(kept, under: snapshot, playlist: id, name: names[index])
-                    case .afterCheck:
-                        // Held until the check answers; while checks are slow, no more than the
-                        // cache could keep anyway.
-                        let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.body.count }
-                        if held + kept.body.count <= cache.maxBytes {
-                            awaitingCheck[index] = (kept, names[index], snapshots[index])
-                        }
-                    case .no, .under: break
-                    }
-                }
-                return try finish(index, .delivered)
+                return try deliverEnd(total: total, keep: keep, list: index)
             }
             return nil
+        }
+
+        /// A page of list `index`: its name and version when it says them, its entries collected
+        /// (for the cache and the versions), handed on, and counted.
+        mutating func deliverPage(_ page: Page, list index: Int) throws {
+            let selector = selectors[index]
+            if let name = page.source?["name"]?.stringValue, name != names[index] {
+                names[index] = name
+                handler.named(name, playlist: index)
+            }
+            if page.offset == 0 {
+                // The object names its version; a read begun at its first page knows it from the selector.
+                let begun =
+                    page.source?["snapshot_id"]?.stringValue
+                    ?? (selector.snapshotIsCurrent ? selector.snapshot : nil)
+                if let begun, !begun.isEmpty {
+                    snapshots[index] = begun
+                    handler.read(atSnapshot: begun, playlist: index)
+                }
+            }
+            collect(page)
+            if versionItems != nil { versionItems! += page.items.map(PlaylistVersion.Item.init(entry:)) }
+            if page.offset == 0 {
+                progress.itemsKnown = saturatingAdd(
+                    progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
+            }
+            try handler.page(page, playlist: index)
+            progress.items = saturatingAdd(progress.items, page.items.count)
+            handler.progress(progress)
+        }
+
+        /// The end of list `index` (`total` entries): what was collected is kept under the version
+        /// it was read at, now or once the check answers.
+        mutating func deliverEnd(total: Int, keep: ListRead.Keep, list index: Int) throws -> ListRead? {
+            let id = selectors[index].reference.id
+            if let items = versionItems, items.count == total {
+                switch keep {
+                case .under(let snapshot) where snapshot == snapshots[index]:
+                    keepVersion(items, under: snapshot, playlist: id)
+                case .afterCheck: awaitingVersion[index] = (items, snapshots[index])
+                case .no, .under: break
+                }
+            }
+            if let kept, let cache = reader.cache, kept.count == total, kept.body.count <= cache.maxBytes {
+                switch keep {
+                // Its records name the version they were read at: kept only under that one.
+                case .under(let snapshot) where snapshot == snapshots[index]:
+                    store(kept, under: snapshot, playlist: id, name: names[index])
+                case .afterCheck:
+                    // Held until the check answers; while checks are slow, no more than the
+                    // cache could keep anyway.
+                    let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.body.count }
+                    if held + kept.body.count <= cache.maxBytes {
+                        awaitingCheck[index] = (kept, names[index], snapshots[index])
+                    }
+                case .no, .under: break
+                }
+            }
+            return try finish(index, .delivered)
         }
 
         /// Keeps a playlist's entries under the snapshot_id they provably belong to: the one place

@@ -59,7 +59,7 @@ package struct PlaylistVersion: Sendable, Equatable {
 /// `decode`, and is never believed.
 package struct PlaylistVersionBook: Sendable, Equatable {
     package static let format = "spotify-toolkit playlist versions"
-    package static let formatVersion = 1
+    static let formatVersion = 1
 
     /// What a version line says of its version, without its items.
     package struct Summary: Sendable, Equatable {
@@ -89,7 +89,7 @@ package struct PlaylistVersionBook: Sendable, Equatable {
     /// The versions' summaries, oldest first.
     package var summaries: [Summary] { versions.map(\.summary) }
     package var count: Int { versions.count }
-    package var poolCount: Int { pool.count }
+    var poolCount: Int { pool.count }
 
     package func contains(snapshot: String) -> Bool { versions.contains { $0.summary.snapshotID == snapshot } }
 
@@ -134,7 +134,7 @@ package struct PlaylistVersionBook: Sendable, Equatable {
     }
 
     /// Drops the oldest `count` versions, and the pool entries no version left holds.
-    package mutating func dropOldest(_ count: Int) {
+    mutating func dropOldest(_ count: Int) {
         guard count > 0 else { return }
         let kept = Array(versions.dropFirst(min(count, versions.count)))
         // Rebuilt from what stays: indices renumbered in the order the versions first use them.
@@ -208,7 +208,7 @@ package struct PlaylistVersionBook: Sendable, Equatable {
     }
 
     /// Why a file was not believed.
-    package struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
+    struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
         package var description: String
     }
 
@@ -288,7 +288,7 @@ package struct PlaylistVersionBook: Sendable, Equatable {
 
     /// Only the header line: the oldest version's time, for eviction across playlists (nil when
     /// unreadable).
-    package static func oldestSeenAt(_ data: Data) -> Double? {
+    static func oldestSeenAt(_ data: Data) -> Double? {
         guard let end = data.firstIndex(of: newline), let header = try? JSONValue.parse(data[data.startIndex..<end])
         else { return nil }
         return header["oldest_seen_at"]?.doubleValue

@@ -30,9 +30,9 @@ import Darwin
 /// playlist, replacing an older one) and a new history begins; reading commands refuse it (65).
 package struct PlaylistVersions: Sendable {
     package let directory: PrivateDirectory
-    package let maxVersions: Int
+    let maxVersions: Int
     package let maxBytes: Int
-    package let maxTotalBytes: Int
+    let maxTotalBytes: Int
     let clock: @Sendable () -> Double
     /// The bytes each file holds, listed at the first version a run keeps and kept up to date by
     /// its writes: keeping a version no longer lists the directory and stats every file (that was
@@ -169,13 +169,13 @@ package struct PlaylistVersions: Sendable {
     }
 
     /// One file of the history directory, for eviction across playlists.
-    package struct StoredFile: Sendable, Equatable {
+    struct StoredFile: Sendable, Equatable {
         package var playlistID: String
         package var bytes: Int
         /// A damaged copy set aside (goes first).
         package var damaged = false
         /// The oldest version's time.
-        package var oldestSeenAt: Double = 0
+        var oldestSeenAt: Double = 0
 
         package init(playlistID: String, bytes: Int, damaged: Bool = false, oldestSeenAt: Double = 0) {
             (self.playlistID, self.bytes, self.damaged, self.oldestSeenAt) = (playlistID, bytes, damaged, oldestSeenAt)
@@ -184,7 +184,7 @@ package struct PlaylistVersions: Sendable {
 
     /// Which file gives up something next while `totalBytes` passes `maxTotalBytes`: a damaged
     /// copy, else the playlist whose oldest version is oldest, `keeping` (just written) last. Pure.
-    package static func nextEviction(
+    static func nextEviction(
         _ files: [StoredFile], totalBytes: Int, maxTotalBytes: Int, keeping: String?
     ) -> StoredFile? {
         guard totalBytes > maxTotalBytes else { return nil }
@@ -288,7 +288,7 @@ package struct PlaylistVersions: Sendable {
     }
 
     /// `SPOTIFY_TOOLKIT_HISTORY_SIZE`: bytes, or a number with K, M or G (powers of 1024); 0 keeps no history.
-    package static func maxTotalBytes(_ text: String?) throws -> Int {
+    static func maxTotalBytes(_ text: String?) throws -> Int {
         try CachePolicy.size(text, variable: sizeVariable, example: "512M") ?? defaultMaxTotalBytes
     }
 

@@ -58,7 +58,7 @@ package struct RequestBudget: Sendable {
     /// publishes no quota for Development Mode apps, users report a lockout after about 1,100 to
     /// 2,500 a day, so the default stays under the lowest report.
     package static let dailyVariable = "SPOTIFY_TOOLKIT_DAILY_REQUESTS"
-    package static let defaultDaily = 1000
+    static let defaultDaily = 1000
 
     /// `SPOTIFY_TOOLKIT_DAILY_REQUESTS`: a whole number from 1 to 1,000,000.
     package static func daily(_ text: String?) throws -> Int {

@@ -168,7 +168,7 @@ package struct RequestLedger: Sendable {
     /// The quota pause as it is kept on disk.
     package struct Pause: Sendable, Equatable {
         package var until: Double
-        package var setAt: Double
+        var setAt: Double
         package var tool: String
 
         var json: JSONValue {
@@ -207,7 +207,7 @@ package struct RequestLedger: Sendable {
     /// the pause in force ends (nil for a wait of nothing). A week at most: a larger Retry-After
     /// is a server's mistake, and `--clear-pause` undoes any.
     @discardableResult
-    package func pauseForQuota(seconds: Double) -> Double? {
+    func pauseForQuota(seconds: Double) -> Double? {
         guard seconds.isFinite, seconds > 0 else { return nil }
         let now = clock()
         let until = now + min(seconds, Self.longestPause)
@@ -228,7 +228,7 @@ package struct RequestLedger: Sendable {
     }
 
     /// Throws the quota error (exit 69) while a pause is in force, before anything is sent.
-    package func refuseIfPaused() throws {
+    func refuseIfPaused() throws {
         guard let pause = pause() else { return }
         throw quotaError(until: pause.until)
     }

@@ -151,6 +151,18 @@ enum BlockMoves {
         /// larger value and the nearest R after it with a smaller one, at each parity of distance;
         /// P, Q, R split the cycle when they fit in one turn with arcs of the right parities (all
         /// odd when m is odd, not both P→Q and Q→R even when m is even). O(m log m).
+        /// How many entries of `stack`, from the bottom, `holds` is true for: it holds for a bottom
+        /// part and for none above it. A binary search.
+        static func bottomPart(of stack: [Int], where holds: (Int) -> Bool) -> Int {
+            var low = 0
+            var high = stack.count
+            while low < high {
+                let middle = (low + high) / 2
+                if holds(stack[middle]) { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
         static func twoMove(_ cycle: [Int]) -> Move? {
             let m = cycle.count
             guard m >= 3 else { return nil }
@@ -163,12 +175,7 @@ enum BlockMoves {
                     for s in 0...1 {
                         let stack = stacks[(t + s) % 2]
                         // The topmost entry above value: entries above value form the bottom part.
-                        var low = 0
-                        var high = stack.count
-                        while low < high {
-                            let middle = (low + high) / 2
-                            if cycle[stack[middle] % m] > value { low = middle + 1 } else { high = middle }
-                        }
+                        let low = bottomPart(of: stack) { cycle[$0 % m] > value }
                         if low > 0 {
                             let distance = t - stack[low - 1]
                             if distance <= m - 2 { back[s][t - m] = distance }
@@ -186,12 +193,7 @@ enum BlockMoves {
                 if t < m {
                     for s in 0...1 {
                         let stack = stacks[(t + s) % 2]
-                        var low = 0
-                        var high = stack.count
-                        while low < high {
-                            let middle = (low + high) / 2
-                            if cycle[stack[middle] % m] < value { low = middle + 1 } else { high = middle }
-                        }
+                        let low = bottomPart(of: stack) { cycle[$0 % m] < value }
                         if low > 0 {
                             let distance = stack[low - 1] - t
                             if distance <= m - 2 { forward[s][t] = distance }

@@ -121,7 +121,7 @@ package struct Pager: Sendable {
     /// objects with --raw, a few hundred KB); parsing takes some 24 bytes of memory per byte of small
     /// array elements, so 48 KB of gzip decoding to 50 MB of `0,0,…` took 1.2 GB under the 64 MiB
     /// body cap (D8). Not retried: a body read whole and wrong would come the same again.
-    package static let maxPageBytes = 8 * 1_048_576
+    static let maxPageBytes = 8 * 1_048_576
 
     /// The page in `body`, or `UnreadableBody` saying what is wrong with it.
     static func readPage(_ body: Data, offset: Int, plan: PagePlan?, pageSize: Int = PagePlan.pageSize) throws -> Page {

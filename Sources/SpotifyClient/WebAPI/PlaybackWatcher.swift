@@ -106,11 +106,6 @@ package struct PlaybackWatcher: Sendable {
         /// What the current failure streak is (network, 5xx, 429): reported when it starts or changes.
         var failing: String?
 
-        func pause(_ seconds: Double) async {
-            let left = end.map { $0 - clock.now() } ?? seconds
-            await clock.sleep(min(seconds, left), or: stop)
-        }
-
         defer { share?.withdraw() }
         while !stop.isStopped {
             if let end, clock.now() >= end { break }
@@ -128,29 +123,16 @@ package struct PlaybackWatcher: Sendable {
                 break
             case .failed(let error) where error.exitCode == .unavailable:
                 failures += 1
-                problem = ("network", error.message)
-                wait = schedule.backoff(failures: failures)
+                (problem, wait) = (("network", error.message), schedule.backoff(failures: failures))
             case .failed(let error):
                 throw error
-            case .answered(let result) where result.status == 429:
+            case .answered(let result) where result.status == 429 || result.status >= 500:
                 failures += 1
-                let rateLimit = Self.rateLimitWait(
-                    retryAfter: result.header("Retry-After"), cap: api.maxRetryWait,
-                    backoff: schedule.backoff(failures: failures))
-                wait = rateLimit.wait
-                problem = ("429", rateLimit.message)
-            case .answered(let result) where result.status >= 500:
-                failures += 1
-                problem = ("5xx", "Spotify failed (HTTP \(result.status): \(SpotifyErrorBody(result).message))")
-                wait = schedule.backoff(failures: failures)
+                (problem, wait) = serverTrouble(result, failures: failures, cap: api.maxRetryWait)
             case .answered(let result):
                 let body: JSONValue?
                 do {
-                    body = try SpotifyPlayer.body(of: result)
-                    if let body, body.objectValue == nil {
-                        // JSON, but not a player object: read as "nothing plays" it would fake a change.
-                        throw ToolError.unavailable("Spotify answered JSON that is not a player object (HTTP 200)")
-                    }
+                    body = try Self.playerBody(result)
                 } catch let error as ToolError {
                     // Like a 5xx: a captive portal or a broken proxy passes; the watch goes on.
                     failures += 1
@@ -177,26 +159,57 @@ package struct PlaybackWatcher: Sendable {
                 share?.publish(body, nextPollIn: wait / clock.scale)
             }
             if stop.isStopped { break }
-            if let problem {
-                // What was published is no longer known to hold: readers ask Spotify themselves.
-                share?.withdraw()
-                // Once per streak: a watch over a blinking Wi-Fi must not flood stderr.
-                // Cleaned: server text (an error body, a proxy's page) must not drive the terminal.
-                if failing != problem.kind {
-                    warn(TerminalText.clean("\(problem.message); retrying (the watch goes on)"))
-                }
-                failing = problem.kind
-            }
-            await pause(wait - (clock.now() - pollStart))
+            if let problem { failing = reportTrouble(problem, streak: failing, warn: warn) }
+            let delay = wait - (clock.now() - pollStart)
+            await clock.sleep(min(delay, end.map { $0 - clock.now() } ?? delay), or: stop)
         }
 
         if let last, last.hasItem {
-            let now = clock.now()
-            let elapsed = max(0, min((now - lastAt) * 1000, 1e12))
-            var carried = last
-            carried.progressMs = last.progress(after: Int(elapsed))
-            try emit(NowPlayingRecord(carried, observedAt: isoTimestamp(now), final: true))
+            try emit(Self.finalRecord(last, seenAt: lastAt, now: clock.now()))
         }
+    }
+
+    /// A 429 or 5xx: what to say, and how long to wait before the next poll.
+    func serverTrouble(_ result: HTTPResult, failures: Int, cap: Double) -> ((kind: String, message: String), Double) {
+        guard result.status == 429 else {
+            let message = "Spotify failed (HTTP \(result.status): \(SpotifyErrorBody(result).message))"
+            return (("5xx", message), schedule.backoff(failures: failures))
+        }
+        let rateLimit = Self.rateLimitWait(
+            retryAfter: result.header("Retry-After"), cap: cap, backoff: schedule.backoff(failures: failures))
+        return (("429", rateLimit.message), rateLimit.wait)
+    }
+
+    /// The player object a 200 carries (nil: nothing plays); JSON that is not one is unreadable,
+    /// as read as "nothing plays" it would fake a change.
+    static func playerBody(_ result: HTTPResult) throws -> JSONValue? {
+        let body = try SpotifyPlayer.body(of: result)
+        if let body, body.objectValue == nil {
+            throw ToolError.unavailable("Spotify answered JSON that is not a player object (HTTP 200)")
+        }
+        return body
+    }
+
+    /// A failed poll: what was published is no longer known to hold (readers ask Spotify
+    /// themselves), and the streak of failures of one kind is said once: a watch over a blinking
+    /// Wi-Fi must not flood stderr. Cleaned: server text (an error body, a proxy's page) must not
+    /// drive the terminal. Returns the streak's kind.
+    func reportTrouble(
+        _ problem: (kind: String, message: String), streak failing: String?, warn: (String) -> Void
+    ) -> String {
+        share?.withdraw()
+        if failing != problem.kind {
+            warn(TerminalText.clean("\(problem.message); retrying (the watch goes on)"))
+        }
+        return problem.kind
+    }
+
+    /// The record said when the watch stops: the last one seen, its progress carried to `now`.
+    static func finalRecord(_ last: PlaybackObservation, seenAt lastAt: Double, now: Double) -> NowPlayingRecord {
+        let elapsed = max(0, min((now - lastAt) * 1000, 1e12))
+        var carried = last
+        carried.progressMs = last.progress(after: Int(elapsed))
+        return NowPlayingRecord(carried, observedAt: isoTimestamp(now), final: true)
     }
 
     /// How long to sit out a 429 and what to say: the Retry-After it names (digits only, as the

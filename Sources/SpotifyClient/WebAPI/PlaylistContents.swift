@@ -102,7 +102,7 @@ package struct PlaylistContents: Sendable {
 extension ToolError {
     /// Spotify refused to list playlist `id`'s items (`result`, a 403 or 404): not found, or not
     /// the user's, as Spotify shows `what` only of playlists the user owns or collaborates on.
-    package static func playlistItemsRefused(_ id: String, _ result: HTTPResult, shows what: String) -> ToolError {
+    static func playlistItemsRefused(_ id: String, _ result: HTTPResult, shows what: String) -> ToolError {
         let body = SpotifyErrorBody(result)
         return result.status == 404
             ? ToolError(.notFound, "playlist \(id): not found (404: \(body.message))")

@@ -88,10 +88,6 @@ package struct PlaylistEditPlan: Sendable, Equatable {
             if let uri, !removedURIs.contains(uri) { occurrences[uri, default: []].append(index) }
         }
         var used: [String: Int] = [:]
-        enum Slot: Equatable {
-            case kept(Int)
-            case new(String)
-        }
         var wantedSlots: [Slot] = []
         wantedSlots.reserveCapacity(wanted.count)
         for uri in wanted {
@@ -105,32 +101,8 @@ package struct PlaylistEditPlan: Sendable, Equatable {
             }
         }
 
-        // Pinned entries follow the nearest earlier entry that stays (`anchor`), or lead. A song
-        // removed and added back stays too, as its k-th occurrence stands for its k-th one added
-        // back: pinned entries after it must not fall back to the top (D12).
-        enum Anchor: Hashable {
-            case kept(Int)
-            case readded(String, Int)
-        }
-        var pinnedAfter: [Anchor: [Int]] = [:]
-        var leadingPinned: [Int] = []
-        var anchor: Anchor?
-        var removedSeen: [String: Int] = [:]
-        for (index, uri) in current.enumerated() {
-            if let uri {
-                if !removedURIs.contains(uri) {
-                    anchor = .kept(index)
-                } else {
-                    let seen = removedSeen[uri, default: 0]
-                    removedSeen[uri] = seen + 1
-                    if seen < wantedCount[uri, default: 0] { anchor = .readded(uri, seen) }
-                }
-            } else if let anchor {
-                pinnedAfter[anchor, default: []].append(index)
-            } else {
-                leadingPinned.append(index)
-            }
-        }
+        let (leadingPinned, pinnedAfter) = Self.pinnedPlaces(
+            current, removedURIs: removedURIs, wantedCount: wantedCount)
         pinnedEntries = current.count { $0 == nil }
         var slots: [Slot] = leadingPinned.map(Slot.kept)
         var readdedSeen: [String: Int] = [:]
@@ -172,11 +144,58 @@ package struct PlaylistEditPlan: Sendable, Equatable {
         steps += Self.moves(from: order, to: wantedOrder, moved: &movedEntries)
 
         // 3. Inserts, ascending: everything before each one is already where it will be.
+        steps += Self.inserts(slots)
+    }
+
+    /// Where each wanted entry comes from: the current entry at an index, or a URI added.
+    private enum Slot: Equatable {
+        case kept(Int)
+        case new(String)
+    }
+
+    /// What a pinned entry follows: an entry that stays, or the k-th occurrence of a URI removed
+    /// and added back.
+    private enum Anchor: Hashable {
+        case kept(Int)
+        case readded(String, Int)
+    }
+
+    /// Pinned entries follow the nearest earlier entry that stays (their anchor), or lead. A song
+    /// removed and added back stays too, as its k-th occurrence stands for its k-th one added
+    /// back: pinned entries after it must not fall back to the top (D12).
+    private static func pinnedPlaces(
+        _ current: [String?], removedURIs: Set<String>, wantedCount: [String: Int]
+    ) -> (leading: [Int], after: [Anchor: [Int]]) {
+        var pinnedAfter: [Anchor: [Int]] = [:]
+        var leadingPinned: [Int] = []
+        var anchor: Anchor?
+        var removedSeen: [String: Int] = [:]
+        for (index, uri) in current.enumerated() {
+            if let uri {
+                if !removedURIs.contains(uri) {
+                    anchor = .kept(index)
+                } else {
+                    let seen = removedSeen[uri, default: 0]
+                    removedSeen[uri] = seen + 1
+                    if seen < wantedCount[uri, default: 0] { anchor = .readded(uri, seen) }
+                }
+            } else if let anchor {
+                pinnedAfter[anchor, default: []].append(index)
+            } else {
+                leadingPinned.append(index)
+            }
+        }
+        return (leadingPinned, pinnedAfter)
+    }
+
+    /// The insert steps that put the new slots in place, in batches, ascending.
+    private static func inserts(_ slots: [Slot]) -> [Step] {
+        var steps: [Step] = []
         var position = 0
         var pending: (position: Int, uris: [String])?
         for slot in slots {
             if case .new(let uri) = slot {
-                if pending == nil || pending!.uris.count == Self.batchSize {
+                if pending == nil || pending!.uris.count == batchSize {
                     if let batch = pending { steps.append(.insert(uris: batch.uris, position: batch.position)) }
                     pending = (position, [])
                 }
@@ -188,6 +207,7 @@ package struct PlaylistEditPlan: Sendable, Equatable {
             position += 1
         }
         if let batch = pending { steps.append(.insert(uris: batch.uris, position: batch.position)) }
+        return steps
     }
 
     /// Range moves that turn `order` into `wanted` (the same elements, each a current index):

@@ -155,22 +155,12 @@ package struct SpotifyWebAPI: Sendable {
                 request.body = body
                 request.setHeader("Content-Type", "application/json")
             }
-            // Transient failures: back off and try again, or say what failed after how many tries.
-            func again(_ failure: @autoclosure () -> ToolError) async throws {
-                guard retriable, attempt < retry.maxAttempts else {
-                    var error = failure()
-                    if attempt > 1 { error.message += " (gave up after \(attempt) tries)" }
-                    throw error
-                }
-                note?("\(failure().message); trying again (\(attempt + 1) of \(retry.maxAttempts))")
-                await sleep(retry.backoff(afterAttempt: attempt, random: Double.random(in: 0..<1)))
-            }
             let result: HTTPResult
             do {
                 result = try await transport.send(request, slot: slot)
             } catch let failure as HTTPFailure where failure.isTransient {
                 ledger?.record(.webAPI, method: method, status: 0)
-                try await again(failure.toolError.outcome(failure.requestOutcome))
+                try await backOff(failure.toolError.outcome(failure.requestOutcome), attempt: attempt, retriable)
                 continue
             } catch let failure as HTTPFailure {
                 ledger?.record(.webAPI, method: method, status: 0)
@@ -192,69 +182,56 @@ package struct SpotifyWebAPI: Sendable {
                 do {
                     return Outcome(value: try read(result))
                 } catch let error as UnreadableBody {
-                    try await again(
+                    try await backOff(
                         ToolError.unavailable(
-                            "Spotify's answer to \(method) \(path) could not be read: \(error.description)"))
+                            "Spotify's answer to \(method) \(path) could not be read: \(error.description)"),
+                        attempt: attempt, retriable)
                     continue
                 }
             }
-            switch result.status {
-            case 401 where !refreshed:
+            let decision = RetryDecision(
+                error, method: method, path: path, refreshed: refreshed, rateLimitWaits: rateLimitWaits,
+                retryAfter: retryAfter, random: Double.random(in: 0..<1), maxRetryWait: maxRetryWait, policy: retry,
+                knowsScope: scope != nil)
+            switch decision {
+            case .refreshToken:
                 token = try await tokens.accessToken(afterRejectionOf: token)
                 refreshed = true
                 attempt -= 1  // a refresh is not a failed try
-            case 401:
-                throw ToolError.noPermission(
-                    """
-                    Spotify rejected the access token even after a refresh (\(error.message)); run 'spotify-auth login'
-                    """
-                ).outcome(.notCarriedOut)
-            case 429:
-                let wait = retry.rateLimitWait(
-                    retryAfter: retryAfter, attempt: rateLimitWaits + 1,
-                    random: Double.random(in: 0..<1))
-                guard wait <= maxRetryWait else {
-                    throw ToolError.tempFail(
-                        """
-                        Spotify is rate limiting and asked to wait \(Self.seconds(wait)) (more than the \
-                        \(Self.seconds(maxRetryWait)) cap); try again later
-                        """
-                    ).outcome(.notCarriedOut)
-                }
-                guard rateLimitWaits < retry.maxRateLimitWaits else {
-                    throw ToolError.tempFail(
-                        """
-                        Spotify is still rate limiting after \(rateLimitWaits) waits (it asked for \
-                        \(Self.seconds(wait)) more); try again later
-                        """
-                    ).outcome(.notCarriedOut)
-                }
+            case .waitOut(let wait):
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a 429 is not a failed try
-                // Under a limit that pauses its run, the limit already holds every start until
-                // the shared deadline: this request waits there, in its order, holding no place.
-                let sharedPause = slot?.limit.holdsRun(after: result) ?? false
-                if wait > Self.noteWait && (!sharedPause || slot?.limit.claimPauseNote() == true) {
-                    note?("Spotify is rate limiting; waiting \(Self.seconds(wait)) as it asked, then trying again")
-                }
-                if !sharedPause { await sleep(wait) }
-            case 500...599:
-                try await again(
-                    ToolError.unavailable(
-                        "Spotify failed (HTTP \(result.status): \(error.message)) on \(method) \(path); try again later"
-                    ).outcome(.unknown))
-            case 403 where error.isMissingScope && scope != nil:
+                await sitOut(wait, after: result, slot: slot)
+            case .tryAgain(let failure):
+                try await backOff(failure, attempt: attempt, retriable)
+            case .missingScope:
                 throw await missingScope(scope!).outcome(.notCarriedOut)
-            case 403:
-                throw ToolError.noPermission(error.forbiddenExplanation).outcome(.notCarriedOut)
-            case 404:
-                throw ToolError(.notFound, "not found: \(path) (\(error.message))").outcome(.notCarriedOut)
-            default:
-                throw ToolError.unavailable(
-                    "Spotify answered HTTP \(result.status) to \(method) \(path): \(error.message)"
-                ).outcome(.notCarriedOut)
+            case .fail(let failure):
+                throw failure
             }
         }
+    }
+
+    /// Waits out a 429 as Spotify asked. Under a limit that pauses its run, the limit already holds
+    /// every start until the shared deadline: this request waits there, in its order, holding no place.
+    private func sitOut(_ wait: Double, after result: HTTPResult, slot: InFlightSlot?) async {
+        let sharedPause = slot?.limit.holdsRun(after: result) ?? false
+        if wait > Self.noteWait && (!sharedPause || slot?.limit.claimPauseNote() == true) {
+            note?("Spotify is rate limiting; waiting \(Self.seconds(wait)) as it asked, then trying again")
+        }
+        if !sharedPause { await sleep(wait) }
+    }
+
+    /// A transient failure on try `attempt`: back off and return to try again, or, when the
+    /// request may not be sent again or its tries are spent, throw it, saying after how many.
+    private func backOff(_ failure: ToolError, attempt: Int, _ retriable: Bool) async throws {
+        guard retriable, attempt < retry.maxAttempts else {
+            var error = failure
+            if attempt > 1 { error.message += " (gave up after \(attempt) tries)" }
+            throw error
+        }
+        note?("\(failure.message); trying again (\(attempt + 1) of \(retry.maxAttempts))")
+        await sleep(retry.backoff(afterAttempt: attempt, random: Double.random(in: 0..<1)))
     }
 
     /// A spent quota: kept in the ledger when Spotify said for how long, so every tool of the app

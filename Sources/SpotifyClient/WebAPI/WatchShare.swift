@@ -30,7 +30,7 @@ package struct WatchShare: Sendable {
     package struct Snapshot: Sendable, Equatable {
         package var body: JSONValue?
         package var observedAt: Double
-        package var freshUntil: Double
+        var freshUntil: Double
         package var pid: Int32
     }
 

@@ -220,14 +220,6 @@ struct JSONScanner {
         return Int(exactly: d)
     }
 
-    /// The next number as a `Double`; nil for other kinds. Throws for a number too large for a
-    /// `Double` (`1e400`).
-    mutating func readDouble() throws -> Double? {
-        guard let start = try numberStart() else { return nil }
-        _ = try skipNumber()
-        return try doubleValue(start, pos)
-    }
-
     /// The next string, decoded; nil for other kinds (the value is consumed either way).
     /// Lone UTF-16 surrogates written as `\uXXXX` escapes decode to U+FFFD.
     mutating func readString() throws -> String? {

@@ -14,7 +14,7 @@ extension BestFit {
         /// The total passed `Int.max`.
         var overflowed = false
         /// Songs with a positive duration.
-        package private(set) var positive = 0
+        private(set) var positive = 0
         var prefix: [Int] = []
         var histogram = DurationHistogram()
 
@@ -118,8 +118,17 @@ extension BestFit {
         return tablePick
     }
 
-    /// Fill and swap over the counts by duration (see `choose`).
-    static func fillAndSwap(_ histogram: DurationHistogram, targetMs: Int) -> Pick {
+    /// Fill and swap's first half: songs taken longest first while they fit. `counts`: how many are
+    /// taken of each duration not wholly taken or left; `low + 1 ... high` are taken whole.
+    struct GreedyFill {
+        var counts: [Int: Int]
+        var remaining: Int
+        var songs: Int
+        var low: Int
+        var high: Int
+    }
+
+    static func greedyFill(_ histogram: DurationHistogram, targetMs: Int) -> GreedyFill {
         var counts: [Int: Int] = [:]  // durations not wholly taken or left: how many are taken
         var remaining = targetMs
         var songs = 0
@@ -162,8 +171,16 @@ extension BestFit {
             }
             duration -= 1
         }
+        return GreedyFill(counts: counts, remaining: remaining, songs: songs, low: low, high: high)
+    }
+
+    /// Fill and swap over the counts by duration (see `choose`).
+    static func fillAndSwap(_ histogram: DurationHistogram, targetMs: Int) -> Pick {
+        let greedy = greedyFill(histogram, targetMs: targetMs)
+        var counts = greedy.counts
+        let (remaining, low, high) = (greedy.remaining, greedy.low, greedy.high)
         var pick = Pick(
-            selection: .byDuration(low: low, high: high, counts: counts), songs: songs,
+            selection: .byDuration(low: low, high: high, counts: counts), songs: greedy.songs,
             totalMs: targetMs - remaining, targetMs: targetMs)
         guard remaining > 0 else { return pick }
 

@@ -106,20 +106,6 @@ package struct LocalZone: Sendable, Equatable {
         self.tz = isRule || Self.databaseHas(name) ? value : nil
     }
 
-    /// The zone's name: `Asia/Tokyo` for `TZ=:Asia/Tokyo` or `TZ=/usr/share/zoneinfo/Asia/Tokyo`;
-    /// `localtime` for the system's.
-    var identifier: String {
-        guard var name = tz else { return "localtime" }
-        if name.hasPrefix(":") { name.removeFirst() }
-        if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
-        return name
-    }
-
-    /// Seconds east of UTC at `seconds` (now when nil).
-    func secondsFromGMT(at seconds: Double? = nil) -> Int {
-        components(seconds ?? Double(time(nil))).map { Int($0.tm_gmtoff) } ?? 0
-    }
-
     /// The local date and time at `seconds` (rounded down to the second).
     func components(_ seconds: Double) -> tm? {
         guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }

@@ -11,6 +11,7 @@ import Foundation
 /// any routine is read); the handlers read fields.
 extension RoutineLink {
     /// show, unlink, stop and log: a routine, and whether to print JSON Lines even on a terminal.
+    /// The other commands that name a routine and print it embed it as a group (`OfOneRoutine`).
     struct RoutineOptions: CommandOptions {
         var name: String
         var json: Bool
@@ -21,32 +22,28 @@ extension RoutineLink {
         }
     }
 
-    struct AddOptions: CommandOptions {
-        var name: String
+    struct AddOptions: OfOneRoutine {
+        var routine: RoutineOptions
         var durationMs: Int?
         var note: String?
-        var json: Bool
 
         init(_ command: ParsedCommand) throws {
-            name = command.positionals.first ?? ""
+            routine = try RoutineOptions(command)
             if let milliseconds = try command.duration(Option.duration) {
                 guard milliseconds > 0 else { throw ToolError.usage("--duration must be longer than 0") }
                 durationMs = milliseconds
             }
             note = try command.value(Option.note)
-            json = try command.flag(.jsonRecords)
         }
     }
 
-    struct EditOptions: CommandOptions {
-        var name: String
+    struct EditOptions: OfOneRoutine {
+        var routine: RoutineOptions
         var change: RoutineEdit
-        var json: Bool
 
         init(_ command: ParsedCommand) throws {
-            name = command.positionals.first ?? ""
+            routine = try RoutineOptions(command)
             change = try Self.change(command)
-            json = try command.flag(.jsonRecords)
         }
 
         static func change(_ command: ParsedCommand) throws -> RoutineEdit {
@@ -117,20 +114,18 @@ extension RoutineLink {
         }
     }
 
-    struct LinkOptions: CommandOptions {
-        var name: String
+    struct LinkOptions: OfOneRoutine {
+        var routine: RoutineOptions
         /// nil: one record (or id, URI or URL) is read from standard input.
         var playlist: String?
         /// PLAYLIST was `-`: standard input is read even when it is a terminal.
         var saysStandardInput: Bool
-        var json: Bool
 
         init(_ command: ParsedCommand) throws {
-            name = command.positionals.first ?? ""
+            routine = try RoutineOptions(command)
             let argument = command.positionals.count > 1 ? command.positionals[1] : nil
             playlist = argument == "-" ? nil : argument
             saysStandardInput = argument == "-"
-            json = try command.flag(.jsonRecords)
         }
     }
 
@@ -159,36 +154,32 @@ extension RoutineLink {
         }
     }
 
-    struct StartOptions: CommandOptions {
-        var name: String
+    struct StartOptions: OfOneRoutine {
+        var routine: RoutineOptions
         var playback: Playback
-        var json: Bool
 
         init(_ command: ParsedCommand) throws {
-            name = command.positionals.first ?? ""
+            routine = try RoutineOptions(command)
             playback = try Playback(command)
-            json = try command.flag(.jsonRecords)
         }
     }
 
-    struct RunOptions: CommandOptions {
-        var name: String
+    struct RunOptions: OfOneRoutine {
+        var routine: RoutineOptions
         /// --for: how long to watch instead of the routine's duration.
         var watchMs: Int?
         var playback: Playback
-        var json: Bool
         /// --stop-at-end: pause at the end of the song playing when the routine's time is up.
         var stopAtEnd: Bool
 
         init(_ command: ParsedCommand) throws {
-            name = command.positionals.first ?? ""
+            routine = try RoutineOptions(command)
             playback = try Playback(command)
             stopAtEnd = try command.flag(Option.stopAtEnd)
             if let milliseconds = try command.duration(Option.watchFor) {
                 guard milliseconds > 0 else { throw ToolError.usage("--for must be longer than 0") }
                 watchMs = milliseconds
             }
-            json = try command.flag(.jsonRecords)
         }
     }
 
@@ -202,6 +193,19 @@ extension RoutineLink {
             json = try command.flag(.jsonRecords)
         }
     }
+}
+
+extension RoutineLink {
+    /// The options of a command that names one routine and prints it: `RoutineOptions` embedded as
+    /// a group (swift-argument-parser's `@OptionGroup`), its fields read through.
+    protocol OfOneRoutine: CommandOptions {
+        var routine: RoutineOptions { get }
+    }
+}
+
+extension RoutineLink.OfOneRoutine {
+    var name: String { routine.name }
+    var json: Bool { routine.json }
 }
 
 extension RoutineLink {

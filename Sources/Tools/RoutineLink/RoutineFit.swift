@@ -13,7 +13,7 @@ import Foundation
 /// `spotify-tracks … | songcount --target D --best-fit | spotify-playlists create N | routine-link
 /// link R`, in one command.
 extension RoutineLink {
-    struct FitOptions: CommandOptions {
+    struct FitOptions: OfOneRoutine {
         static let from = OptionSpec(
             "from", value: "PLAYLIST",
             help: "Choose from this playlist's songs (an id, URI, URL, playlist record, or its name).")
@@ -21,16 +21,15 @@ extension RoutineLink {
         static let name = OptionSpec(
             "name", value: "NAME", help: "The new playlist's name. Default: the routine's name and duration.")
 
-        /// The routine's name.
-        var name: String
+        /// The routine's name, and --json.
+        var routine: RoutineOptions
         /// --from's playlist; nil: --liked.
         var from: String?
         /// --name: the new playlist's; nil: the routine's name and duration.
         var playlistName: String?
-        var json: Bool
 
         init(_ command: ParsedCommand) throws {
-            name = command.positionals.first ?? ""
+            routine = try RoutineOptions(command)
             from = try command.value(Self.from)
             let liked = try command.flag(Self.liked)
             guard (from != nil) != liked else {
@@ -38,7 +37,6 @@ extension RoutineLink {
             }
             playlistName = try command.value(Self.name)
             guard playlistName != "" else { throw ToolError.usage("--name must not be empty") }
-            json = try command.flag(.jsonRecords)
         }
     }
 

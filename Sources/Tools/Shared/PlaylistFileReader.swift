@@ -3,23 +3,23 @@ import ToolkitCore
 
 /// One track a playlist file names, as far as the file says: a Spotify URI or URL, an ISRC, and
 /// what a person sees (title, artists, album, length).
-package struct ImportedTrack: Sendable, Equatable {
+struct ImportedTrack: Sendable, Equatable {
     /// Where it is in its file ("line 12"; in a JSPF file "track 3"), for messages.
     package var place: String
     package var reference: SpotifyReference?
     /// A local file's `spotify:local:` URI (no Spotify id: it can only be printed as it is).
-    package var localURI: String?
+    var localURI: String?
     package var isrc: String?
     package var title: String?
     package var artists: [ExportedTrack.Artist] = []
     package var albumID: String?
-    package var albumName: String?
+    var albumName: String?
     package var releaseDate: String?
-    package var releaseDatePrecision: String?
+    var releaseDatePrecision: String?
     package var durationMs: Int?
     package var explicit: Bool?
-    package var discNumber: Int?
-    package var trackNumber: Int?
+    var discNumber: Int?
+    var trackNumber: Int?
     package var addedAt: String?
     package var addedBy: String?
 
@@ -29,10 +29,10 @@ package struct ImportedTrack: Sendable, Equatable {
 
     /// Whether the file says enough to print the record without asking Spotify: an id, a name and
     /// a length.
-    package var isComplete: Bool { reference != nil && title != nil && durationMs != nil }
+    var isComplete: Bool { reference != nil && title != nil && durationMs != nil }
 
     /// The object Spotify would send for it, as far as the file says, for `TrackRecord.make`.
-    package var spotifyObject: JSONValue {
+    var spotifyObject: JSONValue {
         var object: JSONObject = [:]
         let kind = reference?.kind == .episode ? "episode" : "track"
         object["type"] = .string(kind)
@@ -110,7 +110,7 @@ package struct ImportedTrack: Sendable, Equatable {
 }
 
 /// A row of a playlist file that names no track it can read (the caller names the file).
-package struct ImportProblem: Error, Sendable, Equatable {
+struct ImportProblem: Error, Sendable, Equatable {
     package var place: String
     package var reason: String
 }
@@ -118,7 +118,7 @@ package struct ImportProblem: Error, Sendable, Equatable {
 /// Reads M3U, XSPF, JSPF and CSV files (`PlaylistFileFormat`) into the tracks they name, in file
 /// order, each a track or the problem of its row. Pure: bytes in, values out. Lenient as readers
 /// of these files are: a byte-order mark, CRLF, unknown columns, elements and keys are fine.
-package enum PlaylistFileReader {
+enum PlaylistFileReader {
     package typealias Row = Result<ImportedTrack, ImportProblem>
 
     package static func read(_ bytes: [UInt8], format: PlaylistFileFormat) -> [Row] {

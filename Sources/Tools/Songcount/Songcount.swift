@@ -255,34 +255,7 @@ package enum Songcount {
             }
             report = .fit(fit, targetMs: target)
         } else {
-            var counter = SongCounter()
-            // A listening stream on a pipe (now-playing records) is read to its end through Ctrl-C:
-            // the watch answers it with its final record. Anything else stops at once.
-            let shield =
-                sources == ["-"] ? ListeningShield.begin(readingFrom: context.stdin.fileDescriptor) : .none
-            var released = false
-            var listening = false
-            defer { if !released { shield.finish() } }
-            try readRecords(sources, stdin: context.stdin, identity: true, skipped: &skipped) { _, fields in
-                if !released && !listening && fields.isSong {
-                    if fields.progressMs != nil || fields.isPlaying != nil {
-                        listening = true
-                    } else {
-                        released = true
-                        shield.release()  // a list of tracks, not a listening stream: Ctrl-C stops it
-                    }
-                }
-                guard fields.isSong else { return .notSong }
-                // A watch's "nothing playing" record: a state, not a malformed song.
-                if fields.isPlaying == false && fields.durationMs == nil { return .next }
-                guard let duration = fields.durationMs, duration > 0 else { return .skip }
-                counter.add(
-                    SongObservation(
-                        key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
-                        isPlaying: fields.isPlaying ?? true))
-                return .next
-            }
-            report = .count(counter.result)
+            report = .count(try countListened(sources, context: context, skipped: &skipped))
         }
         for note in skipped.notes { context.warn(note) }
         if case .count(let result) = report, result.trackCount == 0 {
@@ -300,6 +273,40 @@ package enum Songcount {
             try context.stdout.write(report)
         }
         return .success
+    }
+
+    /// Without --target: the songs the records show were heard, counted (`SongCounter`).
+    static func countListened(
+        _ sources: [String], context: ToolContext, skipped: inout SkippedRecords
+    ) throws -> SongCountResult {
+        var counter = SongCounter()
+        // A listening stream on a pipe (now-playing records) is read to its end through Ctrl-C:
+        // the watch answers it with its final record. Anything else stops at once.
+        let shield =
+            sources == ["-"] ? ListeningShield.begin(readingFrom: context.stdin.fileDescriptor) : .none
+        var released = false
+        var listening = false
+        defer { if !released { shield.finish() } }
+        try readRecords(sources, stdin: context.stdin, identity: true, skipped: &skipped) { _, fields in
+            if !released && !listening && fields.isSong {
+                if fields.progressMs != nil || fields.isPlaying != nil {
+                    listening = true
+                } else {
+                    released = true
+                    shield.release()  // a list of tracks, not a listening stream: Ctrl-C stops it
+                }
+            }
+            guard fields.isSong else { return .notSong }
+            // A watch's "nothing playing" record: a state, not a malformed song.
+            if fields.isPlaying == false && fields.durationMs == nil { return .next }
+            guard let duration = fields.durationMs, duration > 0 else { return .skip }
+            counter.add(
+                SongObservation(
+                    key: fields.songKey, durationMs: duration, progressMs: fields.progressMs,
+                    isPlaying: fields.isPlaying ?? true))
+            return .next
+        }
+        return counter.result
     }
 
     /// `--best-fit`: every song read once to choose (keeping a count by duration, not the songs),

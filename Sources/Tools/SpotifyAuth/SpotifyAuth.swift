@@ -310,52 +310,15 @@ package enum SpotifyAuth {
         let store = tokenStore(context)
         let config = ConfigFile(environment: context.environment)
         var settings = try config.load()
-        let redirectText =
-            options.redirectURI ?? context.environment["SPOTIFY_REDIRECT_URI"] ?? settings.redirectURI
-            ?? LoopbackRedirect.defaultURI
-        guard
-            let clientID = options.clientID ?? context.environment["SPOTIFY_CLIENT_ID"]
-                ?? settings.clientID
-        else {
-            // The redirect URI this login would use, so the app is registered with the right one.
-            var error = ToolError.config("no client id. To get one:")
-            error.detailLines = [
-                "1. create an app at https://developer.spotify.com/dashboard (Web API);",
-                "2. in its settings, add the redirect URI \(redirectText);",
-                "3. under User Management, add the Spotify account you log in with (Development Mode allows 5 users);",
-                """
-                4. run: spotify-auth login --client-id YOUR_CLIENT_ID (or set SPOTIFY_CLIENT_ID); it is saved for \
-                next time.
-                """,
-            ]
-            throw error
-        }
-        // A client id is a token of letters and digits (Spotify's: 32 hex digits); anything else
-        // would only show up as an error page in the browser.
-        guard !clientID.isEmpty,
-            clientID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-        else {
-            throw ToolError.config(
-                """
-                '\(clientID)' is not a client id: Spotify's are 32 hex digits, shown on your app's page at \
-                https://developer.spotify.com/dashboard
-                """
-            )
-        }
-        let redirect = try LoopbackRedirect.parse(redirectText)
+        let request = try LoginRequest(
+            clientID: options.clientID, redirectURI: options.redirectURI, environment: context.environment,
+            saved: settings)
+        let clientID = request.clientID
+        let redirect = try LoopbackRedirect.parse(request.redirectURI)
         // An unreadable store is an error before anything happens, never silently overwritten.
         let previous = try store.load()
-
-        // Scopes accumulate, as `gh auth refresh -s` does: a login asks for the defaults, what
-        // the last login was granted (its tokens, or the config when Spotify ended that session
-        // and the tokens went with it) and what --scope adds. Otherwise each hint's login would
-        // drop the scope the previous hint added.
         let kept = options.resetScopes ? [] : (previous?.scopes ?? []) + (settings.scopes ?? [])
-        var scopes = LoginFlow.defaultScopes
-        for scope in kept + options.askedScopes where !scopes.contains(scope) { scopes.append(scope) }
-        let keptExtras = scopes.filter {
-            kept.contains($0) && !LoginFlow.defaultScopes.contains($0) && !options.askedScopes.contains($0)
-        }
+        let (scopes, keptExtras) = LoginRequest.scopes(kept: kept, asked: options.askedScopes)
         if !keptExtras.isEmpty {
             context.stderr.write(
                 """

@@ -138,47 +138,7 @@ extension SpotifyPlaylists {
             guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
             try showLocal(library.playlists[index], context, human: mode == .human)
         case .create(let name), .add(let name):
-            let creating = options.action == .create(name)
-            let action = creating ? "create" : "add"
-            if context.terminal.stdinIsTerminal {
-                throw ToolError.usage(
-                    """
-                    local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | \
-                    spotify-playlists local \(action) NAME
-                    """
-                )
-            }
-            let records = try readTrackRecords(context.stdin)
-            if records.isEmpty && creating && context.stdin.carriesData && !options.allowEmpty {
-                // An empty pipe is a pipeline that went wrong upstream, not a wish for an empty playlist.
-                context.warn(
-                    """
-                    no track records on standard input: did the filter before local create match anything? Nothing \
-                    was created; add --allow-empty to make an empty local playlist
-                    """
-                )
-                return .notFound
-            }
-            let now = timestamp(context)
-            let playlist = try store.update { library -> LocalPlaylist in
-                if creating {
-                    if let index = library.index(of: name) {
-                        throw ToolError.dataError(
-                            """
-                            a local playlist called '\(library.playlists[index].name)' already exists; add to it with \
-                            'local add' or pick another name
-                            """
-                        )
-                    }
-                    library.playlists.append(LocalPlaylist(name: name, createdAt: now, updatedAt: now, tracks: records))
-                    return library.playlists[library.playlists.count - 1]
-                }
-                guard let index = library.index(of: name) else { throw missing(name) }
-                library.playlists[index].tracks += records
-                library.playlists[index].updatedAt = now
-                return library.playlists[index]
-            }
-            try writeLocalList([playlist], context, mode: mode)
+            return try localAdd(to: name, creating: options.action == .create(name), options, store, context, mode)
         case .rename(let old, let new):
             let playlist = try store.update { library -> LocalPlaylist in
                 guard let index = library.index(of: old) else { throw missing(old) }
@@ -192,25 +152,82 @@ extension SpotifyPlaylists {
             }
             try writeLocalList([playlist], context, mode: mode)
         case .delete(let name):
-            guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
-            let asked = library.playlists[index]
-            guard
-                context.confirmed(
-                    """
-                    delete local playlist '\(asked.name)' (\(countText(asked.tracks.count)))? It is kept only on this \
-                    machine and cannot be brought back.
-                    """,
-                    skipQuestion: options.yes)
-            else {
-                context.warn("kept local playlist '\(asked.name)'; nothing was deleted")
-                return .notFound
-            }
-            let removed = try store.update { library -> LocalPlaylist in
-                guard let index = library.index(of: name) else { throw missing(name) }
-                return library.playlists.remove(at: index)
-            }
-            context.warn("deleted local playlist '\(removed.name)' (\(countText(removed.tracks.count)))")
+            return try localDelete(name, yes: options.yes, store, context)
         }
+        return .success
+    }
+
+    /// local create and local add: the track records on standard input, as a new local playlist
+    /// or at the end of one.
+    static func localAdd(
+        to name: String, creating: Bool, _ options: LocalOptions, _ store: DocumentStore<LocalPlaylistLibrary>,
+        _ context: ToolContext, _ mode: OutputMode
+    ) throws -> ExitCode {
+        let action = creating ? "create" : "add"
+        if context.terminal.stdinIsTerminal {
+            throw ToolError.usage(
+                """
+                local \(action) reads track records on standard input; pipe them in: spotify-tracks PLAYLIST | \
+                spotify-playlists local \(action) NAME
+                """
+            )
+        }
+        let records = try readTrackRecords(context.stdin)
+        if records.isEmpty && creating && context.stdin.carriesData && !options.allowEmpty {
+            // An empty pipe is a pipeline that went wrong upstream, not a wish for an empty playlist.
+            context.warn(
+                """
+                no track records on standard input: did the filter before local create match anything? Nothing \
+                was created; add --allow-empty to make an empty local playlist
+                """
+            )
+            return .notFound
+        }
+        let now = timestamp(context)
+        let playlist = try store.update { library -> LocalPlaylist in
+            if creating {
+                if let index = library.index(of: name) {
+                    throw ToolError.dataError(
+                        """
+                        a local playlist called '\(library.playlists[index].name)' already exists; add to it with \
+                        'local add' or pick another name
+                        """
+                    )
+                }
+                library.playlists.append(LocalPlaylist(name: name, createdAt: now, updatedAt: now, tracks: records))
+                return library.playlists[library.playlists.count - 1]
+            }
+            guard let index = library.index(of: name) else { throw missing(name) }
+            library.playlists[index].tracks += records
+            library.playlists[index].updatedAt = now
+            return library.playlists[index]
+        }
+        try writeLocalList([playlist], context, mode: mode)
+        return .success
+    }
+
+    /// local delete, once confirmed.
+    static func localDelete(
+        _ name: String, yes: Bool, _ store: DocumentStore<LocalPlaylistLibrary>, _ context: ToolContext
+    ) throws -> ExitCode {
+        guard let library = try store.read(), let index = library.index(of: name) else { throw missing(name) }
+        let asked = library.playlists[index]
+        guard
+            context.confirmed(
+                """
+                delete local playlist '\(asked.name)' (\(countText(asked.tracks.count)))? It is kept only on this \
+                machine and cannot be brought back.
+                """,
+                skipQuestion: yes)
+        else {
+            context.warn("kept local playlist '\(asked.name)'; nothing was deleted")
+            return .notFound
+        }
+        let removed = try store.update { library -> LocalPlaylist in
+            guard let index = library.index(of: name) else { throw missing(name) }
+            return library.playlists.remove(at: index)
+        }
+        context.warn("deleted local playlist '\(removed.name)' (\(countText(removed.tracks.count)))")
         return .success
     }
 

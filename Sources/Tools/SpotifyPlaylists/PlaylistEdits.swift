@@ -353,49 +353,14 @@ extension SpotifyPlaylists {
         let wanted = try await wanted(contents)
         let mode = settings.mode(context)
         let current = contents.writableURIs
-        let pinned = current.count { $0 == nil }
-        if wanted.count > PlaylistWriter.maxItems - pinned {
-            throw ToolError.dataError(
-                """
-                \(action) would leave playlist \(playlist.id) with \(groupedThousands(wanted.count + pinned)) items; \
-                a playlist holds at most \(groupedThousands(PlaylistWriter.maxItems)); nothing was changed
-                """
-            )
-        }
-        let plan: PlaylistEditPlan
-        if settings.resetDates {
-            if pinned > 0 && !settings.dropUnavailable {
-                let held = countText(
-                    pinned, noun: "local file or unavailable entry", plural: "local files or unavailable entries")
-                throw ToolError.dataError(
-                    """
-                    playlist \(playlist.id) holds \(held), \
-                    which --reset-dates would drop for good (the Web API cannot write them back); add \
-                    --drop-unavailable to mean that, or leave out --reset-dates to keep them; nothing was changed
-                    """
-                )
-            }
-            plan = PlaylistEditPlan.rewrite(from: current, to: wanted)
-        } else {
-            plan = PlaylistEditPlan(from: current, to: wanted)
-        }
+        let plan = try plannedEdit(action, of: playlist.id, from: current, to: wanted, settings: settings)
         context.warn("playlist \(playlist.id): \(planSummary(plan, resetDates: settings.resetDates))")
         if settings.dryRun {
             if !plan.isEmpty { context.warn(WriteCost.edit(plan).note) }
             for step in plan.steps { try context.stdout.write(changeRecord(step, playlist: playlist.id)) }
             return .success
         }
-        if !settings.resetDates && plan.moveRequests > settings.maxMoves {
-            let rewrite = PlaylistEditPlan.rewrite(from: current, to: wanted)
-            throw ToolError.usage(
-                """
-                keeping every date would take \(groupedThousands(plan.moveRequests)) range moves (more than \
-                --max-moves \(settings.maxMoves)); add --reset-dates to write the playlist afresh in \
-                \(countText(rewrite.steps.count, noun: "request")) (every date added becomes now), or --max-moves \
-                \(plan.moveRequests) to keep the dates
-                """
-            )
-        }
+        try checkMoves(plan, from: current, to: wanted, settings: settings)
         if plan.isEmpty {
             try await printRecord(of: playlist.id, writer, context, mode: mode)
             return .success
@@ -447,6 +412,56 @@ extension SpotifyPlaylists {
         return .success
     }
 
+    /// The least-change plan from `current` to `wanted`, or with --reset-dates the one that writes
+    /// the playlist afresh; an error when the result would not fit a playlist, or would drop its
+    /// local files and unavailable entries unasked.
+    static func plannedEdit(
+        _ action: String, of id: String, from current: [String?], to wanted: [String], settings: WriteSettings
+    ) throws -> PlaylistEditPlan {
+        let pinned = current.count { $0 == nil }
+        if wanted.count > PlaylistWriter.maxItems - pinned {
+            throw ToolError.dataError(
+                """
+                \(action) would leave playlist \(id) with \(groupedThousands(wanted.count + pinned)) items; \
+                a playlist holds at most \(groupedThousands(PlaylistWriter.maxItems)); nothing was changed
+                """
+            )
+        }
+        if settings.resetDates {
+            if pinned > 0 && !settings.dropUnavailable {
+                let held = countText(
+                    pinned, noun: "local file or unavailable entry", plural: "local files or unavailable entries")
+                throw ToolError.dataError(
+                    """
+                    playlist \(id) holds \(held), \
+                    which --reset-dates would drop for good (the Web API cannot write them back); add \
+                    --drop-unavailable to mean that, or leave out --reset-dates to keep them; nothing was changed
+                    """
+                )
+            }
+            return PlaylistEditPlan.rewrite(from: current, to: wanted)
+        }
+        return PlaylistEditPlan(from: current, to: wanted)
+    }
+
+    /// A plan keeping every date that takes more range moves than --max-moves allows is a usage
+    /// error that says both ways on.
+    static func checkMoves(
+        _ plan: PlaylistEditPlan, from current: [String?], to wanted: [String], settings: WriteSettings
+    ) throws {
+        guard settings.resetDates || plan.moveRequests <= settings.maxMoves else {
+            let rewrite = PlaylistEditPlan.rewrite(from: current, to: wanted)
+            throw ToolError.usage(
+                """
+                keeping every date would take \(groupedThousands(plan.moveRequests)) range moves (more than \
+                --max-moves \(settings.maxMoves)); add --reset-dates to write the playlist afresh in \
+                \(countText(rewrite.steps.count, noun: "request")) (every date added becomes now), or --max-moves \
+                \(plan.moveRequests) to keep the dates
+                """
+            )
+        }
+    }
+
     /// The message for a write that stopped part-way, with the one command that finishes or undoes it.
     /// `changedNothing`: the playlist is as it was, so there is nothing to undo (and its journal
     /// entry was dropped).
@@ -471,12 +486,10 @@ extension SpotifyPlaylists {
         } else {
             finish = "put it back with: spotify-playlists undo \(id)"
         }
+        let report = StoppedWrite(landed: holds, finish: finish)
         switch stopped.cause {
-        case .signal(let number):
-            context.warn("interrupted: \(holds); \(finish)")
-            return .answering(signal: number)
-        case .failed(let error):
-            throw ToolError(error.exitCode, "\(error.message); \(holds); \(finish)")
+        case .signal(let number): return report.interrupted(by: number, context)
+        case .failed(let error): throw report.failed(error)
         case .changedMeanwhile(let count):
             throw ToolError.tempFail(
                 """

@@ -92,23 +92,20 @@ extension SpotifyPlaylists {
         }
     }
 
-    struct ReplaceOptions: CommandOptions {
-        var settings: WriteSettings
-        var playlist: String
+    struct ReplaceOptions: ChangesOnePlaylist {
+        var target: PlaylistTarget
         var allowEmpty: Bool
         var force: Bool
 
         init(_ command: ParsedCommand) throws {
-            settings = try WriteSettings(command)
-            playlist = try onePlaylist(command)
+            target = try PlaylistTarget(command)
             allowEmpty = try command.flag(WriteOption.allowEmptyReplace)
             force = try command.flag(WriteOption.force)
         }
     }
 
-    struct EditDetailsOptions: CommandOptions {
-        var settings: WriteSettings
-        var playlist: String
+    struct EditDetailsOptions: ChangesOnePlaylist {
+        var target: PlaylistTarget
         /// What changes, as Spotify's request body and the change record carry it (in that order).
         var details: JSONObject = [:]
 
@@ -137,21 +134,32 @@ extension SpotifyPlaylists {
                 throw ToolError.usage(
                     "edit needs something to change: --name, --description, --public, --private or --collaborative")
             }
-            playlist = try onePlaylist(command)
-            settings = try WriteSettings(command)
+            // After the details: their errors come first. WriteSettings cannot fail for edit, which
+            // offers none of the options it checks.
+            target = try PlaylistTarget(command)
         }
     }
 
-    struct DeleteOptions: CommandOptions {
-        var settings: WriteSettings
-        var playlist: String
+    struct DeleteOptions: ChangesOnePlaylist {
+        var target: PlaylistTarget
         /// Do not ask first.
         var yes: Bool
 
         init(_ command: ParsedCommand) throws {
-            playlist = try onePlaylist(command)
+            target = try PlaylistTarget(command)
             yes = try command.flag(WriteOption.yes)
+        }
+    }
+
+    /// The group most writes start with: how the write is made and the one PLAYLIST it changes
+    /// (swift-argument-parser's `@OptionGroup`), embedded by the `ChangesOnePlaylist` options.
+    struct PlaylistTarget {
+        var settings: WriteSettings
+        var playlist: String
+
+        init(_ command: ParsedCommand) throws {
             settings = try WriteSettings(command)
+            playlist = try onePlaylist(command)
         }
     }
 
@@ -192,25 +200,21 @@ extension SpotifyPlaylists {
         func mode(_ context: ToolContext) -> OutputMode { context.outputMode(forcedJSON: json) }
     }
 
-    struct DedupeOptions: CommandOptions {
-        var settings: WriteSettings
-        var playlist: String
+    struct DedupeOptions: ChangesOnePlaylist {
+        var target: PlaylistTarget
 
         init(_ command: ParsedCommand) throws {
-            settings = try WriteSettings(command)
-            playlist = try onePlaylist(command)
+            target = try PlaylistTarget(command)
         }
     }
 
-    struct UndoOptions: CommandOptions {
-        var settings: WriteSettings
-        var playlist: String
+    struct UndoOptions: ChangesOnePlaylist {
+        var target: PlaylistTarget
         /// Although the playlist changed since that write.
         var force: Bool
 
         init(_ command: ParsedCommand) throws {
-            settings = try WriteSettings(command)
-            playlist = try onePlaylist(command)
+            target = try PlaylistTarget(command)
             force = try command.flag(EditOption.force)
         }
     }
@@ -264,4 +268,16 @@ extension SpotifyPlaylists {
             program = Array(command.positionals.dropFirst())
         }
     }
+}
+
+extension SpotifyPlaylists {
+    /// The options of a write that changes one PLAYLIST, read through their `PlaylistTarget`.
+    protocol ChangesOnePlaylist: CommandOptions {
+        var target: PlaylistTarget { get }
+    }
+}
+
+extension SpotifyPlaylists.ChangesOnePlaylist {
+    var settings: SpotifyPlaylists.WriteSettings { target.settings }
+    var playlist: String { target.playlist }
 }

@@ -368,6 +368,24 @@ extension SpotifyPlaylists {
         return skipped(items, context)
     }
 
+    /// How a write that stopped part-way (an edit's steps, an add's batches) is reported: what the
+    /// playlist holds now (`landed`) and the one command that finishes or undoes it (`finish`).
+    /// After a signal, a warning and the signal's exit status; after a request that failed with
+    /// nothing landed, that request's error. A cause only one write has, it words itself.
+    struct StoppedWrite {
+        var landed: String
+        var finish: String
+
+        func interrupted(by number: Int32, _ context: ToolContext) -> ExitCode {
+            context.warn("interrupted: \(landed); \(finish)")
+            return .answering(signal: number)
+        }
+
+        func failed(_ error: ToolError) -> ToolError {
+            ToolError(error.exitCode, "\(error.message); \(landed); \(finish)")
+        }
+    }
+
     /// Adds in batches; when that stops part-way, says exactly what landed and writes the rest to
     /// a file for the command that finishes the job. nil when every batch landed.
     static func addReporting(
@@ -399,12 +417,10 @@ extension SpotifyPlaylists {
                 """
             let finish =
                 "add the rest with: spotify-playlists add \(id) --position \(stopped.position) < \(shellQuoted(file))"
+            let report = StoppedWrite(landed: landed, finish: finish)
             switch stopped.cause {
-            case .signal(let number):
-                context.warn("interrupted: \(landed); \(finish)")
-                return .answering(signal: number)
-            case .failed(let error):
-                throw ToolError(error.exitCode, "\(error.message); \(landed); \(finish)")
+            case .signal(let number): return report.interrupted(by: number, context)
+            case .failed(let error): throw report.failed(error)
             case .unsettled(let error):
                 throw ToolError(
                     error.exitCode,
@@ -747,19 +763,5 @@ extension SpotifyPlaylists {
             context.warn("no items on standard input: nothing to \(action)")
         }
         return .notFound
-    }
-
-    /// A write that failed part-way: the message says what landed.
-    static func partly(_ error: any Error, _ state: String) -> any Error {
-        var tool: ToolError
-        if let refusal = error as? PlaylistWriter.Refusal {
-            tool = refusal.toolError
-        } else if let error = error as? ToolError {
-            tool = error
-        } else {
-            return error
-        }
-        tool.message += "; \(state)"
-        return tool
     }
 }
