@@ -47,7 +47,8 @@ package struct HTTPTransport: Sendable {
     package struct ProxyUse: Sendable, Equatable {
         /// Tunnels http requests through CONNECT too (curl's `-p`), as https ones always are: the
         /// only way to put fake-spotify, which speaks plain http, behind the tunnel every real
-        /// request takes. Not the default: many proxies allow CONNECT to port 443 only.
+        /// request takes. Not the default: many proxies allow CONNECT to port 443 only. Set by
+        /// `SPOTIFY_TOOLKIT_PROXY_TUNNEL` (`DeveloperSettings`), through the client's configuration.
         var tunnelsPlainHTTP: Bool
         /// This proxy instead of the environment's, for tests in a process whose environment
         /// every test shares.
@@ -56,14 +57,6 @@ package struct HTTPTransport: Sendable {
         package init(tunnelsPlainHTTP: Bool = false, fixedProxy: String? = nil) {
             self.tunnelsPlainHTTP = tunnelsPlainHTTP
             self.fixedProxy = fixedProxy
-        }
-
-        /// `SPOTIFY_TOOLKIT_PROXY_TUNNEL=1` (a test and diagnostic hook, not a user setting) sets
-        /// `tunnelsPlainHTTP`, so a tool against fake-spotify behind a proxy takes the tunnel.
-        static let tunnelVariable = "SPOTIFY_TOOLKIT_PROXY_TUNNEL"
-
-        package init(environment: ToolEnvironment) {
-            self.init(tunnelsPlainHTTP: environment[Self.tunnelVariable] == "1")
         }
     }
 

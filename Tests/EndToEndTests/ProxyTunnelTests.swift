@@ -93,7 +93,7 @@ import Testing
                 "SPOTIFY_API_BASE": "http://\(apiHost):\(fake.port)/v1",
                 "SPOTIFY_ACCOUNTS_BASE": "http://\(accountsHost):\(fake.port)",
                 variable: proxy.url,
-                HTTPTransport.ProxyUse.tunnelVariable: "1",
+                DeveloperSettings.proxyTunnelVariable: "1",
             ]
             environment.merge(fake.environment(bases.merging(extra) { $1 })) { $1 }
             let process = Process()

@@ -673,7 +673,7 @@ package enum CacheEntryFormat {
                     throw Damage(description: "entry line at byte \(start) is malformed")
                 }
                 start = line.next
-                guard let kind = kind(line.tag) else {
+                guard kind(line.tag) != nil else {
                     _ = tables.define(line, raw: raw)
                     continue
                 }
