@@ -53,10 +53,39 @@ package struct HTTPTransport: Sendable {
         /// This proxy instead of the environment's, for tests in a process whose environment
         /// every test shares.
         var fixedProxy: String?
+        /// Whether the proxy the environment names for plain http is on this machine (a loopback
+        /// address). A plain http request (to a loopback server: `ServiceBase` allows no other)
+        /// carries its token in clear, so it goes through a proxy only then, and otherwise
+        /// straight to its server: a proxy elsewhere would read the token off the network.
+        var plainHTTPProxyIsLoopback: Bool
 
-        package init(tunnelsPlainHTTP: Bool = false, fixedProxy: String? = nil) {
+        package init(tunnelsPlainHTTP: Bool = false, fixedProxy: String? = nil, environment: ToolEnvironment? = nil) {
             self.tunnelsPlainHTTP = tunnelsPlainHTTP
             self.fixedProxy = fixedProxy
+            plainHTTPProxyIsLoopback = environment.flatMap(Self.plainHTTPProxy).map(Self.isLoopback) ?? false
+        }
+
+        /// The proxy libcurl takes for an http URL: `http_proxy` (lower case only, as curl reads
+        /// it), then `all_proxy`, then `ALL_PROXY`.
+        static func plainHTTPProxy(_ environment: ToolEnvironment) -> String? {
+            environment["http_proxy"] ?? environment["all_proxy"] ?? environment["ALL_PROXY"]
+        }
+
+        /// Whether a proxy as curl takes it (`[scheme://][user[:password]@]host[:port][/]`) is at a
+        /// loopback address.
+        static func isLoopback(proxy: String) -> Bool {
+            var rest = Substring(proxy.trimmingCharacters(in: .whitespaces))
+            if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+            rest = rest.prefix { $0 != "/" }
+            if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+            let host: Substring
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]") else { return false }
+                host = rest[...close]
+            } else {
+                host = rest.prefix { $0 != ":" }
+            }
+            return LoopbackAddress.isLiteral(String(host))
         }
     }
 

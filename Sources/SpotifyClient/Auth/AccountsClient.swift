@@ -37,7 +37,8 @@ package struct AccountsClient: Sendable {
         self.transport =
             transport
             ?? HTTPTransport(
-                proxy: .init(tunnelsPlainHTTP: developer.tunnelsPlainHTTP), trust: .init(environment: environment))
+                proxy: .init(tunnelsPlainHTTP: developer.tunnelsPlainHTTP, environment: environment),
+                trust: .init(environment: environment))
     }
 
     func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String])

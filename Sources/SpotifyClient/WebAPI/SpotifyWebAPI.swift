@@ -54,7 +54,8 @@ package struct SpotifyWebAPI: Sendable {
         self.transport =
             transport
             ?? HTTPTransport(
-                timeout: developer.requestTimeout, proxy: .init(tunnelsPlainHTTP: developer.tunnelsPlainHTTP),
+                timeout: developer.requestTimeout,
+                proxy: .init(tunnelsPlainHTTP: developer.tunnelsPlainHTTP, environment: environment),
                 trust: .init(environment: environment))
         self.tokens = tokens
         do throws(ToolError) {
