@@ -107,7 +107,8 @@ import ToolkitCore
         #expect(bare.stdout == "")
         let usage = try #require(bare.stderr.split(separator: "\n").first)
         #expect(
-            usage == "Usage: spotify-toolkit TOOL [ARGUMENTS]   (TOOL: \(InstalledTools.names.joined(separator: ", ")))")
+            usage == "Usage: spotify-toolkit TOOL [ARGUMENTS]   (TOOL: \(InstalledTools.names.joined(separator: ", ")))"
+        )
         let unknown = try ToolProcess.run(executable: installed.tool("spotify-toolkit"), ["songcont"])
         #expect(unknown.status == 64)
         #expect(

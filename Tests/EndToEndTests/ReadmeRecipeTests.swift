@@ -209,7 +209,9 @@ import Testing
         #expect(back.status == 0, "\(back.stderr)")
         let rows = try back.stdoutLines.map { try JSONValue.parse($0) }
         #expect(
-            rows.compactMap { $0["name"]?.stringValue } == ["The Funeral", "Snomads Island", "Neckbrace", "Say It Ain't So"])
+            rows.compactMap { $0["name"]?.stringValue } == [
+                "The Funeral", "Snomads Island", "Neckbrace", "Say It Ain't So",
+            ])
         #expect(rows.map { $0["duration_ms"]?.intValue.map { ($0 + 500) / 1000 } } == [323, 127, 196, 259])
         #expect(rows.first?["external_ids"]?["isrc"]?.stringValue != nil, "\(back.stdout)")
         #expect(rows.first?["uri"]?.stringValue?.hasPrefix("spotify:track:") == true, "\(back.stdout)")
