@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A file named on the command line, opened to be read (songcount's logs, `history --log`).
+/// A file named on the command line, opened to be read: songcount's logs, and the files
+/// `spotify-nowplaying history` imports.
 enum InputFile {
     /// The open descriptor, or exit 66 naming the file: it cannot be opened, or is a directory.
     static func openForReading(_ path: String) throws -> Int32 {
