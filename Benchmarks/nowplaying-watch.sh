@@ -15,7 +15,7 @@
 # seed): the averages are over where the events fall, not one lucky or unlucky phase. (Events on
 # whole multiples of 5 s would also line up with fixed 5-second polling started at 0:00.)
 #
-# The tool's clock runs at the same speed through SPOTIFY_TOOLKIT_TIME_SCALE (a developer hook),
+# The tool's clock runs at the same speed through SPOTIFY_TOOLKIT_TIME_SCALE (a developer setting: README.md),
 # so its real scheduling code paces the accelerated session.
 set -euo pipefail
 cd "$(dirname "$0")/.."

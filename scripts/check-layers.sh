@@ -24,4 +24,41 @@ while IFS='|' read -r name type path dependencies; do
 done < <(jq -r '.targets[] | [.name, .type, (.path // ""),
     ([.dependencies[] | (.byName // .target // .product)[0]] | join(" "))] | join("|")' <<<"$package")
 [ $status -eq 0 ] && echo "layers: every import of a package target is a declared direct dependency"
+
+# Inside Tools, where no target boundary helps: a tool's folder names no type another tool's
+# folder declares, and Tools/Shared and Tools/Routines (the domain routine-link and spotify-auth
+# share) name no tool's. Code two tools share moves down (docs/ARCHITECTURE.md, "Rules"). A
+# declared type is one at the start of a line (a top-level declaration: the tool's namespace enum,
+# or a type of its own); nested types are reached through the namespace, so naming it is enough.
+# KNOWN: the track table spotify-tracks still lends the other tools, until it moves to Tools/Shared.
+KNOWN='SpotifyTracks\.(Output|TrackRow)\b'
+declared() {
+    grep -rhoE --include='*.swift' \
+        '^((package|internal|fileprivate|private|final|indirect) +)*(struct|enum|class|actor|protocol|typealias) +[A-Z][A-Za-z0-9_]*' \
+        "$1" | awk '{print $NF}' | sort -u
+}
+lower=" Shared Routines "
+for user in Sources/Tools/*/; do
+    user=${user%/}
+    mine=$(declared "$user")
+    names=$(for other in Sources/Tools/*/; do
+        other=${other%/}
+        [ "$other" = "$user" ] && continue
+        case "$lower" in *" ${other##*/} "*) continue ;; esac  # everyone may use what lies below
+        declared "$other"
+    done | sort -u | comm -23 - <(printf '%s\n' "$mine"))
+    [ -n "$names" ] || continue
+    pattern=$(paste -s -d '|' <<<"$names")
+    while IFS= read -r hit; do
+        code=${hit#*:*:}
+        code=${code%%//*}
+        grep -qwE "$pattern" <<<"$code" || continue  # the name was in a comment
+        ! grep -qE "$KNOWN" <<<"$code" || continue
+        echo "$hit" | cut -c1-200 >&2
+        echo "  ${user#Sources/}: names a type of another tool's folder ($(grep -owE "$pattern" <<<"$code" \
+            | paste -s -d ' ' -)); move what they share to Tools/Shared or lower" >&2
+        status=1
+    done < <(grep -rnwE --include='*.swift' "$pattern" "$user" || true)
+done
+[ $status -eq 0 ] && echo "layers: no tool's folder reaches into another's"
 exit $status

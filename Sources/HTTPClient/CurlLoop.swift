@@ -182,6 +182,12 @@ final class CurlTransfer {
         // as if Spotify had answered; only the server's own answer is ours to read.
         check(tk_curl_setopt_long(handle, TK_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
         if settings.proxy.tunnelsPlainHTTP { check(tk_curl_setopt_long(handle, TK_CURLOPT_HTTPPROXYTUNNEL, 1)) }
+        // Plain http carries the token in clear: through a proxy on this machine, or none.
+        if request.url.scheme?.lowercased() == "http", settings.proxy.fixedProxy == nil,
+            !settings.proxy.plainHTTPProxyIsLoopback
+        {
+            check("".withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_PROXY, $0) })
+        }
         if let fixed = settings.proxy.fixedProxy {
             check(fixed.withCString { tk_curl_setopt_pointer(handle, TK_CURLOPT_PROXY, $0) })
         }

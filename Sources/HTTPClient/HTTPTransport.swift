@@ -47,23 +47,45 @@ package struct HTTPTransport: Sendable {
     package struct ProxyUse: Sendable, Equatable {
         /// Tunnels http requests through CONNECT too (curl's `-p`), as https ones always are: the
         /// only way to put fake-spotify, which speaks plain http, behind the tunnel every real
-        /// request takes. Not the default: many proxies allow CONNECT to port 443 only.
+        /// request takes. Not the default: many proxies allow CONNECT to port 443 only. Set by
+        /// `SPOTIFY_TOOLKIT_PROXY_TUNNEL` (`DeveloperSettings`), through the client's configuration.
         var tunnelsPlainHTTP: Bool
         /// This proxy instead of the environment's, for tests in a process whose environment
         /// every test shares.
         var fixedProxy: String?
+        /// Whether the proxy the environment names for plain http is on this machine (a loopback
+        /// address). A plain http request (to a loopback server: `ServiceBase` allows no other)
+        /// carries its token in clear, so it goes through a proxy only then, and otherwise
+        /// straight to its server: a proxy elsewhere would read the token off the network.
+        var plainHTTPProxyIsLoopback: Bool
 
-        package init(tunnelsPlainHTTP: Bool = false, fixedProxy: String? = nil) {
+        package init(tunnelsPlainHTTP: Bool = false, fixedProxy: String? = nil, environment: ToolEnvironment? = nil) {
             self.tunnelsPlainHTTP = tunnelsPlainHTTP
             self.fixedProxy = fixedProxy
+            plainHTTPProxyIsLoopback = environment.flatMap(Self.plainHTTPProxy).map(Self.isLoopback) ?? false
         }
 
-        /// `SPOTIFY_TOOLKIT_PROXY_TUNNEL=1` (a test and diagnostic hook, not a user setting) sets
-        /// `tunnelsPlainHTTP`, so a tool against fake-spotify behind a proxy takes the tunnel.
-        static let tunnelVariable = "SPOTIFY_TOOLKIT_PROXY_TUNNEL"
+        /// The proxy libcurl takes for an http URL: `http_proxy` (lower case only, as curl reads
+        /// it), then `all_proxy`, then `ALL_PROXY`.
+        static func plainHTTPProxy(_ environment: ToolEnvironment) -> String? {
+            environment["http_proxy"] ?? environment["all_proxy"] ?? environment["ALL_PROXY"]
+        }
 
-        package init(environment: ToolEnvironment) {
-            self.init(tunnelsPlainHTTP: environment[Self.tunnelVariable] == "1")
+        /// Whether a proxy as curl takes it (`[scheme://][user[:password]@]host[:port][/]`) is at a
+        /// loopback address.
+        static func isLoopback(proxy: String) -> Bool {
+            var rest = Substring(proxy.trimmingCharacters(in: .whitespaces))
+            if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+            rest = rest.prefix { $0 != "/" }
+            if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+            let host: Substring
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]") else { return false }
+                host = rest[...close]
+            } else {
+                host = rest.prefix { $0 != ":" }
+            }
+            return LoopbackAddress.isLiteral(String(host))
         }
     }
 

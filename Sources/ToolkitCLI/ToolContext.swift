@@ -51,6 +51,11 @@ package struct ToolContext {
     package let stderr: DiagnosticStream
     /// Seconds since 1970.
     package let clock: @Sendable () -> Double
+    /// The settings for tests and benchmarks, read from `environment` once, here; the clients get
+    /// them from this, never from the environment.
+    package let developer: DeveloperSettings
+    /// A bad developer setting (exit 78 naming it), which the runner throws before the command runs.
+    let developerProblem: ToolError?
     /// Requests this run sent to Spotify (the request ledger counts them as it writes them down).
     package let requestsSent = Locked(0)
     /// `--max-requests`: the most requests this run may send (nil: no limit); every Web API client
@@ -69,6 +74,13 @@ package struct ToolContext {
             fileDescriptor: streams.stdout, flushesAtBatchEnd: Self.readerMayWait(streams))
         stderr = DiagnosticStream(fileDescriptor: streams.stderr)
         clock = streams.clock
+        do {
+            developer = try DeveloperSettings(environment: environment)
+            developerProblem = nil
+        } catch {
+            developer = DeveloperSettings()
+            developerProblem = error
+        }
     }
 
     package var now: Double { clock() }

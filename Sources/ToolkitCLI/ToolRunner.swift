@@ -40,6 +40,7 @@ package enum ToolRunner {
         var commandPath: [String]?
         do {
             if let problem = environment.sandboxProblem { throw ToolError.config(problem) }
+            if let problem = context.developerProblem { throw problem }
             let parsed = try CommandLineParser.parse(arguments, spec: spec)
             commandPath = parsed.path
             let status: ExitCode

@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// DocumentStore shared by real processes (`document-store-writer`, a development executable).
 @Suite(.tags(.large)) struct DocumentStoreProcessTests {

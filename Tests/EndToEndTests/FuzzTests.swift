@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// Extreme and random values through the spawned songcount, with a fixed seed (a failure replays
 /// exactly): no exit may be a signal. The same logs through its logic in process, and the token

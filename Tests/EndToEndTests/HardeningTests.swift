@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// Reproductions from the adversarial review (issue 6) that need a process: a signal during a
 /// refresh, a file size limit, a pipe that stays open. The others run in process (AuthHardeningTests).

@@ -5,7 +5,6 @@ import SpotifyClient
 import Testing
 import ToolkitCLI
 import ToolkitCore
-import Tools
 
 /// `make install` puts one binary, spotify-toolkit, in bin with a relative link per shipped tool
 /// beside it, and each tool's man page and three completion scripts where each program looks for
@@ -53,7 +52,7 @@ import Tools
         let installed = try Installed()
         let root = installed.destination.path
         var expected: Set<String> = ["opt/st/bin/spotify-toolkit"]
-        for tool in ToolCatalog.names {
+        for tool in InstalledTools.names {
             expected.formUnion([
                 "opt/st/bin/\(tool)",
                 "opt/st/share/man/man1/\(tool).1",
@@ -81,7 +80,7 @@ import Tools
         let installed = try Installed()
         let version = try #require(Self.version)
         let multiCall = installed.tool("spotify-toolkit")
-        for tool in ToolCatalog.names {
+        for tool in InstalledTools.names {
             let linked = try ToolProcess.run(executable: installed.tool(tool), ["--version"])
             #expect(linked.status == 0 && linked.stdout == "\(tool) \(version)\n", "\(tool): \(linked.stderr)")
             let named = try ToolProcess.run(executable: multiCall, [tool, "--version"])
@@ -108,7 +107,8 @@ import Tools
         #expect(bare.stdout == "")
         let usage = try #require(bare.stderr.split(separator: "\n").first)
         #expect(
-            usage == "Usage: spotify-toolkit TOOL [ARGUMENTS]   (TOOL: \(ToolCatalog.names.joined(separator: ", ")))")
+            usage == "Usage: spotify-toolkit TOOL [ARGUMENTS]   (TOOL: \(InstalledTools.names.joined(separator: ", ")))"
+        )
         let unknown = try ToolProcess.run(executable: installed.tool("spotify-toolkit"), ["songcont"])
         #expect(unknown.status == 64)
         #expect(
@@ -116,7 +116,7 @@ import Tools
                 "spotify-toolkit: 'songcont' is not a tool; did you mean 'songcount'?\nUsage: spotify-toolkit TOOL"))
         let help = try ToolProcess.run(executable: installed.tool("spotify-toolkit"), ["--help"])
         #expect(help.status == 0)
-        for tool in ToolCatalog.names { #expect(help.stdout.contains("\n  \(tool) "), "\(tool)") }
+        for tool in InstalledTools.names { #expect(help.stdout.contains("\n  \(tool) "), "\(tool)") }
     }
 
     /// Issue 30, item 4 (review 13): under a prefix bash-completion does not search, the README's

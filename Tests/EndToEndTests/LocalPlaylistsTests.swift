@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// `spotify-playlists local ...` against a private XDG_DATA_HOME, spawned for real: writers at
 /// once and writers killed (the rest runs in process, LocalPlaylistsCommandTests).

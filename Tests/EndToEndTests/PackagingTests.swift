@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Tools
 
 /// Packaging and the README as a user guide (issue 20, items 14 and 15; issue 26, items 2, 3
 /// and 5): what ships around the tools says what it should, the shell can read the scripts, and
@@ -57,7 +56,7 @@ import Tools
                 "SHIP_FLAGS := $(LAYERS) -c release --scratch-path .build/ship $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)"
             ))
         #expect(makefile.contains("install: ship\n") && makefile.contains("dist: ship\n\tscripts/dist.sh"))
-        #expect(makefile.contains("TOOLS := \(ToolCatalog.names.joined(separator: " "))\n"))
+        #expect(makefile.contains("TOOLS := \(InstalledTools.names.joined(separator: " "))\n"))
     }
 
     /// The preflight names what is missing in one line each, and passes when all is there.

@@ -93,7 +93,7 @@ import Testing
                 "SPOTIFY_API_BASE": "http://\(apiHost):\(fake.port)/v1",
                 "SPOTIFY_ACCOUNTS_BASE": "http://\(accountsHost):\(fake.port)",
                 variable: proxy.url,
-                HTTPTransport.ProxyUse.tunnelVariable: "1",
+                DeveloperSettings.proxyTunnelVariable: "1",
             ]
             environment.merge(fake.environment(bases.merging(extra) { $1 })) { $1 }
             let process = Process()
@@ -268,6 +268,49 @@ import Testing
         #expect(result.stderr.hasPrefix("spotify-auth: Spotify ended the session"), "\(result.stderr)")
         #expect(try setup.fake.store.load() == nil, "the dead tokens are removed")
         setup.expectTunnelled()
+    }
+
+    // MARK: - No token in clear to a proxy elsewhere
+
+    /// Plain http (fake-spotify, on loopback) carries the token in clear, so a proxy that is not
+    /// at a loopback address is passed by, tunnel or not: the request goes straight to its
+    /// server. Nothing listens at 0.0.0.0:9, so a request that took that proxy could not connect.
+    @Test(arguments: ["ALL_PROXY", "all_proxy", "http_proxy"], [false, true])
+    func aProxyOffLoopbackNeverSeesPlainHTTP(proxyVariable: String, tunnel: Bool) throws {
+        let fake = try FakeSpotifyProcess()
+        let token = try fake.call("POST", "/_fake/tokens", form: [("scope", "playlist-read-private")])
+        var environment = ProcessInfo.processInfo.environment
+        for name in Self.proxyVariables + ["SPOTIFY_TOOLKIT_FORCE_TTY"] { environment.removeValue(forKey: name) }
+        let settings = [
+            proxyVariable: "http://0.0.0.0:9", DeveloperSettings.proxyTunnelVariable: tunnel ? "1" : "0",
+            "SPOTIFY_ACCESS_TOKEN": token["access_token"]?.stringValue ?? "",
+        ]
+        environment.merge(fake.environment(settings)) { $1 }
+        let process = Process()
+        process.executableURL = ToolProcess.url(of: "spotify-tracks")
+        process.arguments = ["--no-cache", "gen0000000000000000003"]
+        process.environment = environment
+        let result = try ToolProcess.capture(process, stdin: nil, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.count == 3, "\(result.stdout)")
+    }
+
+    @Test func onlyAProxyAtALoopbackAddressMaySeePlainHTTP() {
+        for proxy in ["http://127.0.0.1:3128", "127.0.0.1:3128", "socks5h://[::1]:1080", "http://u:p@127.0.0.2:8/"] {
+            #expect(HTTPTransport.ProxyUse.isLoopback(proxy: proxy), "\(proxy)")
+        }
+        for proxy in ["http://proxy.example:3128", "http://0.0.0.0:9", "localhost:3128", "http://127.0.0.1@evil:8", ""]
+        {
+            #expect(!HTTPTransport.ProxyUse.isLoopback(proxy: proxy), "\(proxy)")
+        }
+        let loopback = ToolEnvironment(["ALL_PROXY": "http://127.0.0.1:3128"])
+        #expect(HTTPTransport.ProxyUse(environment: loopback).plainHTTPProxyIsLoopback)
+        // curl takes http_proxy first, and never HTTP_PROXY.
+        let elsewhere = ToolEnvironment(["http_proxy": "http://192.0.2.1:3128", "ALL_PROXY": "http://127.0.0.1:1"])
+        #expect(!HTTPTransport.ProxyUse(environment: elsewhere).plainHTTPProxyIsLoopback)
+        #expect(
+            !HTTPTransport.ProxyUse(environment: ToolEnvironment(["HTTP_PROXY": "127.0.0.1:1"]))
+                .plainHTTPProxyIsLoopback)
     }
 
     // MARK: - Reading the head libcurl hands over

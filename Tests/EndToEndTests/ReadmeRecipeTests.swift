@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// Every recipe in the README runs here, as printed, against fake-spotify: a fenced block right
 /// after a `<!-- recipe: NAME -->` line. Each runs with bash (or make, for a make block) with the
@@ -203,10 +202,21 @@ import Testing
         #expect(result.stdout.isEmpty)
         let csv = try String(contentsOfFile: kitchen.work.path + "/morning.csv", encoding: .utf8)
         #expect(csv.hasPrefix("Track URI,Track Name,Artist URI(s),Artist Name(s),Album URI,Album Name,"), "\(csv)")
-        let rows = try PlaylistFileReader.read(Array(csv.utf8), format: .csv).map { try $0.get() }
-        #expect(rows.map(\.title) == ["The Funeral", "Snomads Island", "Neckbrace", "Say It Ain't So"])
-        #expect(rows.map { $0.durationMs.map { ($0 + 500) / 1000 } } == [323, 127, 196, 259])
-        #expect(rows[0].isrc != nil && rows[0].reference != nil && rows[1].localURI != nil, "\(rows)")
+        // Read back as the README says, by `spotify-tracks --from csv`: every row whole, so no request.
+        let requestsBefore = try kitchen.fake.counters()["requests"]
+        let back = try ToolProcess.run(
+            "spotify-tracks", ["--from", "csv", kitchen.work.path + "/morning.csv"], environment: kitchen.environment)
+        #expect(back.status == 0, "\(back.stderr)")
+        let rows = try back.stdoutLines.map { try JSONValue.parse($0) }
+        #expect(
+            rows.compactMap { $0["name"]?.stringValue } == [
+                "The Funeral", "Snomads Island", "Neckbrace", "Say It Ain't So",
+            ])
+        #expect(rows.map { $0["duration_ms"]?.intValue.map { ($0 + 500) / 1000 } } == [323, 127, 196, 259])
+        #expect(rows.first?["external_ids"]?["isrc"]?.stringValue != nil, "\(back.stdout)")
+        #expect(rows.first?["uri"]?.stringValue?.hasPrefix("spotify:track:") == true, "\(back.stdout)")
+        #expect(rows.dropFirst().first?["is_local"] == true, "\(back.stdout)")
+        #expect(try kitchen.fake.counters()["requests"] == requestsBefore, "the file says it all: no request")
     }
 
     /// Every track of the playlist that is not explicit, and only those, in order.

@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// routine-link's home (TestSupport), with the built tools on PATH (run spawns its siblings), and
 /// routine-link spawned.

@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// Spawns the built `spotify-auth` against a spawned `fake-spotify` over loopback sockets.
 @Suite(.tags(.large)) struct SpotifyAuthEndToEndTests {

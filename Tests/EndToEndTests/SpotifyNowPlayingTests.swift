@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// A tool running in the background whose stdout lines the test can wait for (event-driven, no
 /// timed assertions: waits are bounded only so a broken tool cannot hang the suite).

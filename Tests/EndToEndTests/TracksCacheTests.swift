@@ -6,7 +6,6 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 /// The snapshot cache where it needs processes: two spotify-tracks filling one entry at once, and
 /// the README's Makefile. The rest runs in process (TracksCacheCommandTests).

@@ -48,6 +48,8 @@ import Testing
 
     @Test func theCatalogsSwitchKnowsEveryToolAndOnlyThem() throws {
         #expect(ToolCatalog.names == ToolCatalog.all.map(\.name))
+        // The end-to-end tests spawn the tools by these names without linking the catalog.
+        #expect(InstalledTools.names == ToolCatalog.names)
         for name in ToolCatalog.names { #expect(try #require(ToolCatalog.spec(named: name)).name == name) }
         #expect(ToolCatalog.spec(named: "spotify-toolkit") == nil)
         #expect(ToolCatalog.spec(named: "fake-spotify") == nil)

@@ -234,16 +234,6 @@ import Testing
         }
     }
 
-    @Test func timeScaleComesFromTheEnvironment() throws {
-        #expect(try WatchClock.from(ToolEnvironment([:])).scale == 1)
-        #expect(try WatchClock.from(ToolEnvironment(["SPOTIFY_TOOLKIT_TIME_SCALE": "60"])).scale == 60)
-        for bad in ["0", "-1", "nan", "inf", "1e9", "x"] {
-            #expect(throws: ToolError.self) {
-                try WatchClock.from(ToolEnvironment(["SPOTIFY_TOOLKIT_TIME_SCALE": bad]))
-            }
-        }
-    }
-
     @Test func isoTimes() {
         #expect(isoTimestamp(0) == "1970-01-01T00:00:00.000Z")
         #expect(parseISOTimestamp("2026-11-22T08:00:00Z") == 1_795_334_400)

@@ -59,7 +59,10 @@ import ToolkitCore
             }
         }
     }
+}
 
+/// The same through the runner, in process: what a user sees.
+@Suite(.tags(.medium)) struct OfferedOptionsRunTests {
     /// The command lines the review found accepted with an option ignored: each is a usage error
     /// (64) naming the option, before anything is read or sent.
     @Test(arguments: [

@@ -9,10 +9,10 @@ import Testing
 @Suite(.tags(.medium)) struct ServiceBaseTests {
     @Test func onlyLoopbackLiteralsAreLoopback() {
         for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]"] {
-            #expect(ServiceBase.isLoopbackLiteral(host), "\(host)")
+            #expect(LoopbackAddress.isLiteral(host), "\(host)")
         }
         for host in ["localhost", "192.0.2.10", "128.0.0.1", "127.0.0.1.evil.example", "api.spotify.test", "::2", ""] {
-            #expect(!ServiceBase.isLoopbackLiteral(host), "\(host)")
+            #expect(!LoopbackAddress.isLiteral(host), "\(host)")
         }
     }
 

@@ -50,4 +50,32 @@ import Testing
         }
         #expect(suites > 100)
     }
+
+    /// What marks a test as more than compute: a logged-in fake library, a tool run in process, a
+    /// shell. A `.small` suite holds none of them (docs/ARCHITECTURE.md, "Tests"). A suite runs from
+    /// its `@Suite` line to the next one, extensions included; comments are not code.
+    static let notSmall = ["Library(", "InProcess.", "InProcessFake(", "runShell("]
+
+    @Test func aSmallSuiteRunsNoToolFakeOrShell() throws {
+        var small = 0
+        for (_, path, text) in try Self.sources() {
+            var size: String?
+            var suite = ""
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                if line.hasPrefix("@Suite") {
+                    size = ["small", "medium", "large"].first { line.contains(".tags(.\($0))") }
+                    suite = String(line)
+                    if size == "small" { small += 1 }
+                    continue
+                }
+                guard size == "small" else { continue }
+                let code = line.components(separatedBy: "//")[0]
+                for marker in Self.notSmall where code.contains(marker) {
+                    let place = "\(path):\(number + 1)"
+                    Issue.record("\(place): '\(marker)' in \(suite): tag the suite .medium (.large for a shell)")
+                }
+            }
+        }
+        #expect(small > 40, "found the small suites")
+    }
 }

@@ -8,7 +8,9 @@ import Testing
 /// Help and man pages for users first (issue 30, item 6; review 17, 20, 23, 24, 26): what a tool
 /// does and its common uses come first; how it pages, schedules and caches is a later section
 /// (`notes`: HOW IT WORKS, the end of --help, never -h); `help`, `ls` and `rm` work; each option's
-/// help is about its own command; fake-spotify's help does not send anyone to a man page.
+/// help is about its own command; fake-spotify's help does not send anyone to a man page. Here
+/// the specs and renderers alone; tools run in process in `UserFirstHelpRunTests`, bash in
+/// `UserFirstHelpShellTests`.
 @Suite(.tags(.small)) struct UserFirstHelpTests {
     /// Words that belong to how a tool works, not to what it does for its user.
     static let internals = ["GET /", "PUT /", "POST /", "DELETE /", "/me/", "in flight", "look-ahead", "backoff"]
@@ -38,6 +40,47 @@ import Testing
         #expect(man.contains(".SS tool go\nSends PUT /go.\n"), "\(man)")
         #expect(!man[description.upperBound..<howItWorks.lowerBound].contains("GET /things"))
     }
+
+    @Test func fakeSpotifyDoesNotPointAtAManPageItHasNot() throws {
+        let full = HelpRenderer.help(for: FakeSpotifyCommand.spec, path: ["fake-spotify"])
+        let short = HelpRenderer.help(for: FakeSpotifyCommand.spec, path: ["fake-spotify"], short: true)
+        for text in [full, short] {
+            #expect(!text.contains("man fake-spotify"), "\(text)")
+        }
+        #expect(full.hasSuffix("fake-spotify is for development only: it is never installed and has no man page.\n"))
+        #expect(!ToolCatalog.all.contains { $0.developmentOnly })
+    }
+
+    /// No option of any command speaks of another command as "NAME:" (one help per command).
+    @Test func noOptionSpeaksOfAnotherCommand() {
+        for tool in ToolCatalog.all {
+            for command in tool.subcommands {
+                let others = tool.subcommands.map(\.name).filter { $0 != command.name }
+                for option in command.options {
+                    for other in others {
+                        #expect(
+                            !option.help.hasPrefix("\(other):"), "\(tool.name) \(command.name) --\(option.long)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// `ls` and `rm` in the man page and the zsh and fish completions.
+    @Test func lsAndRmAreInTheManPageAndCompletions() throws {
+        let spec = try #require(ToolCatalog.all.first { $0.name == "routine-link" })
+        #expect(ManPageRenderer.render(spec, version: "0").contains(".B list (also ls)\n"))
+        #expect(CompletionRenderer.render(spec, for: .zsh).contains("'ls:list the routines, as routine records'"))
+        #expect(CompletionRenderer.render(spec, for: .fish).contains("__fish_seen_subcommand_from remove rm"))
+    }
+}
+
+/// The same in process: each tool's help as it prints it, `ls`, `rm` and `help` run against a
+/// fake library, and the examples against the repository's files.
+@Suite(.tags(.medium)) struct UserFirstHelpRunTests {
+    /// Words that belong to how a tool works, not to what it does for its user.
+    static let internals = UserFirstHelpTests.internals
+    static let rewritten = UserFirstHelpTests.rewritten
 
     /// Every tool's --help and man page say what it does before how: no request paths, paging or
     /// scheduling in the description of the tool or of any command (review 26); that is what its
@@ -82,21 +125,10 @@ import Testing
         let alone = try await library.run("spotify-playlists", [])
         #expect(playlists.status == 0 && playlists.stdout == alone.stdout)
 
-        // Shown in help and in the man page, and completed by every shell.
+        // Shown in help (the man page and completions: UserFirstHelpTests, UserFirstHelpShellTests).
         let help = try await InProcess.run("routine-link", ["--help"])
         #expect(help.stdout.contains("  list, ls "), "\(help.stdout)")
         #expect(help.stdout.contains("  remove, rm "), "\(help.stdout)")
-        let spec = try #require(ToolCatalog.all.first { $0.name == "routine-link" })
-        #expect(ManPageRenderer.render(spec, version: "0").contains(".B list (also ls)\n"))
-        let bash = CompletionRenderer.render(spec, for: .bash)
-        let output = try GeneratedDocsTests().runShell(
-            "bash --norc -c 'source /dev/stdin; COMP_WORDS=(routine-link r); COMP_CWORD=1; _routine_link; printf \"%s\\n\" \"${COMPREPLY[@]}\"; COMP_WORDS=(routine-link rm --); COMP_CWORD=2; _routine_link; printf \"%s\\n\" \"${COMPREPLY[@]}\"'",
-            input: bash)
-        let words = output.split(separator: "\n").map(String.init)
-        #expect(words.contains("rm") && words.contains("remove") && words.contains("rename"), "\(words)")
-        #expect(words.contains("--yes"), "rm completes remove's options: \(words)")
-        #expect(CompletionRenderer.render(spec, for: .zsh).contains("'ls:list the routines, as routine records'"))
-        #expect(CompletionRenderer.render(spec, for: .fish).contains("__fish_seen_subcommand_from remove rm"))
     }
 
     @Test func helpCommandShowsTheHelpOfACommand() async throws {
@@ -127,28 +159,6 @@ import Testing
         #expect(!add.stdout.contains("remove:"), "\(add.stdout)")
         let replace = try await InProcess.run("spotify-playlists", ["replace", "--help"])
         #expect(!replace.stdout.contains("create:"), "\(replace.stdout)")
-        // No option of any command speaks of another command as "NAME:" (one help per command).
-        for tool in ToolCatalog.all {
-            for command in tool.subcommands {
-                let others = tool.subcommands.map(\.name).filter { $0 != command.name }
-                for option in command.options {
-                    for other in others {
-                        #expect(
-                            !option.help.hasPrefix("\(other):"), "\(tool.name) \(command.name) --\(option.long)")
-                    }
-                }
-            }
-        }
-    }
-
-    @Test func fakeSpotifyDoesNotPointAtAManPageItHasNot() throws {
-        let full = HelpRenderer.help(for: FakeSpotifyCommand.spec, path: ["fake-spotify"])
-        let short = HelpRenderer.help(for: FakeSpotifyCommand.spec, path: ["fake-spotify"], short: true)
-        for text in [full, short] {
-            #expect(!text.contains("man fake-spotify"), "\(text)")
-        }
-        #expect(full.hasSuffix("fake-spotify is for development only: it is never installed and has no man page.\n"))
-        #expect(!ToolCatalog.all.contains { $0.developmentOnly })
     }
 
     /// The examples work where the tools are installed: none cites a file of the repository,
@@ -165,5 +175,20 @@ import Testing
                 }
             }
         }
+    }
+}
+
+/// bash itself, on the generated completion script.
+@Suite(.tags(.large)) struct UserFirstHelpShellTests {
+    /// bash completes `r` to `rm`, `remove` and `rename`, and `rm --` to remove's options.
+    @Test func bashCompletesRmAsRemove() throws {
+        let spec = try #require(ToolCatalog.all.first { $0.name == "routine-link" })
+        let bash = CompletionRenderer.render(spec, for: .bash)
+        let output = try GeneratedDocsTests().runShell(
+            "bash --norc -c 'source /dev/stdin; COMP_WORDS=(routine-link r); COMP_CWORD=1; _routine_link; printf \"%s\\n\" \"${COMPREPLY[@]}\"; COMP_WORDS=(routine-link rm --); COMP_CWORD=2; _routine_link; printf \"%s\\n\" \"${COMPREPLY[@]}\"'",
+            input: bash)
+        let words = output.split(separator: "\n").map(String.init)
+        #expect(words.contains("rm") && words.contains("remove") && words.contains("rename"), "\(words)")
+        #expect(words.contains("--yes"), "rm completes remove's options: \(words)")
     }
 }

@@ -16,7 +16,10 @@ package struct AccountsClient: Sendable {
 
     package static let defaultBase = "https://accounts.spotify.com"
 
-    package init(environment: ToolEnvironment, transport: HTTPTransport? = nil) throws {
+    package init(
+        environment: ToolEnvironment, developer: DeveloperSettings = DeveloperSettings(),
+        transport: HTTPTransport? = nil
+    ) throws {
         let base = environment["SPOTIFY_ACCOUNTS_BASE"] ?? Self.defaultBase
         // The same rule as SPOTIFY_API_BASE (`SpotifyWebAPI.apiBase`): http or https with a host.
         guard let url = URL(string: base), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -32,7 +35,10 @@ package struct AccountsClient: Sendable {
         try ServiceBase.refuseCleartext(url, variable: "SPOTIFY_ACCOUNTS_BASE")
         self.baseURL = url
         self.transport =
-            transport ?? HTTPTransport(proxy: .init(environment: environment), trust: .init(environment: environment))
+            transport
+            ?? HTTPTransport(
+                proxy: .init(tunnelsPlainHTTP: developer.tunnelsPlainHTTP, environment: environment),
+                trust: .init(environment: environment))
     }
 
     func authorizeURL(clientID: String, redirectURI: String, challenge: String, state: String, scopes: [String])

@@ -12,21 +12,11 @@ import Foundation
 /// local proxy), as Spotify refuses http redirect URIs. And stored tokens belong to the services
 /// they came from: a login made against fake-spotify is never sent to Spotify, nor the reverse.
 package enum ServiceBase {
-    /// Whether `host` is a loopback IP literal.
-    package static func isLoopbackLiteral(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bare == "::1" { return true }
-        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127"
-            && parts.allSatisfy { part in
-                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && UInt8(part) != nil
-            }
-    }
-
     /// Exit 78 naming `variable` when `url` is http to anything but a loopback literal. No setting
     /// turns this off: `allowsInsecure` is for comparing bases, never for sending to one.
     static func refuseCleartext(_ url: URL, variable: String, allowsInsecure: Bool = false) throws(ToolError) {
-        guard url.scheme?.lowercased() == "http", !allowsInsecure, let host = url.host, !isLoopbackLiteral(host)
+        guard url.scheme?.lowercased() == "http", !allowsInsecure, let host = url.host,
+            !LoopbackAddress.isLiteral(host)
         else { return }
         throw ToolError.config(
             """

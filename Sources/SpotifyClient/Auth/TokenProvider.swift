@@ -31,12 +31,12 @@ package actor TokenProvider {
     }
 
     package init(
-        environment: ToolEnvironment, store: TokenStore? = nil,
+        environment: ToolEnvironment, developer: DeveloperSettings = DeveloperSettings(), store: TokenStore? = nil,
         clock: @escaping @Sendable () -> Double, ledger: RequestLedger? = nil
     ) throws {
         self.store = store ?? TokenStores.make(environment: environment)
         self.environment = environment
-        var accounts = try AccountsClient(environment: environment)
+        var accounts = try AccountsClient(environment: environment, developer: developer)
         accounts.ledger = ledger
         self.accounts = accounts
         self.environmentToken = environment[Self.accessTokenVariable]

@@ -226,7 +226,8 @@ package struct PlaylistVersions: Sendable {
                 continue
             }
             if id == keeping && !skipped.isEmpty { return }  // others are busy: try again at the next version
-            let done = try? directory.lock(id + ".lock").withLockBlocking(timeoutSeconds: 0) { () throws -> Void in
+            let done: Void? = try? directory.lock(id + ".lock").withLockBlocking(timeoutSeconds: 0) {
+                () throws -> Void in
                 guard case .book(var book) = try load(id), book.count > 1 else {
                     try directory.remove(Self.fileName(id))
                     return

@@ -14,9 +14,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The watch's sense of time. Normally the wall clock; for tests and benchmarks,
-/// `SPOTIFY_TOOLKIT_TIME_SCALE=N` (developers only) makes it run N times faster, so the real
-/// scheduling code paces an accelerated fake-spotify session (15 minutes in 15 s at N=60).
+/// The watch's sense of time. Normally the wall clock; for tests and benchmarks, a `scale` of N
+/// (`DeveloperSettings.timeScale`) makes it run N times faster, so the real scheduling code paces
+/// an accelerated fake-spotify session (15 minutes in 15 s at N=60).
 package struct WatchClock: Sendable {
     package let scale: Double
     let origin: Double
@@ -27,20 +27,6 @@ package struct WatchClock: Sendable {
         self.scale = scale
         self.wall = wall
         origin = wall()
-    }
-
-    static let scaleVariable = "SPOTIFY_TOOLKIT_TIME_SCALE"
-
-    /// The watch's clock over the run's `wall` clock, sped up by `SPOTIFY_TOOLKIT_TIME_SCALE`.
-    package static func from(
-        _ environment: ToolEnvironment, wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
-    ) throws -> WatchClock {
-        guard let text = environment[scaleVariable] else { return WatchClock(wall: wall) }
-        guard let scale = Double(text), scale.isFinite, scale > 0, scale <= 10_000 else {
-            throw ToolError.config(
-                "\(scaleVariable) must be a number above 0 and at most 10000, not '\(text.prefix(40))'")
-        }
-        return WatchClock(scale: scale, wall: wall)
     }
 
     /// Seconds since 1970 on this clock.

@@ -28,17 +28,13 @@ package struct PlaylistWriter: Sendable {
     package static let scope = SpotifyScope.Need(
         [SpotifyScope.modifyPrivatePlaylists, SpotifyScope.modifyPublicPlaylists], for: "changing playlists")
 
-    /// Seconds to wait before a read that settles a lost answer (the second waits twice as long).
+    /// Seconds to wait before a read that settles a lost answer (the second waits twice as long);
+    /// tests shorten it (`DeveloperSettings.settlePause`).
     package var settlePause: Double
 
     package init(api: SpotifyWebAPI, settlePause: Double = 1) {
         self.api = api
         self.settlePause = settlePause
-    }
-
-    /// `SPOTIFY_TOOLKIT_SETTLE_PAUSE`: a test hook, so settling reads need not wait a second.
-    package static func settlePause(_ text: String?) -> Double {
-        text.flatMap(Double.init).flatMap { (0...60).contains($0) ? $0 : nil } ?? 1
     }
 
     /// What a playlist holds: enough to plan a write and to tell whether one landed.

@@ -38,7 +38,10 @@ package struct SpotifyWebAPI: Sendable {
 
     package static let defaultBase = "https://api.spotify.com/v1"
 
-    package init(environment: ToolEnvironment, tokens: TokenProvider, transport: HTTPTransport? = nil) {
+    package init(
+        environment: ToolEnvironment, developer: DeveloperSettings = DeveloperSettings(), tokens: TokenProvider,
+        transport: HTTPTransport? = nil
+    ) {
         var configurationError: ToolError?
         do throws(ToolError) {
             self.baseURL = try Self.apiBase(environment[Self.baseVariable])
@@ -46,17 +49,14 @@ package struct SpotifyWebAPI: Sendable {
             self.baseURL = Self.defaultBase
             configurationError = error
         }
-        // SPOTIFY_TOOLKIT_REQUEST_TIMEOUT (seconds) is a test hook, so timeouts can be provoked quickly.
-        let timeout = environment["SPOTIFY_TOOLKIT_REQUEST_TIMEOUT"].flatMap(Double.init).flatMap {
-            $0 > 0 && $0 <= 300 ? $0 : nil
-        }
-        // SPOTIFY_TOOLKIT_PROXY_TUNNEL=1, another test hook, puts http requests behind a proxy's
-        // CONNECT tunnel too (`HTTPTransport.ProxyUse`). The CA settings are SSL_CERT_FILE's
-        // (`CertificateTrust`).
+        // The time-out and the proxy tunnel for plain http are developer settings; the CA settings
+        // are SSL_CERT_FILE's (`CertificateTrust`).
         self.transport =
             transport
             ?? HTTPTransport(
-                timeout: timeout ?? 30, proxy: .init(environment: environment), trust: .init(environment: environment))
+                timeout: developer.requestTimeout,
+                proxy: .init(tunnelsPlainHTTP: developer.tunnelsPlainHTTP, environment: environment),
+                trust: .init(environment: environment))
         self.tokens = tokens
         do throws(ToolError) {
             self.maxRetryWait = try Self.maxRetryWait(environment[Self.maxRetryWaitVariable])

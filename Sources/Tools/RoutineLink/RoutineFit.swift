@@ -108,7 +108,7 @@ extension RoutineLink {
         }
 
         let writer = PlaylistWriter(
-            api: api, settlePause: PlaylistWriter.settlePause(context.environment["SPOTIFY_TOOLKIT_SETTLE_PAUSE"]))
+            api: api, settlePause: context.developer.settlePause)
         let created = try await writer.create(
             name: name, description: "Fits the routine '\(routine.name)': \(fit.summary).", isPublic: false,
             collaborative: false)

@@ -8,8 +8,9 @@ extension ToolContext {
     func webAPI(store: TokenStore? = nil) throws -> SpotifyWebAPI {
         let ledger = requestLedger
         var api = try SpotifyWebAPI(
-            environment: environment,
-            tokens: try TokenProvider(environment: environment, store: store, clock: clock, ledger: ledger)
+            environment: environment, developer: developer,
+            tokens: try TokenProvider(
+                environment: environment, developer: developer, store: store, clock: clock, ledger: ledger)
         )
         .validated()
         api.ledger = ledger
@@ -36,8 +37,12 @@ extension ToolContext {
 
     /// Playlist writes, through the same client.
     func playlistWriter() throws -> PlaylistWriter {
-        PlaylistWriter(
-            api: try webAPI(), settlePause: PlaylistWriter.settlePause(environment["SPOTIFY_TOOLKIT_SETTLE_PAUSE"]))
+        PlaylistWriter(api: try webAPI(), settlePause: developer.settlePause)
+    }
+
+    /// The watch's clock: the run's, sped up by `SPOTIFY_TOOLKIT_TIME_SCALE` in tests and benchmarks.
+    var watchClock: WatchClock {
+        WatchClock(scale: developer.timeScale, wall: clock)
     }
 
     /// The player, through the same client.

@@ -452,7 +452,7 @@ package enum Songcount {
     ) throws {
         for source in sources {
             let isStdin = source == "-"
-            let descriptor = isStdin ? stdin.fileDescriptor : try openForReading(source)
+            let descriptor = isStdin ? stdin.fileDescriptor : try InputFile.openForReading(source)
             defer { if !isStdin { close(descriptor) } }
             let name: String? = sources == ["-"] ? nil : (isStdin ? "<stdin>" : source)
             var reader = JSONLinesReader(fileDescriptor: descriptor, displayName: name)
@@ -484,18 +484,6 @@ package enum Songcount {
             }
             if stopped { return }
         }
-    }
-
-    static func openForReading(_ path: String) throws -> Int32 {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw ToolError.noInput("cannot open '\(path)': \(systemErrorMessage(errno))")
-        }
-        if DescriptorKind(descriptor) == .directory {
-            close(descriptor)
-            throw ToolError.noInput("cannot read '\(path)': Is a directory")
-        }
-        return descriptor
     }
 
     /// Records skipped: counted, and a few named, for a note on stderr per reason.

@@ -251,7 +251,8 @@ package enum SpotifyAuth {
     static func token(_ options: Options, _ context: ToolContext) async throws -> ExitCode {
         let store = tokenStore(context)
         let provider = try TokenProvider(
-            environment: context.environment, store: store, clock: context.clock, ledger: context.requestLedger)
+            environment: context.environment, developer: context.developer, store: store, clock: context.clock,
+            ledger: context.requestLedger)
         // Bare unless --json is asked for: `| sed` and `$(...)` want the token alone, piped or not.
         if options.json {
             try context.stdout.write(try await provider.accessTokenRecord())
@@ -265,7 +266,8 @@ package enum SpotifyAuth {
         let mode = context.outputMode(forcedJSON: options.json)
         let store = tokenStore(context)
         let provider = try TokenProvider(
-            environment: context.environment, store: store, clock: context.clock, ledger: context.requestLedger)
+            environment: context.environment, developer: context.developer, store: store, clock: context.clock,
+            ledger: context.requestLedger)
         if await provider.usesEnvironmentToken {
             throw ToolError.usage(
                 "SPOTIFY_ACCESS_TOKEN is set: that token cannot be refreshed; unset it to use the stored login")
@@ -327,7 +329,7 @@ package enum SpotifyAuth {
                 """
             )
         }
-        var accounts = try AccountsClient(environment: context.environment)
+        var accounts = try AccountsClient(environment: context.environment, developer: context.developer)
         accounts.ledger = context.requestLedger
         let flow = LoginFlow(
             clientID: clientID, redirect: redirect, scopes: scopes, pasteMode: options.noBrowser,
@@ -348,8 +350,8 @@ package enum SpotifyAuth {
         // shows here) before anything is stored, so a failed login never replaces a working one.
         let probe = try TokenProvider(
             environment: context.environment.setting(TokenProvider.accessTokenVariable, to: tokens.accessToken),
-            clock: context.clock)
-        var meAPI = SpotifyWebAPI(environment: context.environment, tokens: probe)
+            developer: context.developer, clock: context.clock)
+        var meAPI = SpotifyWebAPI(environment: context.environment, developer: context.developer, tokens: probe)
         meAPI.ledger = context.requestLedger
         let me = try JSONValue.parse(try await meAPI.get("/me").body)
         tokens.userID = me["id"]?.stringValue

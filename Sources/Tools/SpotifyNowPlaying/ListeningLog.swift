@@ -98,7 +98,7 @@ struct ListeningLog {
 
     /// A file named on the command line, read whole: missing or unreadable is 66.
     static func readFile(_ path: String) throws -> [UInt8] {
-        let descriptor = try Songcount.openForReading(path)
+        let descriptor = try InputFile.openForReading(path)
         defer { close(descriptor) }
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)

@@ -282,7 +282,7 @@ package enum SpotifyNowPlaying {
             context.warn("--device (without a value) is now --with-device; the old spelling will go in a later release")
         }
         let mode = context.outputMode(forcedJSON: options.json)
-        let clock = try WatchClock.from(context.environment, wall: context.clock)
+        let clock = context.watchClock
         let player = try context.player()
         if let watch = options.watch {
             return try await self.watch(watch, options, context, player: player, mode: mode, clock: clock)

@@ -8,7 +8,6 @@ import Foundation
 @testable import SpotifyClient
 @testable import ToolkitCLI
 @testable import ToolkitCore
-@testable import Tools
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -41,7 +41,7 @@ enum RoutineRun {
         // Time is up: the song that crosses it plays to its end, then playback pauses. Not after
         // a Ctrl-C, which ended the routine early on purpose.
         guard options.stopAtEnd, !outcome.interrupted else { return status }
-        let paused = try await SpotifyNowPlaying.pauseAfterSongs(1, device: options.playback.device, context)
+        let paused = try await SongStop.pauseAfterSongs(1, device: options.playback.device, context)
         return paused == .success || paused == .notFound ? status : paused
     }
 
