@@ -452,13 +452,13 @@ package enum SpotifyNowPlaying {
             guard let api = try? context.webAPI().forCompletion(),
                 let devices = try? await SpotifyPlayer(api: api).devices()
             else { return .unavailable }
-            for name in devices.map(DeviceRecord.init).compactMap(\.name) {
+            for name in devices.map(DeviceRecord.init(spotify:)).compactMap(\.name) {
                 try context.stdout.writeText(TerminalText.clean(name) + "\n")
             }
             return .success
         }
         let mode = context.outputMode(forcedJSON: options.json)
-        let devices = try await context.player().devices().map(DeviceRecord.init)
+        let devices = try await context.player().devices().map(DeviceRecord.init(spotify:))
         for device in devices {
             if mode == .human {
                 try context.stdout.writeText(device.humanLine + "\n")
@@ -478,7 +478,7 @@ package enum SpotifyNowPlaying {
         if skipped > 0 {
             context.warn("skipped \(plural(skipped, "play")) without a track or a played_at time")
         }
-        for play in plays.reversed().map(PlayedRecord.init) {
+        for play in plays.reversed() {
             if let export {
                 try export.write(play.json)
             } else if mode == .human {
