@@ -18,7 +18,7 @@ import ToolkitCore
 /// (`objectFields`), so a field added here is added everywhere (the snapshot cache keeps the
 /// records as built). `init(reading:)` reads one back from a pipe, leniently.
 package struct TrackRecord: JSONRecord, Equatable {
-    package enum Kind: String, Sendable {
+    package enum Kind: String, Sendable, CaseIterable {
         case track, episode
     }
 
