@@ -170,10 +170,12 @@ import Testing
         #expect(LibraryReads.nextCursor(["items": [], "next": "x", "cursors": ["after": "b"]], after: nil) == nil)
         #expect(LibraryReads.nextCursor(["items": [1], "next": .null, "cursors": ["after": "b"]], after: nil) == nil)
         // The queue: what plays now first and marked; null items skipped.
-        let queue = LibraryReads.queueRecords(["currently_playing": track, "queue": [.null, track, track]]).map(\.object)
+        let queue = LibraryReads.queueRecords(["currently_playing": track, "queue": [.null, track, track]]).map(
+            \.object)
         #expect(queue.map { $0["current"] } == [true, false, false])
         #expect(queue.map { $0["position"] } == [0, 1, 2])
-        #expect(LibraryReads.queueRecords(["currently_playing": .null, "queue": [track]]).first?.object["position"] == 1)
+        #expect(
+            LibraryReads.queueRecords(["currently_playing": .null, "queue": [track]]).first?.object["position"] == 1)
         #expect(LibraryReads.queueRecords(nil).isEmpty)
     }
 }

@@ -98,7 +98,8 @@ import Testing
             #expect(TrackRecord(reading: record.object) == record)
         }
         // An older version's record, or another tool's: what it lacks is nil, and its row still draws.
-        let old = TrackRow(reading: ["type": "track", "name": "x", "artists": [["name": "A"]], "extra": 1], position: 2)
+        let old = TrackRow(
+            reading: ["type": "track", "name": "x", "artists": [["name": "A"]], "extra": 1], position: 2)
         #expect(old.record.durationMs == nil && old.record.addedAt == .absent && old.record.position == nil)
         #expect(old.cells == ["3", "x", "A", ""])
         #expect(old.json.serialized() == #"{"type":"track","name":"x","artists":[{"name":"A"}],"extra":1}"#)
@@ -163,8 +164,9 @@ import Testing
             }
             let tools = ToolCatalog.all.filter { writtenBy.contains("`\($0.name)") }
             #expect(!tools.isEmpty, "the `\(type)` row names no tool that writes it: \(writtenBy)")
-            // Named as a record: "track records", "type (device)", "type ("usage")", "type played".
-            let named = try NSRegularExpression(pattern: #"type \("?\#(type)"?\)|type \#(type)\b|\b\#(type) records?\b"#)
+            // Named as a record: "track records", "type (device)", "type (track or episode)", "type played".
+            let named = try NSRegularExpression(
+                pattern: #"type \([^)]*\b\#(type)\b[^)]*\)|type \#(type)\b|\b\#(type) records?\b"#)
             for tool in tools {
                 let output = Self.outputText(tool)
                 #expect(

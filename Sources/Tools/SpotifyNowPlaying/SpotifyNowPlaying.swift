@@ -208,9 +208,9 @@ package enum SpotifyNowPlaying {
             heard; null when unknown) and logged_from (recently_played, watch, extended_streaming_history, \
             account_data); an imported play has what Spotify's download has (artists and album by name, no \
             duration_ms; reason_start, reason_end, shuffle, skipped, offline from Extended streaming history; no uri, \
-            and played_at to the minute, from account data). queue prints track (or episode) records as \
-            spotify-tracks prints them, with position (0 for what plays now) and current (true for what plays now) \
-            instead of added_at and playlist.
+            and played_at to the minute, from account data). queue prints the track records (episode records \
+            for episodes) spotify-tracks prints, with position (0 for what plays now) and current (true for what \
+            plays now) instead of added_at and playlist.
             """,
         ],
         environment: [
