@@ -185,7 +185,7 @@ import Testing
             PlaylistEntry.record(
                 entry, position: position, playlist: playlist, name: "Mine \"x\"", snapshot: "S1",
                 source: RecordSource(playlist, name: "Mine \"x\"")
-            ).map { JSONValue.object($0).serialized() } ?? ""
+            ).map { $0.json.serialized() } ?? ""
         }
     }
 

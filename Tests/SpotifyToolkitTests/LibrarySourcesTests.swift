@@ -155,13 +155,14 @@ import Testing
                 "tracks": ["items": [track], "offset": 0, "total": 51, "limit": 50],
             ],
         ]
-        let (tracks, rest) = LibraryReads.savedAlbumTracks(saved)
+        let (records, rest) = LibraryReads.savedAlbumTracks(saved)
+        let tracks = records.map(\.object)
         #expect(tracks.count == 1 && tracks[0]["album"]?["name"] == "LP" && tracks[0]["disc_number"] == 2)
         #expect(tracks[0]["added_at"] == "2026-01-01T00:00:00Z" && tracks[0]["position"] == 0)
         #expect(rest?.id == "al" && rest?.from == 1 && rest?.total == 51)
         #expect(LibraryReads.savedAlbumTracks(["album": .null]).records.isEmpty)
-        #expect(LibraryReads.topTrackRecord(track, rank: 51)?["position"] == 50)
-        #expect(LibraryReads.artistRecord(["id": "x", "genres": .null])?["genres"] == [])
+        #expect(LibraryReads.topTrackRecord(track, rank: 51)?.object["position"] == 50)
+        #expect(LibraryReads.artistRecord(["id": "x", "genres": .null])?.json["genres"] == [])
         // Cursor paging ends without next, without items, or when the cursor does not move.
         let page: JSONValue = ["items": [["id": "a"]], "next": "https://x", "cursors": ["after": "a"]]
         #expect(LibraryReads.nextCursor(page, after: nil) == "a")
@@ -169,10 +170,12 @@ import Testing
         #expect(LibraryReads.nextCursor(["items": [], "next": "x", "cursors": ["after": "b"]], after: nil) == nil)
         #expect(LibraryReads.nextCursor(["items": [1], "next": .null, "cursors": ["after": "b"]], after: nil) == nil)
         // The queue: what plays now first and marked; null items skipped.
-        let queue = LibraryReads.queueRecords(["currently_playing": track, "queue": [.null, track, track]])
+        let queue = LibraryReads.queueRecords(["currently_playing": track, "queue": [.null, track, track]]).map(
+            \.object)
         #expect(queue.map { $0["current"] } == [true, false, false])
         #expect(queue.map { $0["position"] } == [0, 1, 2])
-        #expect(LibraryReads.queueRecords(["currently_playing": .null, "queue": [track]]).first?["position"] == 1)
+        #expect(
+            LibraryReads.queueRecords(["currently_playing": .null, "queue": [track]]).first?.object["position"] == 1)
         #expect(LibraryReads.queueRecords(nil).isEmpty)
     }
 }

@@ -181,7 +181,7 @@ import FoundationXML
             #expect(first.releaseDate == "1999-03")
             #expect(first.explicit == true)
             #expect(first.addedBy == "smedjan")
-            let record = try #require(TrackRecord.make(from: first.spotifyObject))
+            let record = try #require(TrackRecord(spotify: first.spotifyObject)?.object)
             #expect(record["album"]?["release_date_precision"] == "month")
             #expect(record["external_ids"]?["isrc"] == "USSM19900001")
         }

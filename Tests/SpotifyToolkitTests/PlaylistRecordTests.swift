@@ -71,7 +71,7 @@ enum FixtureFiles {
         #expect(entries.map(PlaylistEntry.kind(of:)) == Self.kinds)
         let playlist = SpotifyReference(kind: .playlist, id: "3cEYpjA9oz9GiPac4AsH4n")
         let records = entries.enumerated().map {
-            PlaylistEntry.record($0.element, position: $0.offset, playlist: playlist)
+            PlaylistEntry.record($0.element, position: $0.offset, playlist: playlist)?.object
         }
         #expect(records[3] == nil, "a null item has no record")
         let track = try #require(records[0])
@@ -124,7 +124,7 @@ enum FixtureFiles {
             try FixtureFiles.json($0)["items"]?.arrayValue ?? []
         }
         let records = entries.enumerated().compactMap {
-            PlaylistEntry.record($0.element, position: $0.offset, playlist: nil)
+            PlaylistEntry.record($0.element, position: $0.offset, playlist: nil)?.object
         }
         #expect(records.count == 4)
         #expect(

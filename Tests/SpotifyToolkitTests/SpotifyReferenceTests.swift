@@ -88,7 +88,7 @@ import Testing
             "duration_ms": 180_000, "id": "T", "is_local": false, "name": "Song", "type": "track",
             "uri": "spotify:track:T",
         ]
-        let record = try #require(TrackRecord.make(from: item))
+        let record = try #require(TrackRecord(spotify: item)?.object)
         #expect(
             JSONValue.object(record).serialized()
                 == #"{"type":"track","id":"T","uri":"spotify:track:T","name":"Song","duration_ms":180000,"artists":[{"id":"B","name":"Band"}],"album":{"id":"A","name":"Album","release_date":null,"release_date_precision":null,"images":[{"url":"big","height":640,"width":640},{"url":"small","height":64,"width":64},{"url":"nosize","height":null,"width":null}]},"explicit":null,"external_ids":{"isrc":null},"is_local":false}"#
@@ -100,7 +100,7 @@ import Testing
             "type": "episode", "id": "E", "uri": "spotify:episode:E", "name": "Ep", "duration_ms": 1000,
             "show": ["id": "S", "name": "Show", "images": nil],
         ]
-        let record = try #require(TrackRecord.make(from: item))
+        let record = try #require(TrackRecord(spotify: item)?.object)
         #expect(record["type"] == "episode")
         #expect(record["artists"] == .array([]))
         #expect(record["album"] == .null)
@@ -108,13 +108,13 @@ import Testing
     }
 
     @Test func lenientOnMissingAndBadFields() throws {
-        let record = try #require(TrackRecord.make(from: ["name": "x", "duration_ms": -5, "images": nil]))
+        let record = try #require(TrackRecord(spotify: ["name": "x", "duration_ms": -5, "images": nil])?.object)
         #expect(record["id"] == .null)
         #expect(record["duration_ms"] == .null)
         #expect(record["album"] == .null)
         #expect(record["artists"] == .array([]))
-        #expect(TrackRecord.make(from: .null) == nil)
-        #expect(TrackRecord.make(from: "text") == nil)
+        #expect(TrackRecord(spotify: .null) == nil)
+        #expect(TrackRecord(spotify: "text") == nil)
     }
 }
 

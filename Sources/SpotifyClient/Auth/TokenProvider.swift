@@ -74,24 +74,17 @@ package actor TokenProvider {
 
     /// `spotify-auth token --json`: the token `accessToken()` hands out, as an `access_token`
     /// record with when it expires (null for SPOTIFY_ACCESS_TOKEN's, which nobody told us).
-    package func accessTokenRecord() async throws -> JSONValue {
-        var record: JSONObject = ["type": "access_token"]
+    package func accessTokenRecord() async throws -> AccessTokenRecord {
         if let environmentToken {
-            record["access_token"] = .string(environmentToken)
-            record["token_type"] = "Bearer"
-            record["expires_at"] = .null
-            record["expires_in"] = .null
-            record["source"] = .string(Self.accessTokenVariable)
-            return .object(record)
+            return AccessTokenRecord(
+                accessToken: environmentToken, expiresAt: nil, expiresIn: nil, scopes: nil,
+                source: Self.accessTokenVariable)
         }
         var tokens = try currentTokens()
         if tokens.needsRefresh(now: clock()) { tokens = try await refresh(.expiring) }
-        record["access_token"] = .string(tokens.accessToken)
-        record["token_type"] = "Bearer"
-        record["expires_at"] = .string(AuthStatus.timestamp(tokens.expiresAt))
-        record["expires_in"] = .int(max(0, Int(saturating: tokens.expiresAt - clock())))
-        record["scopes"] = .array(tokens.scopes.map { .string($0) })
-        return .object(record)
+        return AccessTokenRecord(
+            accessToken: tokens.accessToken, expiresAt: AuthStatus.timestamp(tokens.expiresAt),
+            expiresIn: max(0, Int(saturating: tokens.expiresAt - clock())), scopes: tokens.scopes, source: nil)
     }
 
     /// After Spotify answered 401 to `rejected`: the token another caller already got, or a new one.
@@ -202,5 +195,38 @@ package actor TokenProvider {
             try reservation.commit(next)
             return next
         }
+    }
+}
+
+/// An `access_token` record (`spotify-auth token --json`): the token, its type (Bearer), when it
+/// expires (null for SPOTIFY_ACCESS_TOKEN's, which nobody told us), then the scopes of a stored
+/// login, or the variable the token came from.
+package struct AccessTokenRecord: JSONRecord, Equatable {
+    package var accessToken: String
+    /// ISO 8601, UTC.
+    package var expiresAt: String?
+    /// Seconds.
+    package var expiresIn: Int?
+    /// A stored login's scopes (nil: from the environment, not known).
+    package var scopes: [String]?
+    /// The environment variable the token came from.
+    package var source: String?
+
+    package init(accessToken: String, expiresAt: String?, expiresIn: Int?, scopes: [String]?, source: String?) {
+        self.accessToken = accessToken
+        self.expiresAt = expiresAt
+        self.expiresIn = expiresIn
+        self.scopes = scopes
+        self.source = source
+    }
+
+    package var json: JSONValue {
+        var record: JSONObject = [
+            "type": "access_token", "access_token": .string(accessToken), "token_type": "Bearer",
+            "expires_at": expiresAt.map(JSONValue.string) ?? .null, "expires_in": expiresIn.map(JSONValue.int) ?? .null,
+        ]
+        if let source { record["source"] = .string(source) }
+        if let scopes { record["scopes"] = .array(scopes.map(JSONValue.string)) }
+        return .object(record)
     }
 }

@@ -166,7 +166,7 @@ package enum CacheEntryFormat {
                 return
             }
             let addedBy = entry["added_by"]?["id"]?.stringValue.map(JSONValue.string)
-            guard kind != .unavailable, let record = TrackRecord.make(from: PlaylistEntry.item(of: entry)) else {
+            guard kind != .unavailable, let record = TrackRecord(spotify: PlaylistEntry.item(of: entry))?.object else {
                 body.append(UInt8(ascii: "u"))
                 body.append(tab)
                 TrackRecord.string(entry["added_at"]).serialize(into: &body)
@@ -650,7 +650,7 @@ package enum CacheEntryFormat {
                         entry, position: position, playlist: context.playlist, name: context.name,
                         snapshot: context.snapshot, source: RecordSource(context.playlist, name: context.name))
                     {
-                        JSONValue.object(object).serialize(into: &record)
+                        object.json.serialize(into: &record)
                     }
                     try record.withUnsafeBytes { try body(kind, $0, entryBytes) }
                     return

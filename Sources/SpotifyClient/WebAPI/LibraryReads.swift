@@ -40,32 +40,18 @@ package enum LibraryReads {
 
     /// A top track's record: the track record (`TrackRecord`), then added_at null, position
     /// (rank - 1), playlist null, and rank (from 1, across pages: `offset + index + 1`).
-    package static func topTrackRecord(_ track: JSONValue, rank: Int) -> JSONObject? {
-        guard var record = TrackRecord.make(from: track) else { return nil }
-        record["added_at"] = .null
-        record["position"] = .int(rank - 1)
-        record["playlist"] = .null
-        record["rank"] = .int(rank)
+    package static func topTrackRecord(_ track: JSONValue, rank: Int) -> TrackRecord? {
+        guard var record = TrackRecord(spotify: track) else { return nil }
+        record.addedAt = .null
+        record.position = rank - 1
+        record.playlist = .null
+        record.rank = rank
         return record
     }
 
-    /// An `artist` record: type, id, uri, name, genres (Spotify marks them deprecated and may send
-    /// none: then []), images (largest first, maybe []), external_url; with `rank` for top
-    /// artists. `followers` and `popularity` are gone for apps in Development Mode (Feb 2026),
-    /// so they are not on the record.
-    package static func artistRecord(_ artist: JSONValue, rank: Int? = nil) -> JSONObject? {
-        guard artist.objectValue != nil else { return nil }
-        var record: JSONObject = [
-            "type": "artist",
-            "id": TrackRecord.string(artist["id"]),
-            "uri": TrackRecord.string(artist["uri"]),
-            "name": TrackRecord.string(artist["name"]),
-            "genres": .array((artist["genres"]?.arrayValue ?? []).compactMap { $0.stringValue.map(JSONValue.string) }),
-            "images": TrackRecord.images(artist["images"]),
-            "external_url": TrackRecord.string(artist["external_urls"]?["spotify"]),
-        ]
-        if let rank { record["rank"] = .int(rank) }
-        return record
+    /// An `artist` record (see `ArtistRecord`), with `rank` for top artists.
+    package static func artistRecord(_ artist: JSONValue, rank: Int? = nil) -> ArtistRecord? {
+        ArtistRecord(spotify: artist, rank: rank)
     }
 
     /// One saved album (`{added_at, album}` of `/me/albums`) as the track records of the tracks
@@ -73,7 +59,7 @@ package enum LibraryReads {
     /// filled from the album; then disc_number, track_number, added_at (when the album was saved),
     /// position (zero-based in the album), playlist null. `rest`: the tracks the embedded page
     /// left out (an album of more than 50), to read from `/albums/{id}/tracks`.
-    package static func savedAlbumTracks(_ saved: JSONValue) -> (records: [JSONObject], rest: AlbumRest?) {
+    package static func savedAlbumTracks(_ saved: JSONValue) -> (records: [TrackRecord], rest: AlbumRest?) {
         guard let album = saved["album"], album.objectValue != nil else { return ([], nil) }
         let page = album["tracks"]
         let items = page?["items"]?.arrayValue ?? []
@@ -105,15 +91,15 @@ package enum LibraryReads {
     /// A simplified track of an album as a track record (see `savedAlbumTracks`).
     static func albumTrackRecord(
         _ track: JSONValue, album: JSONValue, addedAt: JSONValue?, position: Int
-    ) -> JSONObject? {
+    ) -> TrackRecord? {
         guard var object = track.objectValue else { return nil }
         if object["album"]?.objectValue == nil { object["album"] = album }
-        guard var record = TrackRecord.make(from: .object(object)) else { return nil }
-        record["disc_number"] = TrackRecord.integer(track["disc_number"])
-        record["track_number"] = TrackRecord.integer(track["track_number"])
-        record["added_at"] = TrackRecord.string(addedAt)
-        record["position"] = .int(position)
-        record["playlist"] = .null
+        guard var record = TrackRecord(spotify: .object(object)) else { return nil }
+        record.discNumber = .init(track["disc_number"]?.intValue)
+        record.trackNumber = .init(track["track_number"]?.intValue)
+        record.addedAt = .init(addedAt?.stringValue)
+        record.position = position
+        record.playlist = .null
         return record
     }
 
@@ -121,18 +107,18 @@ package enum LibraryReads {
     /// records: what plays now first, with current: true, then what plays next, current: false;
     /// position counts from 0 for what plays now (from 1 when nothing does). Null items (an
     /// unavailable track, an ad) are skipped.
-    package static func queueRecords(_ body: JSONValue?) -> [JSONObject] {
-        var records: [JSONObject] = []
-        if var record = TrackRecord.make(from: body?["currently_playing"]) {
-            record["position"] = 0
-            record["current"] = true
+    package static func queueRecords(_ body: JSONValue?) -> [TrackRecord] {
+        var records: [TrackRecord] = []
+        if var record = TrackRecord(spotify: body?["currently_playing"]) {
+            record.position = 0
+            record.current = true
             records.append(record)
         }
         var position = 1
         for item in body?["queue"]?.arrayValue ?? [] {
-            guard var record = TrackRecord.make(from: item) else { continue }
-            record["position"] = .int(position)
-            record["current"] = false
+            guard var record = TrackRecord(spotify: item) else { continue }
+            record.position = position
+            record.current = false
             records.append(record)
             position += 1
         }
@@ -214,11 +200,11 @@ extension LibraryReads {
 
     /// The saved album's tracks beyond its embedded page, from `/albums/{id}/tracks` (50 a page,
     /// in order), as records.
-    package static func rest(of album: AlbumRest, api: SpotifyWebAPI) async throws -> [JSONObject] {
+    package static func rest(of album: AlbumRest, api: SpotifyWebAPI) async throws -> [TrackRecord] {
         guard let plan = PagePlan(total: album.total) else {
             throw ToolError.unavailable("Spotify's album \(album.id) says it holds \(album.total) tracks")
         }
-        var records: [JSONObject] = []
+        var records: [TrackRecord] = []
         for offset in stride(from: album.from, to: album.total, by: PagePlan.pageSize) {
             let query = [("offset", String(offset)), ("limit", String(PagePlan.pageSize)), TrackRecord.market]
             let page = try await api.perform(method: "GET", path: "/albums/\(album.id)/tracks", query: query) {

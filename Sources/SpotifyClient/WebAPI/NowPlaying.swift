@@ -53,7 +53,7 @@ package struct PlaybackObservation: Sendable, Equatable {
         }
         let playingType = body["currently_playing_type"]?.stringValue
         // An ad is never a song, even when Spotify sends an item object with it.
-        item = playingType == "ad" ? nil : TrackRecord.make(from: body["item"])
+        item = playingType == "ad" ? nil : TrackRecord(spotify: body["item"])?.object
         isPlaying = body["is_playing"]?.boolValue ?? false
         progressMs = body["progress_ms"]?.intValue.flatMap { $0 >= 0 ? $0 : nil }
         currentlyPlayingType = playingType ?? (item == nil ? "unknown" : item?["type"]?.stringValue)

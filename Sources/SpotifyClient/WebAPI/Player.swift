@@ -261,9 +261,9 @@ extension SpotifyPlayer {
     /// checks every play on it against its log: one request when nothing is new, and a play that
     /// reached Spotify late is still found).
     package func playedRecords(after: Double?, wholePages: Bool = false) async throws -> (
-        plays: [JSONValue], skipped: Int
+        plays: [PlayedRecord], skipped: Int
     ) {
-        var plays: [JSONValue] = []
+        var plays: [PlayedRecord] = []
         var skipped = 0
         var before: Int?
         pages: for _ in 0..<Self.maxRecentPages {
@@ -279,17 +279,12 @@ extension SpotifyPlayer {
                     guard wholePages else { break pages }
                     reached = true
                 }
-                guard var record = TrackRecord.make(from: item["track"]) else {
+                guard let record = PlayedRecord(track: item["track"], playedAt: playedAt, context: item["context"])
+                else {
                     skipped += 1
                     continue
                 }
-                record["type"] = "played"
-                record["played_at"] = .string(playedAt)
-                let context = item["context"]
-                record["context"] =
-                    context?.objectValue == nil
-                    ? .null : ["type": context?["type"] ?? .null, "uri": context?["uri"] ?? .null]
-                plays.append(.object(record))
+                plays.append(record)
             }
             // Cursor paging backwards in time; stop when Spotify has no more or the cursor stalls.
             let cursor = page["cursors"]?["before"].flatMap { $0.intValue ?? $0.stringValue.flatMap { Int($0) } }
@@ -299,21 +294,6 @@ extension SpotifyPlayer {
             before = cursor
         }
         return (plays, skipped)
-    }
-
-    /// A device record: Spotify's device object under our field names (`type` is the record's).
-    package static func deviceRecord(_ device: JSONValue) -> JSONValue {
-        [
-            "type": "device",
-            "id": device["id"] ?? .null,
-            "name": device["name"] ?? .null,
-            "device_type": device["type"] ?? .null,
-            "is_active": device["is_active"] ?? .null,
-            "is_private_session": device["is_private_session"] ?? .null,
-            "is_restricted": device["is_restricted"] ?? .null,
-            "volume_percent": device["volume_percent"] ?? .null,
-            "supports_volume": device["supports_volume"] ?? .null,
-        ]
     }
 }
 

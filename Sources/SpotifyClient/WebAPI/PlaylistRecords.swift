@@ -117,20 +117,17 @@ package enum PlaylistEntry {
     package static func record(
         _ entry: JSONValue, position: Int, playlist: SpotifyReference?, name: String? = nil,
         snapshot: String? = nil, source: RecordSource? = nil
-    ) -> JSONObject? {
-        guard var record = TrackRecord.make(from: item(of: entry)) else { return nil }
-        if entry["is_local"]?.boolValue == true { record["is_local"] = true }
-        record["added_at"] = TrackRecord.string(entry["added_at"])
-        record["added_by"] = entry["added_by"]?["id"]?.stringValue.map { ["id": .string($0)] } ?? .null
-        record["position"] = .int(position)
-        record["playlist"] =
+    ) -> TrackRecord? {
+        guard var record = TrackRecord(spotify: item(of: entry)) else { return nil }
+        if entry["is_local"]?.boolValue == true { record.isLocal = true }
+        record.addedAt = .init(entry["added_at"]?.stringValue)
+        record.addedBy = .init(entry["added_by"]?["id"]?.stringValue)
+        record.position = position
+        record.playlist = .init(
             playlist.map {
-                .object([
-                    "id": .string($0.id), "uri": .string($0.uri), "name": name.map(JSONValue.string) ?? .null,
-                    "snapshot_id": snapshot.map(JSONValue.string) ?? .null,
-                ])
-            } ?? .null
-        if let source { record["source"] = source.json }
+                TrackRecord.Playlist(id: $0.id, uri: $0.uri, name: name, snapshotID: snapshot)
+            })
+        record.source = source
         return record
     }
 
@@ -198,16 +195,16 @@ package enum CatalogItem {
     /// The record of a catalogue item: the track or episode record, disc_number and track_number
     /// for a track (its place on the album), then added_at (null), position, playlist (null) and
     /// source. nil for a null item.
-    package static func record(_ entry: JSONValue, position: Int, source: RecordSource) -> JSONObject? {
-        guard let item = PlaylistEntry.item(of: entry), var record = TrackRecord.make(from: item) else { return nil }
-        if record["type"]?.stringValue == "track" {
-            record["disc_number"] = TrackRecord.integer(item["disc_number"])
-            record["track_number"] = TrackRecord.integer(item["track_number"])
+    package static func record(_ entry: JSONValue, position: Int, source: RecordSource) -> TrackRecord? {
+        guard let item = PlaylistEntry.item(of: entry), var record = TrackRecord(spotify: item) else { return nil }
+        if record.kind == .track {
+            record.discNumber = .init(item["disc_number"]?.intValue)
+            record.trackNumber = .init(item["track_number"]?.intValue)
         }
-        record["added_at"] = .null
-        record["position"] = .int(position)
-        record["playlist"] = .null
-        record["source"] = source.json
+        record.addedAt = .null
+        record.position = position
+        record.playlist = .null
+        record.source = source
         return record
     }
 }

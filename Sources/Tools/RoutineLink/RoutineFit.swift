@@ -161,7 +161,7 @@ extension RoutineLink {
         func take(_ page: Page, _ reference: SpotifyReference?) {
             for (index, entry) in page.items.enumerated() where PlaylistEntry.kind(of: entry) == .track {
                 guard let record = PlaylistEntry.record(entry, position: page.offset + index, playlist: reference),
-                    let uri = record["uri"]?.stringValue, let duration = record["duration_ms"]?.intValue, duration > 0
+                    let uri = record.uri, let duration = record.durationMs, duration > 0
                 else { continue }
                 songs.append(Song(uri: uri, durationMs: duration))
             }

@@ -411,30 +411,28 @@ package enum Songcount {
     /// track table spotify-tracks and local show draw (numbered from 1), with the total under it.
     struct ChosenSongs {
         let context: ToolContext
-        var table: SpotifyTracks.Output?
+        /// Whether the songs are drawn as a table.
+        let human: Bool
+        var table: TrackTable?
         var count = 0
         /// How many songs the table numbers at most, for the width of its # column.
         var expected = 999
 
         init(context: ToolContext, table: Bool) {
             self.context = context
-            self.table =
-                table
-                ? SpotifyTracks.Output(
-                    context: context, selection: .init(raw: false, noLocal: false, tracksOnly: false), human: true,
-                    playlist: nil) : nil
+            human = table
         }
 
         mutating func write(_ line: UnsafeRawBufferPointer) throws {
-            guard table != nil else { return try context.stdout.writeLine(line) }
+            guard human else { return try context.stdout.writeLine(line) }
             guard let record = (try? JSONValue.parse(buffer: line))?.objectValue else { return }
-            if count == 0 { try table!.startTable(total: expected) }
-            try table!.writeRow(record, position: count)
+            if table == nil { table = try TrackTable(context, total: expected, title: nil) }
+            try table!.write(TrackRow(reading: record, position: count))
             count += 1
         }
 
         func finish() throws {
-            if count > 0 { try table?.finish() }
+            try table?.finish()
         }
     }
 

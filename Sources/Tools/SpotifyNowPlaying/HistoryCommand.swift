@@ -138,7 +138,7 @@ extension SpotifyNowPlaying {
                 if let export {
                     try export.write((try? JSONValue.parse(String(line))) ?? .null)
                 } else if mode == .human {
-                    let record = PlayedRecord((try? JSONValue.parse(String(line))) ?? .null)
+                    let record = PlayedRecord(reading: (try? JSONValue.parse(String(line))) ?? .null)
                     try context.stdout.writeText(record.humanLine(in: context.timeZone) + "\n")
                 } else {
                     try context.stdout.writeText(line + "\n")
@@ -162,7 +162,7 @@ extension SpotifyNowPlaying {
             if skipped > 0 {
                 context.warn("skipped \(plural(skipped, "play")) without a track or a played_at time")
             }
-            let records = plays.reversed().compactMap { ListeningHistory.logged($0, from: .recentlyPlayed) }
+            let records = plays.reversed().compactMap { ListeningHistory.logged($0.json, from: .recentlyPlayed) }
             let (added, known) = try log.add([records])
             context.warn("added \(plural(added, "play")) to \(log.path) (\(known) already there)")
             return .success

@@ -22,51 +22,24 @@ extension NowPlayingRecord {
     }
 }
 
-/// A `device` record: Spotify's device object under the record's field names, passed through as
-/// Spotify sent it; the line for people reads it once.
-struct DeviceRecord: JSONRecord {
-    let json: JSONValue
-    let name: String?
-    let deviceType: String?
-    let isActive: Bool
-    let isRestricted: Bool
-
-    init(_ device: JSONValue) {
-        json = SpotifyPlayer.deviceRecord(device)
-        name = device["name"]?.stringValue
-        deviceType = device["type"]?.stringValue
-        isActive = device["is_active"]?.boolValue == true
-        isRestricted = device["is_restricted"]?.boolValue == true
-    }
-
+extension DeviceRecord {
     /// `● Kitchen (Speaker, restricted)`, the dot for the active one; names cleaned, since their
     /// owners choose them.
     var humanLine: String {
         TerminalText.clean(
-            "\(isActive ? "●" : " ") \(name ?? "?") (\(deviceType ?? "?")\(isRestricted ? ", restricted" : ""))")
+            """
+            \(isActive == true ? "●" : " ") \(name ?? "?") (\(deviceType ?? "?")\
+            \(isRestricted == true ? ", restricted" : ""))
+            """)
     }
 }
 
-/// A `played` record: the track record (Spotify's fields, as spotify-tracks prints them) with
-/// played_at and context, passed through as it is; the line for people reads it once.
-struct PlayedRecord: JSONRecord {
-    let json: JSONValue
-    /// ISO 8601.
-    let playedAt: String
-    let name: String
-    let artists: [String]
-
-    init(_ record: JSONValue) {
-        json = record
-        playedAt = record["played_at"]?.stringValue ?? ""
-        name = record["name"]?.stringValue ?? "?"
-        artists = (record["artists"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
-    }
-
+extension PlayedRecord {
     /// `2026-11-24 14:35:52  Name — Artist, Artist` in `zone`.
     func humanLine(in zone: LocalZone) -> String {
         let time = LocalTime.text(playedAt, "yyyy-MM-dd HH:mm:ss", in: zone)
+        let artists = track.artists.compactMap(\.name)
         let by = artists.isEmpty ? "" : " — \(artists.joined(separator: ", "))"
-        return TerminalText.clean("\(time)  \(name)\(by)")
+        return TerminalText.clean("\(time)  \(track.name ?? "?")\(by)")
     }
 }

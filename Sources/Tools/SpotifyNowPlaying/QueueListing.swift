@@ -81,12 +81,12 @@ extension SpotifyNowPlaying {
 /// them) with position and current, passed through as it is; its row is spotify-tracks' row
 /// after a mark for the current one, numbered from 1 as spotify-tracks' tables are.
 struct QueueEntry: TableRecord {
-    let track: SpotifyTracks.TrackRow
+    let track: TrackRow
     let isCurrent: Bool
 
-    init(_ record: JSONObject) {
-        track = SpotifyTracks.TrackRow(record)
-        isCurrent = record["current"] == true
+    init(_ record: TrackRecord) {
+        track = TrackRow(record)
+        isCurrent = record.current == true
     }
 
     static let columns: [TextTable.Column] = [

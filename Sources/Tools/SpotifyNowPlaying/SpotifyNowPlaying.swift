@@ -208,7 +208,9 @@ package enum SpotifyNowPlaying {
             heard; null when unknown) and logged_from (recently_played, watch, extended_streaming_history, \
             account_data); an imported play has what Spotify's download has (artists and album by name, no \
             duration_ms; reason_start, reason_end, shuffle, skipped, offline from Extended streaming history; no uri, \
-            and played_at to the minute, from account data).
+            and played_at to the minute, from account data). queue prints the track records (episode records \
+            for episodes) spotify-tracks prints, with position (0 for what plays now) and current (true for what \
+            plays now) instead of added_at and playlist.
             """,
         ],
         environment: [
@@ -452,13 +454,13 @@ package enum SpotifyNowPlaying {
             guard let api = try? context.webAPI().forCompletion(),
                 let devices = try? await SpotifyPlayer(api: api).devices()
             else { return .unavailable }
-            for name in devices.map(DeviceRecord.init).compactMap(\.name) {
+            for name in devices.map(DeviceRecord.init(spotify:)).compactMap(\.name) {
                 try context.stdout.writeText(TerminalText.clean(name) + "\n")
             }
             return .success
         }
         let mode = context.outputMode(forcedJSON: options.json)
-        let devices = try await context.player().devices().map(DeviceRecord.init)
+        let devices = try await context.player().devices().map(DeviceRecord.init(spotify:))
         for device in devices {
             if mode == .human {
                 try context.stdout.writeText(device.humanLine + "\n")
@@ -478,7 +480,7 @@ package enum SpotifyNowPlaying {
         if skipped > 0 {
             context.warn("skipped \(plural(skipped, "play")) without a track or a played_at time")
         }
-        for play in plays.reversed().map(PlayedRecord.init) {
+        for play in plays.reversed() {
             if let export {
                 try export.write(play.json)
             } else if mode == .human {

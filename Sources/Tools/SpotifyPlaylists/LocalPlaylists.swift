@@ -298,14 +298,11 @@ extension SpotifyPlaylists {
             for line in playlist.tracks { try context.stdout.writeText(line + "\n") }
             return
         }
-        var output = SpotifyTracks.Output(
-            context: context, selection: .init(raw: false, noLocal: false, tracksOnly: false), human: true,
-            playlist: nil)
-        try output.startTable(total: playlist.tracks.count, title: playlist.name)
+        var table = try TrackTable(context, total: playlist.tracks.count, title: playlist.name)
         for (position, line) in playlist.tracks.enumerated() {
             guard let record = (try? JSONValue.parse(line))?.objectValue else { continue }
-            try output.writeRow(record, position: position)
+            try table.write(TrackRow(reading: record, position: position))
         }
-        try output.finish()
+        try table.finish()
     }
 }

@@ -234,7 +234,7 @@ extension SpotifyPlaylists {
                 let record = PlaylistEntry.record(
                     entry, position: position, playlist: reference, snapshot: contents.snapshot)
             else { continue }
-            input += Data((JSONValue.object(record).serialized() + "\n").utf8)
+            input += Data((record.json.serialized() + "\n").utf8)
         }
         let run = try FilterProcess.run(
             executable, arguments: Array(program.dropFirst()), input: input,

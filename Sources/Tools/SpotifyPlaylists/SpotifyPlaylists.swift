@@ -125,6 +125,10 @@ package enum SpotifyPlaylists {
             """,
             changeRecordDescription,
             versionRecordDescription,
+            """
+            local list prints local_playlist records: type (local_playlist), name, items_total, duration_ms (of the \
+            records that have one), created_at, updated_at; local show prints the stored track records unchanged.
+            """,
         ],
         environment: PlaylistCommands.environment + PlaylistCacheOptions.environment
             + RequestBudgetOption.environment + [

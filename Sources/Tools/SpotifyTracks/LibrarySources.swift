@@ -171,7 +171,7 @@ extension SpotifyTracks {
         if human { try output.startTable(total: 1000, title: "Your saved albums") }
         /// What waits behind an album whose rest is still to be read: records, or such an album.
         enum Held {
-            case records([JSONObject])
+            case records([TrackRecord])
             case rest(LibraryReads.AlbumRest)
         }
         var held: [Held] = []
@@ -198,7 +198,7 @@ extension SpotifyTracks {
             })
         progress.clear()
         for part in held {
-            let records: [JSONObject]
+            let records: [TrackRecord]
             switch part {
             case .records(let ready): records = ready
             case .rest(let rest): records = try await LibraryReads.rest(of: rest, api: pager.api)

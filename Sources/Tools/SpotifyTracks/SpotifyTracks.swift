@@ -539,12 +539,11 @@ package enum SpotifyTracks {
         /// Items of a catalogue source handed on so far: the next one's position (an artist's
         /// count on across its albums).
         var consumed = 0
-        var table: TextTable?
+        var table: TrackTable?
         /// Where records go instead of JSON Lines, with `--format`.
         var export: TrackExport?
         var unavailable = 0
         var written = 0
-        var durationMs = 0
 
         init(
             context: ToolContext, selection: Selection, human: Bool, playlist: SpotifyReference?, name: String? = nil,
@@ -605,19 +604,12 @@ package enum SpotifyTracks {
             try context.stdout.flush()
         }
 
-        /// One track record numbered `position` (songcount's and local playlists' tables draw theirs so).
-        mutating func writeRow(_ record: JSONObject, position: Int) throws {
-            try writeRow(TrackRow(record, position: position))
-        }
-
         /// One track record, as JSON, as a table row, or into the run's playlist file.
         mutating func writeRow(_ row: TrackRow) throws {
             if let export {
-                try export.write(row.record)
-            } else if let table {
-                // Saturating, not wrapping: three items of Int.max must not print a small total.
-                durationMs = saturatingAdd(durationMs, max(0, row.durationMs ?? 0))
-                try context.stdout.writeText(table.line(row.cells) + "\n")
+                try export.write(row.json)
+            } else if table != nil {
+                try table!.write(row)
             } else {
                 try context.stdout.write(row)
             }
@@ -625,26 +617,14 @@ package enum SpotifyTracks {
         }
 
         mutating func startTable(total: Int, title: String? = nil) throws {
-            let digits = String(max(total, 1)).count
-            let table = TextTable(
-                [
-                    .fixed("#", width: max(digits, 1), alignment: .right),
-                    .flexible("NAME", weight: 3),
-                    .flexible("ARTISTS", weight: 2),
-                    .fixed("DURATION", width: 8, alignment: .right),
-                ], totalWidth: context.terminalWidth)
-            // The source's name heads its table (issue 30, item 6), its URI beside it for a copy and paste.
+            // The source's name heads its table, its URI beside it for a copy and paste.
             let heading = name.map { "\(TerminalText.clean($0))  \(playlist?.uri ?? "")" } ?? playlist?.uri
-            if let title = title ?? heading { try context.stdout.writeText("\(title)\n") }
-            try context.stdout.writeText(table.header + "\n")
-            self.table = table
+            table = try TrackTable(context, total: total, title: title ?? heading)
         }
 
         func finish() throws {
             if human {
-                let noun = written == 1 ? "item" : "items"
-                try context.stdout.writeText(
-                    "\(groupedThousands(written)) \(noun), \(formatClock(milliseconds: durationMs))\n")
+                try context.stdout.writeText(TrackTable.totalLine(items: written, durationMs: table?.durationMs ?? 0))
             }
             try context.stdout.endBatch()  // a cached copy's lines, written at once, go on too
             if unavailable > 0 {

@@ -158,7 +158,7 @@ extension SpotifyTracks {
                 while let answer = arrived.removeValue(forKey: written) {
                     let item = items[written]
                     written += 1
-                    guard case .success(let found?) = answer, var record = TrackRecord.make(from: found.object) else {
+                    guard case .success(let found?) = answer, var record = TrackRecord(spotify: found.object) else {
                         try context.stdout.flush()
                         var why = ""
                         if case .failure(let refused) = answer {
@@ -168,13 +168,11 @@ extension SpotifyTracks {
                         status = .notFound
                         continue
                     }
-                    record["added_at"] = item.track.addedAt.map(JSONValue.string) ?? .null
-                    record["position"] = .int(item.position)
-                    record["playlist"] = .null
-                    if let match = found.match {
-                        record["query"] = .string(match.query)
-                        record["match"] = .double(match.score)
-                        record["match_quality"] = .string(match.word)
+                    record.addedAt = .init(item.track.addedAt)
+                    record.position = item.position
+                    record.playlist = .null
+                    record.match = found.match.map {
+                        TrackRecord.Match(query: $0.query, score: $0.score, quality: $0.word)
                     }
                     try output.writeRow(TrackRow(record, position: item.position))
                 }

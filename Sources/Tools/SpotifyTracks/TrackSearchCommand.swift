@@ -162,13 +162,12 @@ extension SpotifyTracks {
                         status = .notFound
                     }
                     for (track, score) in found {
-                        guard var record = TrackRecord.make(from: track) else { continue }
-                        record["added_at"] = .null
-                        record["position"] = .int(item.position)
-                        record["playlist"] = .null
-                        record["query"] = .string(item.query.text)
-                        record["match"] = .double(score.rounded)
-                        record["match_quality"] = .string(score.word)
+                        guard var record = TrackRecord(spotify: track) else { continue }
+                        record.addedAt = .null
+                        record.position = item.position
+                        record.playlist = .null
+                        record.match = TrackRecord.Match(
+                            query: item.query.text, score: score.rounded, quality: score.word)
                         // The row counts from 0 and shows from 1; the query's number already counts from 1.
                         try output.writeRow(TrackRow(record, position: item.position - 1))
                     }
