@@ -53,9 +53,9 @@ struct FaultRule: Sendable, Equatable {
     /// Requests whose path starts with this are matched.
     var pathPrefix = "/v1/"
     /// And, when set, only those whose `offset` query is this: one page of a list (the last
-    /// page of a read failing, D2).
+    /// page of a read failing).
     var offset: Int?
-    /// And, when set, only requests of this method (a DELETE refused while reads go through, D4).
+    /// And, when set, only requests of this method (a DELETE refused while reads go through).
     var method: String?
     /// For server_error, and for the error whose breakage answers a request not carried out.
     var status = 503

@@ -57,7 +57,7 @@ enum ManPageRenderer {
         out += ".SH EXIT STATUS\n"
         out += spec.documentedExitCodes.map { ".TP\n.B \($0.code.rawValue)\n\(escape($0.meaning))\n" }.joined()
 
-        // How it works comes after everything a user needs first (review 26).
+        // How it works comes after everything a user needs first.
         let commandNotes = spec.subcommands.filter { !$0.notes.isEmpty }
         if !spec.notes.isEmpty || !commandNotes.isEmpty {
             out += ".SH HOW IT WORKS\n" + paragraphs(spec.notes)

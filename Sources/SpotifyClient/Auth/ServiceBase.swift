@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Where tokens may go (issue 29, D8). The access token, and at a refresh the refresh token, go to
+/// Where tokens may go. The access token, and at a refresh the refresh token, go to
 /// `SPOTIFY_API_BASE` and `SPOTIFY_ACCOUNTS_BASE`: over http they would cross the network in
 /// clear, so http is refused except for a loopback literal (127.0.0.0/8, ::1: fake-spotify, a
 /// local proxy), as Spotify refuses http redirect URIs. And stored tokens belong to the services

@@ -101,7 +101,7 @@ package enum SpotifyScope {
         package var error: ToolError { .noPermission(SpotifyScope.missingMessage(scopes, for: what)) }
 
         /// The same, when the token came from SPOTIFY_ACCESS_TOKEN: that token is used instead of
-        /// any login, so a login alone would not help (review 24).
+        /// any login, so a login alone would not help.
         var environmentTokenError: ToolError {
             let names = scopes.count == 1 ? "the \(scopes[0]) scope" : "the scopes " + scopes.joined(separator: " and ")
             return .noPermission(

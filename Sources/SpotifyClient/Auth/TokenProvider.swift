@@ -120,7 +120,7 @@ package actor TokenProvider {
         return tokens
     }
 
-    /// A stored login is used only with the services it was made against (D8): a login made
+    /// A stored login is used only with the services it was made against: a login made
     /// against fake-spotify is never sent to Spotify, nor the reverse.
     func checkServices(of tokens: StoredTokens) throws {
         // A login stored before the bases were recorded came from Spotify itself: such tokens go

@@ -19,7 +19,7 @@ package protocol PlaylistReadHandler {
     /// The playlist's size moved while it was read.
     mutating func totalChanged(playlist index: Int, was: Int, now: Int)
     /// The playlist's snapshot_id moved while it was read, its size held (told after its pages,
-    /// maybe after later playlists'): an item may be missing or repeated (D3).
+    /// maybe after later playlists'): an item may be missing or repeated.
     mutating func editedWhileRead(playlist index: Int)
     /// The playlist is done: printed, refused (403/404, for the caller to explain) or failed
     /// (offline with nothing cached); the others go on either way.
@@ -198,7 +198,7 @@ package struct PlaylistItemsReader {
         let cachedSnapshot =
             mode == .normal && !selector.snapshotIsCurrent ? CachePolicy.usableSnapshot(entry, wanted: wanted) : nil
         // The object embeds the first 100 entries: one request where pages of 50 take two, and
-        // for most playlists the whole read (E2: --duration read every playlist by its pages).
+        // for most playlists the whole read (--duration read every playlist by its pages).
         let start: ListRead.Start = selector.itemsHidden ? .firstPage : .playlistObject
         let list = ListRead(
             target: .playlist(id: selector.reference.id), start: start, queries: queries,

@@ -8,7 +8,7 @@ import Foundation
 
 /// Your playlists' ids and names as the last online listing saw them, kept beside the snapshot
 /// cache (`$XDG_CACHE_HOME/spotify-toolkit/playlist-names.json`, 0600), so that `--offline`
-/// resolves a playlist's name without a request (D11). Like the cache's copies it belongs to the
+/// resolves a playlist's name without a request. Like the cache's copies it belongs to the
 /// account that fetched it, is written only while the cache is on, and goes with `logout`.
 package struct PlaylistNameIndex: Sendable {
     package struct Entry: Sendable, Equatable {

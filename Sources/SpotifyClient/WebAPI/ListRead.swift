@@ -95,7 +95,7 @@ struct ListRead: Sendable {
         case checked(keepUnder: String?)
         /// The snapshot check names another version than the one the pages started from: the
         /// playlist was edited while it was read, so an item may be missing or repeated even
-        /// though its total held (D3). Told before `.end` or `.checked`.
+        /// though its total held. Told before `.end` or `.checked`.
         case changedWhileRead
     }
 
@@ -135,7 +135,7 @@ struct ListRead: Sendable {
     /// Statuses of the first request handed back as `.refused` rather than failing the run.
     let passingOnFirst: Set<Int>
     /// A playlist of more than one answer is checked after its pages even when nothing will be
-    /// kept: an edit that leaves the total as it was shows only in its snapshot_id (D3).
+    /// kept: an edit that leaves the total as it was shows only in its snapshot_id.
     var checksEdits: Bool {
         if case .playlist = target { true } else { false }
     }

@@ -120,7 +120,7 @@ package struct Pager: Sendable {
     /// The most a page's answer may hold before it is parsed. 50 entries are about 50 KB (whole
     /// objects with --raw, a few hundred KB); parsing takes some 24 bytes of memory per byte of small
     /// array elements, so 48 KB of gzip decoding to 50 MB of `0,0,…` took 1.2 GB under the 64 MiB
-    /// body cap (D8). Not retried: a body read whole and wrong would come the same again.
+    /// body cap. Not retried: a body read whole and wrong would come the same again.
     static let maxPageBytes = 8 * 1_048_576
 
     /// The page in `body`, or `UnreadableBody` saying what is wrong with it.
@@ -135,7 +135,7 @@ package struct Pager: Sendable {
             throw SpotifyWebAPI.UnreadableBody("the page has no items list")
         }
         // An answer meant for another request (one answer too many on a kept-alive connection
-        // shifts every later one, D7) names another offset: read as unreadable, so it is asked again.
+        // shifts every later one) names another offset: read as unreadable, so it is asked again.
         if let answered = json["offset"]?.intValue, answered != offset {
             throw SpotifyWebAPI.UnreadableBody("the answer for offset \(offset) is the page at offset \(answered)")
         }

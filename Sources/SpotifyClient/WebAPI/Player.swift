@@ -127,7 +127,7 @@ package struct SpotifyPlayer: Sendable {
 
         /// The largest play body sent: Spotify's front end answers 413 past about 9 KB (9,130 bytes
         /// worked and 9,170 did not in spotify/web-api#582; 850 URIs were refused in #1483), though
-        /// its description names no limit (C2). About 230 track URIs.
+        /// its description names no limit. About 230 track URIs.
         package static let maxBodyBytes = 9_000
 
         /// The target as sent: items cut to the first that fit in `maxBodyBytes`, and how many

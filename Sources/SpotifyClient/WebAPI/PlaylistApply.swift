@@ -135,7 +135,7 @@ package struct PlaylistApply {
         } catch {
             // Another client's edit meanwhile makes later steps' positions drift until Spotify refuses
             // one (400): read once, and say so rather than count from the model and offer a finish
-            // that would revert their edit (D3).
+            // that would revert their edit.
             if stepsDone > 0, let now = try? await reader(), now.writableURIs != model,
                 now.writableURIs != PlaylistEditPlan.applying(step, to: model)
             {

@@ -162,7 +162,7 @@ package struct PlaylistEditPlan: Sendable, Equatable {
 
     /// Pinned entries follow the nearest earlier entry that stays (their anchor), or lead. A song
     /// removed and added back stays too, as its k-th occurrence stands for its k-th one added
-    /// back: pinned entries after it must not fall back to the top (D12).
+    /// back: pinned entries after it must not fall back to the top.
     private static func pinnedPlaces(
         _ current: [String?], removedURIs: Set<String>, wantedCount: [String: Int]
     ) -> (leading: [Int], after: [Anchor: [Int]]) {

@@ -113,7 +113,7 @@ package enum PlaylistEntry {
     /// counting every entry), playlist {id, uri, name, snapshot_id} (null for saved tracks; name
     /// and snapshot_id null when not known) and, for spotify-tracks' reads, source
     /// (`RecordSource`). nil for an unavailable item. The snapshot_id is the version the read
-    /// began at: what lets `replace` refuse records of a playlist that has changed since (D1).
+    /// began at: what lets `replace` refuse records of a playlist that has changed since.
     package static func record(
         _ entry: JSONValue, position: Int, playlist: SpotifyReference?, name: String? = nil,
         snapshot: String? = nil, source: RecordSource? = nil

@@ -75,7 +75,7 @@ package struct SavedItems: Sendable {
 
     /// One write, batch by batch. A failure after some batches says how many URIs went through,
     /// so the caller knows what state the library was left in. A signal (`interruption`, checked
-    /// between batches) stops it there and says so, as every playlist write does (D11).
+    /// between batches) stops it there and says so, as every playlist write does.
     func write(
         _ method: String, _ uris: [String], scope: SpotifyScope.Need, verb: String,
         interruption: @Sendable () -> Int32 = { 0 }
@@ -97,7 +97,7 @@ package struct SavedItems: Sendable {
                     method: method, path: "/me/library", query: [("uris", batch.joined(separator: ","))], body: nil,
                     scope: scope, idempotent: true)
             } catch var error as ToolError where done > 0 || error.requestOutcome?.mayHaveLanded == true {
-                // A batch whose answer was lost may have been carried out: said, never counted as not (D10).
+                // A batch whose answer was lost may have been carried out: said, never counted as not.
                 let rest = uris.count - done - batch.count
                 let unknown =
                     error.requestOutcome?.mayHaveLanded == true

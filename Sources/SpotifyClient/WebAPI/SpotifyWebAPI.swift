@@ -69,7 +69,7 @@ package struct SpotifyWebAPI: Sendable {
         self.sleep = { seconds in try? await Task.sleep(nanoseconds: UInt64(clamped(seconds, to: 0...3600) * 1e9)) }
     }
 
-    /// This client for a shell's Tab (D15): one try, no waiting out a 429, and an answer within
+    /// This client for a shell's Tab: one try, no waiting out a 429, and an answer within
     /// `deadline` seconds or none, so a completion never blocks the shell.
     package func forCompletion(deadline: Double = 2) -> SpotifyWebAPI {
         var api = self
@@ -376,7 +376,7 @@ package struct SpotifyErrorBody: Sendable, Equatable {
             self.message = Self.printable(message)
             reason = object["reason"]?.stringValue.map(Self.printable)
         } else if let page = Self.htmlTitle(result.body) {
-            // A front end's error page (a 413 for a body too large, C2): its title, not its markup.
+            // A front end's error page (a 413 for a body too large): its title, not its markup.
             message = page.isEmpty ? "HTTP \(result.status) (an HTML page)" : "HTTP \(result.status): \(page)"
             reason = nil
         } else {

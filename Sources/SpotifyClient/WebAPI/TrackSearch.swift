@@ -32,7 +32,7 @@ package struct SearchQuery: Sendable, Equatable {
 
     /// The longest `q` Spotify's search takes, in UTF-16 units (it answers 404 past 100 characters,
     /// though its description names no limit: spotipy#845). Longer queries lose words: the title's
-    /// last ones first, then the artist's; the matcher still scores the whole title (C1).
+    /// last ones first, then the artist's; the matcher still scores the whole title.
     static let maxQueryLength = 100
 
     /// `Artist - Title`, `Title`, or a JSON record `{name, artists, duration_ms}` (artists as
@@ -301,7 +301,7 @@ package enum TrackMatch {
         var tags: Set<String> = []
         // Bracketed parts: "(feat. X)", "(Remastered)", "[Live]".
         // One pass over the text per bracket kind, each search starting where the last one ended:
-        // linear, however many brackets (D16: `range(of:)` on a substring copied the rest each time).
+        // linear, however many brackets (`range(of:)` on a substring copied the rest each time).
         for (open, close): (Character, Character) in [("(", ")"), ("[", "]")] {
             var out = ""
             var rest = text[...]
@@ -374,7 +374,7 @@ package enum TrackMatch {
 }
 
 /// Spotify refused one search query (400 or 404: a `q` it will not take); the other queries of a
-/// batch go on (C1).
+/// batch go on.
 package struct SearchRefused: Error, Sendable, Equatable {
     package var status: Int
     package var message: String

@@ -55,7 +55,7 @@ package struct ToolEnvironment: Sendable {
     package var stateDirectory: String { toolkitDirectory(xdg: "XDG_STATE_HOME", fallback: ".local/state") }
 
     /// `SPOTIFY_TOOLKIT_SANDBOX`: `make sandbox`'s throwaway home. Inside it every directory of
-    /// ours must lie under it, or the tool refuses to start (D9): a shell start-up file that
+    /// ours must lie under it, or the tool refuses to start: a shell start-up file that
     /// exported XDG_CONFIG_HOME would otherwise point the sandbox's tools at the real login.
     static let sandboxVariable = "SPOTIFY_TOOLKIT_SANDBOX"
 

@@ -121,7 +121,7 @@ package enum BestFit {
             if isBetter(result, than: best) { best = result }
         }
         // On a coarse grid each song's rounding adds up: the last seconds are fitted exactly by
-        // moves over every song (D6: 10,000 songs at 10 h ended 42.7 s off; a million at 24 h
+        // moves over every song (10,000 songs at 10 h ended 42.7 s off; a million at 24 h
         // picked nothing).
         return grid == 1 && songs.count == allSongs.count
             ? best : refined(best, durations: durations, songs: allSongs, targetMs: targetMs)

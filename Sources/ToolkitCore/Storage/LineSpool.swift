@@ -12,7 +12,7 @@ import Darwin
 
 /// Lines kept on disk rather than in memory, to be read back in order: `songcount --best-fit`
 /// must print whole input records after reading them all, and a million of them took 379 MB
-/// when kept as arrays (D6). The file is made with mkstemp (0600) in the temporary directory and
+/// when kept as arrays. The file is made with mkstemp (0600) in the temporary directory and
 /// unlinked at once, so it vanishes when the process ends, however it ends. Nothing per line stays
 /// in memory: each line is written with its newline and read back as JSON Lines.
 package final class LineSpool {

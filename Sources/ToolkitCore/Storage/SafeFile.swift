@@ -232,7 +232,7 @@ package struct PrivateDirectory: Sendable {
     package func file(_ name: String) -> String { path + "/" + name }
 
     /// `name` must name a file in this directory, never one elsewhere: a name made from what a
-    /// server sent (a playlist id `../../config/x`) must not lead out of it (D6).
+    /// server sent (a playlist id `../../config/x`) must not lead out of it.
     func checked(_ name: String) throws -> String {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", !name.contains("\0") else {
             throw ToolError.dataError("'\(name.prefix(120))' is not a file name in \(path); nothing was written there")

@@ -1,6 +1,6 @@
 // On Linux the shipped targets import FoundationEssentials, not Foundation: full Foundation
 // brings FoundationInternationalization and 32 MiB of ICU data into the static binary, and 2 to
-// 3 ms to every start (issue 26). These are the few String members the toolkit used from full
+// 3 ms to every start. These are the few String members the toolkit used from full
 // Foundation, with the same names and meaning, so call sites read as before; on macOS Foundation
 // itself provides them. `@_disfavoredOverload`: where a test target imports Foundation too, its
 // members win and nothing is ambiguous.

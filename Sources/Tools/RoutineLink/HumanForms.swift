@@ -44,7 +44,7 @@ extension RoutineLink {
 extension RoutineRecord: TableRecord {
     static let header = ["NAME", "DURATION", "PLAYLIST", "SESSIONS", "NOTE"]
 
-    /// Its row in `list`'s table: a column needs no quotes around a name (review 23); sentences
+    /// Its row in `list`'s table: a column needs no quotes around a name; sentences
     /// keep them.
     var cells: [String] {
         [

@@ -97,7 +97,7 @@ extension RoutineLink {
                 "no songs fit '\(routine.name)' (\(formatClock(milliseconds: targetMs))): every one is too long")
         }
         let uris = fit.indices.map { songs[$0].uri }
-        // Checked before the playlist is made (D5): one full at 10,000 would not fit the routine.
+        // Checked before the playlist is made: one full at 10,000 would not fit the routine.
         if uris.count > PlaylistWriter.maxItems {
             throw ToolError.dataError(
                 """
@@ -114,7 +114,7 @@ extension RoutineLink {
             collaborative: false)
         guard let id = created["id"]?.stringValue else { throw ToolError.software("fit: the new playlist has no id") }
         do {
-            // From the creation's snapshot_id, so a first batch that provably did not land is sent again (D5).
+            // From the creation's snapshot_id, so a first batch that provably did not land is sent again.
             _ = try await writer.add(
                 uris, to: id, at: nil, from: .init(snapshot: created["snapshot_id"]?.stringValue, total: 0))
         } catch let stopped as PlaylistWriter.AddStopped {
@@ -133,7 +133,7 @@ extension RoutineLink {
         let linked = try store(context).update { try $0.link(routine.name, to: playlist) }
         context.warn(
             "made playlist '\(TerminalText.clean(name))' (\(id)): \(fit.summary); linked it to '\(linked.name)'")
-        // Only a playlist is deleted so; a linked album or track is not the library's to delete (N2).
+        // Only a playlist is deleted so; a linked album or track is not the library's to delete.
         if let previous = routine.playlist, previous.id != id, previous.uri.hasPrefix("spotify:playlist:") {
             // fit never deletes: the playlist it replaces in the link is still in the library.
             context.warn(

@@ -91,7 +91,7 @@ enum PlaylistNames {
             body: { page in
                 for playlist in page.items {
                     // An id becomes a file name (the undo journal) and a word in printed commands:
-                    // one that is not Spotify's 22 base-62 characters is not a playlist of yours (D6).
+                    // one that is not Spotify's 22 base-62 characters is not a playlist of yours.
                     if let id = playlist["id"]?.stringValue, let name = playlist["name"]?.stringValue,
                         SpotifyReference.isValidID(id)
                     {

@@ -212,7 +212,7 @@ enum PlaylistCommands {
     }
 
     /// An edit seen only in the snapshot_id (the size held): the same note and status as a total
-    /// that moved (D3).
+    /// that moved.
     static func editedNote(_ what: String, _ context: ToolContext, _ edits: EditedWhileRead) {
         edits.seen()
         context.warn(
@@ -249,7 +249,7 @@ final class EditedWhileRead: Sendable {
 
     /// `status`, or 75 when a list was edited meanwhile: the most telling status wins, and 75 (what
     /// was printed may miss or repeat items: run again) tells more than 1 (a playlist was not
-    /// found, and said so), so a retry-on-75 script retries (D13). A worse failure (69, 77…) stays.
+    /// found, and said so), so a retry-on-75 script retries. A worse failure (69, 77…) stays.
     func status(_ status: ExitCode) -> ExitCode {
         edited.withLock { $0 } && (status == .success || status == .notFound) ? .tempFail : status
     }

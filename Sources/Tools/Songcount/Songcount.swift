@@ -225,7 +225,7 @@ package enum Songcount {
             return try bestFit(target: target, sources: sources, context: context, skipped: &skipped, into: &chosen)
         }
         let report: Report
-        // The chosen songs for people: a table on a terminal, not the records (review 23).
+        // The chosen songs for people: a table on a terminal, not the records.
         var chosen = ChosenSongs(context: context, table: human)
         if let target {
             var fit = SongFit(targetMs: target)

@@ -450,7 +450,7 @@ package enum SpotifyNowPlaying {
 
     static func devices(_ options: DevicesOptions, _ context: ToolContext) async throws -> ExitCode {
         if options.namesOnly {
-            // For a shell's Tab: one quick try, and nothing printed when it fails (D15).
+            // For a shell's Tab: one quick try, and nothing printed when it fails.
             guard let api = try? context.webAPI().forCompletion(),
                 let devices = try? await SpotifyPlayer(api: api).devices()
             else { return .unavailable }

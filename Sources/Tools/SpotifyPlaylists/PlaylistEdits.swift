@@ -219,7 +219,7 @@ extension SpotifyPlaylists {
         }
     }
 
-    /// What rewrite keeps of COMMAND's output (D13): 10,000 full track records are about 15 MiB.
+    /// What rewrite keeps of COMMAND's output: 10,000 full track records are about 15 MiB.
     static let rewriteOutputLimit = 64 * 1_048_576
 
     /// The items COMMAND prints when given the playlist's track records: what the playlist becomes.
@@ -516,7 +516,7 @@ extension SpotifyPlaylists {
     }
 
     /// The file of `unfinishedFile`, or nil (said on stderr) when it cannot be written: a full disk
-    /// must not hide what landed and the undo that puts it back (D9).
+    /// must not hide what landed and the undo that puts it back.
     static func keptToFinish(_ uris: [String], playlist id: String, context: ToolContext) -> String? {
         do {
             return try unfinishedFile(uris, playlist: id, context: context)

@@ -28,7 +28,7 @@ extension SpotifyPlaylists {
             "yes", short: "y", help: "With delete: do not ask first (it asks only when standard input is a terminal).")
         static let position = OptionSpec(
             "position", value: "N", help: "Insert at this zero-based position instead of at the end.")
-        // Each command's own words: `remove -h` says what --liked does for remove (review 24).
+        // Each command's own words: `remove -h` says what --liked does for remove.
         static let liked = OptionSpec(
             "liked", short: "l",
             help:
@@ -274,7 +274,7 @@ extension SpotifyPlaylists {
             }
             return .notFound
         }
-        // Checked before the playlist is made, as add checks it (D5): a playlist full at 10,000 is
+        // Checked before the playlist is made, as add checks it: a playlist full at 10,000 is
         // not what was asked for, and the rest could not be added after it.
         if items.uris.count > PlaylistWriter.maxItems {
             throw ToolError.dataError(
@@ -311,7 +311,7 @@ extension SpotifyPlaylists {
         }
         guard let id = created["id"]?.stringValue else { throw ToolError.software("create: no id") }
         // The creation's answer carries the empty playlist's snapshot_id: a first batch that
-        // provably did not land is then told apart (D5).
+        // provably did not land is then told apart.
         let start = PlaylistWriter.State(snapshot: created["snapshot_id"]?.stringValue, total: 0)
         let made = "made playlist '\(TerminalText.clean(name))' (\(id))"
         if let stopped = try await addReporting(
@@ -492,7 +492,7 @@ extension SpotifyPlaylists {
             return .success
         }
         let writer = try context.playlistWriter()
-        // Spotify has no public collaborative playlist: refused as create refuses it, not sent (C3).
+        // Spotify has no public collaborative playlist: refused as create refuses it, not sent.
         if details["public"] == .bool(true), details["collaborative"] == nil,
             try await currentRecord(of: playlist.id, writer).collaborative == true
         {
@@ -569,7 +569,7 @@ extension SpotifyPlaylists {
         let library = try SavedItems(api: context.webAPI())
         let deferral = SignalDeferral.begin()
         defer { deferral.end(discarding: true) }
-        // Episodes go to Your Episodes, not Liked Songs (N1): the message names both.
+        // Episodes go to Your Episodes, not Liked Songs: the message names both.
         let episodes = uris.count { $0.hasPrefix("spotify:episode:") }
         let direction = save ? "to" : "from"
         var places: [String] = []
@@ -717,7 +717,7 @@ extension SpotifyPlaylists {
             )
         }
         // Batches are separate requests: another client's edit between two of them can split or
-        // reorder what was added (D12). One batch cannot be split.
+        // reorder what was added. One batch cannot be split.
         if let inserted, inserted.uris.count > PlaylistWriter.batchSize {
             let range = inserted.position..<inserted.position + inserted.uris.count
             let now = try await writer.uris(of: id, in: range)
@@ -750,7 +750,7 @@ extension SpotifyPlaylists {
     }
 
     /// Nothing the Web API can write: say what standard input held instead, and why none of it is
-    /// an item ("no items" after one local file read as a lie; review 24).
+    /// an item ("no items" after one local file read as a lie).
     static func nothingToDo(_ items: ItemInput, _ context: ToolContext, action: String) -> ExitCode {
         if let held = items.skippedSummary {
             context.warn(

@@ -1,19 +1,19 @@
 import SpotifyClient
 import ToolkitCore
 
-/// What keeps a piped `replace` from turning a read that went wrong into a write (issue 24, item
-/// 3). `spotify-tracks ID | jq … | spotify-playlists replace ID`: when spotify-tracks fails
+/// What keeps a piped `replace` from turning a read that went wrong into a write.
+/// `spotify-tracks ID | jq … | spotify-playlists replace ID`: when spotify-tracks fails
 /// part-way, it has already printed the pages before the failure, in order, and the pipe hides
 /// its status. So input whose records were read from this same playlist is refused when:
 /// - they carry a snapshot_id other than the playlist's now (it changed since they were read), or
 /// - their positions stop `cutShortSlack(of:)` or more entries before the playlist's end: pages
 ///   come in order and end on multiples of 50 (the object embeds 100, then pages of 50), so a
 ///   read cut short is a prefix at least its last page short; that page holds fewer than 50 when
-///   the size is not a multiple of 50 (120 items: the last 20, D2). A filter that itself drops
+///   the size is not a multiple of 50 (120 items: the last 20). A filter that itself drops
 ///   that many of the last items looks the same; `--force` says it is meant.
 /// Local files and unavailable entries after the last position are no loss: spotify-tracks skips
 /// them on purpose (unavailable ones always, local files with --no-local), and replace keeps them
-/// where they are, so a tail of only those is never refused (issue 40).
+/// where they are, so a tail of only those is never refused.
 enum ReplaceGuard {
     /// The size of the playlist's last page: the fewest items a read cut short can lack.
     static func cutShortSlack(of count: Int) -> Int {

@@ -540,7 +540,7 @@ package enum SpotifyPlaylists {
             }
         }
 
-        /// With durations on a terminal, a total row under the table (review 18): how many
+        /// With durations on a terminal, a total row under the table: how many
         /// playlists, their items and how long they play together.
         func finish() throws {
             guard printer.mode == .human && withDuration, let table = printer.table, count > 0 else { return }
@@ -550,7 +550,7 @@ package enum SpotifyPlaylists {
         }
 
         /// The total row in the table's columns, or, when the total is wider than its column
-        /// (1,000 hours and more), on a line of its own, so it is never cut (issue 39, L3).
+        /// (1,000 hours and more), on a line of its own, so it is never cut.
         static func totalLine(_ table: TextTable, what: String, items: Int, durationMs: Int) -> String {
             let clock = formatClock(milliseconds: durationMs)
             guard DisplayWidth.of(clock) > table.widths[2] else {

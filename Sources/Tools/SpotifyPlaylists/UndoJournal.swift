@@ -25,7 +25,7 @@ struct UndoJournal {
         /// The write did not finish (stopped by a signal, a failure or another client).
         var complete: Bool
         /// What the write set out to leave (its plan's result), kept before the first request: a
-        /// write killed part-way (SIGKILL, a crash) never records what it left (D10).
+        /// write killed part-way (SIGKILL, a crash) never records what it left.
         var planned: [String?]?
 
         /// Whether `now` is what this write left, or, for one that did not finish, could be part of
@@ -118,7 +118,7 @@ struct UndoJournal {
         pruneOtherPlaylists(keeping: playlist)
     }
 
-    /// Runs `body` as the one destructive write of `playlist` on this machine (D14): two at once
+    /// Runs `body` as the one destructive write of `playlist` on this machine: two at once
     /// would each plan against the other's half-done playlist and rewrite the journal under it.
     /// The lock (`ID.lock`, beside the journal) is released when the process ends, even by kill -9.
     func exclusive<T>(
@@ -137,7 +137,7 @@ struct UndoJournal {
     }
 
     /// Forgets the playlist's latest write: one that began and changed nothing (its first request
-    /// refused, every send lost) must not hide the write before it from `undo` (D4).
+    /// refused, every send lost) must not hide the write before it from `undo`.
     func removeLatest(of playlist: String) throws {
         var list = try entries(of: playlist)
         guard !list.isEmpty else { return }

@@ -123,7 +123,7 @@ extension SpotifyTracks {
         var status = ExitCode.success
 
         typealias Found = [(track: JSONValue, score: TrackMatch.Score)]
-        // A query Spotify refuses is that query's "no match"; the others still print (C1).
+        // A query Spotify refuses is that query's "no match"; the others still print.
         try await withThrowingTaskGroup(of: (Int, Result<Found, SearchRefused>).self) { group in
             var launched = 0
             var written = 0
@@ -151,7 +151,7 @@ extension SpotifyTracks {
                     let found = (try? answer.get()) ?? []
                     if found.isEmpty {
                         try context.stdout.flush()  // the records before it go out before the note
-                        // At most 200 characters of the query: a 3 MB line must not become a 3 MB note (review I4).
+                        // At most 200 characters of the query: a 3 MB line must not become a 3 MB note.
                         let shown =
                             item.query.text.count > 200 ? item.query.text.prefix(200) + "…" : item.query.text[...]
                         var why = ""
