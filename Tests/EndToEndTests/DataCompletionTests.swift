@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Completions that know the data (issue 20, item 16): the generated bash and fish scripts, run by
+/// Completions that know the data: the generated bash and fish scripts, run by
 /// the shells themselves, offer the routine names and local playlist names the tools list.
 @Suite(.tags(.large)) struct DataCompletionTests {
     static let root = InstallTests.repositoryRoot

@@ -93,7 +93,7 @@ import Testing
         #expect(!history.contains(#""label":null"#), "the session has its count: \(history)")
     }
 
-    /// Issue 20, item 13: `make sandbox` (scripts/demo.sh --shell) logs in and leaves a shell with
+    /// `make sandbox` (scripts/demo.sh --shell) logs in and leaves a shell with
     /// fake-spotify running and every variable set; leaving it stops the server and removes the home.
     @Test func theSandboxIsAShellWhereTheToolsWork() async throws {
         let root = InstallTests.repositoryRoot
@@ -104,7 +104,7 @@ import Testing
         let result = try await offThePool {
             try ToolProcess.shell(
                 "'\(root)/scripts/demo.sh' --shell '\(ToolProcess.binDirectory.path)'",
-                // As make sandbox starts it (issue 39, L11: MAKELEVEL leaked into the shell).
+                // As make sandbox starts it (MAKELEVEL leaked into the shell).
                 environment: [
                     "TMPDIR": scratchPath, "NO_COLOR": "1", "SANDBOX_COMMAND": command, "MAKELEVEL": "1",
                     "MAKEFLAGS": "w",
@@ -122,7 +122,7 @@ import Testing
         #expect(probe.status != 0, "fake-spotify stopped")
     }
 
-    /// Issue 29, D9: a real interactive shell (bash -i, its own start-up file) whose ~/.bashrc
+    /// A real interactive shell (bash -i, its own start-up file) whose ~/.bashrc
     /// exports XDG_CONFIG_HOME to the real login's directory: the sandbox sets its own again after
     /// it, so `spotify-auth logout` there removes the sandbox's login, never the real one; and a
     /// tool started with a directory outside the sandbox refuses (78) before touching anything.
@@ -170,7 +170,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: real + "/tokens.json"), "the real login is untouched")
     }
 
-    /// Issue 39, M1: `make test` typed into a terminal. The test runner starts a test's processes
+    /// `make test` typed into a terminal. The test runner starts a test's processes
     /// with the terminal as their controlling terminal, in a process group that is not its
     /// foreground one: a typed-into `bash -i` stopped that group with SIGTTIN (fake-spotify stopped
     /// for good, the run hung), and `zsh -i` took the terminal. Here script(1) is that terminal and
@@ -206,7 +206,7 @@ import Testing
         #expect(read("out").contains("status=ok"), "\(read("out")) \(read("err"))")
     }
 
-    /// Issue 30, item 1 (review 8, 27): the sandbox is a place to try everything. It is logged in
+    /// The sandbox is a place to try everything. It is logged in
     /// with every scope, so a write works; its BROWSER completes a login, so the tools' own advice
     /// (spotify-auth login --scope edit) works, and only records what routine-link opens; the
     /// player plays the playlist it was asked to play; sandbox-speed speeds the player and the
@@ -245,7 +245,7 @@ import Testing
         #expect(out.contains("makelevel=unset"), "the shell is not inside make: \(out)")
     }
 
-    /// Issue 30, item 1 (review 27), through the real shells on a terminal (script(1)): the prompt
+    /// Through the real shells on a terminal (script(1)): the prompt
     /// says you are in the sandbox, ahead of your own (bash: one a PROMPT_COMMAND redraws; zsh: a
     /// PS1 of your .zshrc; fish: a fish_prompt of your own); and the shell keeps your XDG
     /// directories (fish writes thousands of files into its data directory), while the tools use
@@ -262,7 +262,7 @@ import Testing
         let user = scratchPath + "/user"
         try FileManager.default.createDirectory(
             atPath: user + "/.config/fish/functions", withIntermediateDirectories: true)
-        // Ending in ';' as pyenv-virtualenv's does (issue 39, M4): joined with ';;' it was a syntax
+        // Ending in ';' as pyenv-virtualenv's does: joined with ';;' it was a syntax
         // error at every prompt, and the hook never ran.
         try #"PROMPT_COMMAND='PS1="mine> ";'"#.write(toFile: user + "/.bashrc", atomically: true, encoding: .utf8)
         try "PS1='mine> '\n".write(toFile: user + "/.zshrc", atomically: true, encoding: .utf8)

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCLI
 @testable import ToolkitCore
 
-/// Reproductions from the adversarial review (issue 6) that need a process: a signal during a
+/// Reproductions from the adversarial review that need a process: a signal during a
 /// refresh, a file size limit, a pipe that stays open. The others run in process (AuthHardeningTests).
 @Suite(.tags(.large)) struct HardeningTests {
     // MARK: - An interrupted refresh keeps the session

@@ -119,7 +119,7 @@ import ToolkitCore
         for tool in InstalledTools.names { #expect(help.stdout.contains("\n  \(tool) "), "\(tool)") }
     }
 
-    /// Issue 30, item 4 (review 13): under a prefix bash-completion does not search, the README's
+    /// Under a prefix bash-completion does not search, the README's
     /// line (marked `<!-- install: bash-completion -->`) makes it find the completions. The lookup
     /// is bash-completion's own (2.11's `__load_completion`): the user directory, then
     /// `share/bash-completion/completions` under each directory of XDG_DATA_DIRS.

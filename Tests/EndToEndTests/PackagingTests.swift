@@ -1,8 +1,7 @@
 import Foundation
 import Testing
 
-/// Packaging and the README as a user guide (issue 20, items 14 and 15; issue 26, items 2, 3
-/// and 5): what ships around the tools says what it should, the shell can read the scripts, and
+/// Packaging and the README as a user guide: what ships around the tools says what it should, the shell can read the scripts, and
 /// the tarball's install.sh installs and uninstalls.
 @Suite(.tags(.large)) struct PackagingTests {
     static let root = InstallTests.repositoryRoot

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ToolkitCore
 
-/// The stages of a pipeline overlap (issue 27, item 5): a producer's records reach a pipe as each
+/// The stages of a pipeline overlap: a producer's records reach a pipe as each
 /// page is done, and spotify-tracks starts on the first line of standard input while the rest
 /// still arrives. Shown by the order of events, never by a time: a record read while the input
 /// is still open, or while the producer is still waiting for a later page.
@@ -110,7 +110,7 @@ import Testing
     @Test func aBadLineStillFailsNamingItAfterTheLinesBeforeIt() throws {
         let library = try Library()
         let result = try library.tracks(
-            // Not a URI, so not a name either (issue 39: a line of plain text names a playlist).
+            // Not a URI, so not a name either (a line of plain text names a playlist).
             ["--no-cache"], stdin: generated(3) + "\n\nspotify:playlist:not-one\n" + generated(4) + "\n")
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("spotify-tracks: standard input: line 3: "), "\(result.stderr)")

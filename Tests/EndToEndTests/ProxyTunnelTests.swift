@@ -7,7 +7,7 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCore
 
-/// Review reliability-2 D1: behind a proxy, libcurl passed the proxy's `HTTP/1.1 200 Connection
+/// Behind a proxy, libcurl passed the proxy's `HTTP/1.1 200 Connection
 /// established` to the header callback, which took it for Spotify's answer; every request on a new
 /// tunnel (every write, player command and token request) then "succeeded" whatever Spotify said.
 /// fake-spotify speaks plain http, for which libcurl would use a proxy as a plain forwarding
@@ -151,7 +151,7 @@ import Testing
         setup.expectTunnelled()
     }
 
-    /// Writes share the connection, so the tunnel, that the one before opened (issue 27: one pool
+    /// Writes share the connection, so the tunnel, that the one before opened (one pool
     /// per process), and each still gets its own answer, not the first one's or the proxy's.
     @Test func writesOnOneTunnelGetTheirOwnStatus() async throws {
         let setup = try BehindProxy()
@@ -202,7 +202,7 @@ import Testing
         }
         let before = try await nameNow()
         let result = try setup.run("spotify-playlists", ["edit", Self.playlistNotOwned, "--name", "Mine"])
-        // 77 once review item D4 is fixed; 70 before it. Never 0: nothing was changed.
+        // 77: a refusal is a permission error. Never 0: nothing was changed.
         #expect(result.status == 77, "a refusal, through the tunnel as without it: \(result.stderr)")
         #expect(!result.stderr.contains("changed name"), "\(result.stderr)")
         #expect(try await nameNow() == before)
@@ -210,8 +210,8 @@ import Testing
         setup.expectTunnelled()
     }
 
-    /// Issue 24 through a tunnel: a least-change sort whose first range move is answered 503 and
-    /// not carried out. Before D1's fix the tunnel's 200 would have been taken as the move's answer;
+    /// Through a tunnel: a least-change sort whose first range move is answered 503 and
+    /// not carried out. Before the proxy's 200 was told apart, it would have been taken as the move's answer;
     /// now the 503 is settled by reading the playlist, the move sent again, and every item keeps
     /// its place in the order and its date.
     @Test func aLeastChangeSortThroughTheTunnelSettlesA503AndKeepsEveryDate() throws {

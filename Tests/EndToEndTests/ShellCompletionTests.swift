@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Completions agree across shells (issue 30, item 4; review 12): bash, zsh and fish, running the
+/// Completions agree across shells: bash, zsh and fish, running the
 /// generated scripts themselves, offer the device names wherever a device is asked for
 /// (`--device` of every playback command, `transfer`, `routine-link start|run --device`); fish
 /// offers only the names where a name goes (never the subcommands before it), and describes an

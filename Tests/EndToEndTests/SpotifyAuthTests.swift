@@ -241,7 +241,7 @@ extension String {
     }
 }
 
-/// A login that cannot reach a browser says so (issue 20, item 8): a failing `BROWSER` is
+/// A login that cannot reach a browser says so: a failing `BROWSER` is
 /// reported at once, a pasted redirect URL completes a login that waits for the browser, and a
 /// bad paste is explained and asked for again, in both modes.
 @Suite(.tags(.large)) struct LoginWithoutABrowserTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ToolkitCore
 
-/// R19: a networked tool leaves nothing outside spotify-toolkit/ under the XDG directories, in
+/// A networked tool leaves nothing outside spotify-toolkit/ under the XDG directories, in
 /// particular not the empty directories Foundation's shared URL cache and cookie storage create
 /// (`$XDG_CACHE_HOME/org.swift.foundation.URLCache/<tool>/`, `$XDG_DATA_HOME/<its directory>/`).
 /// A process of its own: Foundation creates them once per process.

@@ -3,8 +3,7 @@ import Testing
 
 @testable import ToolkitCore
 
-/// Signals and failing children around `--watch` and `routine-link run`, with real processes
-/// (review R3, R14, R15).
+/// Signals and failing children around `--watch` and `routine-link run`, with real processes.
 @Suite(.serialized, .tags(.large)) struct WatchSignalTests {
     /// A logged-in fake, a routine `morning` (15 min) linked to a playlist, a song playing at 60x.
     func setUp() throws -> (FakeSpotifyProcess, RoutineHome, [String: String]) {
@@ -46,7 +45,7 @@ import Testing
         (try? String(contentsOfFile: home.home.path + "/" + name, encoding: .utf8)) ?? ""
     }
 
-    /// Issue 20, item 2: Ctrl-C in an interactive shell sends SIGINT to every process of the
+    /// Ctrl-C in an interactive shell sends SIGINT to every process of the
     /// foreground pipeline. The watch answers it with its final record; songcount and
     /// routine-link log must read on to the end and log the count, as `tee -i` does. The pipeline
     /// runs in a process group of its own (setsid), with SIGINT at its default, and the signal
@@ -96,7 +95,7 @@ import Testing
         #expect((Int(parts.last ?? "99") ?? 99) < 8, "at once, not after the producer's 12 s: \(result.stdout)")
     }
 
-    /// R14: SIGHUP (a closed terminal) killed the watch without its final record.
+    /// SIGHUP (a closed terminal) killed the watch without its final record.
     @Test func sighupEndsTheWatchWithItsFinalRecord() throws {
         let (fake, home, env) = try setUp()
         defer { withExtendedLifetime((fake, home)) {} }
@@ -115,7 +114,7 @@ import Testing
         #expect(file(home, "out").contains(#""final":true"#), "\(file(home, "out"))")
     }
 
-    /// R14: SIGHUP killed routine-link (exit 129), left the session running for ever and orphaned
+    /// SIGHUP killed routine-link (exit 129), left the session running for ever and orphaned
     /// the watch. Now it stops the watch and logs what was heard, as SIGTERM does.
     @Test func sighupDuringRunStopsTheWatchAndLogs() throws {
         let (fake, home, env) = try setUp()
@@ -140,7 +139,7 @@ import Testing
         #expect(try history.first.map { try JSONValue.parse($0)["ended_at"] != .null } == true, "\(history)")
     }
 
-    /// R3: a watch that fails mid-run made `run` exit 0 and log a cut-short session as finished.
+    /// A watch that fails mid-run made `run` exit 0 and log a cut-short session as finished.
     /// Now: exit non-zero naming the watch, no session logged, and what was heard printed as a
     /// song_count record that `routine-link log` takes.
     @Test func aFailingWatchFailsTheRunAndPrintsWhatWasHeard() throws {
@@ -169,7 +168,7 @@ import Testing
         #expect(try ToolProcess.run("routine-link", ["history"], environment: env).stdoutLines.count == 1)
     }
 
-    /// R15: when the count cannot be logged at the end (a full disk; here the store turned into a
+    /// When the count cannot be logged at the end (a full disk; here the store turned into a
     /// symlink, which the store refuses the same way), the count is printed for `routine-link log`.
     @Test func aStoreThatCannotBeWrittenAtTheEndStillPrintsTheCount() throws {
         let (fake, home, env) = try setUp()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ToolkitCore
 
-/// Interrupted writes say what landed (issue 24, item 5), with real processes: Ctrl-C in an
+/// Interrupted writes say what landed, with real processes: Ctrl-C in an
 /// interactive shell sends SIGINT to the whole foreground pipeline, so the write runs in a
 /// process group of its own (setsid) with SIGINT at its default, and the signal goes to the group.
 @Suite(.serialized, .tags(.large)) struct WriteSignalTests {
@@ -66,7 +66,7 @@ import Testing
         let err = file(env, "err")
         #expect(err.contains("interrupted: playlist \(id) holds 300 items, after "), "\(err)")
         #expect(err.contains("put it back with: spotify-playlists undo \(id)"), "\(err)")
-        // The finishing command keeps the write's --max-moves (issue 39, M3): without it, refused.
+        // The finishing command keeps the write's --max-moves: without it, refused.
         #expect(err.contains("or finish with: spotify-playlists replace \(id) --max-moves 1000 < "), "\(err)")
         let moves = try fake.call("GET", "/_fake/counters")["requests"]?["PUT /v1/playlists/{id}/items"]?.intValue ?? 0
         #expect(moves >= 20 && moves < 200, "it stopped after the request in flight: \(moves)")
@@ -110,7 +110,7 @@ import Testing
     }
 }
 
-/// Empty input never creates (issue 24, item 6): an empty pipe is a pipeline that went wrong; a
+/// Empty input never creates: an empty pipe is a pipeline that went wrong; a
 /// terminal or /dev/null means no input was given, and makes the empty playlist asked for.
 @Suite(.tags(.large)) struct EmptyInputCreateTests {
     @Test func anEmptyPipeCreatesNothingAndDevNullMakesAnEmptyPlaylist() throws {

@@ -5,7 +5,7 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-/// fake-spotify's reads of what Spotify knows about the user (issue 28): `/me/top/{type}`,
+/// fake-spotify's reads of what Spotify knows about the user: `/me/top/{type}`,
 /// `/me/albums` and `/albums/{id}/tracks`, `/me/following`, `/me/player/queue`: Spotify's shapes,
 /// paging limits and scopes.
 @Suite(.tags(.medium)) struct MeRoutesTests {

@@ -5,7 +5,7 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-/// fake-spotify's player plays what it is asked to play (issue 30, item 1; review 27): a playlist
+/// fake-spotify's player plays what it is asked to play: a playlist
 /// of the library plays its own tracks, from `offset`, and `POST /_fake/playback/speed` speeds a
 /// session up without starting it again.
 @Suite(.tags(.medium)) struct PlayerContextRoutesTests {

@@ -30,7 +30,7 @@ import ToolkitCore
     }
 
     /// Over HTTP: with 3 a window of an hour (no request here waits for it, and no loaded machine
-    /// is slow enough to see it pass: issue 39, L4), the fourth /v1/ request is refused with
+    /// is slow enough to see it pass), the fourth /v1/ request is refused with
     /// Spotify's body and a Retry-After, the controls and the token endpoint are not counted, and
     /// setting the window again starts it empty.
     @Test func overHTTPTheFourthRequestIsRefusedAndCounted() async throws {

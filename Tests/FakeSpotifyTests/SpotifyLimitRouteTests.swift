@@ -5,8 +5,8 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-/// What Spotify refuses though its description names no limit (conformance review: C1, C2), as
-/// fake-spotify answers it, and the faults that hit one page or one method (reliability-3: D2, D4).
+/// What Spotify refuses though its description names no limit, as
+/// fake-spotify answers it, and the faults that hit one page or one method.
 @Suite(.tags(.medium)) struct SpotifyLimitRouteTests {
     @Test func aSearchQueryPast100CharactersIsNotFound() async throws {
         let fake = try Fake()

@@ -228,7 +228,7 @@ import Darwin
         #expect(after.map(Self.uri(of:)) == expected.map(Self.uri(of:)))
 
         // Dated between just before the replace and now (whole seconds), however long a loaded
-        // machine took over it (issue 39, L4: a fixed 30 s window failed under load).
+        // machine took over it (a fixed 30 s window failed under load).
         let sent = Date().timeIntervalSince1970.rounded(.down)
         let replaced = try await fake.send(
             "PUT", Self.itemsPath, ["uris": .array(after.map { .string(Self.uri(of: $0)) })], token: token)

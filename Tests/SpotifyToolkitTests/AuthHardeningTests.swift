@@ -6,7 +6,7 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCore
 
-/// Reproductions from the adversarial review (issue 6), in process: each one crashed, lost a
+/// Reproductions from the adversarial review, in process: each one crashed, lost a
 /// session or trusted what it should not before its fix. The ones that need a process (a signal
 /// during a refresh, a file size limit, a pipe that stays open) are HardeningTests, end to end.
 @Suite(.tags(.medium)) struct AuthHardeningTests {
@@ -253,7 +253,7 @@ import Testing
         let result = try await fake.run(
             "spotify-auth", ["login", "--timeout", timeout], environment: ["BROWSER": "true"])
         #expect(result.status == 64)
-        // A bare 0 is 0 seconds (issue 39: a bare number is seconds), refused as zero.
+        // A bare 0 is 0 seconds (a bare number is seconds), refused as zero.
         #expect(result.stderr.hasPrefix("spotify-auth: --timeout must be longer than zero\n"), "\(result.stderr)")
     }
 }

@@ -124,7 +124,7 @@ import Testing
         #expect(BestFit.Result(indices: [], totalMs: 0, targetMs: 1_000).summary == "0 songs, 0:00.0, 1.0 s under")
     }
 
-    /// Issue 29, D6: long targets on big inputs: the coarse table's rounding no longer adds up
+    /// Long targets on big inputs: the coarse table's rounding no longer adds up
     /// to tens of seconds, and a million songs no longer round to nothing (an empty answer).
     @Test(arguments: [(10_000, 10 * 3_600_000), (100_000, 100 * 3_600_000), (1_000_000, 24 * 3_600_000)])
     func longTargetsOnBigInputsLandWithinASecond(count: Int, targetMs: Int) {
@@ -137,7 +137,7 @@ import Testing
         #expect(fit.totalMs == fit.indices.reduce(0) { $0 + durations[$1] })
     }
 
-    /// Issue 37: 1000 h picked 630.5 h and 5000 h picked 29.9 h from 100,000 songs; fill and swap
+    /// 1000 h picked 630.5 h and 5000 h picked 29.9 h from 100,000 songs; fill and swap
     /// lands within a second (exactly, here), with the songs in input order.
     @Test(arguments: [1_000, 5_000])
     func thousandsOfHoursFromAHundredThousandSongsLandWithinASecond(hours: Int) {

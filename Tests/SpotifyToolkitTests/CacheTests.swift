@@ -494,7 +494,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: stray, contents: Data("x".utf8)))
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stray)
-        // Not the cache's (R11: a planted link can lead it into someone's own files): never evicted.
+        // Not the cache's (a planted link can lead it into someone's own files): never evicted.
         let foreign = cache.directory.file("keep1.jsonl")
         let foreignTemporary = cache.directory.file("notes.jsonl.tmp-1-2")
         for path in [foreign, foreignTemporary] {

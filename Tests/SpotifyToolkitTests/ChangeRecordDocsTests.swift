@@ -6,7 +6,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// Every change record `--dry-run` prints is documented (issue 40): each action, with each field
+/// Every change record `--dry-run` prints is documented: each action, with each field
 /// its records carry, in the man page's list of change actions and in the README's record
 /// reference. What is printed comes from running every kind of write with --dry-run against
 /// fake-spotify, so a field or an action the docs lack fails here.

@@ -63,7 +63,7 @@ import Darwin
         #expect(try parse(["--target="]).value("target") == "")
     }
 
-    /// `=` and a combining mark after it are one Character (issue 40): the name still ends, and
+    /// `=` and a combining mark after it are one Character: the name still ends, and
     /// the value starts, at the `=`; so does `-t`'s attached value.
     @Test func anInlineValueMayStartWithACombiningMark() throws {
         #expect(try parse(["--target=\u{301}15m"]).value("target") == "\u{301}15m")
@@ -107,7 +107,7 @@ import Darwin
         #expect(usageMessage(["--format", "xml"]) == "invalid value 'xml' for --format; expected one of: json, table")
     }
 
-    /// Issue 30, item 2: a long name with one dash is not a cluster of short options.
+    /// A long name with one dash is not a cluster of short options.
     @Test func aLongNameWithOneDashIsAnUnknownOptionNotAClusterValue() throws {
         #expect(usageMessage(["-target", "15m"]) == "unknown option '-target'; did you mean '--target'?")
         #expect(usageMessage(["-target=15m"]) == "unknown option '-target'; did you mean '--target'?")
@@ -116,7 +116,7 @@ import Darwin
         #expect(try parse(["-help"]).wantsHelp)
     }
 
-    /// Issue 30, item 3: suggestions by edit distance, swaps counted as one slip, ties named.
+    /// Suggestions by edit distance, swaps counted as one slip, ties named.
     @Test func suggestsByEditDistanceAndNamesTies() {
         let routineCommands = ["add", "edit", "list", "show", "link", "unlink", "log", "run", "history"]
         #expect(Suggestions.closest(to: "hist", among: routineCommands) == ["history"])
@@ -154,7 +154,7 @@ import Darwin
         #expect(help.wantsHelp && help.spec.name == "status")
         #expect(usageMessage([], spec: auth) == "missing command; one of: login, status")
         #expect(usageMessage(["logn"], spec: auth) == "unknown command 'logn'; did you mean 'login'?")
-        // Issue 39, L14 and L6: an option without its dashes, and a duration the shell split.
+        // An option without its dashes, and a duration the shell split.
         let nowplaying = SpotifyNowPlaying.spec
         #expect(usageMessage(["wacth"], spec: nowplaying) == "unknown command 'wacth'; did you mean '--watch'?")
         #expect(

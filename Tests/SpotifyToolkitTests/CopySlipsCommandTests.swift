@@ -5,7 +5,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// The small slips a demanding user meets (issue 30, items 6 and 7; review 18, 23, 24): a total
+/// The small slips a demanding user meets: a total
 /// under the playlists' durations; `token --json` a record; a missing scope with
 /// SPOTIFY_ACCESS_TOKEN says that token lacks it; a lone local file is named, not "no items";
 /// songcount's chosen songs as a table on a terminal; routine names without quotes in a table.
@@ -17,7 +17,7 @@ import Testing
         line.map { $0.split(separator: " ").joined(separator: " ") }
     }
 
-    // MARK: spotify-playlists durations and their total (review 18)
+    // MARK: spotify-playlists durations and their total
 
     @Test func theListingTakesDurationAndATableShowsTheirTotal() async throws {
         let library = try await Library()
@@ -53,7 +53,7 @@ import Testing
         #expect(!getPlain.stdout.contains("total:"), "\(getPlain.stdout)")
     }
 
-    /// Issue 39, L3: a total of 1,000 hours or more is wider than the duration column; it gets a
+    /// A total of 1,000 hours or more is wider than the duration column; it gets a
     /// line of its own instead of being cut.
     @Test func aTotalWiderThanItsColumnIsNeverCut() {
         let table = TextTable(SpotifyPlaylists.PlaylistOutput.columns(withDuration: true), totalWidth: 120)
@@ -66,7 +66,7 @@ import Testing
         #expect(wide == "total: 150 playlists: 21,902 items, 1259:56:00")
     }
 
-    // MARK: spotify-auth token --json (review 24)
+    // MARK: spotify-auth token --json
 
     @Test func tokenJSONIsARecordWithTheExpiry() async throws {
         let fake = try InProcessFake()
@@ -90,7 +90,7 @@ import Testing
         #expect(given["expires_at"] == .null && given["source"] == "SPOTIFY_ACCESS_TOKEN")
     }
 
-    // MARK: a missing scope with SPOTIFY_ACCESS_TOKEN (review 24)
+    // MARK: a missing scope with SPOTIFY_ACCESS_TOKEN
 
     @Test func aMissingScopeWithAnEnvironmentTokenSaysThatTokenLacksIt() async throws {
         let library = try await Library()
@@ -112,7 +112,7 @@ import Testing
         #expect(stored.stderr.contains("add it with: spotify-auth login --scope edit"), "\(stored.stderr)")
     }
 
-    // MARK: a lone local file (review 24)
+    // MARK: a lone local file
 
     @Test func aLoneLocalFileIsNamedNotCalledNoItems() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -132,7 +132,7 @@ import Testing
         #expect(remove.stderr.contains("nothing to remove: standard input held only 1 local file"), "\(remove.stderr)")
     }
 
-    // MARK: songcount --select and --best-fit on a terminal (review 23)
+    // MARK: songcount --select and --best-fit on a terminal
 
     static let songs = (1...4).map { index in
         #"{"type":"track","uri":"spotify:track:\#(String(repeating: "a", count: 21))\#(index)","name":"Song \#(index)","artists":[{"name":"Band"}],"duration_ms":\#(index * 60_000)}"#
@@ -165,7 +165,7 @@ import Testing
         #expect(piped.stdout == Self.songs[0] + "\n" + Self.songs[1] + "\n")
     }
 
-    // MARK: routine-link's table (review 23)
+    // MARK: routine-link's table
 
     @Test func theRoutineTableShowsNamesWithoutQuotes() async throws {
         let library = try await Library()

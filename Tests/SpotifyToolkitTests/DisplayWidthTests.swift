@@ -3,7 +3,7 @@ import Testing
 @testable import ToolkitCLI
 @testable import ToolkitCore
 
-/// Tables measure what the terminal draws (issue 20, item 12).
+/// Tables measure what the terminal draws.
 @Suite(.tags(.small)) struct DisplayWidthTests {
     @Test(arguments: [
         ("Morning", 7), ("朝のプレイリスト", 16), ("ＡＢＣ", 6), ("한국어", 6), ("e\u{301}te\u{301}", 3), ("Café", 4),

@@ -4,7 +4,7 @@ import Testing
 @testable import ToolkitCLI
 @testable import Tools
 
-/// Help for users first (issue 30, item 6; review 17, 24): `-h` shows each option's first
+/// Help for users first: `-h` shows each option's first
 /// sentence whole, never cut at "e.g."; an argument a command's handler refuses prints that
 /// command's usage line, as an option error does, not the tool's.
 @Suite(.tags(.medium)) struct HelpForUsersTests {

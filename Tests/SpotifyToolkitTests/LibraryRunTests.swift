@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// spotify-tracks over many playlists in one run (issue 18): one scheduler for all of them, and
+/// spotify-tracks over many playlists in one run: one scheduler for all of them, and
 /// output exactly what reading them one at a time prints.
 @Suite(.tags(.medium)) struct LibraryRunTests {
     /// Playlists of every kind a library holds: empty, one item, a page and a bit, one the user
@@ -73,7 +73,7 @@ import Testing
         let objects = counters["requests"]?["GET /v1/playlists/{id}"]?.intValue ?? 0
         let pages = counters["requests"]?["GET /v1/playlists/{id}/items"]?.intValue ?? 0
         // One playlist object each (the first 100 entries with it), then the pages after those,
-        // and for each playlist past 100 a snapshot check after its pages (D3).
+        // and for each playlist past 100 a snapshot check after its pages.
         let expectedPages = playlists.reduce(0) { $0 + max(0, (($1["items_total"]?.intValue ?? 0) - 100 + 49) / 50) }
         let checks = playlists.count { ($0["items_total"]?.intValue ?? 0) > 100 }
         #expect(objects == 150 + checks)
@@ -165,7 +165,7 @@ import Testing
             .stringValue ?? ""
         // A playlist object without items (as Spotify answers for a playlist you do not own):
         // the items pages decide, and here they answer. Its real snapshot_id: the check after the
-        // pages (D3) must find no edit.
+        // pages must find no edit.
         _ = try await library.fake.call(
             "POST", "/_fake/fail",
             form: [

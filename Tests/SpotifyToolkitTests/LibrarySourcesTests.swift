@@ -6,7 +6,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// What Spotify knows about you (issue 28, item 2): `spotify-tracks --top`, `--saved-albums`,
+/// What Spotify knows about you: `spotify-tracks --top`, `--saved-albums`,
 /// `--top-artists` and `--followed` against fake-spotify: offset and cursor paging, ranks across
 /// pages, scopes, the table.
 @Suite(.tags(.medium)) struct LibrarySourcesTests {

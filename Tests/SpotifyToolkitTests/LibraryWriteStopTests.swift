@@ -11,8 +11,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue 38: `add --liked` and `remove --liked` stop between batches on a signal and say what
-/// landed (reliability-3 D11), and name Your Episodes for episodes (conformance N1).
+/// `add --liked` and `remove --liked` stop between batches on a signal and say what
+/// landed, and name Your Episodes for episodes.
 @Suite(.tags(.medium)) struct LibraryWriteStopTests {
     @Test func aSignalStopsASaveBetweenBatchesAndSaysWhatLanded() async throws {
         let (fake, library) = try await SavedItemsTests.client()
@@ -48,7 +48,7 @@ import Darwin
     }
 }
 
-/// Issue 38, D7: an answer meant for another request (one answer too many on a kept-alive
+/// An answer meant for another request (one answer too many on a kept-alive
 /// connection shifts every later one) names another offset, and is not taken as this page.
 @Suite(.tags(.small)) struct PageOffsetTests {
     @Test func aPageOfAnotherOffsetIsUnreadable() throws {
@@ -64,7 +64,7 @@ import Darwin
             try Pager.readPage(Data(unnamed.serialized().utf8), offset: 150, plan: PagePlan(total: 300)).offset == 150)
     }
 
-    /// D8: an answer far larger than a page is refused before it is parsed, and not asked again.
+    /// An answer far larger than a page is refused before it is parsed, and not asked again.
     @Test func anAnswerFarLargerThanAPageIsNotParsed() {
         var body = Data(#"{"total":300,"offset":100,"items":["#.utf8)
         body.append(Data(repeating: UInt8(ascii: "0"), count: 1))

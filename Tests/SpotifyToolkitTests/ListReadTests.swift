@@ -149,7 +149,7 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
             reader.answer(.page(offset: 150), fullPage(at: 150, total: 230)) == [
                 .page(offset: 150, count: 50), .page(offset: 200, count: 30), .end(total: 230, keep: .no),
             ])
-        // Nothing is kept, but the snapshot check still looks for an edit (D3).
+        // Nothing is kept, but the snapshot check still looks for an edit.
         #expect(reader.list.isFinished && !reader.list.isSettled)
         reader.sendAll()
         #expect(reader.answer(.snapshotCheck, .snapshot("S")) == [], "no edit: nothing more to tell")
@@ -296,7 +296,7 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.log.last == .end(total: 120, keep: .no))
     }
 
-    /// E3: a cached copy is checked with `fields=snapshot_id` alone, not with the object and its
+    /// A cached copy is checked with `fields=snapshot_id` alone, not with the object and its
     /// first page of entries, and printed when current: one request of a few bytes.
     @Test func aCachedCopyIsCheckedBySnapshotAloneAndServed() {
         let list = ListRead(target: .playlist(id: "p"), start: .playlistObject, cachedSnapshot: "S")
@@ -547,7 +547,7 @@ private func query(_ pairs: [(String, String)]) -> [String] { pairs.map { "\($0)
         #expect(reader.ready == [])
     }
 
-    /// D3: nothing is kept, yet the check is asked once every page arrived, and a version other
+    /// Nothing is kept, yet the check is asked once every page arrived, and a version other
     /// than the one the pages started from is told as an edit, even though the total held.
     @Test(arguments: [("S", false), ("T", true)] as [(String, Bool)])
     func withoutKeepTheCheckStillLooksForAnEdit(checked: String, edited: Bool) {

@@ -22,7 +22,7 @@ extension LocalZone {
     }
 }
 
-/// Times for people follow TZ; records keep UTC (issue 20, item 11).
+/// Times for people follow TZ; records keep UTC.
 @Suite(.tags(.medium)) struct LocalTimeTests {
     static let tokyo = LocalTime.zone("Asia/Tokyo")
 

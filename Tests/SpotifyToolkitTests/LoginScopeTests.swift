@@ -6,7 +6,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// Scopes accumulate across logins (issue 20, item 4): the login asks /authorize for the
+/// Scopes accumulate across logins: the login asks /authorize for the
 /// defaults, what the last login was granted and what --scope adds; named sets and comma lists;
 /// --reset-scopes; and every missing-scope hint is one command. The "browser" is a script that
 /// follows fake-spotify's consent redirect to the login's loopback listener.
@@ -170,13 +170,13 @@ import Testing
         )
     }
 
-    /// Issue 39, L14: a scope typed wrong gets the one it was probably meant to be.
+    /// A scope typed wrong gets the one it was probably meant to be.
     @Test func aMistypedScopeGetsASuggestion() {
         let error = #expect(throws: ToolError.self) { try SpotifyScope.expand(["histroy"]) }
         #expect(error?.message.contains("unknown scope 'histroy' for --scope; did you mean 'history'?") == true)
     }
 
-    /// Issue 39, L15: a write refused before any item landed (here, for a missing scope) says so and
+    /// A write refused before any item landed (here, for a missing scope) says so and
     /// stops there: no "add the rest" recipe for a command that sent nothing.
     @Test func aWriteRefusedForAScopeOffersNoRecipe() async throws {
         let library = try await Library()
@@ -199,7 +199,7 @@ import Testing
     }
 }
 
-/// A browser command that fails is reported while the login waits (issue 20, item 8), in
+/// A browser command that fails is reported while the login waits, in
 /// process; the timing and the paste that follows are end to end (LoginWithoutABrowserTests).
 @Suite(.tags(.medium)) struct LoginBrowserFailureTests {
     @Test(arguments: [

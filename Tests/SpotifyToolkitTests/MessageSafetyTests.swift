@@ -5,7 +5,7 @@ import Testing
 @testable import ToolkitCLI
 @testable import ToolkitCore
 
-/// Issue 17: every `tool: message` line is one clean line, whatever the message quotes.
+/// Every `tool: message` line is one clean line, whatever the message quotes.
 @Suite(.tags(.medium)) struct MessageSafetyTests {
     @Test func anErrorQuotingHostileTextIsOneCleanLine() async throws {
         let hostile = "A\u{1B}]0;pwned\u{07}\u{1B}[2J\nB\u{9B}31m\u{202E}C"

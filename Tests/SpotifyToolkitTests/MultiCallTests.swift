@@ -5,8 +5,8 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// `spotify-toolkit`, the one shipped binary: which tool a command line runs (issue 26, item 3),
-/// and the one version it reports (item 5).
+/// `spotify-toolkit`, the one shipped binary: which tool a command line runs,
+/// and the one version it reports.
 @Suite(.tags(.medium)) struct MultiCallTests {
     let tools = ToolCatalog.names
 

@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// The reliability review's network, number and cache defects (issue 17), each reproduced in
+/// The reliability review's network, number and cache defects, each reproduced in
 /// process against an in-process fake-spotify.
 @Suite(.tags(.medium)) struct NetHardeningTests {
     static let intMaxItem =
@@ -32,7 +32,7 @@ import Testing
         try await can(library, path: "/v1/playlists/\(id)", body: object, count: count)
     }
 
-    // R2: durations that add past Int64 must saturate, not trap, also from a cached copy.
+    // Durations that add past Int64 must saturate, not trap, also from a cached copy.
     @Test func durationsPastInt64Saturate() async throws {
         let library = try await Library()
         let id = generated(2)
@@ -52,7 +52,7 @@ import Testing
         #expect(try records(fromCache).first?["duration_ms"]?.intValue == Int.max)
     }
 
-    // R21: the table total and a local playlist's duration saturate instead of wrapping.
+    // The table total and a local playlist's duration saturate instead of wrapping.
     @Test func durationTotalsDoNotWrap() async throws {
         let library = try await Library()
         let id = generated(3)
@@ -68,7 +68,7 @@ import Testing
         #expect(try records(local).first?["duration_ms"]?.intValue == Int.max, "\(local.stdout)")
     }
 
-    // R6: a body past the cap is refused (exit 69 "too large"), not retried and not buffered whole.
+    // A body past the cap is refused (exit 69 "too large"), not retried and not buffered whole.
     @Test func anAnswerPastTheCapIsRefused() async throws {
         let server = try LoopbackHTTPServer { _ in .text(String(repeating: "x", count: 5000)) }
         server.start()
@@ -86,7 +86,7 @@ import Testing
         #expect(HTTPTransport.defaultMaxBodyBytes == 64 << 20)
     }
 
-    // R9: the idle timeout never trips on a server that keeps the exchange going; the total
+    // The idle timeout never trips on a server that keeps the exchange going; the total
     // deadline does, and says "timed out".
     @Test func anExchangeEndsAtItsDeadline() async throws {
         let server = try LoopbackHTTPServer { _ in
@@ -105,7 +105,7 @@ import Testing
         #expect(failure?.isTransient == true, "retried like any timeout")
     }
 
-    // R20: a malformed SPOTIFY_API_BASE is a configuration error (78) naming it, before any request.
+    // A malformed SPOTIFY_API_BASE is a configuration error (78) naming it, before any request.
     @Test(arguments: ["http://[::1", "not a url", "file:///x", "javascript:alert(1)", "ftp://example.com/v1"])
     func aBadAPIBaseIsRefused(base: String) async throws {
         let library = try await Library()
@@ -117,7 +117,7 @@ import Testing
         #expect(accounts.status == 78 && accounts.stderr.contains("SPOTIFY_ACCOUNTS_BASE"), "\(accounts.stderr)")
     }
 
-    // R20: a malformed SPOTIFY_TOOLKIT_MAX_RETRY_WAIT is refused like a bad SPOTIFY_TOOLKIT_CACHE_SIZE.
+    // A malformed SPOTIFY_TOOLKIT_MAX_RETRY_WAIT is refused like a bad SPOTIFY_TOOLKIT_CACHE_SIZE.
     @Test(arguments: ["nan", "-1", "1e300", "abc", "0x10", "inf"])
     func aBadMaxRetryWaitIsRefused(value: String) async throws {
         let library = try await Library()
@@ -129,7 +129,7 @@ import Testing
         #expect(fine.status == 0, "\(fine.stderr)")
     }
 
-    // R18: a 403 on the snapshot check explains that playlist and lets the others print, as
+    // A 403 on the snapshot check explains that playlist and lets the others print, as
     // the items request's 403 does without the cache.
     @Test func aRefusedSnapshotCheckDoesNotAbortTheRun() async throws {
         let library = try await Library()
@@ -144,7 +144,7 @@ import Testing
         #expect(cached.stderr == uncached.stderr, "the same explanation")
     }
 
-    // R7: cached copies belong to the account that fetched them.
+    // Cached copies belong to the account that fetched them.
     @Test func anotherAccountNeverSeesACachedCopy() async throws {
         let library = try await Library()
         let id = generated(20)
@@ -169,7 +169,7 @@ import Testing
         #expect(back.status == 0 && back.stdout == first.stdout, "\(back.stderr)")
     }
 
-    // R7: logout removes the cache; --offline without a login serves nothing.
+    // Logout removes the cache; --offline without a login serves nothing.
     @Test func logoutRemovesTheCacheAndOfflineNeedsALogin() async throws {
         let library = try await Library()
         let id = generated(20)
@@ -191,7 +191,7 @@ import Testing
         #expect(offline.stdout == "" && offline.status == 69, "nothing cached any more: \(offline.stderr)")
     }
 
-    // R17: a cached copy is served one parsed page at a time; what it prints is unchanged.
+    // A cached copy is served one parsed page at a time; what it prints is unchanged.
     @Test(arguments: [0, 50, 120])
     func aCachedCopyServedPageByPagePrintsWhatAFetchPrints(size: Int) async throws {
         let library = try await Library()
@@ -208,7 +208,7 @@ import Testing
         #expect(duration.stdout == uncached.stdout && duration.status == 0, "\(duration.stderr)")
     }
 
-    // R9: a request that keeps timing out says "timed out", not "NSURLErrorDomain error -1001".
+    // A request that keeps timing out says "timed out", not "NSURLErrorDomain error -1001".
     @Test func aTimeoutSaysTimedOut() async throws {
         let library = try await Library()
         try await library.fault([
@@ -222,7 +222,7 @@ import Testing
         #expect(!result.stderr.contains("NSURLErrorDomain"))
     }
 
-    // R6: a body without a Content-Length (chunked) is cut off as it passes the cap, and what
+    // A body without a Content-Length (chunked) is cut off as it passes the cap, and what
     // arrives afterwards is dropped; the outcome is handed back once.
     @Test func aBodyWithoutALengthIsCappedAsItArrives() throws {
         let outcomes = Locked<[String]>([])

@@ -62,7 +62,7 @@ import Testing
             usage(SpotifyNowPlaying.RecentOptions.self, tool, ["recent", "--since", "1h", "--after", "05:30"])
                 == "--since and --after cannot be used together")
 
-        // A device Spotify named with a skin-tone modifier: `=🏻` is one Character (issue 40).
+        // A device Spotify named with a skin-tone modifier: `=🏻` is one Character.
         let pause = try read(SpotifyNowPlaying.ControlOptions.self, tool, ["pause", "--device=🏻"])
         #expect(pause.device == "🏻")
         let volume = try read(

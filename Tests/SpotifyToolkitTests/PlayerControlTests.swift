@@ -50,7 +50,7 @@ import ToolkitCore
 
     // MARK: Settings
 
-    /// D15: a Tab runs `devices --names`; against a 429 storm or a stalled answer it asks once,
+    /// A Tab runs `devices --names`; against a 429 storm or a stalled answer it asks once,
     /// waits for nothing, and prints nothing.
     @Test func deviceNamesForATabAskOnceAndPrintNothingOnFailure() async throws {
         let session = try await PlayerControlTests.Session()
@@ -416,7 +416,7 @@ import ToolkitCore
         #expect(throws: ToolError.self) { try SpotifyPlayer.RepeatState(argument: "all") }
     }
 
-    /// Issue 30, item 6 (review 23): `--with-device` on a terminal says where it plays; without it
+    /// `--with-device` on a terminal says where it plays; without it
     /// the line is as before.
     @Test func deviceOnATerminalShowsTheDevice() async throws {
         let session = try await PlayerControlTests.Session()

@@ -11,7 +11,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Writes that never destroy (issue 24): least-change replace that keeps every date, dedupe,
+/// Writes that never destroy: least-change replace that keeps every date, dedupe,
 /// sort, rewrite and undo in one process, the guard against a read cut short, and lost answers
 /// settled by what only the write could have done. In-process against fake-spotify.
 @Suite(.tags(.medium)) struct PlaylistEditCommandTests {
@@ -66,7 +66,7 @@ import FoundationNetworking
         #expect(try await Self.requests(library, "POST /v1/playlists/{id}/items") == 1)
     }
 
-    /// Issue 36: removing 1 item of a 100-item playlist is at most 4 requests of the daily quota:
+    /// Removing 1 item of a 100-item playlist is at most 4 requests of the daily quota:
     /// the object (its snapshot_id with every entry, one answer), the DELETE, the read-back, the
     /// record (it was 8, with a snapshot and total check before and after each read).
     @Test func removingOneItemOfAHundredCostsFourRequests() async throws {
@@ -125,7 +125,7 @@ import FoundationNetworking
             "spotify-playlists", ["replace", id], stdin: input, environment: Self.quick)
         #expect(refused.status == 65, "\(refused.stderr)")
         #expect(refused.stderr.contains("a read cut short"), "\(refused.stderr)")
-        // The hint says what --force does (issue 40): it removes what the read never reached.
+        // The hint says what --force does: it removes what the read never reached.
         let lost = groupedThousands(1000 - partial.count)
         #expect(refused.stderr.contains("with --force, replace removes those \(lost) items"), "\(refused.stderr)")
         #expect(try await Self.entries(library, id) == before, "nothing was written")
@@ -144,7 +144,7 @@ import FoundationNetworking
             "the items never removed keep their dates")
     }
 
-    /// Issue 40: spotify-tracks skips unavailable items always and local files with --no-local,
+    /// `spotify-tracks` skips unavailable items always and local files with --no-local,
     /// so a whole read of a playlist that ends in 50 or more of them stops as early as a read cut
     /// short would; the guard counts them as read, and the same items are written back unchanged.
     @Test func aPlaylistEndingInEntriesTheReaderSkipsIsNotAReadCutShort() async throws {
@@ -377,7 +377,7 @@ import FoundationNetworking
         #expect(after.count { $0.uri == nil } == pinned)
     }
 
-    /// D2: the answer to the second batch is lost and the batch carried out 1.5 s later, after
+    /// The answer to the second batch is lost and the batch carried out 1.5 s later, after
     /// the client's 1 s time-out. One read would show "not landed" and send it again (100
     /// duplicates); the second read, after a longer pause, sees it land.
     @Test func aBatchCarriedOutLateIsSettledNotSentTwice() async throws {
@@ -443,7 +443,7 @@ import FoundationNetworking
         #expect(try await library.counters()["carried_out_late"] == 1, "the insert was held and carried out late")
     }
 
-    /// D2, the read that lags: the settling read comes from a replica one write behind.
+    /// A settling read that lags: it comes from a replica one write behind.
     @Test func aSettlingReadThatLagsIsNotTakenAsProof() async throws {
         let library = try await PlaylistWriteTests.editor()
         let id = generated(40)
@@ -457,7 +457,7 @@ import FoundationNetworking
         #expect(try await PlaylistWriteTests.uris(library, id) == before + items, "no batch twice")
     }
 
-    /// D5: the first batch of a new playlist provably did not land (carried out: no): it is
+    /// The first batch of a new playlist provably did not land (carried out: no): it is
     /// sent again, from the creation's snapshot_id, and the playlist is whole.
     @Test func aFirstBatchThatDidNotLandIsSentAgain() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -472,7 +472,7 @@ import FoundationNetworking
         #expect(try await PlaylistWriteTests.uris(library, id) == items)
     }
 
-    /// D7: a DELETE that never reached the playlist is sent again (removing is idempotent), and
+    /// A DELETE that never reached the playlist is sent again (removing is idempotent), and
     /// the count said is the one read back.
     @Test func aLostRemoveIsSentAgainAndTheCountIsProven() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -531,7 +531,7 @@ import FoundationNetworking
         #expect(made.status == 0, "\(made.stderr)")
     }
 
-    /// D12: another client moves an item between two batches of an add; the total is right but
+    /// Another client moves an item between two batches of an add; the total is right but
     /// the items are out of order. The add reads its items back and says so (75).
     @Test func anotherClientsReorderBetweenBatchesIsCaught() async throws {
         let library = try await PlaylistWriteTests.editor()

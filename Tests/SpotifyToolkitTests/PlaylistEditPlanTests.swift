@@ -3,7 +3,7 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCore
 
-/// The least-change planner (issue 24, item 1): whatever the input, applying the plan gives the
+/// The least-change planner: whatever the input, applying the plan gives the
 /// wanted list, entries that stay keep their identity (their date added), and the moves are the
 /// fewest there can be.
 @Suite(.tags(.small)) struct PlaylistEditPlanTests {
@@ -106,7 +106,7 @@ import Testing
         Self.check(["x", nil, "a"], ["a", "new"])
     }
 
-    /// Issue 38, D12: the review's dedupe. Local files and unavailable entries whose neighbouring
+    /// Dedupe: local files and unavailable entries whose neighbouring
     /// song is removed and added back (a song kept fewer times) stay after it, not at the top.
     @Test func pinnedEntriesFollowASongAddedBackNotTheTop() {
         let (_, after) = Self.check(

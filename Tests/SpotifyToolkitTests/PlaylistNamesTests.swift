@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// Playlists named by their names (issue 20, item 5).
+/// Playlists named by their names.
 @Suite(.tags(.medium)) struct PlaylistNamesTests {
     typealias Listed = PlaylistNames.Listed
     static let library = [
@@ -66,7 +66,7 @@ import Testing
         #expect(try await library.counters()["requests"]?["GET /v1/me/playlists"]?.intValue ?? 0 == requests)
     }
 
-    /// Issue 39, M2: a playlist's name on standard input is read as an argument's is, when standard
+    /// A playlist's name on standard input is read as an argument's is, when standard
     /// input holds all the sources (read as it arrives) and when `-` stands among arguments, whose
     /// sources are read too, in order.
     @Test func aNameOnStandardInputIsAPlaylistAsAnArgumentIs() async throws {
@@ -93,7 +93,7 @@ import Testing
         #expect(bad.stderr.contains("standard input: line 1:"), "\(bad.stderr)")
     }
 
-    /// D11: `--offline` with a name makes no request: the name comes from the listing the last
+    /// `--offline` with a name makes no request: the name comes from the listing the last
     /// online run kept beside the cache; with none kept, it says how to get one (69), still offline.
     @Test func offlineResolvesANameFromTheKeptListingWithoutARequest() async throws {
         let library = try await Library()

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// spotify-playlists' writes (issue 19) against an in-process fake-spotify: what they print,
+/// spotify-playlists' writes against an in-process fake-spotify: what they print,
 /// what the playlist holds afterwards, and what they do when answers are lost.
 @Suite(.tags(.medium)) struct PlaylistWriteTests {
     static let editScope =
@@ -261,7 +261,7 @@ import Testing
         #expect(try await Self.uris(library, target) == before + items)
     }
 
-    /// Issue 27: writes reuse the connection reads opened. On HTTP/1.1 libcurl sends a request
+    /// Writes reuse the connection reads opened. On HTTP/1.1 libcurl sends a request
     /// again by itself when a reused connection dies before any byte of the answer, which would
     /// land a batch twice; the toolkit lets a write go out once only, and settles the lost
     /// answer by reading the playlist.

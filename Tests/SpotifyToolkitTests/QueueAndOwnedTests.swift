@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// `spotify-nowplaying queue` (issue 28, item 3): what plays now and next, as records or a table.
+/// `spotify-nowplaying queue`: what plays now and next, as records or a table.
 @Suite(.tags(.medium)) struct QueueListingTests {
     @Test func theQueueIsWhatPlaysNowThenWhatPlaysNext() async throws {
         let library = try await Library()
@@ -46,7 +46,7 @@ import Testing
         let lines = result.stdoutLines
         #expect(lines.count == 4)
         #expect(lines[0].hasPrefix("    #  NAME") && lines[0].hasSuffix("DURATION"))
-        // Counted from 1, as the other tables are (issue 39, L9); the records keep position 0.
+        // Counted from 1, as the other tables are; the records keep position 0.
         #expect(lines[1].hasPrefix("▶   1  Keys on the Hook") && lines[1].hasSuffix("3:03"))
         #expect(lines[2].hasPrefix("    2  Out the Door") && lines[2].contains("The Fixtures"))
         #expect(lines.allSatisfy { $0.count <= 72 })
@@ -72,7 +72,7 @@ import Testing
     }
 }
 
-/// `spotify-playlists --owned` and `--not-owned` (issue 28, item 4).
+/// `spotify-playlists --owned` and `--not-owned`.
 @Suite(.tags(.medium)) struct OwnedPlaylistsTests {
     static let owned = [
         "3cEYpjA9oz9GiPac4AsH4n", "7d2D2S200NyUE5KYs80PwO", "1Cp6VQCKf2VL4sP09jN9oX", generated(10_000),
@@ -96,7 +96,7 @@ import Testing
         #expect(try ids(others) == ["37i9dQZF1DXcBWIGoYBM5M"])
         let both = try await library.run("spotify-playlists", ["--owned", "--not-owned"])
         #expect(both.status == 64)
-        // The user id is the login's, kept when it was made: no GET /me per listing (issue 36).
+        // The user id is the login's, kept when it was made: no GET /me per listing.
         #expect(try await library.counters()["requests"]?["GET /v1/me"] == nil)
         // With a token from the environment, whose user nobody stored, GET /me asks once a listing.
         let token = ["SPOTIFY_ACCESS_TOKEN": library.tokens.accessToken]

@@ -5,7 +5,7 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCore
 
-/// One pause per 429 (issue 27, item 4), through spotify-tracks against fake-spotify: a 429 with
+/// One pause per 429, through spotify-tracks against fake-spotify: a 429 with
 /// Retry-After holds every request of the run until then, instead of only the one that got it.
 /// Counted, not timed: the waits are 5 s, and the assertions are on fake-spotify's counters and
 /// the output.

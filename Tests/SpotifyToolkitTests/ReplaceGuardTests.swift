@@ -4,7 +4,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// The guard that keeps a piped `replace` from writing a read cut short (issue 24), on entries in
+/// The guard that keeps a piped `replace` from writing a read cut short, on entries in
 /// memory. Pure.
 @Suite(.tags(.small)) struct ReplaceGuardTests {
     static let id = "gen0000000000000000200"
@@ -33,7 +33,7 @@ import Testing
         PlaylistContents(id: id, snapshot: nil, entries: entries)
     }
 
-    /// Issue 40: spotify-tracks skips unavailable items always, and local files with --no-local;
+    /// `spotify-tracks` skips unavailable items always, and local files with --no-local;
     /// a whole read of a playlist that ends in 50 or more of them is not a read cut short.
     @Test func entriesTheReaderSkipsOnPurposeCountAsRead() throws {
         let tracks = (0..<100).map(Self.track)
@@ -69,7 +69,7 @@ import Testing
         #expect(!message.contains("drop them all"), "--force drops no local file or unavailable item")
 
         // A tail shorter than the playlist's last page (229 entries: the last 29) cannot be a read
-        // cut short: a filter's choice. One as long as that page could be (D2), whatever precedes it.
+        // cut short: a filter's choice. One as long as that page could be, whatever precedes it.
         let short =
             (0..<100).map(Self.track) + Array(repeating: Self.unavailable, count: 80) + (180..<229).map(Self.track)
         let shortItems = try Self.input(short, through: 201)

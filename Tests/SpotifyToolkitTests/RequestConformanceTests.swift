@@ -8,9 +8,9 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// Issue 38's requests that Spotify refuses though its description names no limit (conformance
-/// review C1, C2), one it describes as impossible (C3), and server-given ids kept out of file
-/// names (reliability-3 D6). In-process against fake-spotify, which refuses as Spotify does.
+/// Requests that Spotify refuses though its description names no limit (a search `q` past 100
+/// characters, a body past its front end's size), one it describes as impossible, and server-given ids kept out of file
+/// names. In-process against fake-spotify, which refuses as Spotify does.
 @Suite(.tags(.medium)) struct RequestConformanceTests {
     static let classical =
         #"""
@@ -18,7 +18,7 @@ import Testing
         Allegro assai - Allegro assai vivace (Alla marcia)
         """#
 
-    /// C1: the review's long classical line, line 2 of 3: cut to 100 characters, and the lines
+    /// A long classical line, line 2 of 3: cut to 100 characters, and the lines
     /// around it still print.
     @Test func aLongQueryIsCutToSpotifysLimitAndTheBatchGoesOn() async throws {
         let library = try await Library()
@@ -28,7 +28,7 @@ import Testing
         #expect(result.stderr.contains("line 2: no match for 'Wiener Philharmoniker"), "\(result.stderr)")
     }
 
-    /// C1, pure: every `q` sent fits in 100 characters, title words going first.
+    /// Pure: every `q` sent fits in 100 characters, title words going first.
     @Test func searchTextsFitInAHundredCharacters() throws {
         let texts = try SearchQuery.parse(Self.classical).searchTexts
         #expect(texts.count == 2)
@@ -42,7 +42,7 @@ import Testing
         #expect(artist[0].hasPrefix(#"track:"song" artist:"yyy"#), "\(artist)")
     }
 
-    /// C2: 1,000 tracks are a 39 KB body, which Spotify's front end refuses (413, an HTML page):
+    /// 1,000 tracks are a 39 KB body, which Spotify's front end refuses (413, an HTML page):
     /// the first that fit are played, and stderr names the limit and what was left out.
     @Test func playOfAThousandTracksPlaysTheFirstThatFitAndSaysSo() async throws {
         let session = try await PlayerControlTests.Session()
@@ -61,7 +61,7 @@ import Testing
             "\(result.stderr)")
     }
 
-    /// C2: an HTML error page becomes its title, not its markup.
+    /// An HTML error page becomes its title, not its markup.
     @Test func anHTMLErrorPageIsNamedByItsTitle() {
         let page = #"<!DOCTYPE html><html lang=en><title>Error 413 (Request Entity Too Large)!!1</title><p>…</html>"#
         let body = SpotifyErrorBody(HTTPResult(status: 413, headers: [:], body: Data(page.utf8)))
@@ -71,7 +71,7 @@ import Testing
         #expect(json.message == "x")
     }
 
-    /// C3: edit --public of a collaborative playlist is refused as create refuses --public
+    /// `edit --public` of a collaborative playlist is refused as create refuses --public
     /// --collaborative, and nothing is sent.
     @Test func editPublicOfACollaborativePlaylistIsRefused() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -90,7 +90,7 @@ import Testing
         #expect(renamed.status == 0, "\(renamed.stderr)")
     }
 
-    /// D6: a name made from what a server sent never leads out of its directory.
+    /// A name made from what a server sent never leads out of its directory.
     @Test func aFileNameWithASlashOrDotsIsRefused() throws {
         let home = try TemporaryDirectory()
         let directory = PrivateDirectory(home.url.appendingPathComponent("undo").path)

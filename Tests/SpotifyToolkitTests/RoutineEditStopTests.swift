@@ -8,7 +8,7 @@ import Testing
 @testable import Tools
 
 /// routine-link edit, stop, a start that closes an abandoned session, and start/run --play
-/// --device (issue 20 item 9), in process against fake-spotify.
+/// --device, in process against fake-spotify.
 @Suite(.tags(.medium)) struct RoutineEditStopTests {
     /// A browser that opens nothing and succeeds, so no test starts a real one.
     static let quietBrowser = ["BROWSER": "true"]

@@ -7,7 +7,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// routine-link fit (issue 19): the best fit for a routine's duration becomes a playlist, linked.
+/// routine-link fit: the best fit for a routine's duration becomes a playlist, linked.
 @Suite(.tags(.medium)) struct RoutineFitTests {
     @Test func fitMakesAPlaylistThatFillsTheRoutineAndLinksIt() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -48,7 +48,7 @@ import Testing
         #expect(tracks.allSatisfy { $0["playlist"]?["id"]?.stringValue == id })
     }
 
-    /// Issue 38, N2: a routine linked to a track before fit is not offered a playlist delete of
+    /// A routine linked to a track before fit is not offered a playlist delete of
     /// that track's id; one linked to a playlist still is.
     @Test func fitOffersToDeleteOnlyAPlaylistLinkedBefore() async throws {
         let library = try await PlaylistWriteTests.editor()

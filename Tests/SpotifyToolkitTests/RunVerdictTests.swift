@@ -32,7 +32,7 @@ import Testing
         #expect(outcome(watch: 130, count: 1).verdict == .nothingHeard, "SIGINT is the watch stopping as asked")
     }
 
-    /// R3: a watch that died mid-run (404, a crash) while songcount still counted what came
+    /// A watch that died mid-run (404, a crash) while songcount still counted what came
     /// before was logged as a finished session, exit 0.
     @Test func aFailedWatchFailsTheRunEvenWithACount() {
         for status: Int32 in [1, 69, 77, 132, 134] {
@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    /// R14: SIGHUP and SIGTERM stop the watch as SIGINT does; a third signal's SIGKILL is the
+    /// SIGHUP and SIGTERM stop the watch as SIGINT does; a third signal's SIGKILL is the
     /// user insisting.
     @Test func stopSignalsAreNotFailures() {
         for status: Int32 in [0, 129, 130, 143] {

@@ -142,7 +142,7 @@ import ToolkitCore
         #expect(try await fake.call("GET", "/_fake/saved-items")["added"]?.arrayValue?.count == 40)
     }
 
-    /// D10: a batch whose answers keep getting lost may have been carried out; it is never said
+    /// A batch whose answers keep getting lost may have been carried out; it is never said
     /// not to have been.
     @Test func aBatchWhoseAnswerIsLostIsUnknownNotNotSaved() async throws {
         let (fake, library) = try await Self.client()

@@ -4,7 +4,7 @@ import Testing
 @testable import SpotifyClient
 @testable import ToolkitCore
 
-/// Where tokens may go (issue 29, D8): never in clear beyond loopback, and a stored login only to
+/// Where tokens may go: never in clear beyond loopback, and a stored login only to
 /// the services it was made against.
 @Suite(.tags(.medium)) struct ServiceBaseTests {
     @Test func onlyLoopbackLiteralsAreLoopback() {

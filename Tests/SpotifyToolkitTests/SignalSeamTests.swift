@@ -12,7 +12,7 @@ import Darwin
 
 /// The in-process seam owns its signals: a run that handles SIGINT, SIGTERM and SIGHUP puts
 /// their dispositions back when it ends, so the test process (or any host of a command) is left
-/// as it was (architecture review 2, 1.5 item 2: one in-process watch left all three routed to
+/// as it was (one in-process watch left all three routed to
 /// handlers nobody removed).
 @Suite(.serialized, .tags(.medium)) struct SignalSeamTests {
     /// The raw disposition of each signal (handler address, SIG_DFL 0, SIG_IGN 1).

@@ -189,7 +189,7 @@ extension SongCounterTests {
     }
 }
 
-/// Count mode over real listening logs (issue 8): furthest progress, paused observations.
+/// Count mode over real listening logs: furthest progress, paused observations.
 @Suite(.tags(.small)) struct SongCounterListeningLogTests {
     private func count(_ observations: [SongObservation]) -> SongCountResult { countSongs(observations) }
 

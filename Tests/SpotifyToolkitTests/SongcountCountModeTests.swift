@@ -8,7 +8,7 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// songcount's count mode over hand-made listening logs (issue 8), through the built binary.
+/// songcount's count mode over hand-made listening logs, through the built binary.
 @Suite(.tags(.medium)) struct SongcountCountModeTests {
     func poll(_ progress: Int, playing: Bool = true, type: String = "track", extra: String = #""id":"a","#) -> String {
         #"{"type":"now_playing",\#(extra)"name":"A","artists":[{"id":null,"name":"X"}],"duration_ms":180000,"is_playing":\#(playing),"progress_ms":\#(progress),"currently_playing_type":"\#(type)"}"#

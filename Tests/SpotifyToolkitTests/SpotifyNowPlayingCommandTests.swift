@@ -44,7 +44,7 @@ import Testing
     @Test func aPlayingTrackIsOneNowPlayingRecord() async throws {
         let (fake, env) = try await fakeWithToken()
         // Playing, but a thousand times slower than real time: on a loaded machine the seconds
-        // between the two reads below must not move the position past 1:29 (issue 39, L4).
+        // between the two reads below must not move the position past 1:29.
         try await fake.call("POST", "/_fake/playback", form: [("position_ms", "83000"), ("speed", "0.001")])
         let result = try await nowplaying(fake, [], env)
         #expect(result.status == 0, "\(result.stderr)")
@@ -115,7 +115,7 @@ import Testing
         #expect(counted.stderr.contains("skipped 1 record that is not a song"))
     }
 
-    /// Issue 20, item 10: options belong to their command; -h is short, --help whole.
+    /// Options belong to their command; -h is short, --help whole.
     @Test func optionsBelongToTheirCommand() async throws {
         let (fake, env) = try await fakeWithToken()
         for arguments in [["pause", "--for", "5s"], ["recent", "--watch"], ["next", "--interval", "1s"]] {

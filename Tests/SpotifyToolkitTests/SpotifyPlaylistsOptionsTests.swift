@@ -172,7 +172,7 @@ import Testing
     }
 }
 
-/// Issue 39, L8: `rm` (and `ls`) as routine-link has them, for Spotify and local playlists alike.
+/// `rm` (and `ls`) as routine-link has them, for Spotify and local playlists alike.
 @Suite(.tags(.small)) struct DeleteAliasTests {
     @Test func rmDeletesAndLsLists() throws {
         let parsed = try CommandLineParser.parse(["rm", "Mix"], spec: SpotifyPlaylists.spec)
@@ -186,7 +186,7 @@ import Testing
     }
 }
 
-/// Issue 39, M3: the `replace` printed after an interrupted write runs as printed: it keeps the
+/// The `replace` printed after an interrupted write runs as printed: it keeps the
 /// write's --max-moves (or as many as the rest takes), --reset-dates and --drop-unavailable.
 @Suite(.tags(.small)) struct FinishCommandTests {
     func settings(_ arguments: [String]) throws -> SpotifyPlaylists.WriteSettings {

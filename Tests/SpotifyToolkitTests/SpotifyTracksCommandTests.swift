@@ -22,7 +22,7 @@ import Testing
         #expect(items.allSatisfy { $0["playlist"]?["id"]?.stringValue == generated(size) && $0["type"] == "track" })
         let counters = try await library.counters()
         // The playlist object brings the first 100 entries; the items pages the rest; past 100,
-        // one snapshot check after the pages (D3).
+        // one snapshot check after the pages.
         #expect(counters["requests"]?["GET /v1/playlists/{id}"]?.intValue == (size > 100 ? 2 : 1))
         #expect(
             counters["requests"]?["GET /v1/playlists/{id}/items"]?.intValue ?? 0 == max(0, (size - 100 + 49) / 50),
@@ -100,7 +100,7 @@ import Testing
             "\(limited.stderr)")
     }
 
-    // R16: what came is printed, but the run exits 75 (run again): items may be missing or repeated.
+    // What came is printed, but the run exits 75 (run again): items may be missing or repeated.
     @Test func theTotalChangingWhilePagingFailsTheRun() async throws {
         let library = try await Library()
         let result = try await library.tracks([generated(120, "chg"), generated(2)])
@@ -112,7 +112,7 @@ import Testing
         )
         let duration = try await library.run("spotify-playlists", ["get", "--duration", generated(120, "chg")])
         #expect(duration.status == 75, "\(duration.stderr)")
-        // D13: a later playlist that is not found (1) does not mask the edit (75): a retry-on-75
+        // A later playlist that is not found (1) does not mask the edit (75): a retry-on-75
         // script must retry.
         let masked = try await Library().tracks([generated(120, "chg"), "4uLU6hMCjMI75M1A2tKUQC"])
         #expect(masked.status == 75, "\(masked.stderr)")
@@ -121,7 +121,7 @@ import Testing
             "\(masked.stderr)")
     }
 
-    /// D3: another client edits an item while the playlist is read, its size unchanged: the
+    /// Another client edits an item while the playlist is read, its size unchanged: the
     /// snapshot check after the pages sees it (with --no-cache too), says so, and the run exits 75.
     @Test func anEditThatKeepsTheTotalStillFailsTheRun() async throws {
         let library = try await Library()
@@ -254,10 +254,10 @@ import Testing
             ["3cEYpjA9oz9GiPac4AsH4n"], environment: ["SPOTIFY_TOOLKIT_FORCE_TTY": "1", "COLUMNS": "70"])
         #expect(result.status == 0)
         let lines = result.stdoutLines
-        // The playlist's name heads its table, its URI beside it (issue 30, item 6).
+        // The playlist's name heads its table, its URI beside it.
         #expect(lines.first == "Morning  spotify:playlist:3cEYpjA9oz9GiPac4AsH4n")
         #expect(lines[1].hasPrefix("#  NAME") && lines[1].hasSuffix("DURATION"))
-        // Positions count from 1 on a terminal (issue 30, item 6; review 23); records keep Spotify's 0.
+        // Positions count from 1 on a terminal; records keep Spotify's 0.
         #expect(lines[2].hasPrefix("1  The Funeral") && lines[2].hasSuffix("5:22"))
         #expect(lines.contains { $0.hasPrefix("3  #212 — First takes") && $0.contains("The Studio Hour") })
         #expect(lines.last == "5 items, 1:06:00")

@@ -31,7 +31,7 @@ import Testing
             badLine.stderr
                 == "spotify-tracks: standard input: line 2: not a playlist, album, artist, show, track or episode id, URI or URL\n"
         )
-        // Standard input is read as it arrives (issue 27): the playlist before the bad line is
+        // Standard input is read as it arrives: the playlist before the bad line is
         // printed, as a one-at-a-time run prints it before failing; the error and status are the same.
         #expect(badLine.stdoutLines.count == 2, "the playlist before the bad line, and nothing after it")
 
@@ -39,7 +39,7 @@ import Testing
         #expect(badArgument.status == 64)
         #expect(
             badArgument.stderr.hasPrefix("spotify-tracks: 'spotify:playlist:nope': a playlist URI with a malformed id"))
-        // Plain text is a playlist's name (issue 20): one you do not have is "not found", with a hint.
+        // Plain text is a playlist's name: one you do not have is "not found", with a hint.
         let unknownName = try await library.tracks(["nope"])
         #expect(unknownName.status == 1)
         #expect(unknownName.stderr.contains("'nope' is not a playlist id, URI or URL, and none of your"))

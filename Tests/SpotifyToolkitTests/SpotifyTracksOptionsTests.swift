@@ -4,8 +4,8 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// spotify-tracks' command line, read and checked in `SpotifyTracks.Options` before any request
-/// (issue 25): what a run reads, and the usage errors of options that do not go together.
+/// spotify-tracks' command line, read and checked in `SpotifyTracks.Options` before any request:
+/// what a run reads, and the usage errors of options that do not go together.
 @Suite(.tags(.small)) struct SpotifyTracksOptionsTests {
     func options(_ arguments: [String]) throws -> SpotifyTracks.Options {
         try SpotifyTracks.Options(CommandLineParser.parse(arguments, spec: SpotifyTracks.spec))

@@ -96,7 +96,7 @@ import Testing
         #expect(scores[0] >= scores[1] && scores[2] >= scores[3] && scores[3] >= scores[4])
     }
 
-    /// Review I4: a no-match note quotes at most 200 characters of its query.
+    /// A no-match note quotes at most 200 characters of its query.
     @Test func aHugeQueryWithoutAMatchIsAShortNote() async throws {
         let library = try await Library()
         let query = "Nobody - " + String(repeating: "x", count: 100_000)

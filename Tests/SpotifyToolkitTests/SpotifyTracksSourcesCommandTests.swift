@@ -244,7 +244,7 @@ import Testing
         #expect(try await requests(library).isEmpty)
     }
 
-    // MARK: Playlist records say which playlist (item 5)
+    // MARK: Playlist records say which playlist
 
     @Test func playlistRecordsCarryThePlaylistsNameAndSource() async throws {
         let library = try await Library()
@@ -265,7 +265,7 @@ import Testing
             stdin: #"{"type":"playlist","id":"\#(generated(3))","name":"Old name","items_total":3,"snapshot_id":"x"}"#
                 + "\n")
         #expect(try records(piped).allSatisfy { $0["playlist"]?["name"] == "Generated 3" })
-        // And the version its read began at, not the piped record's stale one (issue 38, D1).
+        // And the version its read began at, not the piped record's stale one.
         #expect(
             try records(piped).allSatisfy {
                 $0["playlist"]?["snapshot_id"]?.stringValue.map { !$0.isEmpty && $0 != "x" } == true
@@ -310,7 +310,7 @@ import Testing
         #expect(try records(again).count == 5)
     }
 
-    // MARK: '-' elsewhere (item 6)
+    // MARK: '-' elsewhere
 
     @Test func getReadsStandardInputForADash() async throws {
         let library = try await Library()
@@ -335,7 +335,7 @@ import Testing
         #expect(mixed.status == 64)
     }
 
-    // MARK: routine-link (item 7)
+    // MARK: routine-link
 
     @Test func aRoutineLinksASingleTrackWithItsDuration() async throws {
         let library = try await Library()

@@ -5,8 +5,8 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// Issue 17, the stores: R8 (unknown fields survive), R10 (temporary files of killed writers are
-/// swept), R11 (links and parents as ssh's StrictModes sees them).
+/// The stores: unknown fields survive, temporary files of killed writers are swept, and links and
+/// parents are judged as ssh's StrictModes judges them.
 @Suite(.tags(.medium)) struct StoreHardeningTests {
     struct Notes: Codable, Sendable, Equatable { var notes: [String] = [] }
 
@@ -18,7 +18,7 @@ import Testing
         return path
     }
 
-    // MARK: R8
+    // MARK: Unknown fields survive
 
     @Test func membersANewerBuildWroteSurviveAnUpdate() async throws {
         let base = try scratch()
@@ -64,7 +64,7 @@ import Testing
             "unpaired: nothing")
     }
 
-    // MARK: R10
+    // MARK: Temporary files of killed writers are swept
 
     @Test func temporaryFilesOfKilledWritersAreSwept() throws {
         let base = try scratch()
@@ -91,7 +91,7 @@ import Testing
         #expect(try store.read() == Notes(notes: ["one", "two"]))
     }
 
-    // MARK: R11
+    // MARK: Links and parents as ssh's StrictModes sees them
 
     @Test func someoneElsesLinkIsRefused() {
         #expect(FileTrust.linkProblem(ownerID: 0, userID: 1000, path: "/x") == nil, "root's")

@@ -7,7 +7,7 @@ import Testing
 @testable import Tools
 
 /// Spotify strings on a terminal, dropped and mislabelled player state, and what a browser child
-/// inherits (issue 17 items 2-4, review R12 and R22).
+/// inherits.
 @Suite(.serialized, .tags(.medium)) struct TerminalSafetyTests {
     /// OSC title, BEL, clear screen, C1 CSI, blink, a newline and a bidi override.
     static let evilName = #"A\u001b]0;pwned\u0007\u001b[2J\u009b31mB\n\u202eC"#
@@ -70,7 +70,7 @@ import Testing
         #expect(isInert(missing.stderr), "\(missing.stderr.debugDescription)")
     }
 
-    /// Item 4: a play without a track or a played_at was dropped silently; names reach the
+    /// A play without a track or a played_at was dropped silently; names reach the
     /// terminal cleaned.
     @Test func recentCountsWhatItSkipsAndCleansNames() async throws {
         let library = try await Library()
@@ -87,7 +87,7 @@ import Testing
         #expect(recent.stderr.contains("skipped 2 plays"), "\(recent.stderr)")
     }
 
-    /// Item 3: `--with-device` (then `--device`) lost shuffle_state and repeat_state when /me/player had no device.
+    /// `--with-device` (then `--device`) lost shuffle_state and repeat_state when /me/player had no device.
     @Test func deviceKeepsShuffleAndRepeatWithoutADevice() async throws {
         let library = try await Library()
         defer { library.fake.stop() }
@@ -101,7 +101,7 @@ import Testing
         #expect(record["device"] == .null)
     }
 
-    /// Item 4: an ad that carried an item object was printed as playing; --help says exit 1.
+    /// An ad that carried an item object was printed as playing; --help says exit 1.
     @Test func anAdWithAnItemIsNotASong() async throws {
         let library = try await Library()
         defer { library.fake.stop() }
@@ -113,8 +113,8 @@ import Testing
         #expect(run.stdout == "")
     }
 
-    /// Item 4: `link` dropped the name and cover when the answer's uri/type did not re-identify
-    /// the playlist it asked for; names reach the terminal cleaned (R12).
+    /// `link` dropped the name and cover when the answer's uri/type did not re-identify
+    /// the playlist it asked for; names reach the terminal cleaned.
     @Test func linkKeepsNameAndCoverOfAnOddAnswer() async throws {
         let library = try await Library()
         defer { library.fake.stop() }
@@ -136,7 +136,7 @@ import Testing
         #expect(isInert(human.stdout), "\(human.stdout.debugDescription)")
     }
 
-    /// R22: the `$BROWSER` child inherited SPOTIFY_ACCESS_TOKEN.
+    /// The `$BROWSER` child inherited SPOTIFY_ACCESS_TOKEN.
     @Test func theBrowserGetsNoSpotifyVariables() throws {
         let scratch = try InProcess.Scratch()
         let seen = scratch.path + "/seen"

@@ -89,7 +89,7 @@ import Testing
         let uncached = try await setup.tracks(["--no-cache", Self.small])
         #expect(uncached.stdout == first.stdout)
         // The object, the page past its first 100, and the snapshot check that proves no edit
-        // slipped in between (D3), which --no-cache asks too.
+        // slipped in between, which --no-cache asks too.
         #expect(try await setup.requests() == [Self.object: 2, Self.items: 1])
 
         // Another playlist is a miss of its own, and the first one's entry stays.
@@ -338,7 +338,7 @@ import Testing
         let setup = try await Setup()
         let uncached = try await setup.playlists(["get", "--duration", "--no-cache", Self.small])
         #expect(uncached.status == 0, "\(uncached.stderr)")
-        // The record, the object with its first 100 entries, the page after them, the snapshot check (D3).
+        // The record, the object with its first 100 entries, the page after them, the snapshot check.
         #expect(try await setup.requests() == [Self.object: 3, Self.items: 1], "with the snapshot check (D3)")
         let duration = try JSONValue.parse(uncached.stdout)["duration_ms"]?.intValue
         #expect((duration ?? 0) > 0)

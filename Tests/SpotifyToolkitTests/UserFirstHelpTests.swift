@@ -5,7 +5,7 @@ import Testing
 @testable import ToolkitCLI
 @testable import Tools
 
-/// Help and man pages for users first (issue 30, item 6; review 17, 20, 23, 24, 26): what a tool
+/// Help and man pages for users first: what a tool
 /// does and its common uses come first; how it pages, schedules and caches is a later section
 /// (`notes`: HOW IT WORKS, the end of --help, never -h); `help`, `ls` and `rm` work; each option's
 /// help is about its own command; fake-spotify's help does not send anyone to a man page. Here
@@ -83,7 +83,7 @@ import Testing
     static let rewritten = UserFirstHelpTests.rewritten
 
     /// Every tool's --help and man page say what it does before how: no request paths, paging or
-    /// scheduling in the description of the tool or of any command (review 26); that is what its
+    /// scheduling in the description of the tool or of any command; that is what its
     /// How it works section is for.
     @Test(arguments: ToolCatalog.all.map(\.name).filter { !rewritten.contains($0) })
     func everyToolOpensWithWhatItDoes(tool: String) async throws {
@@ -162,7 +162,7 @@ import Testing
     }
 
     /// The examples work where the tools are installed: none cites a file of the repository,
-    /// which the release tarball does not carry (review 24: examples/morning-playlist.jsonl).
+    /// which the release tarball does not carry (examples/morning-playlist.jsonl).
     @Test func examplesCiteNoFileOfTheRepository() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

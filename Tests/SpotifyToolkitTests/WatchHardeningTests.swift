@@ -6,7 +6,7 @@ import Testing
 @testable import Tools
 
 /// `spotify-nowplaying --watch` against a hostile or broken server: it never traps, honours the
-/// retry-wait cap and `--for`, and keeps watching through unreadable answers (review R1, R4, R5, R13).
+/// retry-wait cap and `--for`, and keeps watching through unreadable answers.
 @Suite(.serialized, .tags(.medium)) struct WatchHardeningTests {
     static let currentlyPlaying = "/v1/me/player/currently-playing"
 
@@ -57,7 +57,7 @@ import Testing
         #expect(PlaybackWatcher.rateLimitWait(retryAfter: "0", cap: 0, backoff: 2).wait == 1, "never a busy loop")
     }
 
-    /// R1: a 429 whose Retry-After does not fit in an Int crashed the watch (SIGILL).
+    /// A 429 whose Retry-After does not fit in an Int crashed the watch (SIGILL).
     @Test func aHugeRetryAfterDoesNotCrashTheWatch() async throws {
         let library = try await playing()
         defer { library.fake.stop() }
@@ -70,7 +70,7 @@ import Testing
         #expect(finals(run) == 1, "\(run.stdout)")
     }
 
-    /// R13: the watch waited whatever Retry-After asked (99999999999 s), ignoring the cap.
+    /// The watch waited whatever Retry-After asked (99999999999 s), ignoring the cap.
     @Test func theWatchHonoursTheRetryWaitCap() async throws {
         let library = try await playing()
         defer { library.fake.stop() }
@@ -85,7 +85,7 @@ import Testing
         #expect(run.stdoutLines.count >= 2 && finals(run) == 1, "\(run.stdout)")
     }
 
-    /// R5: one unreadable 200 after the first record ended the watch with exit 69 and no final
+    /// One unreadable 200 after the first record ended the watch with exit 69 and no final
     /// record. A 200 that is JSON but not a player object is unreadable too, not "nothing plays".
     @Test func anUnreadableAnswerIsRetriedAndTheWatchGoesOn() async throws {
         let library = try await playing()
@@ -114,7 +114,7 @@ import Testing
         #expect(try await library.polls() >= 4, "watched on after both")
     }
 
-    /// R4: a player endpoint that stops answering stretched `--for 5s` to 153 s. Here every poll
+    /// A player endpoint that stops answering stretched `--for 5s` to 153 s. Here every poll
     /// hangs 35 s (past the 30 s request timeout): a watch that waited for its poll would take 30 s
     /// or more; one that ends on `--for` takes 5 s, and 15 s of slack is left for a loaded machine.
     @Test func forEndsTheWatchEvenWhileAPollHangs() async throws {

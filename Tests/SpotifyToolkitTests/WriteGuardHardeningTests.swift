@@ -7,16 +7,16 @@ import Testing
 @testable import ToolkitCore
 @testable import Tools
 
-/// Issue 38 (reliability-3): the replace guard fed what spotify-tracks really prints (D1), a
-/// read whose last short page failed (D2), a write that changed nothing hiding the one before it
-/// from undo (D4), create past the 10,000-item limit (D5), and another client's removal during a
-/// long write (D3). In-process against fake-spotify.
+/// The replace guard fed what spotify-tracks really prints, a
+/// read whose last short page failed, a write that changed nothing hiding the one before it
+/// from undo, create past the 10,000-item limit, and another client's removal during a
+/// long write. In-process against fake-spotify.
 @Suite(.tags(.medium)) struct WriteGuardHardeningTests {
     static let quick = PlaylistEditCommandTests.quick
 
     static func lines(_ records: [JSONValue]) -> String { records.map { $0.serialized() + "\n" }.joined() }
 
-    /// D1: `spotify-tracks P > recs; another client adds 3; replace P < recs` (as is, through a
+    /// `spotify-tracks P > recs; another client adds 3; replace P < recs` (as is, through a
     /// filter, and from --offline's cached copy) is refused, 75, naming the change; --force replaces.
     @Test func recordsOfAPlaylistChangedSinceTheReadAreRefusedUnlessForced() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -56,7 +56,7 @@ import Testing
         #expect(try await PlaylistWriteTests.uris(library, id) == original)
     }
 
-    /// D2: 120 items, the page at offset 100 answering 503 every time: spotify-tracks prints the
+    /// 120 items, the page at offset 100 answering 503 every time: spotify-tracks prints the
     /// first 100 and fails; those records, through a filter, into replace, change nothing.
     @Test func aReadWhoseShortLastPageFailedChangesNothing() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -79,7 +79,7 @@ import Testing
         #expect(try await PlaylistEditCommandTests.entries(library, id) == before, "nothing was written")
     }
 
-    /// D2's rule, pure: the fewest items a read cut short lacks is the size of its last page.
+    /// The cut-short rule, pure: the fewest items a read cut short lacks is the size of its last page.
     @Test func theCutShortSlackIsTheLastPage() {
         #expect(ReplaceGuard.cutShortSlack(of: 120) == 20)
         #expect(ReplaceGuard.cutShortSlack(of: 149) == 49)
@@ -89,7 +89,7 @@ import Testing
         #expect(ReplaceGuard.cutShortSlack(of: 0) == 50)
     }
 
-    /// D4: sort, then a remove whose DELETE is refused: undo still restores the order before the sort.
+    /// Sort, then a remove whose DELETE is refused: undo still restores the order before the sort.
     @Test func aWriteThatChangedNothingDoesNotHideTheOneBeforeFromUndo() async throws {
         let library = try await PlaylistWriteTests.editor()
         let id = generated(40)
@@ -119,7 +119,7 @@ import Testing
         #expect(try await PlaylistEditCommandTests.entries(library, id) == original)
     }
 
-    /// D3: another client removes an item while a replace is part-way; the next move, planned for
+    /// Another client removes an item while a replace is part-way; the next move, planned for
     /// the playlist as it was, is refused (400, out of bounds). That is 75 with what the playlist
     /// holds, not 65 with a count from the model and a "finish" that would put the item back.
     @Test func anotherClientsRemovalPartWayIs75NotARefusal() async throws {
@@ -154,7 +154,7 @@ import Testing
         #expect(!run.stderr.contains("finish with"), "\(run.stderr)")
     }
 
-    /// D9: when the file of items to finish with cannot be written, the report of a write that
+    /// When the file of items to finish with cannot be written, the report of a write that
     /// stopped still says what the playlist holds and how to undo it.
     @Test func aStoppedWriteWhoseFinishFileCannotBeWrittenStillSaysHowToUndo() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -181,7 +181,7 @@ import Testing
         #expect(!run.stderr.contains("finish with: spotify-playlists replace"), "\(run.stderr)")
     }
 
-    /// D13: rewrite keeps at most 64 MiB of COMMAND's output; past it the command is stopped and
+    /// Rewrite keeps at most 64 MiB of COMMAND's output; past it the command is stopped and
     /// nothing is written.
     @Test func rewriteStopsACommandThatPrintsWithoutEnd() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -194,7 +194,7 @@ import Testing
         #expect(try await PlaylistWriteTests.uris(library, id) == before)
     }
 
-    /// D14: while another destructive write of the playlist runs on this machine, a second one
+    /// While another destructive write of the playlist runs on this machine, a second one
     /// changes nothing and says so (75); once it is over, the second goes through.
     @Test func twoDestructiveWritesOfOnePlaylistDoNotRunAtOnce() async throws {
         let library = try await PlaylistWriteTests.editor()
@@ -211,7 +211,7 @@ import Testing
         #expect(alone.status == 0, "\(alone.stderr)")
     }
 
-    /// D10: a write killed part-way (SIGKILL) never records what it left; undo takes the playlist
+    /// A write killed part-way (SIGKILL) never records what it left; undo takes the playlist
     /// as that write's when it holds what the write could have left, without --force; another
     /// client's new item still needs --force.
     @Test func undoAfterAKilledWriteNeedsNoForceUnlessSomeoneElseChangedIt() async throws {
@@ -254,7 +254,7 @@ import Testing
         #expect(refused.status == 75, "\(refused.stderr)")
     }
 
-    /// D5: create of 10,001 items sends nothing and exits 65.
+    /// A create of 10,001 items sends nothing and exits 65.
     @Test func createPastTheLimitSendsNothing() async throws {
         let library = try await PlaylistWriteTests.editor()
         let uris = (0...10_000).map {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ToolkitCore
 
-/// fake-spotify behind a real TLS 1.3 front (issue 27): nginx, run unprivileged-style from a
+/// fake-spotify behind a real TLS 1.3 front: nginx, run unprivileged-style from a
 /// temporary prefix of its own (config, pid, logs), on 127.0.0.1 and two free ports: `h2Port`
 /// offers HTTP/2 and HTTP/1.1 by ALPN, `h1Port` HTTP/1.1 only. Its certificate, for 127.0.0.1,
 /// localhost and api.spotify.test, is signed by a CA made for the test with openssl (`caFile`,
