@@ -144,11 +144,11 @@ bench-tracks:
 bench-cache:
 	Benchmarks/tracks-cache.sh
 
-# A whole real-shaped library (150 playlists, 20,531 items) at 50 ms per request against a spotipy loop (issue 18).
+# A whole real-shaped library (150 playlists, 20,531 items) at 50 ms per request against a spotipy loop.
 bench-library:
 	Benchmarks/library-vs-spotipy.sh
 
-# A library at 5,000, 100,000 and 400,000 items, no cache, cold and warm, beside spotipy (issue 37);
+# A library at 5,000, 100,000 and 400,000 items, no cache, cold and warm, beside spotipy;
 # BENCH_SCALE_SIZES="50x100 500x200" for the two smaller ones only, BENCH_BEFORE=main for main's tools too.
 bench-scale:
 	Benchmarks/scale.sh
@@ -157,12 +157,12 @@ bench-writes:
 	Benchmarks/playlist-writes.sh
 
 # dedupe, sort and a filtered replace of a 3,000-item playlist at 50 ms per request: dates kept
-# against --reset-dates, and against the floor of each plan (issue 24).
+# against --reset-dates, and against the floor of each plan.
 bench-edits:
 	Benchmarks/playlist-edits.sh
 
 # The library read and a 10,000-item playlist over a TLS 1.3 + HTTP/2 front (nginx, a private CA)
-# against spotipy: time, requests, TLS connections, bytes, floors (issue 27).
+# against spotipy: time, requests, TLS connections, bytes, floors.
 bench-network:
 	Benchmarks/network.sh
 
@@ -170,17 +170,17 @@ bench-startup:
 	Benchmarks/startup.sh
 
 # A whole library under a rolling rate limit (180 requests per 30 s; BENCH_RATE_WINDOW=180/3s
-# scales it down): time, requests, refused requests and the limit's floor, against spotipy (issue 27).
+# scales it down): time, requests, refused requests and the limit's floor, against spotipy.
 bench-rate-limit:
 	Benchmarks/rate-limit.sh
 
 # spotify-playlists | spotify-tracks at 300 ms per request against each stage alone: do the
-# stages overlap (at most the slower stage plus one round trip)? (issue 27)
+# stages overlap (at most the slower stage plus one round trip)?
 bench-pipeline:
 	Benchmarks/pipeline.sh
 
 # What each common command costs in requests, cold and warm, on a real-shaped library (150
-# playlists, 20,531 items): the README's table (issue 36). BENCH_CONFIG=debug reuses the debug build.
+# playlists, 20,531 items): the README's table. BENCH_CONFIG=debug reuses the debug build.
 bench-requests:
 	Benchmarks/requests.sh
 

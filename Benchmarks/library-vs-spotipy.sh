@@ -2,7 +2,7 @@
 # A whole library, as a user's first report reads it: `spotify-playlists > all.jsonl`, then
 # `spotify-tracks < all.jsonl`, on fake-spotify's real-shaped library (--library-shape real: 150
 # playlists, 20,531 items, mostly small, 3 of thousands) with 50 ms added to every request, against
-# a spotipy loop over the same playlists in the same run (issue 18). Each run, in turn:
+# a spotipy loop over the same playlists in the same run. Each run, in turn:
 #
 #   (a) no-cache   spotify-playlists > all.jsonl; spotify-tracks --no-cache < all.jsonl
 #   (b) cache      the same with the cache on and empty (a fresh XDG_CACHE_HOME every run)

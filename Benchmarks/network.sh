@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tools the way users meet Spotify (issue 27): over TLS 1.3 and HTTP/2, through a front (nginx
+# The tools the way users meet Spotify: over TLS 1.3 and HTTP/2, through a front (nginx
 # on 127.0.0.1, gzip for JSON as a CDN in front of an API does) to fake-spotify with its
 # per-request latency, a CA made here with openssl and trusted through SSL_CERT_FILE (spotipy:
 # REQUESTS_CA_BUNDLE). In the same run, interleaved:
@@ -176,7 +176,7 @@ done
 
 # ---- With a rate-limit front ---------------------------------------------------------------
 # The library read again, through the same TLS front, with fake-spotify's rolling window on
-# (BENCH_RATE_WINDOW, default 180 requests / 30 s, 429 with Retry-After: issue 27, item 4), once
+# (BENCH_RATE_WINDOW, default 180 requests / 30 s, 429 with Retry-After), once
 # each (BENCH_RATE_RUNS): time, requests, refused requests, and the floor the limit itself sets
 # for the R requests admitted: (ceil(R/N) - 1) x window + the last window's requests, 8 at a time
 # for the toolkit, one at a time for spotipy. Benchmarks/rate-limit.sh is the same over plain HTTP.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Do the stages of `spotify-playlists | spotify-tracks` overlap (issue 27, item 5)? On
+# Do the stages of `spotify-playlists | spotify-tracks` overlap? On
 # fake-spotify's real-shaped library (--library-shape real: 150 playlists, 20,531 items) with
 # 300 ms added to every request (the latency at which architecture-2.md section 3.1 found the
 # pipeline taking the sum of its stages), each run, in turn:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Least-change edits (issue 24) of a 3,000-item playlist on fake-spotify with 50 ms added to every
+# Least-change edits of a 3,000-item playlist on fake-spotify with 50 ms added to every
 # request: what `dedupe`, `sort --by duration` and a 10% scattered filter through `replace` send,
 # how long they take, against the same change written afresh with --reset-dates, and against the
 # floor of their own plan. Three scenarios:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writing a big playlist (issue 19): `spotify-playlists create` with 10,000 items on stdin, on
+# Writing a big playlist: `spotify-playlists create` with 10,000 items on stdin, on
 # fake-spotify with 50 ms added to every request. Spotify takes at most 100 items a request and
 # the batches must go one after another to keep their order, so 100 sequential requests are the
 # floor (plus the create itself). Each run prints the time, the requests by route, and the ratio

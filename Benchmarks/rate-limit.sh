@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A whole library under Spotify's rolling rate limit (issue 27, item 4): fake-spotify's real-shaped
+# A whole library under Spotify's rolling rate limit: fake-spotify's real-shaped
 # library (--library-shape real: 150 playlists, 20,531 items) behind its rolling window
 # (--rate-window, default 180 requests per 30 s, the figure the network review used), with a
 # latency on every request, read by the toolkit (`spotify-playlists | spotify-tracks --no-cache`)
@@ -14,7 +14,7 @@
 #   Benchmarks/rate-limit.sh                                   # 180/30s, 40 ms, 1 run each
 #   BENCH_RATE_WINDOW=180/3s BENCH_RUNS=3 Benchmarks/rate-limit.sh
 #
-# Targets (issue 27): the toolkit at most 20 refused requests, and within 1.10x of its floor.
+# Targets: the toolkit at most 20 refused requests, and within 1.10x of its floor.
 # spotipy is installed from PyPI (pip) into a throwaway virtualenv, removed at the end with
 # everything else the run made. fake-spotify listens on 127.0.0.1 only; nothing talks to Spotify.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each command costs, in requests (issue 36, item 6): Spotify's 2026 quota for a
+# What each command costs, in requests: Spotify's 2026 quota for a
 # Development Mode app (about 1,100 to 2,500 requests a day) makes the count of requests what a
 # user spends, not the time. Every common command runs against fake-spotify's real-shaped library
 # (--library-shape real: 150 playlists, 20,531 items; BENCH_LIKED liked songs, default 2,000),
@@ -158,7 +158,7 @@ row() {
     refresh=$(( ${cold##*|} + ${warm##*|} ))
     [ "$refresh" -eq 0 ] || detail="$detail; token refreshes (counted): ${cold##*|} cold, ${warm##*|} warm"
     [ -z "$note" ] || detail="$note; $detail"
-    # The figures before the quota work (issue 36), from Benchmarks/requests-before.tsv.
+    # The figures before the quota work, from Benchmarks/requests-before.tsv.
     local before
     before=$(awk -F'\t' -v c="$shown" '$1 == c { print $2 " / " $3 }' Benchmarks/requests-before.tsv)
     rows+=("| \`${shown//|/\\|}\` | $(thousands "${cold%%|*}") | $(thousands "${warm%%|*}") | ${before:-n/a} | $detail |")

@@ -2,7 +2,7 @@
 # A library at three sizes, as `spotify-playlists --owned | spotify-tracks` reads it: with no
 # cache, with the cache empty (cold) and filled (warm), against fake-spotify's uniform libraries
 # (--library-shape PxN: P playlists of N items) at BENCH_LATENCY_MS (default 20 ms) a request,
-# beside a spotipy loop over the same library when pip can install spotipy (issue 37). For each:
+# beside a spotipy loop over the same library when pip can install spotipy. For each:
 # the time, the Web API requests (fake-spotify's counters), the peak memory of the slowest stage
 # (the largest RSS of the pipeline's processes) and the bytes the cache holds on disk. no-cache,
 # cold and warm must print the same records, byte for byte, or the run fails.

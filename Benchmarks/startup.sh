@@ -4,7 +4,7 @@
 # moment hits every command alike, and reported as its median wall time, median CPU time (user +
 # system, the steadier figure on a shared machine) and largest peak memory (RSS; it includes the
 # timer's own floor, which jq's figure shows).
-# Targets (issue 26): the local command at most 6 ms, `spotify-auth status` at most 15 ms, every
+# Targets: the local command at most 6 ms, `spotify-auth status` at most 15 ms, every
 # tool under 30 MB.
 #
 #   Benchmarks/startup.sh                # what `make ship` builds (spotify-toolkit, release, static

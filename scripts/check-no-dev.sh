@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks issue 26's promise on Linux: building needs nothing but the Swift toolchain. In a private
+# Checks a promise on Linux: building needs nothing but the Swift toolchain. In a private
 # mount namespace, libcurl's development files are hidden (its headers, the unversioned
 # libcurl.so, libcurl.a, libcurl.pc and curl-config; libcurl.so.4, what runs, stays), and a fresh
 # copy of this checkout (uncommitted changes included, no .build) then must:

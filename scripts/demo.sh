@@ -113,7 +113,7 @@ if [ -n "$shell_mode" ]; then
     # completions and history there) never write into the throwaway home; the tools get the
     # throwaway XDG directories from a wrapper of their own name in $home/bin, first on PATH,
     # which also reads the speed sandbox-speed set. Your shell's start-up files run after this
-    # script, and one that changes PATH or a SPOTIFY_ variable would undo the sandbox (review D9):
+    # script, and one that changes PATH or a SPOTIFY_ variable would undo the sandbox:
     # so its settings are set again after them (bash: its own rcfile; zsh: its own ZDOTDIR; fish:
     # -C), and SPOTIFY_TOOLKIT_SANDBOX makes every tool refuse a directory outside the home.
     mkdir -p "$home/bin"
