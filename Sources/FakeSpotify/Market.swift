@@ -3,7 +3,8 @@ import ToolkitCore
 
 /// Spotify says whether a track or an episode plays in the user's country (`is_playable`, and
 /// `restrictions` when it does not) only when the request names a market (`market=from_token` or a
-/// country code): without one, both are left out of the answer, as REFERENCE.md describes.
+/// country code): without one, both are left out of the answer, as
+/// Spotify's Web API reference describes its `market` parameter.
 extension FakeSpotifyService {
     /// The route's answer as Spotify would send it for this request's market.
     static func marketed(_ response: HTTPResponse, _ request: HTTPRequest) -> HTTPResponse {

@@ -3,7 +3,7 @@ import LoopbackHTTP
 import ToolkitCore
 
 /// `PUT /me/player/shuffle`, `/repeat`, `/volume`, `/seek` and `PUT /me/player` (transfer), as
-/// REFERENCE.md describes them: the scope, the test's chosen answer and the device as for every
+/// Spotify's Web API reference describes them (its Player pages): the scope, the test's chosen answer and the device as for every
 /// player command (`playerCommand`), then the parameters (400 in Spotify's error shape), then
 /// the change to the session, which `GET /me/player` and `/me/player/devices` then report.
 extension FakeSpotifyService {

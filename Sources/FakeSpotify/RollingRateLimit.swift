@@ -3,8 +3,9 @@ import LoopbackHTTP
 import ToolkitCore
 
 /// Spotify's rate limit as it is documented: a count of an app's Web API requests over a rolling
-/// window (REFERENCE.md, "Rate limits and quota"). `--rate-window 180/30s` or `POST /_fake/library
-/// rate_window=180/30s`: at most 180 requests admitted in any 30 s; beyond that a request gets 429
+/// 30-second window, the limit itself unpublished (developer.spotify.com/documentation/web-api/
+/// concepts/rate-limits). `--rate-window 180/30s` or `POST /_fake/library rate_window=180/30s`:
+/// at most 180 requests admitted in any 30 s; beyond that a request gets 429
 /// `{"error":{"status":429,"message":"API rate limit exceeded"}}` with `Retry-After` the whole
 /// seconds until the oldest admitted request leaves the window (at least 1). Refused requests are
 /// not counted against the window; `GET /_fake/counters` reports them as `rate_limited`.

@@ -2,7 +2,8 @@ import Foundation
 import LoopbackHTTP
 import ToolkitCore
 
-/// `GET /v1/search`, as REFERENCE.md describes it for 2026: `q` and `type` required (400
+/// `GET /v1/search`, as Spotify's Web API reference describes it for 2026
+/// (developer.spotify.com/documentation/web-api/reference/search): `q` and `type` required (400
 /// otherwise), `limit` 1–10 (default 5), `offset` 0–1000, an answer
 /// `{tracks: {href, items, limit, next, offset, previous, total}}` (one page per requested type;
 /// only tracks are ever found). Tracks come from `SearchCatalogue`, deterministically.

@@ -5,7 +5,8 @@ import ToolkitCore
 
 @testable import FakeSpotify
 
-/// fake-spotify's `GET /v1/search`: the limits REFERENCE.md gives, and the filters.
+/// fake-spotify's `GET /v1/search`: the limits Spotify's Web API reference gives
+/// (`limit` 1–10, `offset` 0–1000), and the filters.
 @Suite(.tags(.medium)) struct SearchRouteTests {
     func names(_ answer: JSONValue) -> [String] {
         (answer["tracks"]?["items"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
