@@ -3,9 +3,10 @@ import LoopbackHTTP
 import ToolkitCore
 
 /// `PUT /me/player/shuffle`, `/repeat`, `/volume`, `/seek` and `PUT /me/player` (transfer), as
-/// Spotify's Web API reference describes them (its Player pages): the scope, the test's chosen answer and the device as for every
-/// player command (`playerCommand`), then the parameters (400 in Spotify's error shape), then
-/// the change to the session, which `GET /me/player` and `/me/player/devices` then report.
+/// Spotify's Web API reference describes them (its Player pages): the scope, the test's chosen
+/// answer and the device as for every player command (`playerCommand`), then the parameters (400
+/// in Spotify's error shape), then the change to the session, which `GET /me/player` and
+/// `/me/player/devices` then report.
 extension FakeSpotifyService {
     /// The devices as the session has them: the active one (none with answer=no_active_device)
     /// and the volumes set.
