@@ -1,7 +1,7 @@
 import Foundation
 import SpotifyClient
 // The shared harness (ToolRun, TemporaryDirectory, HTTPTestClient, FakeHome, the size tags) for
-// every file of this target, as when it was defined here.
+// every file of this target, without an import in each.
 @_exported import TestSupport
 import Testing
 import ToolkitCLI
