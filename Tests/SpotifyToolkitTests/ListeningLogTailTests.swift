@@ -116,11 +116,13 @@ import Testing
         #expect(try log.add([[c]], skippingDamaged: true, known: &watch) == (1, 0))
         #expect(Self.uris(log) == ["spotify:track:y", "spotify:track:c"])
 
-        // Rewritten in place, longer than before, with other lines (f before the old end): reading
-        // on from the old offset would miss f and add it twice.
+        // Rewritten in place, longer than before, with other lines (f before the old end, which
+        // the watch read to y's end): reading on from the old offset would miss f and add it twice.
+        let y = try #require(Self.text(log).split(separator: "\n").first)
+        #expect(watch.position?.offset == y.utf8.count + 1)
         let rewritten = [
-            Self.line("spotify:track:z", at: "2024-01-01T07:00:00Z"),
             Self.line("spotify:track:f", at: "2024-01-01T07:06:00Z"),
+            Self.line("spotify:track:z", at: "2024-01-01T07:00:00Z"),
             Self.line("spotify:track:z", at: "2024-01-01T07:03:00Z"),
             Self.line("spotify:track:g", at: "2024-01-01T07:09:00Z"),
         ]

@@ -12,7 +12,8 @@ import Darwin
 /// `$XDG_DATA_HOME/spotify-toolkit/listening-log.jsonl` (0600; `AppendLog` writes each batch with
 /// one write on an O_APPEND descriptor). Whoever adds plays (history sync, history import, the
 /// watch) holds the lock beside it while it reads what the log holds (the watch: what was appended
-/// since its last add) and appends what it lacks, so writers at once never add one play twice. Nothing trims it: it grows with the user's listening.
+/// since its last add) and appends what it lacks, so writers at once never add one play twice.
+/// Nothing trims it: it grows with the user's listening.
 struct ListeningLog {
     static let fileName = "listening-log.jsonl"
 
