@@ -194,6 +194,26 @@ import Testing
         #expect(watch.lines == 3)
     }
 
+    @Test func theWatchKeepsOnlyPlaysItCouldMatchAndStillKnowsThose() throws {
+        let scratch = try TemporaryDirectory()
+        let log = Self.log(scratch)
+        let old = (0..<50).map {
+            Self.record("spotify:track:o\($0 % 5)", at: isoTimestamp(1_000_000 + Double($0) * 180))
+        }
+        let recent = Self.record("spotify:track:r", at: "2024-01-01T09:59:00Z")
+        #expect(try log.add([old + [recent]]) == (51, 0))
+        var watch = ListeningLog.Known()
+        let now = try #require(parseISOTimestamp("2024-01-01T10:00:00Z"))
+        watch.keepingFrom = now - WatchLog.keptBeforeStart
+        let a = Self.record("spotify:track:a", at: "2024-01-01T10:03:00Z")
+        #expect(try log.add([[a]], skippingDamaged: true, known: &watch) == (1, 0))
+        #expect(watch.lines == 51)
+        #expect(watch.plays.byKey.keys.allSatisfy { $0.contains(":r") || $0.contains("song r") })
+        let sameRecent = Self.record("spotify:track:r", at: "2024-01-01T09:59:10Z")
+        #expect(try log.add([[sameRecent]], skippingDamaged: true, known: &watch) == (0, 1))
+        #expect(try log.add([[a]], skippingDamaged: true, known: &watch) == (0, 1))
+    }
+
     // MARK: The core's read from a position
 
     @Test func aReadFromAPositionHasOnlyWhatWasAppendedAndLeavesAPartialLine() throws {
@@ -260,6 +280,14 @@ import Testing
         return user + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// The process's resident memory in MB (Linux), nil elsewhere.
+    static func residentMB() -> Double? {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return nil }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1e6
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
@@ -295,7 +323,12 @@ import Testing
             whole.append(Self.cpuSeconds() - before)
         }
         // After: the watch reads the log once, then what each add appended.
+        let residentBefore = Self.residentMB()
         var known = ListeningLog.Known()
+        // As the watch keeps it: the plays of the day before it began (BENCH_KEEP_ALL: every play).
+        if environment["BENCH_KEEP_ALL"] == nil {
+            known.keepingFrom = start + Double(next) * 180 - WatchLog.keptBeforeStart
+        }
         var before = Self.cpuSeconds()
         _ = try log.add([[play()]], skippingDamaged: true, known: &known)
         let first = Self.cpuSeconds() - before
@@ -309,6 +342,11 @@ import Testing
             before = now
         }
         let total = Self.cpuSeconds() - all
+        // With whole-log adds first, freed memory the index reuses hides part of it (BENCH_WHOLE_ADDS=0).
+        var kept = "unknown"
+        if let residentBefore, let after = Self.residentMB() {
+            kept = String(format: "%+.0f MB", after - residentBefore)
+        }
         let ms = { (seconds: Double) in String(format: "%.2f ms", seconds * 1000) }
         print(
             """
@@ -317,8 +355,9 @@ import Testing
             (\(String(format: "%.1f s", Self.median(whole) * Double(adds))) for \(adds))
               watch, first add:     \(ms(first)) (reads the log whole once)
               watch, later adds:    median \(ms(Self.median(incremental))), \(adds) adds in \(ms(total))
+              resident memory after the watch's adds (its index of the log kept): \(kept)
               ratio (median whole / median incremental): \
-            \(String(format: "%.0f", Self.median(whole) / max(Self.median(incremental), 1e-6)))x
+            \(wholeAdds == 0 ? "-" : String(format: "%.0f", Self.median(whole) / max(Self.median(incremental), 1e-6)))x
             """)
     }
 }

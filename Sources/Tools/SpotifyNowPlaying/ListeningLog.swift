@@ -75,6 +75,9 @@ struct ListeningLog {
         var position: AppendLog.Position?
         /// The log's lines read so far (what a damaged line's number counts from).
         var lines = 0
+        /// Plays that ended before this are read but not kept: a writer that adds only plays ending
+        /// later than a minute after it (the watch) never matches them, and need not hold years of them.
+        var keepingFrom = -Double.infinity
         /// The log ended in a line without its newline at the last read (it is known, not counted
         /// as read: the next read begins with it).
         var unterminated = false
@@ -91,7 +94,7 @@ struct ListeningLog {
             ).entries
             if appended.restarted { plays = ListeningHistory.PlayIndex() }
             for entry in scanned {
-                if let play = ListeningHistory.Play(entry.fields) { plays.insert(play) }
+                if let play = ListeningHistory.Play(entry.fields), play.time >= keepingFrom { plays.insert(play) }
             }
             position = appended.position
             lines = after + appended.lines.count
@@ -176,7 +179,12 @@ struct WatchLog {
         self.log = log
     }
 
+    static let keptBeforeStart = 86_400.0
+
     mutating func observe(_ record: NowPlayingRecord, at time: Double, _ context: ToolContext) {
+        // What the watch adds ends after it began, and matches only plays a minute from it: the
+        // log's older plays need not be kept (a day of margin, for the clocks' disagreements).
+        if known.keepingFrom == -.infinity { known.keepingFrom = time - Self.keptBeforeStart }
         guard !record.final, let played = playedThrough.observe(record.observation, at: time) else { return }
         do {
             _ = try log.add([[played]], skippingDamaged: true, known: &known)
