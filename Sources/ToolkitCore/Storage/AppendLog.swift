@@ -71,7 +71,7 @@ package struct AppendLog: Sendable {
         package var last: [UInt8]
     }
 
-    /// The whole lines appended since `position`, in order; `from` nil reads the log from its start.
+    /// The whole lines appended since a `Position`, in order (all of them without one).
     package struct Appended: Sendable {
         package var lines: [Substring]
         /// Where the next read begins; nil when there is no log.
