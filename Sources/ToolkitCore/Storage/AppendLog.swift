@@ -61,6 +61,91 @@ package struct AppendLog: Sendable {
         return text.split(separator: "\n", omittingEmptySubsequences: true)
     }
 
+    /// Where a reader of the log had reached: the file (its device and inode), the byte after the
+    /// last whole line read, and the last bytes read (up to that line's end), which must still be
+    /// there for what follows to be what was appended since.
+    package struct Position: Sendable, Equatable {
+        package var device: UInt64
+        package var inode: UInt64
+        package var offset: Int
+        package var last: [UInt8]
+    }
+
+    /// The whole lines appended since a `Position`, in order (all of them without one).
+    package struct Appended: Sendable {
+        package var lines: [Substring]
+        /// Where the next read begins; nil when there is no log.
+        package var position: Position?
+        /// The lines are the whole log, not what followed `position`: the log is another file now,
+        /// is shorter, or its bytes before `position` changed (someone replaced or trimmed it).
+        package var restarted: Bool
+        /// What follows the last newline, when the log does not end in one: a line not written
+        /// whole, or whose newline was lost. Not consumed: the next read begins before it.
+        package var unterminated: Substring?
+    }
+
+    /// What was appended to the log since `position`: only those bytes are read. When the log is
+    /// not the file `position` was in any more, it is read whole (`restarted`). A last line without
+    /// its newline is left for a later read. Opened as `lines()` opens it (no link followed, an
+    /// untrusted file set aside).
+    package func lines(after position: Position?) throws -> Appended {
+        var named = stat()
+        guard lstat(path, &named) == 0 else {
+            return Appended(lines: [], position: nil, restarted: position != nil, unterminated: nil)
+        }
+        let descriptor = try openTrusted(O_RDONLY)
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw SafeFile.failure(errno, "cannot read", path) }
+        let device = UInt64(truncatingIfNeeded: info.st_dev)
+        let inode = UInt64(truncatingIfNeeded: info.st_ino)
+        var kept: Position?
+        if let position, position.device == device, position.inode == inode, position.offset <= Int(info.st_size),
+            Self.bytes(descriptor, count: position.last.count, at: position.offset - position.last.count)
+                == position.last
+        {
+            kept = position
+        }
+        let start = kept?.offset ?? 0
+        let data: Data
+        do {
+            guard lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else { throw SystemError(code: errno) }
+            data = try SafeFile.readAll(descriptor)
+        } catch let error as SystemError {
+            throw SafeFile.failure(error.code, "cannot read", path)
+        }
+        let whole = data.lastIndex(of: UInt8(ascii: "\n")).map { data.index(after: $0) } ?? data.startIndex
+        let read = data[data.startIndex..<whole]
+        let text = String(decoding: read, as: UTF8.self)
+        let rest = String(decoding: data[whole...], as: UTF8.self)
+        let last =
+            read.count >= Self.remembered
+            ? Array(read.suffix(Self.remembered)) : Array(((kept?.last ?? []) + read).suffix(Self.remembered))
+        return Appended(
+            lines: text.split(separator: "\n", omittingEmptySubsequences: true),
+            position: Position(device: device, inode: inode, offset: start + read.count, last: last),
+            restarted: position != nil && kept == nil, unterminated: rest.isEmpty ? nil : rest[...])
+    }
+
+    /// How many of the last bytes read a `Position` keeps, to tell the log was not rewritten.
+    static let remembered = 64
+
+    /// `count` bytes at `offset`, or fewer when the file ends first.
+    static func bytes(_ descriptor: Int32, count: Int, at offset: Int) -> [UInt8] {
+        guard count > 0, offset >= 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = buffer.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(offset + filled))
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 { break }
+            filled += got
+        }
+        return Array(buffer[0..<filled])
+    }
+
     /// The first line, read without reading the rest; nil when the log is empty or missing.
     package func firstLine(limit: Int = 4096) -> Substring? {
         guard let descriptor = try? SafeFile.open(path, O_RDONLY | O_NONBLOCK) else { return nil }
