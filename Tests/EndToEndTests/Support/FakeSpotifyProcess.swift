@@ -14,7 +14,9 @@ import FoundationNetworking
 #endif
 
 /// A `fake-spotify` process for one test, on 127.0.0.1 and an ephemeral port; killed when the
-/// test lets go of it (and by its own --exit-after safety net if a test crashes).
+/// test lets go of it (and by its own --exit-after safety net if a test crashes: half an hour, as
+/// a test made at the start of a whole suite on a loaded machine may wait minutes for its turn,
+/// and a net of 300 s killed the fakes of three proxy tests that ran 370 s into one).
 final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
     let process = Process()
     let port: Int
@@ -24,7 +26,7 @@ final class FakeSpotifyProcess: @unchecked Sendable {  // immutable after init
         home = try TemporaryDirectory()
         let portFile = home.url.appendingPathComponent("port").path
         process.executableURL = ToolProcess.url(of: "fake-spotify")
-        process.arguments = ["--port-file", portFile, "--exit-after", "300s"] + arguments
+        process.arguments = ["--port-file", portFile, "--exit-after", "1800s"] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
