@@ -144,8 +144,8 @@ package enum CacheEntryFormat {
         /// The same, found by the id of their first artist or their own, and compared whole: most
         /// items repeat an album and artists met before, and serializing them to look them up was
         /// most of what filling the cache cost.
-        var artistListsByID: [String: (value: JSONValue, index: Int)] = [:]
-        var containersByID: [String: (value: JSONValue, index: Int)] = [:]
+        var artistListsByID: [String: (value: [TrackRecord.Artist], index: Int)] = [:]
+        var containersByID: [String: (value: Container, index: Int)] = [:]
         var definedArtistLists = 0
         var definedContainers = 0
         var scratch: [UInt8] = []
@@ -166,7 +166,7 @@ package enum CacheEntryFormat {
                 return
             }
             let addedBy = entry["added_by"]?["id"]?.stringValue.map(JSONValue.string)
-            guard kind != .unavailable, let record = TrackRecord(spotify: PlaylistEntry.item(of: entry))?.object else {
+            guard kind != .unavailable, let record = TrackRecord(spotify: PlaylistEntry.item(of: entry)) else {
                 body.append(UInt8(ascii: "u"))
                 body.append(tab)
                 TrackRecord.string(entry["added_at"]).serialize(into: &body)
@@ -175,46 +175,48 @@ package enum CacheEntryFormat {
                 body.append(newline)
                 return
             }
-            let episode = record["type"]?.stringValue == "episode"
-            let artists = episode ? nil : defineArtists(record["artists"] ?? .array([]))
-            let container = record[episode ? "show" : "album"] ?? .null
-            let containerIndex = container == .null ? nil : defineContainer(container)
+            append(record, kind: kind, addedAt: TrackRecord.string(entry["added_at"]), addedBy: addedBy)
+        }
+
+        /// An available entry's line, from its record's fields: each written as the record
+        /// prints it.
+        mutating func append(_ record: TrackRecord, kind: PlaylistEntry.Kind, addedAt: JSONValue, addedBy: JSONValue?) {
+            let episode = record.kind == .episode
+            let artists = episode ? nil : defineArtists(record.artists)
+            let container = episode ? record.show.map(Container.show) : record.album.map(Container.album)
+            let containerIndex = container.map { defineContainer($0) }
             body.append(CacheEntryFormat.tag(kind, episode: episode))
             body.append(tab)
-            let id = record["id"] ?? .null
-            id.serialize(into: &body)
+            TrackRecord.text(record.id).serialize(into: &body)
             body.append(tab)
-            let uri = record["uri"] ?? .null
-            if case .string(let idText) = id, uri != .string("spotify:\(episode ? "episode" : "track"):\(idText)") {
-                uri.serialize(into: &body)
-            } else if case .string = id {
+            if let id = record.id, record.uri == "spotify:\(episode ? "episode" : "track"):\(id)" {
                 // Said by the id: left empty.
             } else {
-                uri.serialize(into: &body)
+                TrackRecord.text(record.uri).serialize(into: &body)
             }
             body.append(tab)
-            (record["name"] ?? .null).serialize(into: &body)
+            TrackRecord.text(record.name).serialize(into: &body)
             body.append(tab)
-            (record["duration_ms"] ?? .null).serialize(into: &body)
+            (record.durationMs.map(JSONValue.int) ?? .null).serialize(into: &body)
             body.append(tab)
             if let artists { JSONValue.int(artists).serialize(into: &body) }
             body.append(tab)
             if let containerIndex { JSONValue.int(containerIndex).serialize(into: &body) }
             body.append(tab)
-            TrackRecord.string(entry["added_at"]).serialize(into: &body)
+            addedAt.serialize(into: &body)
             body.append(tab)
-            (record["explicit"] ?? .null).serialize(into: &body)
+            (record.explicit.map(JSONValue.bool) ?? .null).serialize(into: &body)
             body.append(tab)
-            record["is_playable"]?.serialize(into: &body)
+            record.isPlayable.map(JSONValue.bool)?.serialize(into: &body)
             body.append(tab)
             addedBy?.serialize(into: &body)
             body.append(tab)
             if episode {
-                (record["release_date"] ?? .null).serialize(into: &body)
+                TrackRecord.text(record.releaseDate).serialize(into: &body)
                 body.append(tab)
-                (record["release_date_precision"] ?? .null).serialize(into: &body)
+                TrackRecord.text(record.releaseDatePrecision).serialize(into: &body)
             } else {
-                (record["external_ids"]?["isrc"] ?? .null).serialize(into: &body)
+                TrackRecord.text(record.isrc).serialize(into: &body)
                 body.append(tab)
             }
             body.append(newline)
@@ -222,14 +224,14 @@ package enum CacheEntryFormat {
 
         /// The index of an artists list, defining it first (an `A` line) when new. (Through the
         /// dictionary itself, not a key path: a key path's write copied the whole table each time.)
-        mutating func defineArtists(_ value: JSONValue) -> Int {
-            let id = value.arrayValue?.first?["id"]?.stringValue
-            if let id, let known = artistListsByID[id], Self.identical(known.value, value) { return known.index }
+        mutating func defineArtists(_ artists: [TrackRecord.Artist]) -> Int {
+            let id = artists.first?.id
+            if let id, let known = artistListsByID[id], Self.identical(known.value, artists) { return known.index }
             scratch.removeAll(keepingCapacity: true)
-            value.serialize(into: &scratch)
+            TrackRecord.json(artists).serialize(into: &scratch)
             let index = definedArtistLists
             if let id, artistListsByID[id] == nil {
-                artistListsByID[id] = (value, index)
+                artistListsByID[id] = (artists, index)
             } else {
                 // No id, or another list under the same first artist: found by its bytes.
                 if let known = artistLists[ByteKey(scratch)] { return known }
@@ -243,14 +245,49 @@ package enum CacheEntryFormat {
             return index
         }
 
+        /// A record's album or show.
+        enum Container {
+            case album(TrackRecord.Album)
+            case show(TrackRecord.Show)
+
+            var id: String? {
+                switch self {
+                case .album(let album): album.id
+                case .show(let show): show.id
+                }
+            }
+
+            var name: String? {
+                switch self {
+                case .album(let album): album.name
+                case .show(let show): show.name
+                }
+            }
+
+            var images: [TrackRecord.Image] {
+                switch self {
+                case .album(let album): album.images
+                case .show(let show): show.images
+                }
+            }
+
+            /// As the record prints it.
+            var json: JSONValue {
+                switch self {
+                case .album(let album): TrackRecord.json(album)
+                case .show(let show): TrackRecord.json(show)
+                }
+            }
+        }
+
         /// The index of an album or show (`TrackRecord`'s `{id, name, images}`), defining it first
         /// when new: a `K` line keeps its image URLs without their shared prefix and without JSON's
         /// keys; one that `container(_:)` would not give back byte for byte is kept whole (`C`).
-        mutating func defineContainer(_ value: JSONValue) -> Int {
-            let id = value["id"]?.stringValue
+        mutating func defineContainer(_ value: Container) -> Int {
+            let id = value.id
             if let id, let known = containersByID[id], Self.identical(known.value, value) { return known.index }
             scratch.removeAll(keepingCapacity: true)
-            value.serialize(into: &scratch)
+            value.json.serialize(into: &scratch)
             let index = definedContainers
             if let id, containersByID[id] == nil {
                 containersByID[id] = (value, index)
@@ -261,21 +298,25 @@ package enum CacheEntryFormat {
             definedContainers += 1
             let whole = scratch
             var line: [UInt8] = [UInt8(ascii: "K"), tab]
-            (value["id"] ?? .null).serialize(into: &line)
+            TrackRecord.text(value.id).serialize(into: &line)
             line.append(tab)
-            (value["name"] ?? .null).serialize(into: &line)
+            TrackRecord.text(value.name).serialize(into: &line)
             line.append(tab)
             // An album's release date; a show has none (both fields empty).
-            value["release_date"]?.serialize(into: &line)
+            if case .album(let album) = value {
+                TrackRecord.text(album.releaseDate).serialize(into: &line)
+                line.append(tab)
+                TrackRecord.text(album.releaseDatePrecision).serialize(into: &line)
+            } else {
+                line.append(tab)
+            }
             line.append(tab)
-            value["release_date_precision"]?.serialize(into: &line)
-            line.append(tab)
-            let images = value["images"]?.arrayValue ?? []
+            let images = value.images
             JSONValue.int(images.count).serialize(into: &line)
             var url: [UInt8] = []
             for image in images {
                 url.removeAll(keepingCapacity: true)
-                (image["url"] ?? .null).serialize(into: &url)
+                JSONValue.string(image.url).serialize(into: &url)
                 let inner = url.count >= 2 ? Array(url[1..<(url.count - 1)]) : []
                 let cut = inner.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
                 let prefix = Array(inner[0..<cut])
@@ -295,9 +336,9 @@ package enum CacheEntryFormat {
                 line.append(tab)
                 line.append(contentsOf: inner[cut...])
                 line.append(tab)
-                (image["height"] ?? .null).serialize(into: &line)
+                (image.height.map(JSONValue.int) ?? .null).serialize(into: &line)
                 line.append(tab)
-                (image["width"] ?? .null).serialize(into: &line)
+                (image.width.map(JSONValue.int) ?? .null).serialize(into: &line)
             }
             line.append(newline)
             // Kept compact only when it reads back as it was; the prefixes are this entry's so far.
@@ -329,17 +370,32 @@ package enum CacheEntryFormat {
         }
 
         /// Whether two values serialize to the same bytes: `==` is not enough, as it takes
-        /// canonically equivalent strings and 0.0 and -0.0 for the same.
-        static func identical(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        /// canonically equivalent strings for the same.
+        static func identical(_ a: String?, _ b: String?) -> Bool {
             switch (a, b) {
-            case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
-            case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
-            case (.array(let x), .array(let y)):
-                return x.count == y.count && zip(x, y).allSatisfy { identical($0, $1) }
-            case (.object(let x), .object(let y)):
-                return x.count == y.count && zip(x.keys, y.keys).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
-                    && zip(x.values, y.values).allSatisfy { identical($0, $1) }
-            default: return a == b
+            case (nil, nil): return true
+            case (let x?, let y?): return x.utf8.elementsEqual(y.utf8)
+            default: return false
+            }
+        }
+
+        static func identical(_ a: [TrackRecord.Artist], _ b: [TrackRecord.Artist]) -> Bool {
+            a.count == b.count && zip(a, b).allSatisfy { identical($0.id, $1.id) && identical($0.name, $1.name) }
+        }
+
+        static func identical(_ a: [TrackRecord.Image], _ b: [TrackRecord.Image]) -> Bool {
+            a.count == b.count
+                && zip(a, b).allSatisfy { identical($0.url, $1.url) && $0.height == $1.height && $0.width == $1.width }
+        }
+
+        static func identical(_ a: Container, _ b: Container) -> Bool {
+            switch (a, b) {
+            case (.album(let x), .album(let y)):
+                return identical(x.id, y.id) && identical(x.name, y.name) && identical(x.releaseDate, y.releaseDate)
+                    && identical(x.releaseDatePrecision, y.releaseDatePrecision) && identical(x.images, y.images)
+            case (.show(let x), .show(let y)):
+                return identical(x.id, y.id) && identical(x.name, y.name) && identical(x.images, y.images)
+            default: return false
             }
         }
     }

@@ -225,7 +225,7 @@ package struct TrackRecord: JSONRecord, Equatable {
         var record: JSONObject = [
             "type": .string(kind.rawValue), "id": Self.text(id), "uri": Self.text(uri), "name": Self.text(name),
             "duration_ms": durationMs.map(JSONValue.int) ?? .null,
-            "artists": .array(artists.map { ["id": Self.text($0.id), "name": Self.text($0.name)] }),
+            "artists": Self.json(artists),
             "album": album.map(Self.json(_:)) ?? .null,
         ]
         if kind == .episode {
@@ -299,6 +299,10 @@ package struct TrackRecord: JSONRecord, Equatable {
 
     static func text(_ value: String?) -> JSONValue {
         value.map(JSONValue.string) ?? .null
+    }
+
+    static func json(_ artists: [Artist]) -> JSONValue {
+        .array(artists.map { ["id": text($0.id), "name": text($0.name)] })
     }
 
     static func json(_ album: Album) -> JSONValue {

@@ -1,3 +1,4 @@
+import SpotifyClient
 import ToolkitCLI
 import ToolkitCore
 
@@ -177,32 +178,38 @@ package struct ExportedTrack: Sendable, Equatable {
     package var addedAt: String?
     package var playlistName: String?
 
+    /// What a record says, read as a `TrackRecord` (leniently); only its `type` is read by key, as
+    /// a played record is printed like a track.
     package init(_ record: JSONObject) {
-        let value = JSONValue.object(record)
-        type = value["type"]?.stringValue
-        uri = value["uri"]?.stringValue
-        name = value["name"]?.stringValue
-        durationMs = value["duration_ms"]?.intValue
-        artists = (value["artists"]?.arrayValue ?? []).compactMap { artist in
-            artist["name"]?.stringValue.map { Artist(id: artist["id"]?.stringValue, name: $0) }
-        }
-        let album = value["album"]?.objectValue != nil ? value["album"] : value["show"]
-        if type == "episode", let show = value["show"]?["name"]?.stringValue, artists.isEmpty {
+        self.init(TrackRecord(reading: record), type: record["type"]?.stringValue)
+    }
+
+    package init(_ record: TrackRecord, type: String?) {
+        self.type = type
+        uri = record.uri
+        name = record.name
+        durationMs = record.durationMs
+        artists = record.artists.compactMap { artist in artist.name.map { Artist(id: artist.id, name: $0) } }
+        if record.kind == .episode, let show = record.show?.name, artists.isEmpty {
             artists = [Artist(id: nil, name: show)]  // an episode's "artist" is its show, as players show it
         }
-        albumID = value["album"]?["id"]?.stringValue
-        albumName = album?["name"]?.stringValue
-        releaseDate = value["album"]?["release_date"]?.stringValue ?? value["release_date"]?.stringValue
-        releaseDatePrecision =
-            value["album"]?["release_date_precision"]?.stringValue ?? value["release_date_precision"]?.stringValue
-        image = album?["images"]?.arrayValue?.first?["url"]?.stringValue
-        discNumber = value["disc_number"]?.intValue
-        trackNumber = value["track_number"]?.intValue
-        explicit = value["explicit"]?.boolValue
-        isrc = value["external_ids"]?["isrc"]?.stringValue
-        addedBy = value["added_by"]?["id"]?.stringValue
-        addedAt = value["added_at"]?.stringValue
-        playlistName = value["playlist"]?["name"]?.stringValue ?? value["source"]?["name"]?.stringValue
+        albumID = record.album?.id
+        if let album = record.album {
+            albumName = album.name
+            image = album.images.first?.url
+        } else {
+            albumName = record.show?.name
+            image = record.show?.images.first?.url
+        }
+        releaseDate = record.album?.releaseDate ?? record.releaseDate
+        releaseDatePrecision = record.album?.releaseDatePrecision ?? record.releaseDatePrecision
+        discNumber = record.discNumber.value
+        trackNumber = record.trackNumber.value
+        explicit = record.explicit
+        isrc = record.isrc
+        addedBy = record.addedBy.value
+        addedAt = record.addedAt.value
+        playlistName = record.playlist.value?.name ?? record.source?.name
     }
 
     /// Track, episode and played records (a play is a track); not playlists, artists or counts.

@@ -76,11 +76,97 @@ extension SpotifyTracks {
         var match: (query: String, score: Double, word: String)?
     }
 
+    /// A lookup's answer: what was found (nil: nothing), or the query Spotify refused.
+    typealias ImportLookup = Result<ImportFound?, SearchRefused>
+
     static func runImport(_ options: ImportOptions, _ run: Options, _ context: ToolContext) async throws -> ExitCode {
-        var items: [ImportItem] = []
+        let (items, rowCount, badRows) = try readImportRows(options, context)
+        let needsSpotify = items.contains { !$0.track.isComplete && $0.track.localURI == nil }
+        let api = needsSpotify ? try context.webAPI() : nil
+        let human = run.human(context)
+        let export = run.export(context)
+        var output = Output(context: context, selection: run.selection, human: human, playlist: nil, export: export)
+        if human { try output.startTable(total: rowCount, title: nil) }
+        let limit = api?.inFlightLimit(concurrency: run.concurrency)
         var status = ExitCode.success
+        try await withThrowingTaskGroup(of: (Int, ImportLookup).self) { group in
+            var launched = 0
+            var written = 0
+            var arrived: [Int: ImportLookup] = [:]
+            func launch() {
+                while launched < items.count && launched - written < searchLookAhead {
+                    let index = launched
+                    let track = items[index].track
+                    launched += 1
+                    guard let api, let limit, !track.isComplete, track.localURI == nil else {
+                        arrived[index] = .success(ImportFound(object: track.spotifyObject))
+                        continue
+                    }
+                    group.addTask {
+                        // A row the file does not say enough about: read by its id, found by its ISRC
+                        // (the release that plays in the user's country first), or searched for by title
+                        // and artists as --search does.
+                        let slot = limit.slot(order: index)
+                        do {
+                            if let reference = track.reference {
+                                return (index, .success(try await read(reference, api: api)))
+                            }
+                            if let isrc = track.isrc, let found = try await api.isrcMatch(isrc, slot: slot) {
+                                let match = ("isrc:\(isrc)", 1.0, "exact")
+                                return (index, .success(ImportFound(object: found, match: match)))
+                            }
+                            guard let query = track.query,
+                                let (found, score) = try await api.bestMatches(for: query, limit: 1, slot: slot).first
+                            else { return (index, .success(nil)) }
+                            let match = (query.text, score.rounded, score.word)
+                            return (index, .success(ImportFound(object: found, match: match)))
+                        } catch let refused as SearchRefused {
+                            return (index, .failure(refused))
+                        }
+                    }
+                }
+            }
+            func drain() throws {
+                while let answer = arrived.removeValue(forKey: written) {
+                    let item = items[written]
+                    written += 1
+                    guard let record = importedRecord(item, answer) else {
+                        try context.stdout.flush()
+                        context.warn(noMatch(item, answer))
+                        status = .notFound
+                        continue
+                    }
+                    try output.writeRow(TrackRow(record, position: item.position))
+                }
+            }
+            launch()
+            try drain()
+            while written < items.count, let (index, found) = try await group.next() {
+                arrived[index] = found
+                try drain()
+                try context.stdout.endBatch()
+                launch()
+                try drain()
+            }
+        }
+        try output.finish()
+        try export?.finish()
+        if badRows > 0 {
+            context.warn(
+                "\(badRows) \(badRows == 1 ? "row" : "rows") could not be read (see above); the others printed")
+            return .dataError
+        }
+        return status
+    }
+
+    /// Every file's rows, in order: the tracks read, how many rows there were (a record's position
+    /// is its row's, every row of every file counted, read or not), and how many could not be read
+    /// (each said on stderr).
+    static func readImportRows(_ options: ImportOptions, _ context: ToolContext) throws
+        -> (items: [ImportItem], rows: Int, badRows: Int)
+    {
+        var items: [ImportItem] = []
         var badRows = 0
-        // Every row of every file counts, read or not, so a record's position is its row's.
         var rowNumber = 0
         var stdinRead = false
         for file in options.files {
@@ -105,96 +191,27 @@ extension SpotifyTracks {
                 }
             }
         }
-        let needsSpotify = items.contains { !$0.track.isComplete && $0.track.localURI == nil }
-        let api = needsSpotify ? try context.webAPI() : nil
-        let human = run.human(context)
-        let export = run.export(context)
-        var output = Output(context: context, selection: run.selection, human: human, playlist: nil, export: export)
-        if human { try output.startTable(total: rowNumber, title: nil) }
-        let limit = api?.inFlightLimit(concurrency: run.concurrency)
+        return (items, rowNumber, badRows)
+    }
 
-        typealias Lookup = Result<ImportFound?, SearchRefused>
-        try await withThrowingTaskGroup(of: (Int, Lookup).self) { group in
-            var launched = 0
-            var written = 0
-            var arrived: [Int: Lookup] = [:]
-            func launch() {
-                while launched < items.count && launched - written < searchLookAhead {
-                    let index = launched
-                    let track = items[index].track
-                    launched += 1
-                    guard let api, let limit, !track.isComplete, track.localURI == nil else {
-                        arrived[index] = .success(ImportFound(object: track.spotifyObject))
-                        continue
-                    }
-                    group.addTask {
-                        // A row the file does not say enough about: read by its id, found by its ISRC
-                        // (the release that plays in the user's country first), or searched for by title
-                        // and artists as --search does.
-                        let slot = limit.slot(order: index)
-                        do {
-                            if let reference = track.reference {
-                                return (index, .success(try await read(reference, api: api)))
-                            }
-                            if let isrc = track.isrc, let found = try await api.isrcMatch(isrc, slot: slot) {
-                                return (
-                                    index, .success(ImportFound(object: found, match: ("isrc:\(isrc)", 1, "exact")))
-                                )
-                            }
-                            guard let query = track.query,
-                                let (found, score) = try await api.bestMatches(for: query, limit: 1, slot: slot).first
-                            else { return (index, .success(nil)) }
-                            return (
-                                index,
-                                .success(ImportFound(object: found, match: (query.text, score.rounded, score.word)))
-                            )
-                        } catch let refused as SearchRefused {
-                            return (index, .failure(refused))
-                        }
-                    }
-                }
-            }
-            func drain() throws {
-                while let answer = arrived.removeValue(forKey: written) {
-                    let item = items[written]
-                    written += 1
-                    guard case .success(let found?) = answer, var record = TrackRecord(spotify: found.object) else {
-                        try context.stdout.flush()
-                        var why = ""
-                        if case .failure(let refused) = answer {
-                            why = " (Spotify refused the query: \(refused.status) \(refused.message))"
-                        }
-                        context.warn("\(item.file): \(item.track.place): no match for \(describe(item.track))\(why)")
-                        status = .notFound
-                        continue
-                    }
-                    record.addedAt = .init(item.track.addedAt)
-                    record.position = item.position
-                    record.playlist = .null
-                    record.match = found.match.map {
-                        TrackRecord.Match(query: $0.query, score: $0.score, quality: $0.word)
-                    }
-                    try output.writeRow(TrackRow(record, position: item.position))
-                }
-            }
-            launch()
-            try drain()
-            while written < items.count, let (index, found) = try await group.next() {
-                arrived[index] = found
-                try drain()
-                try context.stdout.endBatch()
-                launch()
-                try drain()
-            }
+    /// The note for a row nothing was found for.
+    static func noMatch(_ item: ImportItem, _ answer: ImportLookup) -> String {
+        var why = ""
+        if case .failure(let refused) = answer {
+            why = " (Spotify refused the query: \(refused.status) \(refused.message))"
         }
-        try output.finish()
-        try export?.finish()
-        if badRows > 0 {
-            context.warn(
-                "\(badRows) \(badRows == 1 ? "row" : "rows") could not be read (see above); the others printed")
-            return .dataError
-        }
-        return status
+        return "\(item.file): \(item.track.place): no match for \(describe(item.track))\(why)"
+    }
+
+    /// The record of a row and what its lookup found, with the row's context fields; nil when
+    /// nothing was found.
+    static func importedRecord(_ item: ImportItem, _ answer: ImportLookup) -> TrackRecord? {
+        guard case .success(let found?) = answer, var record = TrackRecord(spotify: found.object) else { return nil }
+        record.addedAt = .init(item.track.addedAt)
+        record.position = item.position
+        record.playlist = .null
+        record.match = found.match.map { TrackRecord.Match(query: $0.query, score: $0.score, quality: $0.word) }
+        return record
     }
 
     /// What a row is known by, for a note: its URI, ISRC or 'Artists - Title'.
