@@ -66,13 +66,6 @@ package struct TrackRecord: JSONRecord, Equatable {
         package var uri: String?
         package var name: String?
         package var snapshotID: String?
-
-        package init(id: String?, uri: String?, name: String?, snapshotID: String?) {
-            self.id = id
-            self.uri = uri
-            self.name = name
-            self.snapshotID = snapshotID
-        }
     }
 
     /// What a search or an import matched: the query sent, the score and its word.
