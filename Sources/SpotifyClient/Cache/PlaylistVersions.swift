@@ -257,13 +257,10 @@ package struct PlaylistVersions: Sendable {
 
     /// Each history file's name and size (a listing and a stat a file).
     func storedFileSizes() -> [String: Int] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        var sizes: [String: Int] = [:]
-        for name in names {
-            guard let file = storedFile(name, readingAge: false) else { continue }
-            sizes[name] = file.bytes
+        let files = storedFiles(readingAges: false).map { file in
+            (file.damaged ? Self.damagedName(file.playlistID) : Self.fileName(file.playlistID), file.bytes)
         }
-        return sizes
+        return Dictionary(files, uniquingKeysWith: { first, _ in first })
     }
 
     func storedFile(_ name: String, readingAge: Bool) -> StoredFile? {
