@@ -319,6 +319,42 @@ import Testing
         #expect(text.components(separatedBy: "\nA\t").count - 1 == 2)
     }
 
+    /// The cache writer serializes an album or a show field by field; what it writes must be what
+    /// the record prints (`TrackRecord.json`), for every shape of field: nil, escaped, not ASCII.
+    @Test func containerBytesAreTheRecordsBytes() {
+        typealias Container = CacheEntryFormat.Builder.Container
+        let images: [[TrackRecord.Image]] = [
+            [],
+            [TrackRecord.Image(url: "https://i.example/a/b", height: 640, width: 640)],
+            [
+                TrackRecord.Image(url: "https://i.example/\"q\"\\/\u{1}", height: nil, width: 64),
+                TrackRecord.Image(url: "", height: 0, width: nil),
+            ],
+        ]
+        let texts: [String?] = [nil, "", "Caf\u{E9}", "Cafe\u{301} \"x\"\n\t\u{7F}", "\u{1F3B5}"]
+        var containers: [Container] = []
+        for (index, text) in texts.enumerated() {
+            for list in images {
+                containers.append(
+                    .album(
+                        TrackRecord.Album(
+                            id: text, name: texts[(index + 1) % texts.count], releaseDate: text,
+                            releaseDatePrecision: texts[(index + 2) % texts.count], images: list)))
+                containers.append(.show(TrackRecord.Show(id: "s1", name: text, images: list)))
+            }
+        }
+        for container in containers {
+            var bytes: [UInt8] = []
+            container.serializeAsRecord(into: &bytes)
+            let expected: JSONValue =
+                switch container {
+                case .album(let album): TrackRecord.json(album)
+                case .show(let show): TrackRecord.json(show)
+                }
+            #expect(String(decoding: bytes, as: UTF8.self) == expected.serialized(), "\(container)")
+        }
+    }
+
     @Test func everyTruncationIsRefused() {
         let data = Self.encoded()
         for length in 0..<data.count {

@@ -141,6 +141,8 @@ package enum CacheEntryFormat {
         var artistLists: [ByteKey: Int] = [:]
         var containers: [ByteKey: Int] = [:]
         var prefixes: [ByteKey: Int] = [:]
+        /// The same prefixes by number.
+        var prefixList: [[UInt8]] = []
         /// The same, found by the id of their first artist or their own, and compared whole: most
         /// items repeat an album and artists met before, and serializing them to look them up was
         /// most of what filling the cache cost.
@@ -271,12 +273,32 @@ package enum CacheEntryFormat {
                 }
             }
 
-            /// As the record prints it.
-            var json: JSONValue {
-                switch self {
-                case .album(let album): TrackRecord.json(album)
-                case .show(let show): TrackRecord.json(show)
+            /// The bytes the record prints for it (`TrackRecord.json(_:)` serialized), written
+            /// field by field: building the JSON value first cost a cold read more than the rest
+            /// of the entry's line. `CacheEntryFormatTests.containerBytesAreTheRecordsBytes` holds the two equal.
+            func serializeAsRecord(into out: inout [UInt8]) {
+                out.append(contentsOf: ContainerJSON.id)
+                TrackRecord.text(id).serialize(into: &out)
+                out.append(contentsOf: ContainerJSON.name)
+                TrackRecord.text(name).serialize(into: &out)
+                if case .album(let album) = self {
+                    out.append(contentsOf: ContainerJSON.releaseDate)
+                    TrackRecord.text(album.releaseDate).serialize(into: &out)
+                    out.append(contentsOf: ContainerJSON.precision)
+                    TrackRecord.text(album.releaseDatePrecision).serialize(into: &out)
                 }
+                out.append(contentsOf: ContainerJSON.images)
+                for (index, image) in images.enumerated() {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    out.append(contentsOf: ContainerJSON.urlKey)
+                    JSONValue.string(image.url).serialize(into: &out)
+                    out.append(contentsOf: ContainerJSON.heightKey)
+                    (image.height.map(JSONValue.int) ?? .null).serialize(into: &out)
+                    out.append(contentsOf: ContainerJSON.width)
+                    (image.width.map(JSONValue.int) ?? .null).serialize(into: &out)
+                    out.append(UInt8(ascii: "}"))
+                }
+                out.append(contentsOf: ContainerJSON.end)
             }
         }
 
@@ -287,7 +309,7 @@ package enum CacheEntryFormat {
             let id = value.id
             if let id, let known = containersByID[id], Self.identical(known.value, value) { return known.index }
             scratch.removeAll(keepingCapacity: true)
-            value.json.serialize(into: &scratch)
+            value.serializeAsRecord(into: &scratch)
             let index = definedContainers
             if let id, containersByID[id] == nil {
                 containersByID[id] = (value, index)
@@ -326,6 +348,7 @@ package enum CacheEntryFormat {
                 } else {
                     number = prefixes.count
                     prefixes[ByteKey(prefix)] = number
+                    prefixList.append(prefix)
                     body.append(UInt8(ascii: "P"))
                     body.append(tab)
                     body.append(contentsOf: prefix)
@@ -342,12 +365,10 @@ package enum CacheEntryFormat {
             }
             line.append(newline)
             // Kept compact only when it reads back as it was; the prefixes are this entry's so far.
-            var known = [[UInt8]](repeating: [], count: prefixes.count)
-            for (prefix, number) in prefixes { known[number] = prefix.bytes }
             var parsed = Line(tag: 0, fields: [], next: 0)
             let same = line.withUnsafeBytes { raw -> Bool in
                 guard CacheEntryFormat.split(raw, from: 0, to: raw.count, into: &parsed),
-                    let rebuilt = CacheEntryFormat.container(parsed, raw: raw, prefixes: known)
+                    let rebuilt = CacheEntryFormat.container(parsed, raw: raw, prefixes: prefixList)
                 else { return false }
                 return rebuilt == whole
             }
@@ -426,6 +447,9 @@ package enum CacheEntryFormat {
         static let images = Array(",\"images\":[".utf8)
         static let url = Array("{\"url\":\"".utf8)
         static let height = Array("\",\"height\":".utf8)
+        /// The same keys around a url written whole (quotes and all).
+        static let urlKey = Array("{\"url\":".utf8)
+        static let heightKey = Array(",\"height\":".utf8)
         static let width = Array(",\"width\":".utf8)
         static let end = Array("]}".utf8)
     }

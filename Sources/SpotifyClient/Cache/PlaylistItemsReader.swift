@@ -165,6 +165,7 @@ package struct PlaylistItemsReader {
         run.progress.playlistsTotal = selectors.count
         run.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.handler }
+        defer { run.keeper?.waitUntilKept() }  // every playlist finished is kept, however the run ends
         if let pager {
             do {
                 try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
@@ -219,21 +220,13 @@ package struct PlaylistItemsReader {
         var planned = 0
         /// What each planned, unfinished playlist needs at its turn.
         var turns: [Int: Turn] = [:]
-        /// The playlist being handed on: its entries collected for the cache, when they may be kept.
-        var kept: CacheEntryFormat.Builder?
         var started: Set<Int> = []
-        /// Entries of playlists already printed, kept once their snapshot check proves them.
-        var awaitingCheck: [Int: (entries: CacheEntryFormat.Builder, name: String?, snapshot: String?)] = [:]
-        /// Whether this run has said that the cache is full of what it read.
-        var saidFull = false
+        /// Where what is fetched goes to be kept (the cache, the history); nil: nothing is kept.
+        let keeper: ReadKeeper?
         /// Each playlist's name, as the records carry it: the piped record's, then its object's.
         var names: [Int: String] = [:]
         /// The snapshot_id each playlist's read began at, as the records carry it.
         var snapshots: [Int: String] = [:]
-        /// The playlist being handed on, as a version for the history (nil: none is kept).
-        var versionItems: [PlaylistVersion.Item]?
-        /// Versions of playlists already printed, kept once their snapshot check proves them.
-        var awaitingVersion: [Int: (items: [PlaylistVersion.Item], snapshot: String?)] = [:]
 
         struct Turn {
             var step: CachePolicy.FirstStep
@@ -257,9 +250,7 @@ package struct PlaylistItemsReader {
         static var heldBytesLimit: Int { 16 << 20 }
 
         /// Whether a fetch is proven whole for keeping: in the cache, or as a version in the history.
-        var keeping: Bool {
-            reader.mode == .normal && ((reader.cache?.maxBytes ?? 0) > 0 || reader.versions?.isOn == true)
-        }
+        var keeping: Bool { keeper != nil }
 
         init(
             reader: PlaylistItemsReader, selectors: [Selector], wanted: CacheView, uncachedFields: String?,
@@ -270,6 +261,10 @@ package struct PlaylistItemsReader {
             self.wanted = wanted
             self.uncachedFields = uncachedFields
             self.handler = handler
+            let keeping = reader.mode == .normal && ((reader.cache?.maxBytes ?? 0) > 0 || reader.versions?.isOn == true)
+            keeper =
+                keeping
+                ? ReadKeeper(cache: reader.cache, versions: reader.versions, view: wanted, warn: reader.warn) : nil
         }
 
         mutating func nextList() throws -> ListRead? {
@@ -315,8 +310,12 @@ package struct PlaylistItemsReader {
                     handler.named(name, playlist: index)
                 }
                 for note in turns[index]?.notes ?? [] { reader.warn(note) }
-                kept = turns[index]?.keeping == true ? CacheEntryFormat.Builder(view: wanted) : nil
-                versionItems = turns[index]?.keeping == true && reader.versions != nil ? [] : nil
+                if let keeper, turns[index]?.keeping == true {
+                    keeper.send(
+                        .begin(
+                            playlist: index, copy: (reader.cache?.maxBytes ?? 0) > 0,
+                            version: reader.versions?.isOn == true))
+                }
             }
             switch delivery {
             case .local, .cachedCopyIsCurrent:
@@ -330,8 +329,7 @@ package struct PlaylistItemsReader {
                 }
                 // The copy could not be used after all: read the playlist, keeping nothing.
                 turns[index]?.keeping = false
-                kept = nil
-                versionItems = nil
+                keeper?.send(.drop)
                 let (_, list) = PlaylistItemsReader.plan(
                     Selector(reference: selector.reference, snapshot: nil), mode: .bypass, entry: nil, wanted: wanted,
                     uncachedFields: uncachedFields, keeping: false)
@@ -347,16 +345,7 @@ package struct PlaylistItemsReader {
             case .failed(let error):
                 throw annotated(error, playlist: index)
             case .checked(let keepUnder):
-                if let (items, snapshot) = awaitingVersion.removeValue(forKey: index), let keepUnder,
-                    snapshot == keepUnder
-                {
-                    keepVersion(items, under: keepUnder, playlist: id)
-                }
-                if let (kept, name, snapshot) = awaitingCheck.removeValue(forKey: index), let keepUnder,
-                    snapshot == keepUnder
-                {
-                    store(kept, under: keepUnder, playlist: id, name: name)
-                }
+                keeper?.send(.checked(playlist: index, id: id, keepUnder: keepUnder))
             case .end(let total, let keep):
                 return try deliverEnd(total: total, keep: keep, list: index)
             }
@@ -381,8 +370,7 @@ package struct PlaylistItemsReader {
                     handler.read(atSnapshot: begun, playlist: index)
                 }
             }
-            collect(page)
-            if versionItems != nil { versionItems! += page.items.map(PlaylistVersion.Item.init(entry:)) }
+            if turns[index]?.keeping == true { keeper?.send(.page(page)) }
             if page.offset == 0 {
                 progress.itemsKnown = saturatingAdd(
                     progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))
@@ -395,102 +383,24 @@ package struct PlaylistItemsReader {
         /// The end of list `index` (`total` entries): what was collected is kept under the version
         /// it was read at, now or once the check answers.
         mutating func deliverEnd(total: Int, keep: ListRead.Keep, list index: Int) throws -> ListRead? {
-            let id = selectors[index].reference.id
-            if let items = versionItems, items.count == total {
-                switch keep {
-                case .under(let snapshot) where snapshot == snapshots[index]:
-                    keepVersion(items, under: snapshot, playlist: id)
-                case .afterCheck: awaitingVersion[index] = (items, snapshots[index])
-                case .no, .under: break
-                }
-            }
-            if let kept, let cache = reader.cache, kept.count == total, kept.body.count <= cache.maxBytes {
-                switch keep {
-                // Its records name the version they were read at: kept only under that one.
-                case .under(let snapshot) where snapshot == snapshots[index]:
-                    store(kept, under: snapshot, playlist: id, name: names[index])
-                case .afterCheck:
-                    // Held until the check answers; while checks are slow, no more than the
-                    // cache could keep anyway.
-                    let held = awaitingCheck.values.reduce(0) { $0 + $1.entries.body.count }
-                    if held + kept.body.count <= cache.maxBytes {
-                        awaitingCheck[index] = (kept, names[index], snapshots[index])
-                    }
-                case .no, .under: break
-                }
+            if turns[index]?.keeping == true {
+                keeper?.send(
+                    .end(
+                        playlist: index, id: selectors[index].reference.id, total: total, keep: keep,
+                        snapshot: snapshots[index], name: names[index]))
             }
             return try finish(index, .delivered)
         }
 
-        /// Keeps a playlist's entries under the snapshot_id they provably belong to: the one place
-        /// a read records a new snapshot of a playlist.
-        mutating func store(
-            _ kept: CacheEntryFormat.Builder, under snapshot: String, playlist id: String, name: String?
-        ) {
-            guard let cache = reader.cache,
-                CachePolicy.mayKeep(
-                    provenSnapshot: snapshot, count: kept.count, total: kept.count, bytes: kept.body.count,
-                    maxBytes: cache.maxBytes)
-            else { return }
-            let header = CacheEntryHeader(
-                playlistID: id, snapshotID: snapshot, view: kept.view, fetchedAt: cache.now, total: kept.count,
-                name: name)
-            do {
-                if try !cache.store(header, body: kept.body, count: kept.count) && !saidFull {
-                    saidFull = true
-                    reader.warn(
-                        """
-                        the snapshot cache is full of what this run read (\(CachePolicy.sizeVariable) allows \
-                        \(cache.maxBytes >> 20) MiB): playlist \(id) and any after it that do not fit are not kept; \
-                        raise it to keep them
-                        """
-                    )
-                }
-            } catch let error as ToolError {
-                reader.warn("playlist \(id): not cached: \(error.message)")
-            } catch {
-                reader.warn("playlist \(id): not cached: \(error)")
-            }
-        }
-
-        /// A copy printed from the cache is a version met too: kept when the history lacks it (a
-        /// cache older than the history, or a history cleared), parsed only then.
-        func keepServedVersion(_ entry: PlaylistCache.Entry, playlist id: String) {
-            guard reader.mode == .normal, let versions = reader.versions, versions.isOn,
-                !versions.contains(id, snapshot: entry.header.snapshotID),
-                let entries = try? CacheEntryFormat.entries(entry.data, entry.validated)
-            else { return }
-            keepVersion(entries.map(PlaylistVersion.Item.init(entry:)), under: entry.header.snapshotID, playlist: id)
-        }
-
-        /// Keeps a version proven whole in the history; a history that cannot be written never fails a read.
-        func keepVersion(_ items: [PlaylistVersion.Item], under snapshot: String, playlist id: String) {
-            guard let versions = reader.versions else { return }
-            let version = PlaylistVersion(snapshotID: snapshot, seenAt: versions.now, metBy: "read", items: items)
-            do {
-                try versions.record(id, version, warn: reader.warn)
-            } catch {
-                reader.warn("playlist \(id): version not kept: \((error as? ToolError)?.message ?? "\(error)")")
-            }
-        }
-
         mutating func finish(_ index: Int, _ result: Result) throws -> ListRead? {
-            versionItems = nil
+            if turns[index]?.keeping == true { keeper?.send(.drop) }
             turns[index] = nil
             names[index] = nil
             snapshots[index] = nil
-            kept = nil
             progress.playlists += 1
             try handler.finished(playlist: index, result)
             handler.progress(progress)
             return nil
-        }
-
-        /// Appends a page's entries to what will be kept, until it is too big to keep.
-        mutating func collect(_ page: Page) {
-            guard kept != nil else { return }
-            for item in page.items { kept!.append(item) }
-            if kept!.body.count > (reader.cache?.maxBytes ?? 0) { kept = nil }  // too big to keep: stop collecting
         }
 
         /// Prints the cached copy; false when there is none that can be used (it is then fetched).
@@ -534,7 +444,7 @@ package struct PlaylistItemsReader {
                 served += page.items.count
             }
             guard shown else { return false }
-            keepServedVersion(entry, playlist: id)
+            keeper?.send(.served(entry, id: id))
             progress.itemsKnown = saturatingAdd(
                 progress.itemsKnown, entry.header.total - max(0, selectors[index].itemsTotal ?? 0))
             progress.items = saturatingAdd(progress.items, served)

@@ -22,8 +22,10 @@ import Darwin
 /// and survives a logout, as the undo journal does.
 ///
 /// Files follow the toolkit's rules (`Storage/`): a private directory (0700), files 0600 replaced
-/// atomically, never through a symbolic link. Each playlist's file is rewritten under its own lock
-/// (`ID.lock`), so concurrent writers each add their version and none is lost. Bounded, oldest
+/// atomically, never through a symbolic link. Every change is made under the directory's one lock
+/// (`versions.lock`), so concurrent writers each add their version and none is lost. (A lock a
+/// playlist cost a file created per playlist: a first read of 500 playlists created 500 more files
+/// than it kept, and a writer holds the lock for about a millisecond.) Bounded, oldest
 /// first: at most `maxVersions` versions and `maxBytes` bytes per playlist, and at most
 /// `maxTotalBytes` in all (the playlists whose oldest version is oldest lose it first; a playlist's
 /// newest version goes last). A file that fails its checks is set aside as `ID.damaged` (one per
@@ -128,7 +130,7 @@ package struct PlaylistVersions: Sendable {
     ) throws -> Bool {
         guard isOn, SpotifyReference.isValidID(playlistID), !version.snapshotID.isEmpty else { return false }
         try directory.create()
-        let added = try directory.lock(playlistID + ".lock").withLockBlocking(timeoutSeconds: 10) { () throws -> Bool in
+        return try directory.lock(Self.lockName).withLockBlocking(timeoutSeconds: 10) { () throws -> Bool in
             var book: PlaylistVersionBook
             switch try load(playlistID) {
             case .absent:
@@ -152,11 +154,13 @@ package struct PlaylistVersions: Sendable {
             guard bytes.count <= maxBytes, book.contains(snapshot: version.snapshotID) else { return false }
             try directory.write(Data(bytes), to: Self.fileName(playlistID))
             sizes.withLock { $0?[Self.fileName(playlistID)] = bytes.count }
+            evict(keeping: playlistID)
             return true
         }
-        if added { evict(keeping: playlistID) }
-        return added
     }
+
+    /// The directory's lock, held by whoever changes a file in it.
+    static let lockName = "versions.lock"
 
     /// Moves a damaged file out of the way (over an older damaged copy: bounded to one).
     func setAside(_ playlistID: String) throws {
@@ -198,9 +202,9 @@ package struct PlaylistVersions: Sendable {
     }
 
     /// Holds the bound in all: damaged copies go first, then the oldest versions of any playlist,
-    /// one at a time. Best effort: a playlist another process is writing is passed over this time.
-    /// Only each file's first line is read (its oldest version's time), once, and again only for
-    /// the file just shortened.
+    /// one at a time. Called with the directory's lock held. Best effort: a file that cannot be
+    /// rewritten ends it until the next version. Only each file's first line is read (its oldest
+    /// version's time), once, and again only for the file just shortened.
     func evict(keeping: String) {
         let known = sizes.withLock { sizes in
             if sizes == nil { sizes = storedFileSizes() }
@@ -209,14 +213,12 @@ package struct PlaylistVersions: Sendable {
         guard known.values.reduce(0, saturatingAdd) > maxTotalBytes else { return }
         defer { sizes.withLock { $0 = nil } }
         var files = storedFiles(readingAges: true)
-        var skipped = Set<String>()
         // Each turn drops one version or one file; the bound on turns only guards against a loop.
         for _ in 0..<100_000 {
             let total = files.reduce(0) { saturatingAdd($0, $1.bytes) }
             guard
                 let victim = Self.nextEviction(
-                    files.filter { $0.damaged || !skipped.contains($0.playlistID) }, totalBytes: total,
-                    maxTotalBytes: maxTotalBytes, keeping: keeping),
+                    files, totalBytes: total, maxTotalBytes: maxTotalBytes, keeping: keeping),
                 let index = files.firstIndex(of: victim)
             else { return }
             let id = victim.playlistID
@@ -225,20 +227,15 @@ package struct PlaylistVersions: Sendable {
                 files.remove(at: index)
                 continue
             }
-            if id == keeping && !skipped.isEmpty { return }  // others are busy: try again at the next version
-            let done: Void? = try? directory.lock(id + ".lock").withLockBlocking(timeoutSeconds: 0) {
-                () throws -> Void in
+            let done: Void? = try? { () throws -> Void in
                 guard case .book(var book) = try load(id), book.count > 1 else {
                     try directory.remove(Self.fileName(id))
                     return
                 }
                 book.dropOldest(1)
                 try directory.write(Data(book.encode()), to: Self.fileName(id))
-            }
-            guard done != nil else {
-                skipped.insert(id)
-                continue
-            }
+            }()
+            guard done != nil else { return }
             if let refreshed = storedFile(Self.fileName(id), readingAge: true) {
                 files[index] = refreshed
             } else {

@@ -36,6 +36,7 @@ extension PlaylistItemsReader {
         run.inner.progress.playlistsTotal = selectors.count
         run.inner.progress.itemsKnown = selectors.reduce(0) { saturatingAdd($0, max(0, $1.itemsTotal ?? 0)) }
         defer { handler = run.inner.handler.base }
+        defer { run.inner.keeper?.waitUntilKept() }  // every playlist finished is kept, however the run ends
         if let pager {
             do {
                 try await ListScheduler(api: pager.api, concurrency: pager.concurrency).run(&run)
