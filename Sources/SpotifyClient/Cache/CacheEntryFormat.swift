@@ -158,6 +158,11 @@ package enum CacheEntryFormat {
 
         /// Appends one of Spotify's playlist entries.
         package mutating func append(_ entry: JSONValue) {
+            append(entry, item: view == .full ? nil : TrackRecord(spotify: PlaylistEntry.item(of: entry)))
+        }
+
+        /// The same, with the record of its item already built (`Page.itemRecord`).
+        package mutating func append(_ entry: JSONValue, item: TrackRecord?) {
             let kind = PlaylistEntry.kind(of: entry)
             count += 1
             if view == .full {
@@ -168,7 +173,7 @@ package enum CacheEntryFormat {
                 return
             }
             let addedBy = entry["added_by"]?["id"]?.stringValue.map(JSONValue.string)
-            guard kind != .unavailable, let record = TrackRecord(spotify: PlaylistEntry.item(of: entry)) else {
+            guard kind != .unavailable, let record = item else {
                 body.append(UInt8(ascii: "u"))
                 body.append(tab)
                 TrackRecord.string(entry["added_at"]).serialize(into: &body)

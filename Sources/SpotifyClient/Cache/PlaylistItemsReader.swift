@@ -313,7 +313,7 @@ package struct PlaylistItemsReader {
                 if let keeper, turns[index]?.keeping == true {
                     keeper.send(
                         .begin(
-                            playlist: index, copy: (reader.cache?.maxBytes ?? 0) > 0,
+                            playlist: index, copy: keeper.collectsCopy,
                             version: reader.versions?.isOn == true))
                 }
             }
@@ -356,6 +356,7 @@ package struct PlaylistItemsReader {
         /// (for the cache and the versions), handed on, and counted.
         mutating func deliverPage(_ page: Page, list index: Int) throws {
             let selector = selectors[index]
+            var page = page
             if let name = page.source?["name"]?.stringValue, name != names[index] {
                 names[index] = name
                 handler.named(name, playlist: index)
@@ -370,7 +371,11 @@ package struct PlaylistItemsReader {
                     handler.read(atSnapshot: begun, playlist: index)
                 }
             }
-            if turns[index]?.keeping == true { keeper?.send(.page(page)) }
+            if turns[index]?.keeping == true, let keeper {
+                // Built once here, for the copy and for what the handler prints.
+                if wanted == .records && keeper.collectsCopy { page.buildItemRecords() }
+                keeper.send(.page(page))
+            }
             if page.offset == 0 {
                 progress.itemsKnown = saturatingAdd(
                     progress.itemsKnown, page.total - max(0, selector.itemsTotal ?? 0))

@@ -40,6 +40,9 @@ package struct PlaylistVersions: Sendable {
     /// its writes: keeping a version no longer lists the directory and stats every file (that was
     /// quadratic in a library's playlists). Forgotten after an eviction or a file set aside.
     let sizes = Locked<[String: Int]?>(nil)
+    /// Whether this run has swept the temporaries killed writers left (once a run: sweeping
+    /// lists the directory).
+    let swept = Locked(false)
 
     package static let defaultMaxVersions = 100
     package static let defaultMaxBytes = 32 << 20
@@ -123,10 +126,13 @@ package struct PlaylistVersions: Sendable {
 
     /// Keeps `version` of the playlist when it is new, then holds the bounds. True when it was
     /// added. `warn`: what a reader should hear (a damaged history set aside); failures to write
-    /// are thrown, for the caller to report without failing its command.
+    /// are thrown, for the caller to report without failing its command. `firstDurably: false`
+    /// (a read's version, met again at the next read) writes a playlist's first version without
+    /// fsync: a crash may lose that one version and nothing else. A file that holds earlier
+    /// versions is always replaced durably, and so is the version a write is about to change.
     @discardableResult
     package func record(
-        _ playlistID: String, _ version: PlaylistVersion, warn: (String) -> Void = { _ in }
+        _ playlistID: String, _ version: PlaylistVersion, firstDurably: Bool = true, warn: (String) -> Void = { _ in }
     ) throws -> Bool {
         guard isOn, SpotifyReference.isValidID(playlistID), !version.snapshotID.isEmpty else { return false }
         try directory.create()
@@ -147,12 +153,20 @@ package struct PlaylistVersions: Sendable {
                 )
                 book = PlaylistVersionBook(playlistID: playlistID)
             }
+            let replacing = book.count > 0
             guard book.add(version) else { return false }
             book.bound(maxVersions: maxVersions, maxBytes: maxBytes)
             let bytes = book.encode()
             // A version alone past the bound is not kept (the older ones stay).
             guard bytes.count <= maxBytes, book.contains(snapshot: version.snapshotID) else { return false }
-            try directory.write(Data(bytes), to: Self.fileName(playlistID))
+            if !swept.withLock({ swept in
+                defer { swept = true }
+                return swept
+            }) {
+                directory.sweepStaleTemporaries(of: nil)
+            }
+            try directory.write(
+                Data(bytes), to: Self.fileName(playlistID), durable: replacing || firstDurably, sweeping: false)
             sizes.withLock { $0?[Self.fileName(playlistID)] = bytes.count }
             evict(keeping: playlistID)
             return true

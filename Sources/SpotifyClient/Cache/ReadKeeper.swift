@@ -34,11 +34,14 @@ final class ReadKeeper: @unchecked Sendable {
     private var keeping: Keeping
     private let notes = Locked<[String]>([])
     private let warn: @Sendable (String) -> Void
+    /// Whether the pages handed over are collected for the cache (not only for the history).
+    let collectsCopy: Bool
 
     init(
         cache: PlaylistCache?, versions: PlaylistVersions?, view: CacheView, warn: @escaping @Sendable (String) -> Void
     ) {
         self.warn = warn
+        collectsCopy = (cache?.maxBytes ?? 0) > 0
         let notes = notes
         keeping = Keeping(
             cache: cache, versions: versions, view: view, note: { note in notes.withLock { $0.append(note) } })
@@ -117,7 +120,9 @@ struct Keeping {
     mutating func collect(_ page: Page) {
         if versionItems != nil { versionItems! += page.items.map(PlaylistVersion.Item.init(entry:)) }
         guard copy != nil else { return }
-        for item in page.items { copy!.append(item) }
+        for (index, entry) in page.items.enumerated() {
+            copy!.append(entry, item: view == .full ? nil : page.itemRecord(index))
+        }
         if copy!.body.count > (cache?.maxBytes ?? 0) { copy = nil }  // too big to keep: stop collecting
     }
 
@@ -196,7 +201,7 @@ struct Keeping {
         guard let versions else { return }
         let version = PlaylistVersion(snapshotID: snapshot, seenAt: versions.now, metBy: "read", items: items)
         do {
-            try versions.record(id, version, warn: note)
+            try versions.record(id, version, firstDurably: false, warn: note)
         } catch {
             note("playlist \(id): version not kept: \((error as? ToolError)?.message ?? "\(error)")")
         }

@@ -17,12 +17,26 @@ package struct Page: Sendable {
     /// playlist (its `name`), the album whose simplified tracks lack `album`, the show whose
     /// simplified episodes lack `show`; without the embedded page. nil otherwise.
     package var source: JSONValue?
+    /// Each item's `TrackRecord(spotify:)`, when the reader built them: a read that keeps a copy
+    /// builds them once, for the copy and for what is printed. nil: not built.
+    package var itemRecords: [TrackRecord?]?
 
     package init(offset: Int, total: Int, items: [JSONValue], source: JSONValue? = nil) {
         self.offset = offset
         self.total = total
         self.items = items
         self.source = source
+    }
+
+    /// Builds `itemRecords`, for the playlist entries `items` are.
+    package mutating func buildItemRecords() {
+        itemRecords = items.map { TrackRecord(spotify: PlaylistEntry.item(of: $0)) }
+    }
+
+    /// The record of item `index`'s track or episode (`TrackRecord(spotify:)`), built now unless it was.
+    package func itemRecord(_ index: Int) -> TrackRecord? {
+        if let itemRecords { return itemRecords[index] }
+        return TrackRecord(spotify: PlaylistEntry.item(of: items[index]))
     }
 }
 

@@ -118,7 +118,17 @@ package enum PlaylistEntry {
         _ entry: JSONValue, position: Int, playlist: SpotifyReference?, name: String? = nil,
         snapshot: String? = nil, source: RecordSource? = nil
     ) -> TrackRecord? {
-        guard var record = TrackRecord(spotify: item(of: entry)) else { return nil }
+        record(
+            entry, item: TrackRecord(spotify: item(of: entry)), position: position, playlist: playlist, name: name,
+            snapshot: snapshot, source: source)
+    }
+
+    /// The same, from the record of the entry's item already built (`Page.itemRecord`).
+    package static func record(
+        _ entry: JSONValue, item: TrackRecord?, position: Int, playlist: SpotifyReference?, name: String? = nil,
+        snapshot: String? = nil, source: RecordSource? = nil
+    ) -> TrackRecord? {
+        guard var record = item else { return nil }
         if entry["is_local"]?.boolValue == true { record.isLocal = true }
         record.addedAt = .init(entry["added_at"]?.stringValue)
         record.addedBy = .init(entry["added_by"]?["id"]?.stringValue)

@@ -321,23 +321,31 @@ package struct PrivateDirectory: Sendable {
 
     /// Replaces `name` with `data` atomically, creating the directory first. `durable: false`
     /// skips the fsyncs, for a file rewritten every few seconds that a crash may lose.
-    package func write(_ data: Data, to name: String, durable: Bool = true) throws {
+    /// `sweeping: false` leaves stale temporaries of `name` for a writer that sweeps the whole
+    /// directory once (sweeping lists the directory: at every write of a directory of many files,
+    /// that is quadratic).
+    package func write(_ data: Data, to name: String, durable: Bool = true, sweeping: Bool = true) throws {
         guard durable else {
             try create()
-            sweepStaleTemporaries(of: name)
+            if sweeping { sweepStaleTemporaries(of: name) }
             try AtomicFileWrite(path: file(name), durable: false).commit(data)
+            return
+        }
+        guard sweeping else {
+            try create()
+            try AtomicFileWrite(path: file(try checked(name))).commit(data)
             return
         }
         try beginWrite(name).commit(data)
     }
 
-    /// Removes what writers killed mid-write (kill -9, power loss) left of `name`: its temporary
-    /// files (`name.tmp-PID-N`, see `AtomicFileWrite`) older than `seconds`, ours and regular only.
-    /// Best effort: a file that cannot be removed stays.
-    func sweepStaleTemporaries(of name: String, olderThan seconds: Double = 3600) {
+    /// Removes what writers killed mid-write (kill -9, power loss) left of `name` (nil: of any
+    /// file): its temporary files (`name.tmp-PID-N`, see `AtomicFileWrite`) older than `seconds`,
+    /// ours and regular only. Best effort: a file that cannot be removed stays.
+    package func sweepStaleTemporaries(of name: String?, olderThan seconds: Double = 3600) {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
         let now = Date().timeIntervalSince1970
-        for entry in entries where entry.hasPrefix(name + ".tmp-") {
+        for entry in entries where name.map({ entry.hasPrefix($0 + ".tmp-") }) ?? entry.contains(".tmp-") {
             var info = stat()
             guard lstat(file(entry), &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid()
             else { continue }

@@ -572,7 +572,8 @@ package enum SpotifyTracks {
                     try context.stdout.write(entry)
                     written += 1
                 } else if let record = PlaylistEntry.record(
-                    entry, position: position, playlist: playlist, name: name, snapshot: snapshot, source: source)
+                    entry, item: page.itemRecord(index), position: position, playlist: playlist, name: name,
+                    snapshot: snapshot, source: source)
                 {
                     try writeRow(TrackRow(record, position: position))
                 }
