@@ -462,10 +462,18 @@ package enum CacheEntryFormat {
     /// The album or show a `K` line keeps, as `{"id":…,"name":…,"images":[…]}`; nil when it is
     /// not well formed (fields missing or extra, a prefix not defined).
     static func container(_ line: Line, raw: UnsafeRawBufferPointer, prefixes: [[UInt8]]) -> [UInt8]? {
-        guard let count = containerImages(line, raw: raw, prefixCount: prefixes.count) else { return nil }
+        var out: [UInt8] = []
+        return appendContainer(line, raw: raw, prefixes: prefixes, to: &out) ? out : nil
+    }
+
+    /// The same appended to `out` (false, nothing appended, when the line is not well formed).
+    static func appendContainer(
+        _ line: Line, raw: UnsafeRawBufferPointer, prefixes: [[UInt8]], to out: inout [UInt8]
+    ) -> Bool {
+        guard let count = containerImages(line, raw: raw, prefixCount: prefixes.count) else { return false }
         let fields = line.fields
         func field(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: raw[fields[index]]) }
-        var out = ContainerJSON.id
+        out.append(contentsOf: ContainerJSON.id)
         out.append(contentsOf: field(0))
         out.append(contentsOf: ContainerJSON.name)
         out.append(contentsOf: field(1))
@@ -489,7 +497,7 @@ package enum CacheEntryFormat {
             out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: ContainerJSON.end)
-        return out
+        return true
     }
 
     /// The tables an entry's lines define as they are read: artists lists, albums and shows (as
@@ -497,7 +505,10 @@ package enum CacheEntryFormat {
     /// (their lines checked): building them is for printing.
     struct Tables {
         var artistLists: [Range<Int>] = []
-        var containers: [[UInt8]] = []
+        /// Albums and shows as records print them, one after another (an array each cost an
+        /// allocation and its regrowth per album: a tenth of a warm read of distinct albums).
+        var containerBytes: [UInt8] = []
+        var containers: [Range<Int>] = []
         var containerCount = 0
         var prefixes: [[UInt8]] = []
         let building: Bool
@@ -511,13 +522,18 @@ package enum CacheEntryFormat {
             switch line.tag {
             case UInt8(ascii: "A"): artistLists.append(line.fields[0])
             case UInt8(ascii: "C"):
-                if building { containers.append(Array(UnsafeRawBufferPointer(rebasing: raw[line.fields[0]]))) }
+                if building {
+                    let start = containerBytes.count
+                    containerBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[line.fields[0]]))
+                    containers.append(start..<containerBytes.count)
+                }
                 containerCount += 1
             case UInt8(ascii: "P"): prefixes.append(Array(UnsafeRawBufferPointer(rebasing: raw[line.fields[0]])))
             case UInt8(ascii: "K"):
                 if building {
-                    guard let container = container(line, raw: raw, prefixes: prefixes) else { return false }
-                    containers.append(container)
+                    let start = containerBytes.count
+                    guard appendContainer(line, raw: raw, prefixes: prefixes, to: &containerBytes) else { return false }
+                    containers.append(start..<containerBytes.count)
                 } else {
                     guard containerImages(line, raw: raw, prefixCount: prefixes.count) != nil else { return false }
                 }
@@ -765,7 +781,7 @@ package enum CacheEntryFormat {
         }
         text(episode ? "{\"type\":\"episode\",\"id\":" : "{\"type\":\"track\",\"id\":")
         appendIdentity(fields, raw: raw, episode: episode, to: &record)
-        let container = number(raw, fields[5]).map { tables.containers[$0] }
+        let container = number(raw, fields[5]).map { tables.containerBytes[tables.containers[$0]] }
         if episode {
             text(",\"artists\":[],\"album\":null,\"show\":")
         } else {
@@ -908,7 +924,7 @@ package enum CacheEntryFormat {
             text(",\"is_playable\":")
             copy(fields[8])
         }
-        let container = number(raw, fields[5]).map { tables.containers[$0] }
+        let container = number(raw, fields[5]).map { tables.containerBytes[tables.containers[$0]] }
         if episode {
             text(",\"release_date\":")
             copy(fields[10])
