@@ -54,7 +54,7 @@ run_case() { # name: runs it, timed, and records its time, requests and most in 
             tools env XDG_CACHE_HOME="$work/cache-none" "$bin/spotify-tracks" --no-cache < "$work/all.jsonl" > "$work/no-cache.jsonl"
             ;;
         cache)
-            rm -rf "$work/cache"
+            rm -rf "$work/cache" "$work/data"  # a first read keeps a version of each playlist too
             tools env XDG_CACHE_HOME="$work/cache" "$bin/spotify-playlists" > "$work/all.jsonl"
             tools env XDG_CACHE_HOME="$work/cache" "$bin/spotify-tracks" < "$work/all.jsonl" > "$work/cache.jsonl"
             ;;

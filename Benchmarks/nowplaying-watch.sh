@@ -31,6 +31,8 @@ swift build -c "$config" --product fake-spotify >/dev/null
 bin="$(swift build -c "$config" --show-bin-path)"
 
 work=$(mktemp -d)
+# What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
 trap 'kill "$fake_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 "$bin/fake-spotify" --port-file "$work/port" --exit-after 600s >/dev/null 2>&1 &
 fake_pid=$!

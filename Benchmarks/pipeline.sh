@@ -25,6 +25,8 @@ latency=${BENCH_LATENCY_MS:-300}
 
 command -v curl >/dev/null || { echo "bench: curl is needed to talk to fake-spotify's controls" >&2; exit 69; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pipeline.XXXXXX")
+# What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
 fake_pid=
 cleanup() {
     [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null || true

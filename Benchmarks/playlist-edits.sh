@@ -54,6 +54,8 @@ for tool in curl jq python3; do
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/playlist-edits.XXXXXX")
+# What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
 fake_pid=
 stop_fake() {
     if [ -n "$fake_pid" ]; then

@@ -19,6 +19,8 @@ items=10000
 command -v curl >/dev/null || { echo "bench: curl is needed to talk to fake-spotify's controls" >&2; exit 69; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/playlist-writes.XXXXXX")
+# What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
 fake_pid=
 cleanup() { [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT

@@ -43,6 +43,8 @@ done
 bin=$(swift build -c "$config" --show-bin-path)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/requests.XXXXXX")
+# What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
 fake_pid=
 cleanup() {
     if [ -n "$fake_pid" ]; then kill "$fake_pid" 2>/dev/null || true; wait "$fake_pid" 2>/dev/null || true; fi

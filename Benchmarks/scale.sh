@@ -29,6 +29,8 @@ command -v python3 >/dev/null || { echo "bench: python3 is needed" >&2; exit 69;
 command -v curl >/dev/null || { echo "bench: curl is needed to talk to fake-spotify's controls" >&2; exit 69; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/scale.XXXXXX")
+# What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
 fake_pid=
 cleanup() {
     [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null || true
@@ -94,7 +96,10 @@ for size in $sizes; do
         tools=$bin
         [ "$build" = before ] && tools=$before_bin
         cache="$work/cache-$build-$size"
-        rm -rf "$cache"
+        # The version history (XDG_DATA_HOME) too: a first read keeps every playlist's version, and
+        # a benchmark must neither write into the user's own history nor find its versions there.
+        data="$work/data-$build-$size"
+        rm -rf "$cache" "$data"
         for case in no-cache cold warm; do
             flags=""
             [ "$case" = no-cache ] && flags="--no-cache"
@@ -102,7 +107,7 @@ for size in $sizes; do
             curl -s -X POST "$base/_fake/reset-counters" > /dev/null
             read -r seconds peak status < <(timed "
                 export SPOTIFY_API_BASE='$base/v1' SPOTIFY_ACCESS_TOKEN='$token' XDG_CONFIG_HOME='$work/config' \
-                    XDG_STATE_HOME='$work/state' XDG_CACHE_HOME='$cache'
+                    XDG_STATE_HOME='$work/state' XDG_CACHE_HOME='$cache' XDG_DATA_HOME='$data'
                 set -o pipefail
                 '$tools/spotify-playlists' --owned | '$tools/spotify-tracks' $flags > '$out' 2> '$out.err'")
             [ "$status" = 0 ] || { echo "bench: $build $size $case exited $status: $(head -3 "$out.err")" >&2; exit 1; }

@@ -19,6 +19,8 @@ spotipy_peer_setup() {
     command -v curl >/dev/null || { echo "bench: curl is needed to talk to fake-spotify's controls" >&2; exit 69; }
 
     work=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
+    # What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+    export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
     fake_pid=
     trap spotipy_peer_cleanup EXIT
 

@@ -25,6 +25,8 @@ swift build -c release --product fake-spotify >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 
 work=$(mktemp -d)
+# What the tools keep (version history, journals, logs) stays in here, never in the user's own.
+export XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state"
 fake_pid=
 cleanup() { [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
@@ -58,7 +60,7 @@ requests >/dev/null
 
 : > "$work/first.t"; : > "$work/second.t"; : > "$work/piped.t"
 for ((i = 1; i <= runs; i++)); do
-    rm -rf "$XDG_CACHE_HOME"
+    rm -rf "$XDG_CACHE_HOME" "$XDG_DATA_HOME"  # a first read keeps the playlist's version too
     out="$work/first.jsonl";  t1=$(seconds "$bin/spotify-tracks" "$playlist");  r1=$(requests)
     out="$work/second.jsonl"; t2=$(seconds "$bin/spotify-tracks" "$playlist");  r2=$(requests)
     out="$work/piped.jsonl";  t3=$(seconds "$bin/spotify-tracks" < "$work/record.jsonl"); r3=$(requests)

@@ -170,7 +170,7 @@ package enum SpotifyPlaylists {
                 "$XDG_DATA_HOME/spotify-toolkit/playlist-versions/",
                 """
                 The playlists' versions (history, diff, restore): one file per playlist (mode 0600, replaced \
-                atomically under ID.lock), at most \(PlaylistVersions.defaultMaxVersions) versions and \
+                atomically under versions.lock), at most \(PlaylistVersions.defaultMaxVersions) versions and \
                 \(PlaylistVersions.defaultMaxBytes >> 20) MiB each, oldest first; a damaged one is set aside as \
                 ID.damaged.
                 """
