@@ -172,6 +172,44 @@ func version(_ snapshot: String, _ items: [PlaylistVersion.Item], at seenAt: Dou
         #expect(try !off.record(id, version("A", [])) && !FileManager.default.fileExists(atPath: off.directory.path))
     }
 
+    /// What killed writers left (stale temporaries) goes at a run's first write, for every
+    /// playlist, and the directory is not listed again at each write after it; the directory's
+    /// one lock is the only file besides the histories.
+    @Test func staleTemporariesGoAtTheFirstWriteAndOneLockServesTheDirectory() throws {
+        let home = try TemporaryDirectory()
+        let directory = home.url.path + "/versions"
+        let ids = Self.ids(3)
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let stale = directory + "/\(ids[2]).jsonl.tmp-123-456"
+        let fresh = directory + "/\(ids[2]).jsonl.tmp-789-012"
+        for path in [stale, fresh] { _ = FileManager.default.createFile(atPath: path, contents: Data(count: 10)) }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stale)
+        let store = PlaylistVersions(
+            directory: directory, maxVersions: 10, maxBytes: 1 << 20, maxTotalBytes: 1 << 30, clock: { 0 })
+        #expect(try store.record(ids[0], version("A", versionItems(0..<5))))
+        #expect(!FileManager.default.fileExists(atPath: stale), "another playlist's stale temporary went too")
+        #expect(FileManager.default.fileExists(atPath: fresh), "a live writer's (under an hour old) stays")
+        // Planted after the run's sweep: left for the next run.
+        let later = directory + "/\(ids[1]).jsonl.tmp-1-2"
+        _ = FileManager.default.createFile(atPath: later, contents: Data(count: 10))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: later)
+        #expect(try store.record(ids[1], version("B", versionItems(5..<10))))
+        #expect(FileManager.default.fileExists(atPath: later))
+        let next = PlaylistVersions(
+            directory: directory, maxVersions: 10, maxBytes: 1 << 20, maxTotalBytes: 1 << 30, clock: { 0 })
+        #expect(try next.record(ids[1], version("C", versionItems(10..<15))))
+        #expect(!FileManager.default.fileExists(atPath: later))
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        #expect(
+            names == [
+                "\(ids[0]).jsonl", "\(ids[1]).jsonl", PlaylistVersions.lockName,
+                fresh.split(separator: "/").last.map(String.init)!,
+            ])
+    }
+
     @Test func theBoundInAllTakesTheOldestVersionsOfAnyPlaylist() throws {
         let home = try TemporaryDirectory()
         let big = versionItems(0..<200)
