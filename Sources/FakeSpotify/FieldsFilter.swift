@@ -3,13 +3,30 @@ import ToolkitCore
 /// Spotify's `fields` filter: a comma list of names; `a.b` reaches into an object, `a(b,c)` selects
 /// inside an object or inside every element of a list, `!a` excludes. Members keep the order of
 /// the answer, not of the filter. Examples: `total,items(added_at,item(id,name))`, `items.total`.
-struct FieldsFilter: Equatable {
+struct FieldsFilter: Equatable, Sendable {
     /// Selected members, each with what to keep inside it (nil: all of it).
     var include: [String: FieldsFilter?] = [:]
     var exclude: Set<String> = []
 
     struct SyntaxError: Error, Equatable {
         var message: String
+    }
+
+    /// Filters parsed so far, by their text: a client sends the same few on every request, and
+    /// parsing each again was a twentieth of what serving a page cost (bounded: a new text past
+    /// the bound empties it).
+    private static let parsed = Locked<[String: FieldsFilter]>([:])
+    private static let parsedLimit = 64
+
+    /// `parse`, once per text.
+    static func parsedOnce(_ text: String) throws(SyntaxError) -> FieldsFilter {
+        if let known = parsed.withLock({ $0[text] }) { return known }
+        let filter = try parse(text)
+        parsed.withLock { parsed in
+            if parsed.count >= parsedLimit { parsed = [:] }
+            parsed[text] = filter
+        }
+        return filter
     }
 
     static func parse(_ text: String) throws(SyntaxError) -> FieldsFilter {

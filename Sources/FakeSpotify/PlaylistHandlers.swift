@@ -247,7 +247,7 @@ extension FakeSpotifyService {
     func filtered(_ value: JSONValue, _ request: RouteRequest) -> HTTPResponse {
         guard let text = request.http.queryValue("fields"), !text.isEmpty else { return WebAPI.json(value) }
         do {
-            return WebAPI.json(try FieldsFilter.parse(text).apply(value))
+            return WebAPI.json(try FieldsFilter.parsedOnce(text).apply(value))
         } catch {
             return WebAPI.error(400, "Invalid fields parameter: \(error.message)")
         }

@@ -57,6 +57,17 @@ import ToolkitCore
     @Test(arguments: ["", "items(", "items)", "a,,b", "!a.b", "a(b))", "a b"])
     func syntaxErrors(text: String) {
         #expect(throws: FieldsFilter.SyntaxError.self) { try FieldsFilter.parse(text) }
+        // Parsed once a text: an error is never remembered as a filter.
+        for _ in 0..<2 { #expect(throws: FieldsFilter.SyntaxError.self) { try FieldsFilter.parsedOnce(text) } }
+    }
+
+    /// A text parsed once gives the same filter every time, past the bound on what is remembered too.
+    @Test func aFilterParsedOnceIsTheFilterParsed() throws {
+        for number in 0..<200 {
+            let text = "total,items(added_at,item(id,name,n\(number)))"
+            #expect(try FieldsFilter.parsedOnce(text) == FieldsFilter.parse(text))
+            #expect(try FieldsFilter.parsedOnce(text) == FieldsFilter.parse(text))
+        }
     }
 }
 
