@@ -310,12 +310,7 @@ package struct PlaylistItemsReader {
                     handler.named(name, playlist: index)
                 }
                 for note in turns[index]?.notes ?? [] { reader.warn(note) }
-                if let keeper, turns[index]?.keeping == true {
-                    keeper.send(
-                        .begin(
-                            playlist: index, copy: keeper.collectsCopy,
-                            version: reader.versions?.isOn == true))
-                }
+                if turns[index]?.keeping == true { keeper?.send(.begin) }
             }
             switch delivery {
             case .local, .cachedCopyIsCurrent:

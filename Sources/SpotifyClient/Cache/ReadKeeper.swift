@@ -13,8 +13,8 @@ import ToolkitCore
 /// still keeps every playlist it finished.
 final class ReadKeeper: @unchecked Sendable {
     enum Event: Sendable {
-        /// Playlist `index`'s pages begin: collect them for the cache, the history, or both.
-        case begin(playlist: Int, copy: Bool, version: Bool)
+        /// A playlist's pages begin: collected for the cache, the history, or both (what is on).
+        case begin
         case page(Page)
         /// The playlist being read keeps nothing after all (refused, failed, read without keeping).
         case drop
@@ -41,10 +41,10 @@ final class ReadKeeper: @unchecked Sendable {
         cache: PlaylistCache?, versions: PlaylistVersions?, view: CacheView, warn: @escaping @Sendable (String) -> Void
     ) {
         self.warn = warn
-        collectsCopy = (cache?.maxBytes ?? 0) > 0
         let notes = notes
         keeping = Keeping(
             cache: cache, versions: versions, view: view, note: { note in notes.withLock { $0.append(note) } })
+        collectsCopy = keeping.collectsCopy
     }
 
     func send(_ event: Event) {
@@ -88,11 +88,13 @@ struct Keeping {
     /// Whether this run has said that the cache is full of what it read.
     var saidFull = false
 
+    var collectsCopy: Bool { (cache?.maxBytes ?? 0) > 0 }
+
     mutating func apply(_ event: ReadKeeper.Event) {
         switch event {
-        case .begin(_, let copy, let version):
-            self.copy = copy ? CacheEntryFormat.Builder(view: view) : nil
-            versionItems = version ? [] : nil
+        case .begin:
+            copy = collectsCopy ? CacheEntryFormat.Builder(view: view) : nil
+            versionItems = versions?.isOn == true ? [] : nil
         case .page(let page):
             collect(page)
         case .drop:

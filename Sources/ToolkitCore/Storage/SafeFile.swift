@@ -325,18 +325,10 @@ package struct PrivateDirectory: Sendable {
     /// directory once (sweeping lists the directory: at every write of a directory of many files,
     /// that is quadratic).
     package func write(_ data: Data, to name: String, durable: Bool = true, sweeping: Bool = true) throws {
-        guard durable else {
-            try create()
-            if sweeping { sweepStaleTemporaries(of: name) }
-            try AtomicFileWrite(path: file(name), durable: false).commit(data)
-            return
-        }
-        guard sweeping else {
-            try create()
-            try AtomicFileWrite(path: file(try checked(name))).commit(data)
-            return
-        }
-        try beginWrite(name).commit(data)
+        let name = try checked(name)
+        try create()
+        if sweeping { sweepStaleTemporaries(of: name) }
+        try AtomicFileWrite(path: file(name), durable: durable).commit(data)
     }
 
     /// Removes what writers killed mid-write (kill -9, power loss) left of `name` (nil: of any
